@@ -1,0 +1,229 @@
+// symgnn: every hyperparameter, declared once.
+//
+// Each struct lists its fields once in visit(): key, member, one-line doc and check.
+// That list drives the `key = value` config-file parser, `--set section.key=value`
+// command-line overrides, to_text() (saved in every checkpoint and metrics file),
+// `symgnn config --defaults` and docs/config.md (tests/util/test_config.cpp fails when
+// that page is stale). Keys are "<section>.<field>", e.g. "lowrank.hidden".
+//
+// Extensions beyond the paper are switches whose default is the faithful reading
+// (DESIGN.md); tuned values live in configs/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace symgnn {
+
+/// A field's admissible values. Numeric fields use [min, max]; string fields with a
+/// non-empty `choices` ("a|b|c") accept only those words.
+struct Check {
+  double min = -1e300;
+  double max = 1e300;
+  const char* choices = "";
+};
+inline Check range(double lo, double hi) { return Check{lo, hi, ""}; }
+inline Check at_least(double lo) { return Check{lo, 1e300, ""}; }
+inline Check one_of(const char* choices) { return Check{-1e300, 1e300, choices}; }
+inline Check any() { return Check{}; }
+
+/// Where the ratings, graphs and features come from and how they are split.
+struct DataConfig {
+  std::string source = "synthetic";
+  std::string split = "u1";
+  double val_fraction = 0.05;
+  double test_fraction = 0.1;
+  int64_t split_seed = 1234;
+  std::string test_file = "";
+  std::string user_graph_file = "";
+  std::string item_graph_file = "";
+  std::string user_features_file = "";
+  std::string item_features_file = "";
+  int64_t synthetic_users = 300;
+  int64_t synthetic_items = 300;
+  int64_t synthetic_communities = 6;
+  double synthetic_density = 0.08;
+  double synthetic_noise = 0.35;
+  int64_t synthetic_seed = 7;
+
+  template <class V>
+  void visit(V&& v) {
+    v("source", source, "dataset: 'synthetic', a MovieLens-100K/1M directory, a .mat file or a ratings CSV/TSV", any());
+    v("split", split, "MovieLens-100K canonical split", one_of("u1|u2|u3|u4|u5|ua|ub"));
+    v("val_fraction", val_fraction, "fraction of the training ratings held out for validation", range(0.0, 0.5));
+    v("test_fraction", test_fraction, "test fraction for sources without a given test split (ML-1M, CSV, synthetic)", range(0.01, 0.9));
+    v("split_seed", split_seed, "seed of the validation carve and of random test splits", at_least(0));
+    v("test_file", test_file, "ratings CSV: optional separate test ratings (same format)", any());
+    v("user_graph_file", user_graph_file, "ratings CSV: optional user edge list 'a,b[,w]' (original ids)", any());
+    v("item_graph_file", item_graph_file, "ratings CSV: optional item edge list 'a,b[,w]' (original ids)", any());
+    v("user_features_file", user_features_file, "ratings CSV: optional user features 'id,f1,f2,...'", any());
+    v("item_features_file", item_features_file, "ratings CSV: optional item features 'id,f1,f2,...'", any());
+    v("synthetic_users", synthetic_users, "synthetic: number of users", range(10, 100000));
+    v("synthetic_items", synthetic_items, "synthetic: number of items", range(10, 100000));
+    v("synthetic_communities", synthetic_communities, "synthetic: communities per side", range(1, 1000));
+    v("synthetic_density", synthetic_density, "synthetic: fraction of observed entries", range(0.001, 1.0));
+    v("synthetic_noise", synthetic_noise, "synthetic: rating noise standard deviation", range(0.0, 10.0));
+    v("synthetic_seed", synthetic_seed, "synthetic: generator seed", at_least(0));
+  }
+};
+
+/// How each side's graph is chosen, built and normalised.
+struct GraphConfig {
+  std::string user_graph = "auto";
+  std::string item_graph = "auto";
+  int64_t knn_k = 10;
+  std::string knn_source = "features";
+
+  template <class V>
+  void visit(V&& v) {
+    v("user_graph", user_graph, "auto: file graph, else k-NN from side features, else identity", one_of("auto|file|knn|identity"));
+    v("item_graph", item_graph, "as user_graph, for the items", one_of("auto|file|knn|identity"));
+    v("knn_k", knn_k, "neighbours per node of the k-NN graph (cosine, symmetrised)", range(1, 1000));
+    v("knn_source", knn_source, "vectors the k-NN graph compares: side features or training rating rows", one_of("features|ratings"));
+  }
+};
+
+/// The classic Sylvester equation (paper Eq. 1) and the "Sylv." completion baseline.
+struct SylvesterConfig {
+  std::string solver = "cg";
+  double alpha = 0.8;
+  double tol = 1e-8;
+  int64_t max_iter = 10000;
+  std::string alphas = "0.1,0.3,0.5,0.7,0.8,0.9,0.95,0.99";
+
+  template <class V>
+  void visit(V&& v) {
+    v("solver", solver, "fixed_point, cg (conjugate gradient) or exact (eigendecomposition)", one_of("fixed_point|cg|exact"));
+    v("alpha", alpha, "a in X = a At2 X At1^T + (1-a) H; must be in [0, 1)", range(0.0, 0.999999));
+    v("tol", tol, "stop when the relative residual falls below this", range(1e-15, 1.0));
+    v("max_iter", max_iter, "iteration limit of the iterative solvers", range(1, 10000000));
+    v("alphas", alphas, "candidate values of a tried on the validation split by train --model sylvester", any());
+  }
+};
+
+/// The low-rank SyMGNN model (node representations, dot-product prediction).
+struct LowRankConfig {
+  std::string variant = "full";
+  int64_t hidden = 32;
+  int64_t layers = 2;
+  double dropout = 0.0;
+  std::string activation = "relu";
+  std::string fusion = "sum";
+  bool biases = false;
+  int64_t attention_block = 512;
+  std::string prior_norm = "left";
+  double prior_dropout = 0.0;
+
+  template <class V>
+  void visit(V&& v) {
+    v("variant", variant, "full, G (CGE aggregation only) or A (attention only)", one_of("full|G|A"));
+    v("hidden", hidden, "width d of every node representation", range(1, 4096));
+    v("layers", layers, "number L of CGE layers", range(0, 16));
+    v("dropout", dropout, "dropout on hidden representations", range(0.0, 0.95));
+    v("activation", activation, "activation phi", one_of("relu|elu|tanh|sigmoid|identity"));
+    v("fusion", fusion, "sum (paper footnote: U = Uh + sum of modules) or learned (linear on the concatenation)", one_of("sum|learned"));
+    v("biases", biases, "add user/item biases and the global mean to <U1_i, U2_j>", any());
+    v("attention_block", attention_block, "rows per block of the attention softmax (bounds peak memory)", range(1, 1000000));
+    v("prior_norm", prior_norm, "norm(H_k) of the prior aggregation: left (1/deg_i, over all classes) or symmetric (1/sqrt(deg_i deg_j))", one_of("left|symmetric"));
+    v("prior_dropout", prior_dropout, "dropout on the edges of the per-class prior H_k while training, rescaled (0: off, faithful)", range(0.0, 0.95));
+  }
+};
+
+/// The base SyMGNN model (2-D association, four channels fused by bmm).
+struct BaseConfig {
+  std::string variant = "full";
+  int64_t hidden = 32;
+  int64_t hops = 2;
+  std::string activation = "relu";
+  int64_t attention_block = 512;
+
+  template <class V>
+  void visit(V&& v) {
+    v("variant", variant, "full, G (CGE aggregation only) or A (attention only)", one_of("full|G|A"));
+    v("hidden", hidden, "width d of U1, U2", range(1, 4096));
+    v("hops", hops, "number of CGE hops i in X1 = sum_i phi(...)", range(1, 16));
+    v("activation", activation, "activation phi", one_of("relu|elu|tanh|sigmoid|identity"));
+    v("attention_block", attention_block, "rows per block of the attention softmax", range(1, 1000000));
+  }
+};
+
+/// The training protocol shared by all learned models.
+struct TrainConfig {
+  int64_t epochs = 500;
+  double lr = 0.01;
+  double weight_decay = 0.01;
+  int64_t patience = 50;
+  double lr_decay = 0.5;
+  int64_t lr_patience = 20;
+  double min_lr = 1e-4;
+  int64_t checkpoint_every = 10;
+  int64_t seed = 1;
+  int64_t runs = 1;
+  int64_t threads = 0;
+  std::string device = "cpu";
+  int64_t log_every = 10;
+
+  template <class V>
+  void visit(V&& v) {
+    v("epochs", epochs, "maximum number of full-batch epochs", range(1, 1000000));
+    v("lr", lr, "AdamW learning rate", range(1e-8, 10.0));
+    v("weight_decay", weight_decay, "AdamW decoupled weight decay (paper: 0.01)", range(0.0, 10.0));
+    v("patience", patience, "stop after this many epochs without a better validation RMSE", range(1, 1000000));
+    v("lr_decay", lr_decay, "multiply the learning rate by this after lr_patience epochs without improvement", range(0.01, 1.0));
+    v("lr_patience", lr_patience, "epochs without a better validation RMSE before the learning rate decays", range(1, 1000000));
+    v("min_lr", min_lr, "the learning rate never decays below this", range(0.0, 10.0));
+    v("checkpoint_every", checkpoint_every, "epochs between checkpoints in --out (the last epoch is always saved)", range(1, 1000000));
+    v("seed", seed, "seed of the first run (run r uses seed + r)", at_least(0));
+    v("runs", runs, "number of seeds trained; mean and standard deviation are reported", range(1, 1000));
+    v("threads", threads, "intra-op threads (0: one per core)", range(0, 1024));
+    v("device", device, "cpu, cuda or cuda:N", any());
+    v("log_every", log_every, "epochs between progress lines when not on a terminal", range(1, 1000000));
+  }
+};
+
+/// Everything one run needs. `model` picks the model; only its section is used.
+struct RunConfig {
+  std::string model = "lowrank";
+  DataConfig data;
+  GraphConfig graph;
+  SylvesterConfig sylvester;
+  LowRankConfig lowrank;
+  BaseConfig base;
+  TrainConfig train;
+
+  /// Calls v(section_name, section) for every section.
+  template <class V>
+  void visit_sections(V&& v) {
+    v("data", data);
+    v("graph", graph);
+    v("sylvester", sylvester);
+    v("lowrank", lowrank);
+    v("base", base);
+    v("train", train);
+  }
+};
+
+/// Sets "section.key" (or "model") from its text form. Throws ConfigError naming the
+/// key, the value and what is allowed (unknown keys are errors, never ignored).
+void set_config_value(RunConfig& cfg, const std::string& key, const std::string& value,
+                      const std::string& where = "");
+
+/// Reads a `key = value` file ('#' comments, blank lines, optional [section] headers
+/// that prefix the keys below them). Errors name the file and line.
+void load_config_file(RunConfig& cfg, const std::string& path);
+
+/// Applies "key=value" overrides (from --set).
+void apply_override(RunConfig& cfg, const std::string& assignment);
+
+/// Cross-field rules (LightGBM's CheckParamConflict). Throws ConfigError.
+void check_config(const RunConfig& cfg);
+
+/// The whole configuration as `key = value` lines, in declaration order; parsing it
+/// back with load_config_text gives an identical configuration.
+std::string to_text(RunConfig& cfg);
+void load_config_text(RunConfig& cfg, const std::string& text, const std::string& where);
+
+/// docs/config.md: every key with its default and doc, generated from visit().
+std::string config_markdown();
+
+}  // namespace symgnn

@@ -1,0 +1,121 @@
+// symgnn: the in-memory dataset every model trains on.
+//
+// Loaders (src/data/) fill it from files; graph construction (src/graph/) completes the
+// graphs; models never read files. This header has no LibTorch dependency so that the
+// data layer (and its fuzz target) build in seconds.
+//
+// Benchmark statistics (asserted by tests/data/test_benchmarks.cpp):
+//   | set            | users | items | ratings | levels   | user graph | item graph |
+//   | ML-100K u1     |   943 |  1682 |  100000 | 1..5     | k-NN       | k-NN       |
+//   | douban.mat     |  3000 |  3000 |  136891 | 1..5     | file       | identity   |
+//   | flixster.mat   |  3000 |  3000 |   26173 | 0.5..5   | file       | file       |
+//   | yahoo_music    |  3000 |  3000 |    5335 | 1..100   | identity   | file       |
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace symgnn {
+
+/// Observed ratings as a coordinate list of 0-based user and item indices.
+struct RatingList {
+  std::vector<int64_t> user;
+  std::vector<int64_t> item;
+  std::vector<float> value;
+
+  size_t size() const { return value.size(); }
+  bool empty() const { return value.empty(); }
+  void add(int64_t u, int64_t i, float r) {
+    user.push_back(u);
+    item.push_back(i);
+    value.push_back(r);
+  }
+};
+
+/// Undirected weighted graph as a symmetric coordinate list: every edge {u, v} with
+/// u != v is stored twice, (u, v) and (v, u), with the same positive weight.
+/// Self-loops, if any, are stored once.
+struct EdgeList {
+  int64_t num_nodes = 0;
+  std::vector<int64_t> src;
+  std::vector<int64_t> dst;
+  std::vector<float> weight;
+
+  size_t size() const { return weight.size(); }
+  void add(int64_t s, int64_t d, float w) {
+    src.push_back(s);
+    dst.push_back(d);
+    weight.push_back(w);
+  }
+};
+
+/// Where a side's graph came from. `Identity` means At = I (no edges stored); `None`
+/// means no graph has been chosen yet (before graph::resolve_graphs).
+enum class GraphOrigin { None, File, Knn, Identity };
+const char* to_string(GraphOrigin origin);
+
+/// Dense row-major side features (one row per node). Empty (cols == 0) means the set
+/// has no side features: models then use one-hot ids alone.
+struct FeatureMatrix {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<float> values;       // rows * cols, row-major
+  std::vector<std::string> names;  // one per column, may be empty
+
+  bool empty() const { return cols == 0; }
+  float at(int64_t r, int64_t c) const { return values[static_cast<size_t>(r * cols + c)]; }
+};
+
+/// One side of the bipartite problem: the users or the items.
+struct NodeSet {
+  int64_t count = 0;
+  std::vector<std::string> ids;  // original id of each index; empty: the id is the index
+  EdgeList graph;                // raw (unnormalised) adjacency, from a file or built
+  GraphOrigin graph_origin = GraphOrigin::None;
+  FeatureMatrix features;        // side features, or empty
+  std::string features_origin = "none";  // e.g. "u.user: age, gender, occupation"
+
+  /// Original id of index i (the index itself when ids are implicit).
+  std::string id_of(int64_t i) const;
+};
+
+/// A rating matrix with its splits, graphs and features.
+struct Dataset {
+  std::string name;    // "ml-100k/u1", "douban", "synthetic", ...
+  std::string source;  // what the user gave (path or "synthetic")
+  NodeSet users;
+  NodeSet items;
+  RatingList train;       // training ratings (validation already carved out)
+  RatingList validation;  // carved from training, never from test
+  RatingList test;
+  std::vector<float> rating_levels;  // sorted distinct admissible ratings
+  float rating_min = 0.0f;
+  float rating_max = 0.0f;
+
+  size_t num_ratings() const { return train.size() + validation.size() + test.size(); }
+  double density() const;
+};
+
+struct DataConfig;
+
+/// Loads the source named by cfg.source (see docs/data.md for the formats):
+///  - "synthetic": generated graph-structured matrix (cfg.synthetic_*);
+///  - a directory with u.data: MovieLens-100K, split cfg.split;
+///  - a directory with ratings.dat: MovieLens-1M, random test split;
+///  - a file ending in .mat: Monti et al. MATLAB v7.3 (HDF5) file;
+///  - any other file: a CSV/TSV ratings file "user,item,rating".
+/// Then carves cfg.val_fraction of the training ratings into the validation split.
+/// Graphs are left as found (GraphOrigin::File or None); see graph::resolve_graphs.
+/// Throws DataError naming the file and line or key on any bad input.
+Dataset load_dataset(const DataConfig& cfg);
+
+/// Moves a seeded random `fraction` of ds.train into ds.validation.
+void carve_validation(Dataset& ds, double fraction, uint64_t seed);
+
+/// Checks the invariants every loader promises (indices in range, finite ratings, no
+/// duplicate (user, item) pair across all splits, symmetric non-negative graphs).
+/// Throws DataError prefixed with `where`.
+void validate_dataset(const Dataset& ds, const std::string& where);
+
+}  // namespace symgnn

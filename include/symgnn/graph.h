@@ -1,0 +1,74 @@
+// symgnn: graph construction, normalisation and the sparse products every model uses.
+//
+// Loaders only report the graphs a file carries; this layer completes the rest
+// (k-NN from features or rating rows, or the identity) and turns a graph into the
+// symmetrically normalised adjacency At = D^-1/2 A D^-1/2 that Eq. 1 and the CGE
+// layers use. All tensors live on the device the caller asks for.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+
+namespace symgnn::graph {
+
+/// A fixed sparse matrix (rows x cols) in CSR form, plus its transpose, so that
+/// products with it and their gradients are row-parallel gathers (no atomics).
+/// Build with from_coo(); it never requires a gradient itself. Entries within a row are
+/// sorted by column and unique. `values` keeps the dtype it was built with (float32 or
+/// float64); spmm needs X of the same dtype.
+struct SparseMatrix {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  at::Tensor row_ptr;     // int64 [rows + 1]
+  at::Tensor col_idx;     // int64 [nnz]
+  at::Tensor values;      // float [nnz]
+  at::Tensor row_idx;     // int64 [nnz], the row of each entry (COO row, for index_add paths)
+  bool identity = false;  // At = I: products return their input
+  // The same matrix transposed (cols x rows, CSR of A^T), built once by from_coo so that
+  // the backward of spmm and transpose() cost nothing per call. Optional: when undefined
+  // (a hand-filled matrix), spmm's backward builds it on the fly.
+  at::Tensor t_row_ptr;  // int64 [cols + 1]
+  at::Tensor t_col_idx;  // int64 [nnz]
+  at::Tensor t_values;   // [nnz]
+  at::Tensor t_row_idx;  // int64 [nnz]
+
+  int64_t nnz() const;
+  at::Tensor to_dense() const;
+  SparseMatrix to(const at::Device& device) const;
+  SparseMatrix transpose() const;
+};
+
+/// Builds a CSR matrix from coordinates (duplicates are summed).
+SparseMatrix from_coo(int64_t rows, int64_t cols, const at::Tensor& row, const at::Tensor& col,
+                      const at::Tensor& values);
+
+/// The n x n identity as a SparseMatrix (flagged, so products are free).
+SparseMatrix identity(int64_t n);
+
+/// Y = A X for a fixed sparse A (rows x cols) and dense X (cols x d, or a vector of
+/// length cols): differentiable in X (the gradient is A^T dY, itself differentiable), on
+/// CPU and CUDA, float32 and float64. For the identity it returns x itself (no copy).
+at::Tensor spmm(const SparseMatrix& a, const at::Tensor& x);
+
+/// At = D^-1/2 A D^-1/2 for a side's graph, where D = diag(row sums of A). Isolated nodes
+/// (degree 0) get a zero row and column, never NaN. GraphOrigin::Identity gives I.
+SparseMatrix normalized_adjacency(const NodeSet& side);
+
+/// Symmetric k-NN graph over the rows of x (n x d, float): each node links to its k most
+/// cosine-similar other nodes, and the union of both directions is kept (weight 1).
+/// Zero rows have similarity 0 to everything. Computed in row blocks of at most
+/// `block` rows, so memory stays O(block * n).
+EdgeList knn_graph(const at::Tensor& x, int64_t k, int64_t block = 1024);
+
+/// Completes ds.users.graph and ds.items.graph as cfg asks: "file" keeps the file's
+/// graph (error if none), "knn" builds one from side features (or from training rating
+/// rows when cfg.knn_source = ratings), "identity" uses I, and "auto" takes the file's
+/// graph, else k-NN from side features when the set has them, else the identity.
+/// Prints a warning line (to stderr) for every substitution it makes.
+void resolve_graphs(Dataset& ds, const GraphConfig& cfg);
+
+}  // namespace symgnn::graph

@@ -1,0 +1,62 @@
+// symgnn: what every learned model sees and offers.
+//
+// The trainer builds one ModelContext from a Dataset (training ratings only: the prior H
+// never contains validation or test entries), moves it to the device, and hands it to
+// make_model(). A model predicts ratings for (user, item) index pairs; it never reads
+// files and never sees the validation or test ratings.
+#pragma once
+
+#include <torch/nn/module.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+#include "symgnn/graph.h"
+
+namespace symgnn::models {
+
+/// Fixed inputs of a model, derived once from the training data.
+struct ModelContext {
+  int64_t n1 = 0;                // users
+  int64_t n2 = 0;                // items
+  graph::SparseMatrix at1;       // normalised user adjacency At1 (n1 x n1)
+  graph::SparseMatrix at2;       // normalised item adjacency At2 (n2 x n2)
+  at::Tensor f1;                 // user side features (n1 x p1), undefined when none
+  at::Tensor f2;                 // item side features (n2 x p2), undefined when none
+  std::vector<float> levels;     // rating classes, ascending (K of them)
+  // Training ratings as tensors (int64 indices, float values), on the device.
+  at::Tensor train_users, train_items, train_values;
+  // One-hot-per-class prior: h[k] is the n1 x n2 matrix with 1 where the training rating
+  // equals levels[k]; ht[k] is its transpose. Stored raw (entries 1); models normalise.
+  std::vector<graph::SparseMatrix> h;
+  std::vector<graph::SparseMatrix> ht;
+  float global_mean = 0.0f;
+  float rating_std = 1.0f;
+  float rating_min = 0.0f;
+  float rating_max = 0.0f;
+
+  ModelContext to(const at::Device& device) const;
+};
+
+/// Builds the context of `ds` (its graphs must be resolved: see graph::resolve_graphs).
+ModelContext make_context(const Dataset& ds);
+
+/// A rating predictor trained by the trainer (full batch).
+class RatingModel : public torch::nn::Module {
+public:
+  /// Predicted ratings for the pairs (users[k], items[k]), shape [K].
+  virtual at::Tensor forward(const at::Tensor& users, const at::Tensor& items) = 0;
+  /// Extra training loss terms (regularisers); undefined tensor when none.
+  virtual at::Tensor regularization() { return {}; }
+  /// Human-readable name, e.g. "lowrank-G".
+  virtual std::string name() const = 0;
+};
+
+/// The one name -> class map (models/registry.cpp): cfg.model picks lowrank or base and
+/// its section's variant. Throws ConfigError for "sylvester" (not a learned model).
+std::shared_ptr<RatingModel> make_model(const RunConfig& cfg, const ModelContext& ctx);
+
+}  // namespace symgnn::models

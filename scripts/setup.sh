@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages symgnn builds against, only those missing (idempotent).
+# Run as root or with sudo available. Debian 12 (bookworm).
+set -euo pipefail
+
+packages=(
+  build-essential cmake git pkg-config
+  libtorch-dev          # tensors, autograd, optimisers (LibTorch 1.13 on Debian 12)
+  libopenblas-dev       # so that LibTorch's BLAS calls resolve to OpenBLAS, not the reference BLAS
+  libhdf5-dev           # MATLAB v7.3 .mat files are HDF5
+  libcli11-dev nlohmann-json3-dev libgtest-dev
+  clang libclang-rt-14-dev  # libFuzzer target for the text parsers (scripts/fuzz.sh)
+  gnuplot-nox           # figures of the reproduction (docs/results.md)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,47 @@
+// The `symgnn` subcommands. Each cmd_*.cpp registers one subcommand on the CLI11 app;
+// run() parses, dispatches and maps errors to exit codes, so tests can call it
+// in-process exactly as main() does.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "symgnn/config.h"
+
+namespace symgnn::cli {
+
+/// Options shared by every command that reads data or trains. make_config() applies
+/// them in this order: defaults, --config file, the flags below, then --set (last wins).
+struct CommonOptions {
+  std::string data;
+  std::string split;
+  std::string config_file;
+  std::vector<std::string> sets;
+  int64_t threads = -1;
+  std::string device;
+  int64_t seed = -1;
+};
+
+/// Adds --data (unless positional_source), --split, --config, --set, --threads, --device.
+void add_common_options(CLI::App* cmd, CommonOptions& opts, bool with_data_flag = true);
+
+/// Builds and checks the RunConfig of a command (throws ConfigError).
+RunConfig make_config(const CommonOptions& opts, const std::string& model = "");
+
+/// Applies the runtime settings of cfg (intra-op threads) before any tensor work.
+void apply_runtime(const RunConfig& cfg);
+
+void add_version_command(CLI::App& app);
+void add_config_command(CLI::App& app);
+void add_data_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+void add_predict_command(CLI::App& app);
+void add_sylvester_command(CLI::App& app);
+
+/// Parses argv and runs the chosen subcommand. Exit codes: 0 success, 2 bad input or
+/// usage (one line on stderr naming the file and place), 1 internal failure.
+int run(int argc, const char* const* argv);
+
+}  // namespace symgnn::cli

@@ -1,0 +1,45 @@
+// The options every data-reading command shares, and their merge into a RunConfig.
+#include <ATen/Parallel.h>
+
+#include <thread>
+
+#include "cli/commands.h"
+#include "symgnn/error.h"
+
+namespace symgnn::cli {
+
+void add_common_options(CLI::App* cmd, CommonOptions& opts, bool with_data_flag) {
+  if (with_data_flag)
+    cmd->add_option("--data", opts.data,
+                    "dataset: 'synthetic' (default), a MovieLens-100K/1M directory, a Monti .mat file, "
+                    "or a ratings CSV/TSV 'user,item,rating'");
+  cmd->add_option("--split", opts.split, "MovieLens-100K split: u1 (default), u2..u5, ua, ub");
+  cmd->add_option("--config", opts.config_file, "config file of 'section.key = value' lines (see configs/)");
+  cmd->add_option("--set", opts.sets, "override one key, e.g. --set train.epochs=100 (repeatable)")
+      ->type_name("KEY=VALUE");
+  cmd->add_option("--threads", opts.threads, "intra-op threads (default: one per core)");
+  cmd->add_option("--device", opts.device, "cpu (default), cuda or cuda:N");
+}
+
+RunConfig make_config(const CommonOptions& opts, const std::string& model) {
+  RunConfig cfg;
+  if (!model.empty()) set_config_value(cfg, "model", model, "--model");
+  if (!opts.config_file.empty()) load_config_file(cfg, opts.config_file);
+  if (!model.empty()) set_config_value(cfg, "model", model, "--model");
+  if (!opts.data.empty()) cfg.data.source = opts.data;
+  if (!opts.split.empty()) set_config_value(cfg, "data.split", opts.split, "--split");
+  if (opts.threads >= 0) set_config_value(cfg, "train.threads", std::to_string(opts.threads), "--threads");
+  if (!opts.device.empty()) set_config_value(cfg, "train.device", opts.device, "--device");
+  if (opts.seed >= 0) set_config_value(cfg, "train.seed", std::to_string(opts.seed), "--seed");
+  for (const auto& s : opts.sets) apply_override(cfg, s);
+  check_config(cfg);
+  return cfg;
+}
+
+void apply_runtime(const RunConfig& cfg) {
+  const int64_t n = cfg.train.threads > 0 ? cfg.train.threads
+                                          : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(static_cast<int>(n));
+}
+
+}  // namespace symgnn::cli

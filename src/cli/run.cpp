@@ -1,0 +1,52 @@
+// Builds the CLI11 app from the subcommands and maps errors to exit codes.
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "symgnn/error.h"
+
+namespace symgnn::cli {
+
+int run(int argc, const char* const* argv) {
+  CLI::App app{
+      "symgnn: geometric matrix completion with Sylvester Multi-Graph Neural Networks.\n"
+      "Predicts missing ratings from a rating matrix plus a user graph and an item graph\n"
+      "(or side features to build them from).\n\n"
+      "Examples:\n"
+      "  symgnn data info synthetic\n"
+      "  symgnn train                                  # the embedded synthetic dataset\n"
+      "  symgnn train --data ../shared/data/ml-100k --config configs/ml100k_lowrank.conf\n"
+      "  symgnn sylvester --data ../shared/data/monti/flixster.mat --alpha 0.8 --out X.csv\n",
+      "symgnn"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", [] { return std::string("symgnn (see `symgnn version` for details)"); });
+  add_version_command(app);
+  add_config_command(app);
+  add_data_command(app);
+  add_train_command(app);
+  add_predict_command(app);
+  add_sylvester_command(app);
+  try {
+    app.parse(argc, argv);
+    return 0;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::RuntimeError& e) {  // a command's own non-zero exit code
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "symgnn: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "symgnn: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace symgnn::cli

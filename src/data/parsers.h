@@ -1,0 +1,100 @@
+/// @file parsers.h
+/// In-memory parsers of every text format, separated from file reading so that the fuzzer
+/// (fuzz/fuzz_text_parsers.cpp) can call them on arbitrary bytes. Each takes the whole text
+/// and the name used in messages, and throws DataError "<name>:<line>: <what>" on bad input.
+/// Generic formats (ratings CSV, edge lists, features) live in ratings_csv.cpp; the MovieLens
+/// formats in movielens.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data/text_reader.h"
+#include "symgnn/dataset.h"
+
+namespace symgnn::data {
+
+// ---- Generic "user,item,rating" files (ratings_csv.cpp) ----
+
+/// One rating with its original ids; the views point into the parsed text.
+struct RawRating {
+  std::string_view user;
+  std::string_view item;
+  double value;
+  long line;
+};
+
+/// A ratings CSV/TSV: delimiter detected from the first data line (tab, comma, semicolon or
+/// whitespace); optional header (first line whose third field is not a number); columns
+/// user, item, rating, then any ignored ones; '#' comment lines. Ratings must be finite.
+std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name);
+
+/// Maps ratings to dense indices. With `add_new`, unknown ids are appended to the indices;
+/// without, they are a DataError ("unknown user id"). Duplicate pairs (also against the
+/// pairs already in `seen`) are a DataError naming both places.
+RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& name, IdIndex& users,
+                         IdIndex& items, bool add_new, PairRegistry& seen);
+
+/// An edge list "a,b[,w]" over original ids of one side (`side` is "user" or "item" in
+/// messages); weight 1 when absent; optional header. Returns the symmetric graph: (a, b)
+/// alone gets (b, a) added; both with different weights is an "asymmetric" DataError.
+/// Zero-weight edges are dropped.
+EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
+                              const char* side);
+
+/// Side features "id,f1,f2,..." with an optional header (a first line with a non-numeric
+/// feature; its fields name the columns). Every id in `ids` needs exactly one row.
+FeatureMatrix parse_features_text(const std::string& text, const std::string& name, const IdIndex& ids,
+                                  const char* side);
+
+// ---- MovieLens (movielens.cpp) ----
+
+/// A rating with original 1-based MovieLens ids.
+struct IdRating {
+  int64_t user;
+  int64_t item;
+  float value;
+  long line;
+};
+
+/// u.data, <split>.base/.test (Delimiter::Tab) and ratings.dat (Delimiter::DoubleColon):
+/// "user item rating timestamp", positive integer ids, integer ratings 1..5. Ids above
+/// max_user / max_item (when > 0) are errors, as are pairs already in `seen`.
+std::vector<IdRating> parse_movielens_ratings(const std::string& text, const std::string& name, Delimiter d,
+                                              int64_t max_user, int64_t max_item, PairRegistry& seen);
+
+/// u.info: "943 users", "1682 items" (other lines ignored). Returns {users, items}.
+std::pair<int64_t, int64_t> parse_ml100k_info(const std::string& text, const std::string& name);
+
+/// u.occupation (one name a line) or u.genre ("name|index", index = row order).
+std::vector<std::string> parse_ml100k_vocabulary(const std::string& text, const std::string& name);
+
+/// Largest id in the first '|'-separated field (sizes ML-100K without u.info).
+int64_t parse_ml100k_max_id(const std::string& text, const std::string& name);
+
+/// u.user "id|age|gender|occupation|zip" -> [age / max age, gender one-hot (M, F),
+/// occupation one-hot]; `occupations` empty: the sorted distinct values. One row per id 1..n.
+FeatureMatrix parse_ml100k_users(const std::string& text, const std::string& name, int64_t num_users,
+                                 const std::vector<std::string>& occupations);
+
+/// u.item "id|title|date|video date|url|genre flags" -> the genre flags (0/1), taken as the
+/// last genres.size() fields (default: the 19 ML-100K genres). One row per id 1..n.
+FeatureMatrix parse_ml100k_items(const std::string& text, const std::string& name, int64_t num_items,
+                                 const std::vector<std::string>& genres);
+
+/// A side of ML-1M: original ids in ascending order (row k of `features` is ids[k]).
+struct NodeTable {
+  std::vector<int64_t> ids;
+  FeatureMatrix features;
+};
+
+/// users.dat "UserID::Gender::Age::Occupation::Zip" -> gender one-hot (2), age-code one-hot
+/// (7 codes: 1, 18, 25, 35, 45, 50, 56), occupation one-hot (0..20).
+NodeTable parse_ml1m_users(const std::string& text, const std::string& name);
+
+/// movies.dat "MovieID::Title::Genres" -> multi-hot over the 18 ML-1M genres.
+NodeTable parse_ml1m_movies(const std::string& text, const std::string& name);
+
+}  // namespace symgnn::data

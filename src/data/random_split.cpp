@@ -1,0 +1,46 @@
+/// @file random_split.cpp
+/// Portable seeded shuffles and test splits (see random_split.h).
+#include "data/random_split.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace symgnn::data {
+
+uint64_t uniform_below(std::mt19937_64& rng, uint64_t n) {
+  // Rejection of the top partial block keeps every value equally likely.
+  const uint64_t limit = std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % n;
+  uint64_t x;
+  do {
+    x = rng();
+  } while (x >= limit);
+  return x % n;
+}
+
+void random_test_split(const RatingList& all, double fraction, uint64_t seed, RatingList& train,
+                       RatingList& test) {
+  train = RatingList{};
+  test = RatingList{};
+  const size_t n = all.size();
+  size_t n_test = static_cast<size_t>(std::llround(std::max(0.0, fraction) * static_cast<double>(n)));
+  if (n >= 1) n_test = std::min(n_test, n - 1);
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::mt19937_64 rng(seed);
+  portable_shuffle(order, rng);
+  std::vector<char> is_test(n, 0);
+  for (size_t k = 0; k < n_test; ++k) is_test[order[k]] = 1;
+  for (size_t k = 0; k < n; ++k) (is_test[k] ? test : train).add(all.user[k], all.item[k], all.value[k]);
+}
+
+std::vector<float> distinct_levels(const std::vector<const RatingList*>& lists) {
+  std::vector<float> levels;
+  for (const RatingList* r : lists) levels.insert(levels.end(), r->value.begin(), r->value.end());
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  return levels;
+}
+
+}  // namespace symgnn::data

@@ -1,0 +1,33 @@
+/// @file random_split.h
+/// Seeded random test splits and rating levels shared by the loaders without a given test split
+/// (ML-1M, ratings CSV, synthetic). The shuffle is written out (Fisher-Yates over
+/// std::mt19937_64 with an unbiased bounded draw) rather than std::shuffle, whose sequence the
+/// standard leaves to each library: the same seed gives the same split everywhere.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "symgnn/dataset.h"
+
+namespace symgnn::data {
+
+/// Uniform integer in [0, n) (n > 0), identical across standard libraries.
+uint64_t uniform_below(std::mt19937_64& rng, uint64_t n);
+
+/// In-place Fisher-Yates shuffle of v.
+template <class T>
+void portable_shuffle(std::vector<T>& v, std::mt19937_64& rng) {
+  for (size_t k = v.size(); k > 1; --k) std::swap(v[k - 1], v[uniform_below(rng, k)]);
+}
+
+/// Moves round(fraction * n) ratings, drawn with `seed`, to `test` (at least one rating stays
+/// in train when n >= 1); both keep the input order.
+void random_test_split(const RatingList& all, double fraction, uint64_t seed, RatingList& train,
+                       RatingList& test);
+
+/// Sorted distinct values of the given lists.
+std::vector<float> distinct_levels(const std::vector<const RatingList*>& lists);
+
+}  // namespace symgnn::data

@@ -1,0 +1,101 @@
+// ModelContext: the fixed inputs of every learned model, built once from the training data.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "symgnn/error.h"
+#include "symgnn/model.h"
+
+namespace symgnn::models {
+
+namespace {
+
+at::Tensor long_tensor(const std::vector<int64_t>& v) {
+  return torch::tensor(at::ArrayRef<int64_t>(v), torch::kLong);
+}
+
+at::Tensor float_tensor(const std::vector<float>& v) { return torch::tensor(at::ArrayRef<float>(v), torch::kFloat); }
+
+/// Side features as n x p float, undefined when the side has none.
+at::Tensor feature_tensor(const NodeSet& side, const char* which) {
+  if (side.features.empty()) return {};
+  TORCH_CHECK(side.features.rows == side.count, "make_context: ", which, " features have ", side.features.rows,
+              " rows for ", side.count, " nodes");
+  return float_tensor(side.features.values).reshape({side.features.rows, side.features.cols});  // n x p
+}
+
+}  // namespace
+
+ModelContext make_context(const Dataset& ds) {
+  TORCH_CHECK(ds.users.graph_origin != GraphOrigin::None && ds.items.graph_origin != GraphOrigin::None,
+              "make_context: resolve the graphs first (graph::resolve_graphs)");
+  ModelContext ctx;
+  ctx.n1 = ds.users.count;
+  ctx.n2 = ds.items.count;
+  ctx.at1 = graph::normalized_adjacency(ds.users);
+  ctx.at2 = graph::normalized_adjacency(ds.items);
+  ctx.f1 = feature_tensor(ds.users, "user");
+  ctx.f2 = feature_tensor(ds.items, "item");
+
+  const RatingList& train = ds.train;
+  ctx.levels = ds.rating_levels;
+  if (ctx.levels.empty()) ctx.levels = train.value;  // loaders fill levels; hand-built sets may not
+  std::sort(ctx.levels.begin(), ctx.levels.end());
+  ctx.levels.erase(std::unique(ctx.levels.begin(), ctx.levels.end()), ctx.levels.end());
+
+  ctx.train_users = long_tensor(train.user);
+  ctx.train_items = long_tensor(train.item);
+  ctx.train_values = float_tensor(train.value);
+
+  // Class of each training rating: the nearest level (levels are exact in every loader,
+  // so "nearest" only absorbs float noise).
+  const auto num_levels = ctx.levels.size();
+  std::vector<std::vector<int64_t>> rows(num_levels), cols(num_levels);
+  for (size_t e = 0; e < train.size(); ++e) {
+    const float r = train.value[e];
+    auto it = std::lower_bound(ctx.levels.begin(), ctx.levels.end(), r);
+    if (it == ctx.levels.end() || (it != ctx.levels.begin() && r - *(it - 1) < *it - r)) --it;
+    if (std::fabs(*it - r) > 1e-4f * std::max(1.0f, std::fabs(r)))
+      throw DataError(ds.name, 0, "training rating " + std::to_string(r) + " is not one of the rating levels");
+    const auto k = static_cast<size_t>(it - ctx.levels.begin());
+    rows[k].push_back(train.user[e]);
+    cols[k].push_back(train.item[e]);
+  }
+  for (size_t k = 0; k < num_levels; ++k) {
+    const at::Tensor r = long_tensor(rows[k]), c = long_tensor(cols[k]);
+    ctx.h.push_back(graph::from_coo(ctx.n1, ctx.n2, r, c, torch::ones({r.numel()}, torch::kFloat)));
+    ctx.ht.push_back(ctx.h.back().transpose());
+  }
+
+  if (!train.empty()) {
+    double sum = 0, sq = 0;
+    for (float v : train.value) sum += v;
+    const double mean = sum / static_cast<double>(train.size());
+    for (float v : train.value) sq += (v - mean) * (v - mean);
+    const double sd = std::sqrt(sq / static_cast<double>(train.size()));
+    ctx.global_mean = static_cast<float>(mean);
+    ctx.rating_std = sd > 0 ? static_cast<float>(sd) : 1.0f;  // one distinct rating: nothing to scale
+  }
+  ctx.rating_min = ds.rating_min;
+  ctx.rating_max = ds.rating_max;
+  if (ctx.rating_max <= ctx.rating_min && !ctx.levels.empty()) {
+    ctx.rating_min = ctx.levels.front();
+    ctx.rating_max = ctx.levels.back();
+  }
+  return ctx;
+}
+
+ModelContext ModelContext::to(const at::Device& device) const {
+  ModelContext c = *this;
+  c.at1 = at1.to(device);
+  c.at2 = at2.to(device);
+  for (at::Tensor* t : {&c.f1, &c.f2, &c.train_users, &c.train_items, &c.train_values})
+    if (t->defined()) *t = t->to(device);
+  for (auto& m : c.h) m = m.to(device);
+  for (auto& m : c.ht) m = m.to(device);
+  return c;
+}
+
+}  // namespace symgnn::models

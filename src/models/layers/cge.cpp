@@ -1,0 +1,38 @@
+#include "models/layers/cge.h"
+
+#include <torch/torch.h>
+
+#include "models/layers/activation.h"
+
+namespace symgnn::models {
+
+CGEImpl::CGEImpl(graph::SparseMatrix at, int64_t d, int64_t layers, std::string activation)
+    : at_(std::move(at)), activation_(std::move(activation)) {
+  TORCH_CHECK(at_.rows == at_.cols, "CGE: At must be square, got ", at_.rows, " x ", at_.cols);
+  TORCH_CHECK(layers >= 1, "CGE: needs at least one layer, got ", layers);
+  s_logit_ = register_parameter("s_logit", torch::zeros({at_.rows}));
+  for (int64_t l = 0; l < layers; ++l) {
+    auto w = torch::empty({d, d});
+    torch::nn::init::xavier_uniform_(w);
+    w_.push_back(register_parameter("w" + std::to_string(l), w));
+  }
+}
+
+at::Tensor CGEImpl::self_weight() const { return torch::sigmoid(s_logit_); }
+
+at::Tensor CGEImpl::forward(const at::Tensor& uh) {
+  TORCH_CHECK(uh.dim() == 2 && uh.size(0) == at_.rows, "CGE: input must be ", at_.rows, " x d");
+  if (!at_.identity && at_.values.scalar_type() != uh.scalar_type()) {  // the module was cast (e.g. to double)
+    at_.values = at_.values.to(uh.scalar_type());
+    at_.t_values = at_.t_values.to(uh.scalar_type());
+  }
+  const at::Tensor s = self_weight().unsqueeze(1);  // n x 1, broadcast over d
+  at::Tensor u = uh;
+  for (const auto& w : w_) {
+    const at::Tensor y = u.mm(w);
+    u = activate(s * y + (1 - s) * graph::spmm(at_, y), activation_);
+  }
+  return u;
+}
+
+}  // namespace symgnn::models

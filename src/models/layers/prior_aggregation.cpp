@@ -1,0 +1,68 @@
+#include "models/layers/prior_aggregation.h"
+
+#include <torch/torch.h>
+
+#include "models/layers/activation.h"
+
+namespace symgnn::models {
+
+PriorAggregationImpl::PriorAggregationImpl(const std::vector<graph::SparseMatrix>& h, int64_t d,
+                                           const std::string& norm, double edge_dropout, std::string activation)
+    : edge_dropout_(edge_dropout), activation_(std::move(activation)) {
+  TORCH_CHECK(!h.empty(), "PriorAggregation: needs at least one rating class");
+  TORCH_CHECK(norm == "left" || norm == "symmetric", "PriorAggregation: unknown norm '", norm, "'");
+  TORCH_CHECK(edge_dropout >= 0.0 && edge_dropout < 1.0, "PriorAggregation: edge dropout must be in [0, 1)");
+  const int64_t n = h[0].rows, m = h[0].cols;
+  const auto opts = h[0].values.options();
+  // Degrees over all classes: a node's K blocks then share one scale.
+  at::Tensor deg = torch::zeros({n}, opts), deg_other = torch::zeros({m}, opts);
+  for (const auto& hk : h) {
+    TORCH_CHECK(hk.rows == n && hk.cols == m && !hk.identity, "PriorAggregation: every H_k must be ", n, " x ", m);
+    deg.index_add_(0, hk.row_idx, hk.values);
+    deg_other.index_add_(0, hk.col_idx, hk.values);
+  }
+  for (const auto& hk : h) {
+    at::Tensor values = norm == "left" ? hk.values / deg.index_select(0, hk.row_idx)
+                                       : hk.values / (deg.index_select(0, hk.row_idx) *
+                                                      deg_other.index_select(0, hk.col_idx)).sqrt();
+    hn_.push_back(graph::from_coo(n, m, hk.row_idx, hk.col_idx, values));
+    if (edge_dropout_ > 0) {
+      // Entries given in CSR order with values 0..nnz-1 come back, in the transpose, as
+      // the CSR position of each transposed entry.
+      const auto& hn = hn_.back();
+      const auto pos = torch::arange(hn.nnz(), opts.dtype(torch::kDouble));
+      perm_.push_back(graph::from_coo(n, m, hn.row_idx, hn.col_idx, pos).t_values.to(torch::kLong));
+    }
+  }
+  const auto k = static_cast<int64_t>(h.size());
+  auto theta = torch::empty({k, d, d});
+  for (int64_t c = 0; c < k; ++c) torch::nn::init::xavier_uniform_(theta[c]);
+  theta_ = register_parameter("theta", theta);
+  mlp_ = register_module("mlp", torch::nn::Linear(k * d, d));
+}
+
+at::Tensor PriorAggregationImpl::forward(const at::Tensor& uh_other) {
+  const auto k = static_cast<int64_t>(hn_.size());
+  const bool drop = is_training() && edge_dropout_ > 0;
+  std::vector<at::Tensor> a;
+  for (int64_t c = 0; c < k; ++c) {
+    graph::SparseMatrix& stored = hn_[static_cast<size_t>(c)];
+    if (stored.values.scalar_type() != uh_other.scalar_type()) {  // the module was cast (e.g. to double)
+      stored.values = stored.values.to(uh_other.scalar_type());
+      stored.t_values = stored.t_values.to(uh_other.scalar_type());
+    }
+    graph::SparseMatrix hk = stored;
+    if (drop) {
+      const at::Tensor keep = torch::empty_like(hk.values).bernoulli_(1 - edge_dropout_) / (1 - edge_dropout_);
+      hk.values = hk.values * keep;
+      hk.t_values = hk.t_values * keep.index_select(0, perm_[static_cast<size_t>(c)]);
+    }
+    a.push_back(graph::spmm(hk, uh_other));  // n x d
+  }
+  const at::Tensor v = activate(torch::stack(a, 0).bmm(theta_), activation_);  // K x n x d
+  const int64_t n = v.size(1), d = v.size(2);
+  const at::Tensor cat = v.permute({1, 0, 2}).reshape({n, k * d});  // n x Kd = [V_1 || ... || V_K]
+  return activate(mlp_->forward(cat), activation_);
+}
+
+}  // namespace symgnn::models

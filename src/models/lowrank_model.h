@@ -1,0 +1,71 @@
+/// @file
+/// The low-rank SyMGNN model (paper, "Low-rank Model"): node representations per side,
+/// prediction by dot product.
+///
+/// Per side (shown for the users; the items swap 1 and 2 and use H_k^T):
+///   Uh1     = MLP(F1)                                   feature MLP (mlp.h)
+///   U1^(L)  = CGE^L(Uh1), Ah1 = diag(s) + (I - diag(s)) At1     (cge.h)
+///   U1^(att)= phi(B1 Uh1 W_att), B1 = row-softmax(Uh1 Uh1^T)    (within_attention.h)
+///   U1^(p)  = MLP([V_1..V_K]), V_k = phi(norm(H_k) Uh2 Theta_k) (prior_aggregation.h)
+///   U1^(c)  = phi(C1 Uh2 Theta_c), C1 = row-softmax(Uh1 Uh2^T)  (cross_attention.h)
+///   fusion "sum" (paper footnote): U1 = Uh1 + U1^(L) + U1^(att) + U1^(p) + U1^(c);
+///   fusion "learned": U1 = [Uh1 || U1^(L) || ...] W_f + b_f  (n1 x md -> n1 x d).
+/// Prediction (paper, L_2): `r(i, j) = <U1_i, U2_j>`; with `biases`:
+///   `r(i, j) = mean + std * (<U1_i, U2_j> + b1_i + b2_j)`, i.e. the representations fit
+///   standardised ratings (mean, std of the training ratings) and the output is mapped
+///   back, so predictions are always in rating units.
+/// Variants (docs/models.md): full = all modules; G = MLP + CGE + prior aggregation (the
+/// paper's "GCE-based", i.e. non-attention, aggregation); A = MLP + within + cross
+/// attention. Modules a variant drops have no parameters. layers = 0 drops the CGE stack.
+/// Dropout (cfg.dropout) acts on Uh1, Uh2 while training.
+///
+/// Full batch: every forward computes U1 (n1 x d) and U2 (n2 x d) for all nodes, then
+/// gathers the rows of the requested pairs. Build it from a context already on the
+/// target device (ModelContext::to): parameters are created there.
+#pragma once
+
+#include <utility>
+
+#include "models/layers/cge.h"
+#include "models/layers/cross_attention.h"
+#include "models/layers/mlp.h"
+#include "models/layers/prior_aggregation.h"
+#include "models/layers/within_attention.h"
+#include "symgnn/model.h"
+
+namespace symgnn::models {
+
+class LowRankModel : public RatingModel {
+public:
+  LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx);
+
+  at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
+  std::string name() const override { return "lowrank-" + cfg_.variant; }
+
+  /// The final representations (U1 n1 x d, U2 n2 x d) of all nodes.
+  std::pair<at::Tensor, at::Tensor> embeddings();
+
+  /// Ratings of the pairs from representations returned by embeddings().
+  at::Tensor score(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users, const at::Tensor& items);
+
+private:
+  /// One side's modules; those the variant drops stay null (and own no parameters).
+  struct Side {
+    FeatureMlp mlp{nullptr};
+    CGE cge{nullptr};
+    WithinAttention within{nullptr};
+    PriorAggregation prior{nullptr};
+    CrossAttention cross{nullptr};
+    torch::nn::Linear fusion{nullptr};
+  };
+  Side make_side(const std::string& suffix, int64_t n, const at::Tensor& features, const graph::SparseMatrix& at,
+                 const std::vector<graph::SparseMatrix>& h);
+  at::Tensor fuse(Side& side, const at::Tensor& uh, const at::Tensor& uh_other);
+
+  LowRankConfig cfg_;
+  Side side1_, side2_;
+  at::Tensor b1_, b2_;  // defined only with cfg.biases
+  double mean_ = 0.0, std_ = 1.0;
+};
+
+}  // namespace symgnn::models

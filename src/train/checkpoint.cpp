@@ -1,0 +1,110 @@
+#include "train/checkpoint.h"
+
+#include <torch/serialize.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "symgnn/error.h"
+#include "util/atomic_file.h"
+
+namespace symgnn::train {
+
+void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path) {
+  write_file_atomic(path, [&](std::ostream& out) { archive.save_to(out); });
+}
+
+void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const at::Device& device) {
+  if (!std::filesystem::exists(path)) throw CheckpointError(path + ": no such file");
+  try {
+    archive.load_from(path, device);
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    if (const auto nl = what.find('\n'); nl != std::string::npos) what = what.substr(0, nl);
+    throw CheckpointError(path + ": corrupt or not a symgnn file (" + what + ")");
+  }
+}
+
+namespace {
+c10::IValue read_value(torch::serialize::InputArchive& a, const std::string& key, const std::string& path) {
+  c10::IValue v;
+  if (!a.try_read(key, v)) throw CheckpointError(path + ": missing entry '" + key + "'");
+  return v;
+}
+}  // namespace
+
+std::string read_string(torch::serialize::InputArchive& a, const std::string& key, const std::string& path) {
+  auto v = read_value(a, key, path);
+  if (!v.isString()) throw CheckpointError(path + ": entry '" + key + "' is not a string");
+  return v.toStringRef();
+}
+
+int64_t read_int(torch::serialize::InputArchive& a, const std::string& key, const std::string& path) {
+  auto v = read_value(a, key, path);
+  if (!v.isInt()) throw CheckpointError(path + ": entry '" + key + "' is not an integer");
+  return v.toInt();
+}
+
+double read_double(torch::serialize::InputArchive& a, const std::string& key, const std::string& path) {
+  auto v = read_value(a, key, path);
+  if (!v.isDouble()) throw CheckpointError(path + ": entry '" + key + "' is not a number");
+  return v.toDouble();
+}
+
+void write_module_state(torch::serialize::OutputArchive& archive, torch::nn::Module& m) {
+  int64_t count = 0;
+  for (const auto& p : m.named_parameters()) archive.write("p:" + p.key(), p.value().detach()), ++count;
+  for (const auto& b : m.named_buffers()) archive.write("b:" + b.key(), b.value().detach(), true), ++count;
+  archive.write("tensor_count", c10::IValue(count));
+}
+
+void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Module& m, const std::string& path) {
+  // Module::load would silently accept tensors of another shape: check every one.
+  int64_t count = 0;
+  auto load_one = [&](const std::string& key, at::Tensor& target, bool buffer) {
+    at::Tensor t;
+    if (!archive.try_read(key, t, buffer))
+      throw CheckpointError(path + ": no tensor '" + key.substr(2) + "' (saved by a different model)");
+    if (t.sizes() != target.sizes())
+      throw CheckpointError(path + ": tensor '" + key.substr(2) + "' has shape " + c10::str(t.sizes()) +
+                            ", the model expects " + c10::str(target.sizes()) + " (different data or config?)");
+    torch::NoGradGuard no_grad;
+    target.copy_(t);
+    ++count;
+  };
+  for (auto& p : m.named_parameters()) load_one("p:" + p.key(), p.value(), false);
+  for (auto& b : m.named_buffers()) load_one("b:" + b.key(), b.value(), true);
+  if (read_int(archive, "tensor_count", path) != count)
+    throw CheckpointError(path + ": holds a different number of tensors than the model (different model?)");
+}
+
+void save_model(models::RatingModel& model, const std::string& config_text, const std::string& path) {
+  torch::serialize::OutputArchive archive;
+  archive.write("format", c10::IValue(std::string(kModelFormat)));
+  archive.write("config", c10::IValue(config_text));
+  archive.write("name", c10::IValue(model.name()));
+  torch::serialize::OutputArchive weights;
+  write_module_state(weights, model);
+  archive.write("weights", weights);
+  save_archive_atomic(archive, path);
+}
+
+std::string read_model_config(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  load_archive(archive, path, at::Device(at::kCPU));
+  const std::string format = read_string(archive, "format", path);
+  if (format != kModelFormat)
+    throw CheckpointError(path + ": format '" + format + "', expected '" + kModelFormat + "'");
+  return read_string(archive, "config", path);
+}
+
+void load_model_weights(models::RatingModel& model, const std::string& path, const at::Device& device) {
+  torch::serialize::InputArchive archive;
+  load_archive(archive, path, device);
+  torch::serialize::InputArchive weights;
+  if (!archive.try_read("weights", weights)) throw CheckpointError(path + ": missing entry 'weights'");
+  read_module_state(weights, model, path);
+}
+
+}  // namespace symgnn::train

@@ -1,0 +1,45 @@
+// Checkpoints (one per run, in <out>/run<r>/checkpoint.pt) and the saved model
+// (<out>/model.pt) that `symgnn predict` loads. Both record the format version and the
+// full RunConfig text; loading checks them and rebuilds nothing from the current flags.
+// Files are written atomically (temporary file + rename).
+#pragma once
+
+#include <torch/serialize/archive.h>
+
+#include <string>
+
+#include "symgnn/model.h"
+
+namespace symgnn::train {
+
+inline constexpr const char* kCheckpointFormat = "symgnn-checkpoint-1";
+inline constexpr const char* kModelFormat = "symgnn-model-1";
+
+/// Serialises `archive` to `path` atomically.
+void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path);
+
+/// Loads `path` into `archive`; CheckpointError when missing or corrupt.
+void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const at::Device& device);
+
+/// Reads a string / int / double entry; CheckpointError naming the file and key if absent.
+std::string read_string(torch::serialize::InputArchive& a, const std::string& key, const std::string& path);
+int64_t read_int(torch::serialize::InputArchive& a, const std::string& key, const std::string& path);
+double read_double(torch::serialize::InputArchive& a, const std::string& key, const std::string& path);
+
+/// Writes every parameter and buffer of `m` (recursively, by dotted name) into `archive`.
+void write_module_state(torch::serialize::OutputArchive& archive, torch::nn::Module& m);
+
+/// Reads what write_module_state wrote into `m`, checking that every name exists with
+/// the same shape; CheckpointError naming `path` otherwise.
+void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Module& m, const std::string& path);
+
+/// Saves the model's parameters and buffers with its config (`symgnn predict` input).
+void save_model(models::RatingModel& model, const std::string& config_text, const std::string& path);
+
+/// Reads the config text stored in a saved model.
+std::string read_model_config(const std::string& path);
+
+/// Loads weights saved by save_model into a model built from the same config.
+void load_model_weights(models::RatingModel& model, const std::string& path, const at::Device& device);
+
+}  // namespace symgnn::train

@@ -1,0 +1,77 @@
+#include "train/dataset_stats.h"
+
+#include <iomanip>
+#include <sstream>
+
+namespace symgnn::train {
+
+int64_t undirected_edges(const EdgeList& g) {
+  int64_t loops = 0;
+  for (size_t k = 0; k < g.size(); ++k) loops += g.src[k] == g.dst[k];
+  return (static_cast<int64_t>(g.size()) - loops) / 2 + loops;
+}
+
+namespace {
+nlohmann::json side_stats(const NodeSet& s) {
+  nlohmann::json j;
+  j["count"] = s.count;
+  j["graph"] = to_string(s.graph_origin);
+  j["graph_edges"] = s.graph_origin == GraphOrigin::Identity ? 0 : undirected_edges(s.graph);
+  j["feature_dims"] = s.features.cols;
+  j["features"] = s.features_origin;
+  return j;
+}
+}  // namespace
+
+nlohmann::json dataset_stats(const Dataset& ds) {
+  nlohmann::json j;
+  j["name"] = ds.name;
+  j["source"] = ds.source;
+  j["users"] = ds.users.count;
+  j["items"] = ds.items.count;
+  j["ratings"] = ds.num_ratings();
+  j["rating_levels"] = ds.rating_levels;
+  j["rating_min"] = ds.rating_min;
+  j["rating_max"] = ds.rating_max;
+  j["train"] = ds.train.size();
+  j["validation"] = ds.validation.size();
+  j["test"] = ds.test.size();
+  j["density"] = ds.density();
+  j["user_side"] = side_stats(ds.users);
+  j["item_side"] = side_stats(ds.items);
+  return j;
+}
+
+std::string dataset_stats_text(const Dataset& ds) {
+  std::ostringstream os;
+  auto levels = [&] {
+    std::ostringstream l;
+    if (ds.rating_levels.size() <= 12) {
+      for (size_t k = 0; k < ds.rating_levels.size(); ++k) l << (k ? " " : "") << ds.rating_levels[k];
+    } else {
+      l << ds.rating_levels.front() << " .. " << ds.rating_levels.back();
+    }
+    l << " (" << ds.rating_levels.size() << " levels)";
+    return l.str();
+  };
+  auto side = [&](const char* label, const NodeSet& s) {
+    os << std::left << std::setw(14) << label << s.count << " nodes; graph: " << to_string(s.graph_origin);
+    if (s.graph_origin != GraphOrigin::Identity) os << ", " << undirected_edges(s.graph) << " edges";
+    os << "; features: ";
+    if (s.features.empty())
+      os << "none (one-hot ids)";
+    else
+      os << s.features.cols << " dims (" << s.features_origin << ")";
+    os << "\n";
+  };
+  os << std::left << std::setw(14) << "dataset" << ds.name << "  [" << ds.source << "]\n";
+  os << std::setw(14) << "ratings" << ds.num_ratings() << " (train " << ds.train.size() << ", validation "
+     << ds.validation.size() << ", test " << ds.test.size() << ")\n";
+  os << std::setw(14) << "levels" << levels() << "\n";
+  os << std::setw(14) << "density" << std::setprecision(4) << 100.0 * ds.density() << " %\n";
+  side("users", ds.users);
+  side("items", ds.items);
+  return os.str();
+}
+
+}  // namespace symgnn::train

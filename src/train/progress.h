@@ -1,0 +1,30 @@
+// Training progress for people: a live bar on a terminal, one line every N epochs
+// otherwise (logs, CI), nothing with --quiet.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace symgnn::train {
+
+class Progress {
+public:
+  /// mode: "auto" (bar when stderr is a terminal), "lines" or "quiet".
+  Progress(std::string mode, int64_t log_every);
+
+  void start_run(int64_t run, int64_t runs, int64_t max_epochs);
+  void epoch(int64_t epoch, double loss, double train_rmse, double val_rmse, double best_val);
+  void end_run(const std::string& summary);
+  /// A line that should always be shown (unless quiet).
+  void message(const std::string& text);
+
+private:
+  bool bar_ = false;
+  bool quiet_ = false;
+  int64_t log_every_ = 10;
+  int64_t run_ = 0, runs_ = 1, max_epochs_ = 0;
+  std::chrono::steady_clock::time_point run_start_;
+};
+
+}  // namespace symgnn::train

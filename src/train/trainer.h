@@ -1,0 +1,69 @@
+// The training protocol shared by the learned models (paper, "Training"): full-batch
+// masked MSE on the observed training ratings, AdamW (decoupled weight decay), a
+// learning-rate decay on validation plateaus, early stopping on validation RMSE, and the
+// test RMSE read at the best validation epoch. A sweep trains `train.runs` seeds and
+// reports mean and standard deviation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+#include "symgnn/model.h"
+#include "train/progress.h"
+
+namespace symgnn::train {
+
+struct EpochRecord {
+  int64_t epoch = 0;
+  double loss = 0, train_rmse = 0, val_rmse = 0, test_rmse = 0, lr = 0, seconds = 0;
+  int64_t peak_memory_bytes = 0;
+};
+
+struct RunResult {
+  int64_t run = 0;
+  int64_t seed = 0;
+  double val_rmse = 0;   // best validation RMSE
+  double test_rmse = 0;  // test RMSE at the best validation epoch
+  int64_t best_epoch = 0;
+  int64_t epochs_run = 0;
+  double train_seconds = 0;
+  int64_t peak_memory_bytes = 0;  // max over epochs of the per-epoch peak
+  int64_t parameters = 0;
+  std::string model_name;
+  std::vector<EpochRecord> history;
+};
+
+struct SweepResult {
+  std::string model_name;
+  std::vector<RunResult> runs;
+  double test_rmse = 0, test_rmse_std = 0;
+  double val_rmse = 0, val_rmse_std = 0;
+};
+
+struct TrainerOptions {
+  std::string out_dir;          // checkpoints, per-epoch CSVs and the final model; "" = none
+  bool resume = false;          // continue from the checkpoints in out_dir
+  std::string progress = "auto";  // auto | lines | quiet
+  /// Testing hook: stop (as if interrupted) after this many epochs of a run; 0 = never.
+  int64_t interrupt_after = 0;
+  /// Builds the model of a run; empty means models::make_model (tests inject small ones).
+  std::function<std::shared_ptr<models::RatingModel>(const RunConfig&, const models::ModelContext&)> factory;
+};
+
+/// Root-mean-square error of predictions clipped to [lo, hi].
+double rmse(const at::Tensor& pred, const at::Tensor& target, float lo, float hi);
+
+/// Trains run `run` (seed cfg.train.seed + run) on a context already on the device.
+RunResult train_run(const RunConfig& cfg, const Dataset& ds, const models::ModelContext& ctx, int64_t run,
+                    const TrainerOptions& opts, Progress& progress);
+
+/// Trains cfg.train.runs seeds on ds (graphs resolved) and aggregates them. With an
+/// out_dir, the best model of run 0 is saved there for `symgnn predict`.
+SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOptions& opts);
+
+}  // namespace symgnn::train

@@ -1,0 +1,200 @@
+// Text form of RunConfig: parsing, overrides, printing and the generated docs page,
+// all driven by the single field list in each struct's visit().
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+
+#include "symgnn/config.h"
+#include "symgnn/error.h"
+#include "util/strings.h"
+
+namespace symgnn {
+namespace {
+
+std::string format_value(const std::string& v) { return v; }
+std::string format_value(bool v) { return v ? "true" : "false"; }
+std::string format_value(int64_t v) { return std::to_string(v); }
+std::string format_value(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+std::string allowed_text(const Check& c) {
+  if (c.choices[0] != '\0') return std::string("one of ") + c.choices;
+  std::ostringstream os;
+  if (c.min > -1e299 && c.max < 1e299)
+    os << "in [" << c.min << ", " << c.max << "]";
+  else if (c.min > -1e299)
+    os << ">= " << c.min;
+  else if (c.max < 1e299)
+    os << "<= " << c.max;
+  return os.str();
+}
+
+[[noreturn]] void bad_value(const std::string& where, const std::string& key,
+                            const std::string& value, const std::string& allowed) {
+  throw ConfigError(where + key + " = '" + value + "': must be " + allowed);
+}
+
+void parse_into(std::string& out, const std::string& text, const Check& c, const std::string& where,
+                const std::string& key) {
+  if (c.choices[0] != '\0') {
+    for (const auto& choice : split(c.choices, '|'))
+      if (choice == text) {
+        out = text;
+        return;
+      }
+    bad_value(where, key, text, allowed_text(c));
+  }
+  out = text;
+}
+
+void parse_into(bool& out, const std::string& text, const Check&, const std::string& where,
+                const std::string& key) {
+  if (text == "true" || text == "1" || text == "yes" || text == "on")
+    out = true;
+  else if (text == "false" || text == "0" || text == "no" || text == "off")
+    out = false;
+  else
+    bad_value(where, key, text, "true or false");
+}
+
+void parse_into(int64_t& out, const std::string& text, const Check& c, const std::string& where,
+                const std::string& key) {
+  int64_t v = 0;
+  if (!parse_int(text, v)) bad_value(where, key, text, "an integer " + allowed_text(c));
+  if (v < c.min || v > c.max) bad_value(where, key, text, allowed_text(c));
+  out = v;
+}
+
+void parse_into(double& out, const std::string& text, const Check& c, const std::string& where,
+                const std::string& key) {
+  double v = 0;
+  if (!parse_double(text, v) || !std::isfinite(v)) bad_value(where, key, text, "a finite number " + allowed_text(c));
+  if (v < c.min || v > c.max) bad_value(where, key, text, allowed_text(c));
+  out = v;
+}
+
+const char* type_name(const std::string&) { return "string"; }
+const char* type_name(bool) { return "bool"; }
+const char* type_name(int64_t) { return "int"; }
+const char* type_name(double) { return "float"; }
+
+}  // namespace
+
+void set_config_value(RunConfig& cfg, const std::string& key_in, const std::string& value_in,
+                      const std::string& where_in) {
+  const std::string key = trim(key_in);
+  const std::string value = trim(value_in);
+  const std::string where = where_in.empty() ? "" : where_in + ": ";
+  if (key == "model") {
+    if (value != "lowrank" && value != "base" && value != "sylvester")
+      bad_value(where, key, value, "one of lowrank|base|sylvester");
+    cfg.model = value;
+    return;
+  }
+  const auto dot = key.find('.');
+  if (dot == std::string::npos)
+    throw ConfigError(where + "unknown key '" + key + "' (keys are section.field, e.g. train.epochs; see symgnn config --defaults)");
+  const std::string section = key.substr(0, dot), field = key.substr(dot + 1);
+  bool found_section = false, found = false;
+  cfg.visit_sections([&](const char* name, auto& s) {
+    if (section != name) return;
+    found_section = true;
+    s.visit([&](const char* k, auto& member, const char*, const Check& c) {
+      if (field != k) return;
+      found = true;
+      parse_into(member, value, c, where, key);
+    });
+  });
+  if (!found_section)
+    throw ConfigError(where + "unknown section '" + section + "' in key '" + key +
+                      "' (sections: data, graph, sylvester, lowrank, base, train)");
+  if (!found) throw ConfigError(where + "unknown key '" + key + "' (see symgnn config --defaults)");
+}
+
+void load_config_text(RunConfig& cfg, const std::string& text, const std::string& where) {
+  std::istringstream in(text);
+  std::string line, section;
+  long lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line = line.substr(0, hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    const std::string here = where + ":" + std::to_string(lineno);
+    if (line.front() == '[') {
+      if (line.back() != ']') throw ConfigError(here + ": malformed section header '" + line + "'");
+      section = trim(line.substr(1, line.size() - 2));
+      continue;
+    }
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) throw ConfigError(here + ": expected 'key = value', got '" + line + "'");
+    std::string key = trim(line.substr(0, eq));
+    if (!section.empty() && key.find('.') == std::string::npos) key = section + "." + key;
+    set_config_value(cfg, key, line.substr(eq + 1), here);
+  }
+}
+
+void load_config_file(RunConfig& cfg, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot open config file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  load_config_text(cfg, buf.str(), path);
+}
+
+void apply_override(RunConfig& cfg, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos)
+    throw ConfigError("--set '" + assignment + "': expected key=value, e.g. --set train.epochs=100");
+  set_config_value(cfg, assignment.substr(0, eq), assignment.substr(eq + 1), "--set");
+}
+
+void check_config(const RunConfig& cfg) {
+  if (cfg.data.val_fraction <= 0.0 && cfg.model != "sylvester" && cfg.train.epochs > 1 &&
+      cfg.train.patience < cfg.train.epochs)
+    throw ConfigError("data.val_fraction = 0 leaves no validation split for early stopping; "
+                      "set train.patience >= train.epochs or a positive data.val_fraction");
+  const auto& dev = cfg.train.device;
+  if (dev != "cpu" && dev.rfind("cuda", 0) != 0)
+    throw ConfigError("train.device = '" + dev + "': must be cpu, cuda or cuda:N");
+}
+
+std::string to_text(RunConfig& cfg) {
+  std::ostringstream os;
+  os << "model = " << cfg.model << "\n";
+  cfg.visit_sections([&](const char* name, auto& s) {
+    s.visit([&](const char* k, auto& member, const char*, const Check&) {
+      os << name << "." << k << " = " << format_value(member) << "\n";
+    });
+  });
+  return os.str();
+}
+
+std::string config_markdown() {
+  RunConfig cfg;
+  std::ostringstream os;
+  os << "# Configuration reference\n\n"
+     << "Generated from `include/symgnn/config.h` by `symgnn config --markdown`; do not edit.\n"
+     << "Set keys in a config file (`key = value`, or `[section]` headers) passed with `--config`,\n"
+     << "or on the command line with `--set section.key=value` (the command line wins).\n\n"
+     << "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n"
+     << "| `model` | string | `lowrank` | one of lowrank\\|base\\|sylvester | model to train |\n";
+  cfg.visit_sections([&](const char* name, auto& s) {
+    s.visit([&](const char* k, auto& member, const char* doc, const Check& c) {
+      std::string allowed = allowed_text(c);
+      std::string escaped;
+      for (char ch : allowed) escaped += (ch == '|') ? std::string("\\|") : std::string(1, ch);
+      os << "| `" << name << "." << k << "` | " << type_name(member) << " | `" << format_value(member)
+         << "` | " << escaped << " | " << doc << " |\n";
+    });
+  });
+  return os.str();
+}
+
+}  // namespace symgnn

@@ -1,0 +1,74 @@
+#include "common/test_support.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace symgnn::testing {
+
+namespace {
+struct ScratchRegistry {
+  std::vector<std::string> dirs;
+  ~ScratchRegistry() {
+    std::error_code ec;
+    for (const auto& d : dirs) fs::remove_all(d, ec);
+  }
+};
+ScratchRegistry& registry() {
+  static ScratchRegistry r;
+  return r;
+}
+}  // namespace
+
+std::string scratch_dir(const std::string& tag) {
+  static int counter = 0;
+  const fs::path p = fs::temp_directory_path() /
+                     ("symgnn_test_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  registry().dirs.push_back(p.string());
+  return p.string();
+}
+
+std::string write_file(const std::string& dir, const std::string& name, const std::string& contents) {
+  const std::string path = dir + "/" + name;
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << contents;
+  if (!out) throw std::runtime_error("cannot write " + path);
+  return path;
+}
+
+bool path_exists(const std::string& path) { return fs::exists(path); }
+
+std::string data_dir() {
+  if (const char* env = std::getenv("SYMGNN_DATA_DIR"); env && *env) return fs::exists(env) ? env : "";
+  const fs::path p = fs::path(SYMGNN_SOURCE_DIR) / ".." / "shared" / "data";
+  return fs::exists(p) ? fs::canonical(p).string() : "";
+}
+
+std::string symgnn_binary() { return SYMGNN_BINARY; }
+
+int run_command(const std::string& command, std::string* output) {
+  const std::string full = command + " 2>&1";
+  FILE* pipe = ::popen(full.c_str(), "r");
+  if (!pipe) return -1;
+  std::array<char, 4096> buf{};
+  std::string out;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  if (output) *output = out;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace symgnn::testing

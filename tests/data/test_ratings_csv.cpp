@@ -1,0 +1,273 @@
+/// @file test_ratings_csv.cpp
+/// The generic ratings reader: delimiters, headers, string ids, test files, edge lists, feature
+/// tables, and every error it promises (each naming file and line).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "common/test_support.h"
+#include "data/data_test_util.h"
+#include "data/loaders.h"
+#include "data/parsers.h"
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+
+using symgnn::DataConfig;
+using symgnn::Dataset;
+using symgnn::GraphOrigin;
+using symgnn::data::load_ratings_file;
+using symgnn::testing::scratch_dir;
+using symgnn::testing::write_file;
+
+namespace {
+
+DataConfig with_source(const std::string& path) {
+  DataConfig cfg;
+  cfg.source = path;
+  return cfg;
+}
+
+// Looks up the rating of (user id, item id) in any split; -1 if absent.
+float rating_of(const Dataset& ds, const std::string& user, const std::string& item) {
+  const auto u = std::find(ds.users.ids.begin(), ds.users.ids.end(), user) - ds.users.ids.begin();
+  const auto i = std::find(ds.items.ids.begin(), ds.items.ids.end(), item) - ds.items.ids.begin();
+  for (const symgnn::RatingList* r : {&ds.train, &ds.validation, &ds.test})
+    for (size_t k = 0; k < r->size(); ++k)
+      if (r->user[k] == u && r->item[k] == i) return r->value[k];
+  return -1;
+}
+
+const char* kTrain =
+    "user,item,rating,timestamp\n"
+    "alice,matrix,5,100\n"
+    "bob,matrix,3,101\n"
+    "alice,heat,4,102\n"
+    "carol,alien,1.5,103\n"
+    "bob,alien,2,104\n";
+
+}  // namespace
+
+TEST(RatingsCsv, CommaWithHeaderAndStringIds) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "r.csv", kTrain));
+  cfg.test_fraction = 0.2;
+  const Dataset ds = load_ratings_file(cfg.source, cfg);
+  EXPECT_EQ(ds.name, "r.csv");
+  EXPECT_EQ(ds.users.count, 3);
+  EXPECT_EQ(ds.items.count, 3);
+  EXPECT_EQ(ds.users.ids, (std::vector<std::string>{"alice", "bob", "carol"}));  // first appearance
+  EXPECT_EQ(ds.items.ids, (std::vector<std::string>{"matrix", "heat", "alien"}));
+  EXPECT_EQ(ds.train.size() + ds.test.size(), 5u);
+  EXPECT_EQ(ds.test.size(), 1u);  // round(0.2 * 5)
+  EXPECT_FLOAT_EQ(rating_of(ds, "carol", "alien"), 1.5f);
+  EXPECT_EQ(ds.rating_levels, (std::vector<float>{1.5f, 2, 3, 4, 5}));
+  EXPECT_FLOAT_EQ(ds.rating_min, 1.5f);
+  EXPECT_FLOAT_EQ(ds.rating_max, 5.0f);
+  EXPECT_EQ(ds.users.graph_origin, GraphOrigin::None);
+  EXPECT_TRUE(ds.users.features.empty());
+}
+
+TEST(RatingsCsv, DetectsTabSemicolonAndWhitespace) {
+  const auto dir = scratch_dir("csv");
+  for (const auto& [file, text] : std::vector<std::pair<std::string, std::string>>{
+           {"t.tsv", "1\t10\t4\n2\t10\t5\n1\t11\t3\n"},
+           {"s.csv", "1;10;4\n2;10;5\n1;11;3\n"},
+           {"w.txt", "1  10 4\n 2\t10   5\n1 11 3  \n"},
+           {"crlf.csv", "\xEF\xBB\xBFu,i,r\r\n1,10,4\r\n2,10,5\r\n\r\n# comment\n1,11,3\r\n"},
+           {"quoted.csv", "\"1\",\"10\",\"4\"\n2, 10 , 5\n1,11,3\n"},
+       }) {
+    SCOPED_TRACE(file);
+    auto cfg = with_source(write_file(dir, file, text));
+    cfg.test_fraction = 0.01;  // rounds to no test rating
+    const Dataset ds = load_ratings_file(cfg.source, cfg);
+    EXPECT_EQ(ds.users.count, 2);
+    EXPECT_EQ(ds.items.count, 2);
+    EXPECT_EQ(ds.train.size(), 3u);
+    EXPECT_FLOAT_EQ(rating_of(ds, "2", "10"), 5.0f);
+  }
+}
+
+TEST(RatingsCsv, HeaderMayUseAnotherDelimiter) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "h.csv", "user item rating\n1,2,3\n2,2,4\n"));
+  const std::string text = symgnn::data::read_text_file(cfg.source);  // the views point into it
+  const auto raw = symgnn::data::parse_ratings_text(text, "h.csv");
+  ASSERT_EQ(raw.size(), 2u);
+  EXPECT_EQ(raw[0].user, "1");
+  EXPECT_EQ(raw[0].line, 2);
+  EXPECT_DOUBLE_EQ(raw[1].value, 4.0);
+}
+
+TEST(RatingsCsv, RandomSplitIsSeeded) {
+  std::string text;
+  for (int u = 0; u < 20; ++u)
+    for (int i = 0; i < 10; ++i)
+      text += std::to_string(u) + "," + std::to_string(i) + "," + std::to_string(1 + (u + i) % 5) + "\n";
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "r.csv", text));
+  cfg.test_fraction = 0.25;
+  const Dataset a = load_ratings_file(cfg.source, cfg), b = load_ratings_file(cfg.source, cfg);
+  EXPECT_EQ(a.test.size(), 50u);
+  EXPECT_EQ(a.train.size(), 150u);
+  EXPECT_EQ(a.test.user, b.test.user);
+  EXPECT_EQ(a.test.item, b.test.item);
+  cfg.split_seed = 99;
+  const Dataset c = load_ratings_file(cfg.source, cfg);
+  EXPECT_TRUE(a.test.user != c.test.user || a.test.item != c.test.item);
+}
+
+TEST(RatingsCsv, TestFileFormsTheTestSplit) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "train.csv", kTrain));
+  cfg.test_file = write_file(dir, "test.tsv", "carol\tmatrix\t4\nbob\theat\t2\n");
+  const Dataset ds = load_ratings_file(cfg.source, cfg);
+  EXPECT_EQ(ds.train.size(), 5u);
+  EXPECT_EQ(ds.test.size(), 2u);
+  EXPECT_EQ(ds.users.count, 3);
+  EXPECT_EQ(ds.test.user[0], 2);  // carol
+  EXPECT_EQ(ds.test.item[0], 0);  // matrix
+}
+
+TEST(RatingsCsv, TestFileErrors) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "train.csv", kTrain));
+  cfg.test_file = write_file(dir, "t1.csv", "carol,matrix,4\ndave,heat,2\n");
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "t1.csv:2:", "unknown user id 'dave'");
+  cfg.test_file = write_file(dir, "t2.csv", "carol,dune,4\n");
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "t2.csv:1:", "unknown item id 'dune'");
+  cfg.test_file = write_file(dir, "t3.csv", "carol,matrix,4\nbob,alien,5\n");
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "t3.csv:2:", "duplicate", "train.csv:6");
+  cfg.test_file = dir + "/absent.csv";
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "absent.csv", "cannot open");
+}
+
+TEST(RatingsCsv, RatingErrorsNameFileAndLine) {
+  const auto dir = scratch_dir("csv");
+  const auto load = [&](const std::string& name, const std::string& text) {
+    return load_ratings_file(write_file(dir, name, text), with_source(dir + "/" + name));
+  };
+  EXPECT_DATA_ERROR(load("few.csv", "1,2,3\n1,3\n"), "few.csv:2:", "expected at least 3 fields", "found 2");
+  EXPECT_DATA_ERROR(load("text.csv", "u,i,r\n1,2,3\n1,3,good\n"),
+                    "text.csv:3:", "rating 'good' is not a number");
+  EXPECT_DATA_ERROR(load("nan.csv", "1,2,3\n1,3,nan\n"), "nan.csv:2:", "not a finite number");
+  EXPECT_DATA_ERROR(load("inf.csv", "1,2,3\n1,3,-inf\n"), "inf.csv:2:", "not a finite number");
+  EXPECT_DATA_ERROR(load("big.csv", "1,2,3\n1,3,1e300\n"), "big.csv:2:", "not a finite number");
+  EXPECT_DATA_ERROR(load("dup.csv", "1,2,3\n\n1,3,4\n1,2,5\n"),
+                    "dup.csv:4:", "duplicate (user, item) pair ('1', '2')", "dup.csv:1");
+  EXPECT_DATA_ERROR(load("noid.csv", "1,2,3\n,3,4\n"), "noid.csv:2:", "empty user id");
+  EXPECT_DATA_ERROR(load("noitem.csv", "1,2,3\n1,,4\n"), "noitem.csv:2:", "empty item id");
+  EXPECT_DATA_ERROR(load("empty.csv", ""), "empty.csv", "file is empty");
+  EXPECT_DATA_ERROR(load("blank.csv", "\n  \n# only a comment\n"), "blank.csv", "file is empty");
+  EXPECT_DATA_ERROR(load("header.csv", "user,item,rating\n"), "header.csv", "header line but no ratings");
+  EXPECT_DATA_ERROR(load_ratings_file(dir + "/missing.csv", with_source(dir + "/missing.csv")), "missing.csv",
+                    "cannot open");
+}
+
+TEST(RatingsCsv, BinaryGarbageGivesOneLineMessage) {
+  const auto dir = scratch_dir("csv");
+  const std::string text = std::string("1,2,3\n1,3,\x01\xff\x00z\n", 15);
+  const auto path = write_file(dir, "bin.csv", text);
+  EXPECT_DATA_ERROR(load_ratings_file(path, with_source(path)), "bin.csv:2:", "\\x01\\xFF\\x00z");
+}
+
+TEST(RatingsCsv, GraphFilesAreSymmetrised) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "r.csv", kTrain));
+  cfg.user_graph_file = write_file(dir, "users.csv", "src,dst,weight\nalice,bob,2\nbob,alice,2\ncarol,bob\n");
+  cfg.item_graph_file = write_file(dir, "items.tsv", "matrix\talien\nheat\theat\t0.5\nalien\theat\t0\n");
+  const Dataset ds = load_ratings_file(cfg.source, cfg);
+  ASSERT_EQ(ds.users.graph_origin, GraphOrigin::File);
+  const auto& g = ds.users.graph;
+  EXPECT_EQ(g.num_nodes, 3);
+  // alice(0)-bob(1) w 2 and bob(1)-carol(2) w 1, both directions, sorted.
+  EXPECT_EQ(g.src, (std::vector<int64_t>{0, 1, 1, 2}));
+  EXPECT_EQ(g.dst, (std::vector<int64_t>{1, 0, 2, 1}));
+  EXPECT_EQ(g.weight, (std::vector<float>{2, 2, 1, 1}));
+  // matrix(0)-alien(2) both ways, the self-loop on heat(1) once, the zero-weight edge dropped.
+  const auto& h = ds.items.graph;
+  EXPECT_EQ(h.src, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(h.dst, (std::vector<int64_t>{2, 1, 0}));
+  EXPECT_EQ(h.weight, (std::vector<float>{1, 0.5f, 1}));
+  EXPECT_NO_THROW(symgnn::validate_dataset(ds, "test"));
+}
+
+TEST(RatingsCsv, GraphFileErrors) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "r.csv", kTrain));
+  const auto try_graph = [&](const std::string& name, const std::string& text) {
+    cfg.user_graph_file = write_file(dir, name, text);
+    return load_ratings_file(cfg.source, cfg);
+  };
+  EXPECT_DATA_ERROR(try_graph("g1.csv", "alice,bob\nalice,dave\n"), "g1.csv:2:", "unknown user id 'dave'");
+  EXPECT_DATA_ERROR(try_graph("g1b.csv", "alice,bob\n17,alice\n"), "g1b.csv:2:", "unknown user id '17'");
+  EXPECT_DATA_ERROR(try_graph("g2.csv", "alice,bob,1\nbob,carol,-1\n"),
+                    "g2.csv:2:", "negative or not finite");
+  EXPECT_DATA_ERROR(try_graph("g3.csv", "alice,bob,1\nbob,carol,nan\n"),
+                    "g3.csv:2:", "negative or not finite");
+  EXPECT_DATA_ERROR(try_graph("g4.csv", "alice,bob,1\nbob,carol,heavy\n"),
+                    "g4.csv:2:", "weight 'heavy' is not a number");
+  EXPECT_DATA_ERROR(try_graph("g5.csv", "alice,bob,1\ncarol,bob\nbob,alice,3\n"), "g5.csv:3:", "asymmetric",
+                    "line 1");
+  EXPECT_DATA_ERROR(try_graph("g6.csv", "alice,bob,1\nalice\n"), "g6.csv:2:", "expected 2 or 3 fields");
+  EXPECT_DATA_ERROR(try_graph("g7.csv", "alice,bob,1,2\n"), "g7.csv:1:", "expected 2 or 3 fields");
+  EXPECT_DATA_ERROR(try_graph("g8.csv", "alice,bob,1\nalice,bob,2\n"), "g8.csv:2:", "given again");
+  EXPECT_DATA_ERROR(try_graph("g9.csv", ""), "g9.csv", "file is empty");
+  cfg.user_graph_file = dir + "/none.csv";
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "none.csv", "cannot open");
+}
+
+TEST(RatingsCsv, FeatureFiles) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "r.csv", kTrain));
+  cfg.user_features_file =
+      write_file(dir, "uf.csv", "id,age,height\ncarol,30,1.6\nalice,20,1.7\nbob,40,1.8\n");
+  cfg.item_features_file = write_file(dir, "if.tsv", "heat\t1\nalien\t2\nmatrix\t3\n");
+  const Dataset ds = load_ratings_file(cfg.source, cfg);
+  const auto& f = ds.users.features;
+  ASSERT_EQ(f.rows, 3);
+  ASSERT_EQ(f.cols, 2);
+  EXPECT_EQ(f.names, (std::vector<std::string>{"age", "height"}));
+  EXPECT_FLOAT_EQ(f.at(0, 0), 20);  // alice is index 0
+  EXPECT_FLOAT_EQ(f.at(2, 1), 1.6f);
+  EXPECT_NE(ds.users.features_origin.find("uf.csv"), std::string::npos);
+  EXPECT_EQ(ds.items.features.names, (std::vector<std::string>{"f1"}));
+  EXPECT_FLOAT_EQ(ds.items.features.at(0, 0), 3);  // matrix
+}
+
+TEST(RatingsCsv, FeatureFileErrors) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "r.csv", kTrain));
+  const auto try_features = [&](const std::string& name, const std::string& text) {
+    cfg.item_features_file = write_file(dir, name, text);
+    return load_ratings_file(cfg.source, cfg);
+  };
+  EXPECT_DATA_ERROR(try_features("f1.csv", "matrix,1\nheat,2\n"), "f1.csv", "no row for item id 'alien'");
+  EXPECT_DATA_ERROR(try_features("f2.csv", "matrix,1,2\nheat,2\nalien,3,4\n"),
+                    "f2.csv:2:", "expected 3 fields");
+  EXPECT_DATA_ERROR(try_features("f3.csv", "id,a\nmatrix,1\nheat,x\nalien,3\n"), "f3.csv:3:", "'x'",
+                    "not a number");
+  EXPECT_DATA_ERROR(try_features("f4.csv", "matrix,1\nheat,inf\nalien,3\n"),
+                    "f4.csv:2:", "not a finite number");
+  EXPECT_DATA_ERROR(try_features("f5.csv", "matrix,1\ndune,2\n"), "f5.csv:2:", "unknown item id 'dune'");
+  EXPECT_DATA_ERROR(try_features("f6.csv", "matrix,1\nheat,2\nmatrix,3\n"), "f6.csv:3:", "second row",
+                    "line 1");
+  EXPECT_DATA_ERROR(try_features("f7.csv", "matrix\n"),
+                    "f7.csv:1:", "expected an id and at least one feature");
+}
+
+TEST(RatingsCsv, LoadDatasetCarvesValidationAndValidates) {
+  std::string text = "u,i,r\n";
+  for (int u = 0; u < 30; ++u)
+    for (int i = 0; i < 10; ++i)
+      text +=
+          "u" + std::to_string(u) + ",i" + std::to_string(i) + "," + std::to_string(1 + (u * i) % 5) + "\n";
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "r.csv", text));
+  cfg.test_fraction = 0.1;
+  cfg.val_fraction = 0.1;
+  const Dataset ds = symgnn::load_dataset(cfg);
+  EXPECT_EQ(ds.test.size(), 30u);
+  EXPECT_EQ(ds.validation.size(), 27u);  // round(0.1 * 270)
+  EXPECT_EQ(ds.train.size(), 243u);
+  EXPECT_EQ(ds.source, cfg.source);
+}

@@ -1,0 +1,153 @@
+// Tests of src/graph/knn.cpp: the blocked k-NN graph against a brute-force O(n^2)
+// reference (cosine similarity in double, ties to the lower index), symmetry, k >= n.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "symgnn/graph.h"
+
+namespace symgnn::graph {
+namespace {
+
+using EdgeSet = std::set<std::pair<int64_t, int64_t>>;
+
+EdgeSet edges_of(const EdgeList& g) {
+  EdgeSet s;
+  for (size_t e = 0; e < g.size(); ++e) s.emplace(g.src[e], g.dst[e]);
+  return s;
+}
+
+/// Each node's k most similar others (similarity descending, index ascending), both
+/// directions of every pair kept.
+EdgeSet brute_force(const at::Tensor& x, int64_t k) {
+  const auto xd = x.to(torch::kDouble);
+  const int64_t n = xd.size(0);
+  std::vector<double> norm(n);
+  for (int64_t i = 0; i < n; ++i) norm[i] = std::sqrt((xd[i] * xd[i]).sum().item<double>());
+  EdgeSet out;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<std::pair<double, int64_t>> cand;
+    for (int64_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      const double dot = (xd[i] * xd[j]).sum().item<double>();
+      const double sim = norm[i] > 0 && norm[j] > 0 ? dot / (norm[i] * norm[j]) : 0.0;
+      cand.emplace_back(-sim, j);
+    }
+    std::sort(cand.begin(), cand.end());
+    for (int64_t r = 0; r < std::min<int64_t>(k, n - 1); ++r) {
+      out.emplace(i, cand[r].second);
+      out.emplace(cand[r].second, i);
+    }
+  }
+  return out;
+}
+
+void expect_well_formed(const EdgeList& g, int64_t n, int64_t k) {
+  EXPECT_EQ(g.num_nodes, n);
+  ASSERT_EQ(g.src.size(), g.size());
+  ASSERT_EQ(g.dst.size(), g.size());
+  const EdgeSet s = edges_of(g);
+  EXPECT_EQ(s.size(), g.size()) << "duplicate edges";
+  std::vector<int64_t> degree(n, 0);
+  for (size_t e = 0; e < g.size(); ++e) {
+    EXPECT_NE(g.src[e], g.dst[e]) << "self-loop";
+    EXPECT_EQ(g.weight[e], 1.0f);
+    EXPECT_TRUE(s.count({g.dst[e], g.src[e]})) << "missing reverse of " << g.src[e] << " -> " << g.dst[e];
+    ++degree[g.src[e]];
+  }
+  for (int64_t i = 0; i < n; ++i) EXPECT_GE(degree[i], std::min(k, n - 1)) << "node " << i;
+}
+
+/// Rows whose cosine similarities are exact in float: m in {1, 4, 16} non-zero entries of
+/// +-c (normalised entries +-1, +-1/2, +-1/4), so many similarities tie exactly; row 5
+/// is zero.
+at::Tensor tie_heavy_data(int64_t n, uint64_t seed) {
+  std::mt19937 rng(seed);
+  const int64_t d = 16;
+  auto x = torch::zeros({n, d});
+  for (int64_t i = 0; i < n; ++i) {
+    if (i == 5) continue;
+    const int64_t m = std::vector<int64_t>{1, 4, 16}[rng() % 3];
+    const float c = static_cast<float>(1 + rng() % 3);
+    std::vector<int64_t> cols(d);
+    for (int64_t j = 0; j < d; ++j) cols[j] = j;
+    std::shuffle(cols.begin(), cols.end(), rng);
+    for (int64_t j = 0; j < m; ++j) x[i][cols[j]] = (rng() % 2 ? c : -c);
+  }
+  return x;
+}
+
+TEST(KnnGraph, MatchesBruteForceWithTiesAndAZeroRow) {
+  const auto x = tie_heavy_data(40, 3);
+  for (int64_t k : {1, 3, 5, 10})
+    for (int64_t block : {1, 7, 1024}) {
+      const EdgeList g = knn_graph(x, k, block);
+      expect_well_formed(g, 40, k);
+      EXPECT_EQ(edges_of(g), brute_force(x, k)) << "k " << k << ", block " << block;
+    }
+}
+
+TEST(KnnGraph, MatchesBruteForceOnRandomData) {
+  torch::manual_seed(5);
+  auto x = torch::randn({60, 8});
+  x[17].zero_();
+  for (int64_t k : {2, 6}) {
+    const EdgeList g = knn_graph(x, k, 16);
+    expect_well_formed(g, 60, k);
+    EXPECT_EQ(edges_of(g), brute_force(x, k)) << "k " << k;
+  }
+}
+
+TEST(KnnGraph, DuplicateRowsTieToLowerIndex) {
+  // Rows 1, 2, 3 are copies of row 0 scaled by powers of two (so that the normalised rows
+  // are bitwise equal); row 4 is equally dissimilar to all four. With k = 1 every copy
+  // and row 4 pick the lowest index among their tied candidates.
+  auto x = torch::tensor({1.0f, 2.0f, 2.0f, 4.0f, 4.0f, 8.0f, 0.5f, 1.0f, -1.0f, 0.0f}).view({5, 2});
+  const EdgeSet s = edges_of(knn_graph(x, 1));
+  const EdgeSet expected = {{0, 1}, {1, 0}, {2, 0}, {0, 2}, {3, 0}, {0, 3}, {4, 0}, {0, 4}};
+  EXPECT_EQ(s, expected);
+  EXPECT_EQ(s, brute_force(x, 1));
+}
+
+TEST(KnnGraph, BlockSizeDoesNotChangeTheResult) {
+  torch::manual_seed(6);
+  const auto x = torch::randn({50, 5});
+  const EdgeList a = knn_graph(x, 4, 3);
+  const EdgeList b = knn_graph(x, 4, 50);
+  EXPECT_EQ(a.src, b.src);
+  EXPECT_EQ(a.dst, b.dst);
+}
+
+TEST(KnnGraph, LargeKGivesTheCompleteGraph) {
+  torch::manual_seed(7);
+  const auto x = torch::randn({6, 3});
+  for (int64_t k : {5, 6, 100}) {
+    const EdgeList g = knn_graph(x, k);
+    EXPECT_EQ(g.size(), 30u) << "k " << k;
+    expect_well_formed(g, 6, k);
+  }
+}
+
+TEST(KnnGraph, TinyInputs) {
+  EXPECT_EQ(knn_graph(torch::randn({1, 3}), 3).size(), 0u);
+  EXPECT_EQ(knn_graph(torch::randn({1, 3}), 3).num_nodes, 1);
+  EXPECT_EQ(knn_graph(torch::randn({0, 3}), 3).size(), 0u);
+  EXPECT_EQ(knn_graph(torch::randn({2, 3}), 1).size(), 2u);
+}
+
+TEST(KnnGraph, DoubleInputAndBadArguments) {
+  const auto x = tie_heavy_data(20, 9);
+  EXPECT_EQ(edges_of(knn_graph(x.to(torch::kDouble), 3)), brute_force(x, 3));
+  EXPECT_THROW(knn_graph(x, 0), c10::Error);
+  EXPECT_THROW(knn_graph(x, 3, 0), c10::Error);
+  EXPECT_THROW(knn_graph(torch::randn({4}), 3), c10::Error);
+}
+
+}  // namespace
+}  // namespace symgnn::graph

@@ -1,0 +1,96 @@
+// make_context on a tiny hand-built Dataset: graphs, features, per-class priors, statistics.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "lowrank_test_util.h"
+#include "symgnn/error.h"
+#include "symgnn/model.h"
+
+namespace symgnn::models {
+namespace {
+
+Dataset hand_built() {
+  Dataset ds;
+  ds.name = "hand";
+  ds.users.count = 3;
+  ds.items.count = 4;
+  // Users: a path 0 - 1 - 2 from a file; items: identity.
+  ds.users.graph.num_nodes = 3;
+  for (auto [a, b] : {std::pair<int64_t, int64_t>{0, 1}, {1, 2}}) {
+    ds.users.graph.add(a, b, 1.0f);
+    ds.users.graph.add(b, a, 1.0f);
+  }
+  ds.users.graph_origin = GraphOrigin::File;
+  ds.items.graph_origin = GraphOrigin::Identity;
+  ds.users.features.rows = 3;
+  ds.users.features.cols = 2;
+  ds.users.features.values = {1, 2, 3, 4, 5, 6};
+  ds.train.add(0, 0, 1.0f);
+  ds.train.add(0, 3, 2.0f);
+  ds.train.add(1, 1, 2.0f);
+  ds.train.add(2, 2, 3.0f);
+  ds.validation.add(2, 3, 1.0f);  // never in the prior
+  ds.rating_levels = {1, 2, 3};
+  ds.rating_min = 1;
+  ds.rating_max = 3;
+  return ds;
+}
+
+TEST(LowRankContext, BuildsGraphsFeaturesPriorsAndStatistics) {
+  const ModelContext ctx = make_context(hand_built());
+  EXPECT_EQ(ctx.n1, 3);
+  EXPECT_EQ(ctx.n2, 4);
+  const double s = 1 / std::sqrt(2.0);
+  const at::Tensor at1 = torch::tensor({0.0, s, 0.0, s, 0.0, s, 0.0, s, 0.0}, torch::kDouble).reshape({3, 3});
+  EXPECT_TRUE(torch::allclose(ctx.at1.to_dense().to(torch::kDouble), at1, 1e-6, 1e-6)) << ctx.at1.to_dense();
+  EXPECT_TRUE(ctx.at2.identity);
+  ASSERT_TRUE(ctx.f1.defined());
+  EXPECT_TRUE(torch::equal(ctx.f1, torch::tensor({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}).reshape({3, 2})));
+  EXPECT_FALSE(ctx.f2.defined());
+  EXPECT_EQ(ctx.levels, (std::vector<float>{1, 2, 3}));
+  EXPECT_TRUE(torch::equal(ctx.train_users, torch::tensor({0, 0, 1, 2}, torch::kLong)));
+  EXPECT_TRUE(torch::equal(ctx.train_items, torch::tensor({0, 3, 1, 2}, torch::kLong)));
+  EXPECT_TRUE(torch::equal(ctx.train_values, torch::tensor({1.f, 2.f, 2.f, 3.f})));
+
+  ASSERT_EQ(ctx.h.size(), 3u);
+  ASSERT_EQ(ctx.ht.size(), 3u);
+  std::vector<at::Tensor> expected;
+  for (int k = 0; k < 3; ++k) expected.push_back(torch::zeros({3, 4}));
+  expected[0][0][0] = 1;
+  expected[1][0][3] = 1;
+  expected[1][1][1] = 1;
+  expected[2][2][2] = 1;
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_TRUE(torch::equal(ctx.h[k].to_dense(), expected[k])) << k;
+    EXPECT_TRUE(torch::equal(ctx.ht[k].to_dense(), expected[k].t())) << k;
+  }
+  EXPECT_FLOAT_EQ(ctx.global_mean, 2.0f);
+  EXPECT_FLOAT_EQ(ctx.rating_std, static_cast<float>(std::sqrt(0.5)));
+  EXPECT_FLOAT_EQ(ctx.rating_min, 1.0f);
+  EXPECT_FLOAT_EQ(ctx.rating_max, 3.0f);
+
+  const ModelContext moved = ctx.to(torch::Device(torch::kCPU));
+  EXPECT_TRUE(torch::equal(moved.h[1].to_dense(), expected[1]));
+}
+
+TEST(LowRankContext, DerivesLevelsWhenAbsentAndRejectsOffLevelRatings) {
+  Dataset ds = hand_built();
+  ds.rating_levels.clear();
+  ds.rating_min = ds.rating_max = 0;
+  const ModelContext ctx = make_context(ds);
+  EXPECT_EQ(ctx.levels, (std::vector<float>{1, 2, 3}));
+  EXPECT_FLOAT_EQ(ctx.rating_max, 3.0f);
+
+  ds = hand_built();
+  ds.train.value[0] = 1.5f;
+  EXPECT_THROW(make_context(ds), DataError);
+}
+
+TEST(LowRankContext, RequiresResolvedGraphs) {
+  Dataset ds = hand_built();
+  ds.items.graph_origin = GraphOrigin::None;
+  EXPECT_ANY_THROW(make_context(ds));
+}
+
+}  // namespace
+}  // namespace symgnn::models

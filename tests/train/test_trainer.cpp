@@ -1,0 +1,177 @@
+// The trainer's protocol on a small biased-MF model injected through the factory hook:
+// masked loss, best-epoch selection, checkpoints, resume == uninterrupted, corrupt files.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/test_support.h"
+#include "symgnn/error.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+using namespace symgnn;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// r(i, j) = mu + b1_i + b2_j + <P_i, Q_j>.
+class TinyMF : public models::RatingModel {
+public:
+  TinyMF(int64_t n1, int64_t n2, float mu) : mu_(mu) {
+    p_ = register_parameter("p", torch::randn({n1, 3}) * 0.1);
+    q_ = register_parameter("q", torch::randn({n2, 3}) * 0.1);
+    b1_ = register_parameter("b1", torch::zeros({n1}));
+    b2_ = register_parameter("b2", torch::zeros({n2}));
+  }
+  at::Tensor forward(const at::Tensor& u, const at::Tensor& i) override {
+    auto x = (p_.index_select(0, u) * q_.index_select(0, i)).sum(1);
+    if (is_training()) x = torch::dropout(x, 0.1, true);  // exercises the dropout RNG on resume
+    return x + b1_.index_select(0, u) + b2_.index_select(0, i) + mu_;
+  }
+  std::string name() const override { return "tiny-mf"; }
+
+private:
+  float mu_;
+  at::Tensor p_, q_, b1_, b2_;
+};
+
+/// 12 x 10 low-rank ratings, 60 % observed, split train / validation / test.
+struct Fixture {
+  Dataset ds;
+  models::ModelContext ctx;
+  RunConfig cfg;
+  train::TrainerOptions opts;
+
+  Fixture() {
+    torch::manual_seed(3);
+    auto u = torch::randn({12, 2}), v = torch::randn({10, 2});
+    auto full = (torch::mm(u, v.t()) + 3).clamp(1, 5);
+    ds.name = "tiny";
+    ds.users.count = 12;
+    ds.items.count = 10;
+    ds.rating_min = 1;
+    ds.rating_max = 5;
+    ds.rating_levels = {1, 2, 3, 4, 5};
+    int k = 0;
+    for (int i = 0; i < 12; ++i)
+      for (int j = 0; j < 10; ++j, ++k) {
+        if (k % 5 == 4) continue;
+        const float r = full[i][j].item<float>();
+        (k % 7 == 0 ? ds.test : k % 11 == 0 ? ds.validation : ds.train).add(i, j, r);
+      }
+    ctx.n1 = 12;
+    ctx.n2 = 10;
+    ctx.train_users = torch::tensor(ds.train.user, torch::kInt64);
+    ctx.train_items = torch::tensor(ds.train.item, torch::kInt64);
+    ctx.train_values = torch::tensor(ds.train.value, torch::kFloat32);
+    ctx.rating_min = 1;
+    ctx.rating_max = 5;
+    ctx.global_mean = ctx.train_values.mean().item<float>();
+    cfg.train.epochs = 60;
+    cfg.train.lr = 0.05;
+    cfg.train.patience = 1000;
+    cfg.train.checkpoint_every = 5;
+    opts.progress = "quiet";
+    const float mu = ctx.global_mean;
+    opts.factory = [mu](const RunConfig&, const models::ModelContext& c) {
+      return std::make_shared<TinyMF>(c.n1, c.n2, mu);
+    };
+  }
+  train::RunResult run(int64_t r = 0) {
+    train::Progress progress("quiet", 10);
+    return train::train_run(cfg, ds, ctx, r, opts, progress);
+  }
+};
+
+}  // namespace
+
+TEST(Trainer, RmseClipsToTheRatingRange) {
+  auto pred = torch::tensor({0.0f, 6.0f, 3.0f});
+  auto target = torch::tensor({1.0f, 5.0f, 4.0f});
+  EXPECT_NEAR(train::rmse(pred, target, 1, 5), std::sqrt(1.0 / 3.0), 1e-9);
+}
+
+TEST(Trainer, LearnsAndReportsTestAtBestValidationEpoch) {
+  Fixture f;
+  auto r = f.run();
+  ASSERT_EQ(static_cast<int64_t>(r.history.size()), r.epochs_run);
+  EXPECT_LT(r.history.back().train_rmse, r.history.front().train_rmse);
+  const auto& best = r.history[static_cast<size_t>(r.best_epoch - 1)];
+  EXPECT_DOUBLE_EQ(r.val_rmse, best.val_rmse);
+  EXPECT_DOUBLE_EQ(r.test_rmse, best.test_rmse);
+  for (const auto& e : r.history) EXPECT_GE(e.val_rmse, r.val_rmse);
+  EXPECT_GT(r.peak_memory_bytes, 0);
+  EXPECT_EQ(r.parameters, 12 * 3 + 10 * 3 + 12 + 10);
+}
+
+TEST(Trainer, EarlyStoppingEndsTheRun) {
+  Fixture f;
+  f.cfg.train.patience = 3;
+  f.cfg.train.lr = 0.5;  // overshoots quickly, so validation stops improving
+  auto r = f.run();
+  EXPECT_LT(r.epochs_run, f.cfg.train.epochs);
+  EXPECT_EQ(r.epochs_run - r.best_epoch, 3);
+}
+
+TEST(Trainer, ResumeEqualsUninterruptedRun) {
+  Fixture a;
+  a.opts.out_dir = symgnn::testing::scratch_dir("trainer_a");
+  const auto full = a.run();
+
+  Fixture b;
+  b.opts.out_dir = symgnn::testing::scratch_dir("trainer_b");
+  b.opts.interrupt_after = 23;  // not a multiple of checkpoint_every
+  EXPECT_THROW(b.run(), Error);
+  b.opts.interrupt_after = 0;
+  b.opts.resume = true;
+  const auto resumed = b.run();
+  ASSERT_EQ(resumed.history.size(), full.history.size());
+  for (size_t k = 0; k < full.history.size(); ++k) {
+    EXPECT_DOUBLE_EQ(resumed.history[k].loss, full.history[k].loss) << "epoch " << k + 1;
+    EXPECT_DOUBLE_EQ(resumed.history[k].val_rmse, full.history[k].val_rmse) << "epoch " << k + 1;
+  }
+  EXPECT_DOUBLE_EQ(resumed.test_rmse, full.test_rmse);
+  EXPECT_EQ(resumed.best_epoch, full.best_epoch);
+}
+
+TEST(Trainer, CorruptOrMismatchedCheckpointIsAClearError) {
+  Fixture f;
+  f.opts.out_dir = symgnn::testing::scratch_dir("trainer_c");
+  f.cfg.train.epochs = 6;
+  f.run();
+  const std::string ckpt = f.opts.out_dir + "/run0/checkpoint.pt";
+  ASSERT_TRUE(fs::exists(ckpt));
+  // Mismatched: a different configuration.
+  Fixture g;
+  g.opts.out_dir = f.opts.out_dir;
+  g.opts.resume = true;
+  g.cfg.train.epochs = 6;
+  g.cfg.train.lr = 0.01;
+  EXPECT_THROW(g.run(), CheckpointError);
+  // Corrupt: truncated file.
+  fs::resize_file(ckpt, fs::file_size(ckpt) / 2);
+  g.cfg.train.lr = f.cfg.train.lr;
+  try {
+    g.run();
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint.pt"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Trainer, SavedModelRoundTrips) {
+  Fixture f;
+  f.opts.out_dir = symgnn::testing::scratch_dir("trainer_m");
+  f.cfg.train.epochs = 5;
+  f.run();
+  const std::string path = f.opts.out_dir + "/run0/model.pt";
+  RunConfig back;
+  load_config_text(back, train::read_model_config(path), path);
+  EXPECT_EQ(to_text(back), to_text(f.cfg));
+  TinyMF m(12, 10, f.ctx.global_mean);
+  EXPECT_NO_THROW(train::load_model_weights(m, path, at::Device(at::kCPU)));
+  TinyMF wrong(13, 10, 0);
+  EXPECT_THROW(train::load_model_weights(wrong, path, at::Device(at::kCPU)), CheckpointError);
+}

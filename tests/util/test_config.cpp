@@ -1,0 +1,132 @@
+// The single field list drives parsing, overrides, printing and docs: every path checked.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/test_support.h"
+#include "symgnn/config.h"
+#include "symgnn/error.h"
+
+using namespace symgnn;
+
+namespace {
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Config, TextRoundTripIsIdentity) {
+  RunConfig a;
+  set_config_value(a, "lowrank.hidden", "48");
+  set_config_value(a, "train.lr", "0.003");
+  set_config_value(a, "data.source", "/tmp/x.mat");
+  set_config_value(a, "lowrank.biases", "true");
+  set_config_value(a, "model", "base");
+  const std::string text = to_text(a);
+  RunConfig b;
+  load_config_text(b, text, "roundtrip");
+  EXPECT_EQ(to_text(b), text);
+  EXPECT_EQ(b.lowrank.hidden, 48);
+  EXPECT_DOUBLE_EQ(b.train.lr, 0.003);
+  EXPECT_TRUE(b.lowrank.biases);
+  EXPECT_EQ(b.model, "base");
+}
+
+TEST(Config, FileWithSectionsCommentsAndOverrides) {
+  const auto dir = symgnn::testing::scratch_dir("config");
+  const auto path = symgnn::testing::write_file(dir, "a.conf",
+                                        "# tuned for douban\nmodel = lowrank\n[train]\nepochs = 7  # short\n"
+                                        "\n[lowrank]\nvariant = G\ngraph.knn_k = 12\n");
+  RunConfig cfg;
+  load_config_file(cfg, path);
+  EXPECT_EQ(cfg.train.epochs, 7);
+  EXPECT_EQ(cfg.lowrank.variant, "G");
+  EXPECT_EQ(cfg.graph.knn_k, 12);  // dotted keys are absolute even inside a section
+  apply_override(cfg, "train.epochs=9");
+  EXPECT_EQ(cfg.train.epochs, 9);
+}
+
+TEST(Config, UnknownKeysAreErrorsNotWarnings) {
+  RunConfig cfg;
+  EXPECT_NE(message_of([&] { set_config_value(cfg, "train.epoch", "3"); }).find("unknown key 'train.epoch'"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { set_config_value(cfg, "trian.epochs", "3"); }).find("unknown section"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { set_config_value(cfg, "epochs", "3"); }).find("section.field"), std::string::npos);
+}
+
+TEST(Config, EveryFieldRejectsABadValue) {
+  // For each field: a value of the wrong type (or out of range / not a choice) is
+  // rejected with a message naming the key and the value.
+  RunConfig probe;
+  int checked = 0;
+  probe.visit_sections([&](const char* section, auto& s) {
+    s.visit([&](const char* key, auto& member, const char*, const Check& c) {
+      using T = std::decay_t<decltype(member)>;
+      std::string bad;
+      if constexpr (std::is_same_v<T, std::string>) {
+        if (c.choices[0] == '\0') return;  // free text (paths): nothing to reject
+        bad = "no-such-choice";
+      } else if constexpr (std::is_same_v<T, bool>) {
+        bad = "maybe";
+      } else {
+        bad = "abc";
+      }
+      const std::string full = std::string(section) + "." + key;
+      RunConfig cfg;
+      const std::string msg = message_of([&] { set_config_value(cfg, full, bad); });
+      EXPECT_NE(msg.find(full), std::string::npos) << full << ": " << msg;
+      EXPECT_NE(msg.find(bad), std::string::npos) << full << ": " << msg;
+      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+        if (c.min > -1e299) {
+          std::ostringstream below;
+          below << (c.min - 1);
+          EXPECT_THROW(set_config_value(cfg, full, below.str()), ConfigError) << full;
+        }
+      }
+      ++checked;
+    });
+  });
+  EXPECT_GT(checked, 30);
+}
+
+TEST(Config, RangeAndNanAreRejected) {
+  RunConfig cfg;
+  EXPECT_THROW(set_config_value(cfg, "data.val_fraction", "0.9"), ConfigError);
+  EXPECT_THROW(set_config_value(cfg, "train.lr", "nan"), ConfigError);
+  EXPECT_THROW(set_config_value(cfg, "lowrank.hidden", "12x"), ConfigError);
+  EXPECT_THROW(set_config_value(cfg, "model", "svd"), ConfigError);
+  EXPECT_THROW(apply_override(cfg, "train.lr"), ConfigError);
+}
+
+TEST(Config, FileErrorsNameFileAndLine) {
+  const auto dir = symgnn::testing::scratch_dir("config");
+  const auto path = symgnn::testing::write_file(dir, "bad.conf", "train.epochs = 3\nthis is not an assignment\n");
+  RunConfig cfg;
+  const std::string msg = message_of([&] { load_config_file(cfg, path); });
+  EXPECT_NE(msg.find("bad.conf:2"), std::string::npos) << msg;
+  EXPECT_THROW(load_config_file(cfg, dir + "/missing.conf"), ConfigError);
+}
+
+TEST(Config, CrossFieldRules) {
+  RunConfig cfg;
+  cfg.train.device = "tpu";
+  EXPECT_THROW(check_config(cfg), ConfigError);
+  cfg.train.device = "cuda:0";
+  EXPECT_NO_THROW(check_config(cfg));
+}
+
+TEST(Config, DocsPageIsUpToDate) {
+  std::ifstream in(std::string(SYMGNN_SOURCE_DIR) + "/docs/config.md");
+  ASSERT_TRUE(in) << "docs/config.md missing: regenerate with `symgnn config --markdown > docs/config.md`";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), config_markdown())
+      << "docs/config.md is stale: regenerate with `build/symgnn config --markdown > docs/config.md`";
+}
