@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
     torch::optim::Adam adam(model.parameters(), torch::optim::AdamOptions(1e-3));
     auto step = [&] {
       adam.zero_grad();
-      const at::Tensor loss = (model.forward(ctx.train_users, ctx.train_items) - ctx.train_values).pow(2).mean();
+      const at::Tensor loss =
+          (model.forward(ctx.train_users, ctx.train_items) - ctx.train_values).pow(2).mean();
       loss.backward();
       return loss;
     };

@@ -93,8 +93,8 @@ struct SylvesterConfig {
 
   template <class V>
   void visit(V&& v) {
-    v("solver", solver, "fixed_point, cg (conjugate gradient) or exact (eigendecomposition)", one_of("fixed_point|cg|exact"));
-    v("alpha", alpha, "a in X = a At2 X At1^T + (1-a) H; must be in [0, 1)", range(0.0, 0.999999));
+    v("solver", solver, "fixed_point, cg (conjugate gradient), cr (conjugate residual: monotone residual) or exact (eigendecomposition)", one_of("fixed_point|cg|cr|exact"));
+    v("alpha", alpha, "a in X = a At1 X At2^T + (1-a) H (X users x items); must be in [0, 1)", range(0.0, 0.999999));
     v("tol", tol, "stop when the relative residual falls below this", range(1e-15, 1.0));
     v("max_iter", max_iter, "iteration limit of the iterative solvers", range(1, 10000000));
     v("alphas", alphas, "candidate values of a tried on the validation split by train --model sylvester", any());
@@ -113,6 +113,10 @@ struct LowRankConfig {
   int64_t attention_block = 512;
   std::string prior_norm = "left";
   double prior_dropout = 0.0;
+  std::string decoder = "dot";
+  int64_t class_bases = 2;
+  double class_mse_weight = 0.0;
+  double smoothness = 0.0;
 
   template <class V>
   void visit(V&& v) {
@@ -126,6 +130,10 @@ struct LowRankConfig {
     v("attention_block", attention_block, "rows per block of the attention softmax (bounds peak memory)", range(1, 1000000));
     v("prior_norm", prior_norm, "norm(H_k) of the prior aggregation: left (1/deg_i, over all classes) or symmetric (1/sqrt(deg_i deg_j))", one_of("left|symmetric"));
     v("prior_dropout", prior_dropout, "dropout on the edges of the per-class prior H_k while training, rescaled (0: off, faithful)", range(0.0, 0.95));
+    v("decoder", decoder, "dot: <U1_i, U2_j> (paper); classes: softmax over the rating levels from bilinear forms, prediction = expected rating (GC-MC-style)", one_of("dot|classes"));
+    v("class_bases", class_bases, "decoder = classes: shared basis matrices Q_b of the bilinear forms", range(1, 64));
+    v("class_mse_weight", class_mse_weight, "decoder = classes: loss = cross-entropy + w * MSE of the expected rating", range(0.0, 100.0));
+    v("smoothness", smoothness, "lambda of the graph smoothness penalty tr(U^T (I - At) U) / n on the final representations (0: off, faithful)", range(0.0, 100.0));
   }
 };
 
@@ -136,6 +144,9 @@ struct BaseConfig {
   int64_t hops = 2;
   std::string activation = "relu";
   int64_t attention_block = 512;
+  bool biases = false;
+  double dropout = 0.0;
+  double prior_dropout = 0.0;
 
   template <class V>
   void visit(V&& v) {
@@ -144,6 +155,9 @@ struct BaseConfig {
     v("hops", hops, "number of CGE hops i in X1 = sum_i phi(...)", range(1, 16));
     v("activation", activation, "activation phi", one_of("relu|elu|tanh|sigmoid|identity"));
     v("attention_block", attention_block, "rows per block of the attention softmax", range(1, 1000000));
+    v("biases", biases, "predict mean + std * (X_ij + b1_i + b2_j): X fits standardised ratings (false: X_ij, faithful)", any());
+    v("dropout", dropout, "dropout on U1, U2 while training (0: off, faithful)", range(0.0, 0.95));
+    v("prior_dropout", prior_dropout, "dropout on the edges of the per-class prior Hn_k of X3 while training, rescaled (0: off, faithful)", range(0.0, 0.95));
   }
 };
 

@@ -49,7 +49,13 @@ class RatingModel : public torch::nn::Module {
 public:
   /// Predicted ratings for the pairs (users[k], items[k]), shape [K].
   virtual at::Tensor forward(const at::Tensor& users, const at::Tensor& items) = 0;
-  /// Extra training loss terms (regularisers); undefined tensor when none.
+  /// The training objective on observed ratings (default: MSE of forward()); *pred
+  /// receives the predicted ratings of the pairs, for reporting the training RMSE.
+  /// Models with another decoder (e.g. a softmax over rating classes) override it.
+  virtual at::Tensor training_loss(const at::Tensor& users, const at::Tensor& items, const at::Tensor& target,
+                                   at::Tensor* pred);
+  /// Extra training loss terms (regularisers) of the last training_loss() call;
+  /// undefined tensor when none.
   virtual at::Tensor regularization() { return {}; }
   /// Human-readable name, e.g. "lowrank-G".
   virtual std::string name() const = 0;

@@ -103,12 +103,12 @@ int run_predict(const PredictOptions& o) {
 }  // namespace
 
 void add_predict_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "predict",
-      "predict ratings for (user, item) pairs with a trained model\n"
-      "  symgnn predict --model runs/ml100k --pairs pairs.csv --out predictions.csv\n"
-      "pairs: one 'user,item' per line (comma or tab, original ids, optional header);\n"
-      "output: 'user,item,prediction', clipped to the rating range.");
+  auto* cmd =
+      app.add_subcommand("predict",
+                         "predict ratings for (user, item) pairs with a trained model\n"
+                         "  symgnn predict --model runs/ml100k --pairs pairs.csv --out predictions.csv\n"
+                         "pairs: one 'user,item' per line (comma or tab, original ids, optional header);\n"
+                         "output: 'user,item,prediction', clipped to the rating range.");
   auto o = std::make_shared<PredictOptions>();
   cmd->add_option("--model", o->model_dir, "directory written by `symgnn train --out` (or its model.pt)")
       ->required();

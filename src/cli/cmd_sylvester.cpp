@@ -71,13 +71,12 @@ void run_sylvester(CommonOptions opts, const SylvesterOptions& so) {
   if (!so.alpha.empty()) sets.push_back("sylvester.alpha=" + so.alpha);
   if (!so.tol.empty()) sets.push_back("sylvester.tol=" + so.tol);
   if (!so.max_iter.empty()) sets.push_back("sylvester.max_iter=" + so.max_iter);
-  // "cr" is a library-only variant (not a config value): pass it around the config check.
-  if (!so.solver.empty() && so.solver != "cr") sets.push_back("sylvester.solver=" + so.solver);
+  if (!so.solver.empty()) sets.push_back("sylvester.solver=" + so.solver);
   sets.insert(sets.end(), opts.sets.begin(), opts.sets.end());
   opts.sets = sets;
   RunConfig cfg = make_config(opts);
   apply_runtime(cfg);
-  const std::string solver = so.solver == "cr" ? "cr" : cfg.sylvester.solver;
+  const std::string solver = cfg.sylvester.solver;
   const at::Device device = sylvester_device(cfg);
 
   Dataset ds = load_dataset(cfg.data);

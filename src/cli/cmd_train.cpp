@@ -1,5 +1,6 @@
 // `symgnn train`: trains a model on a dataset, reports test RMSE over seeds, and writes
 // checkpoints, per-epoch CSVs, the model and a metrics file.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -99,6 +100,9 @@ int run_train(const TrainOptions& o) {
   std::cout << s.model_name << " on " << ds.name << ": test RMSE " << fmt(s.test_rmse) << " +- "
             << fmt(s.test_rmse_std) << " over " << s.runs.size() << " run(s) (validation " << fmt(s.val_rmse)
             << ")\n";
+  if (std::isfinite(s.ensemble_test_rmse))
+    std::cout << "ensemble of the " << s.runs.size() << " runs (mean prediction): test RMSE "
+              << fmt(s.ensemble_test_rmse) << "\n";
 
   // On the embedded synthetic default, show what the graphs are worth: the same model
   // and seeds with both graphs replaced by the identity.
@@ -112,8 +116,9 @@ int run_train(const TrainOptions& o) {
     popts.progress = progress;
     train::SweepResult p = train::train_sweep(plain, ds_plain, popts);
     metrics["without_graphs"] = {{"test_rmse", p.test_rmse}, {"test_rmse_std", p.test_rmse_std}};
-    std::cout << "without graphs (identity At): test RMSE " << fmt(p.test_rmse) << " +- " << fmt(p.test_rmse_std)
-              << "; the graphs " << (s.test_rmse < p.test_rmse ? "help" : "do not help") << " by "
+    std::cout << "without graphs (identity At): test RMSE " << fmt(p.test_rmse) << " +- "
+              << fmt(p.test_rmse_std) << "; the graphs "
+              << (s.test_rmse < p.test_rmse ? "help" : "do not help") << " by "
               << fmt(p.test_rmse - s.test_rmse) << "\n";
   }
   if (!topts.out_dir.empty()) {
@@ -137,7 +142,8 @@ void add_train_command(CLI::App& app) {
       "  symgnn train --model sylvester --data ../shared/data/monti/flixster.mat");
   auto o = std::make_shared<TrainOptions>();
   add_common_options(cmd, o->common);
-  cmd->add_option("--model", o->model, "lowrank (default), base, or sylvester (the classic-equation baseline)")
+  cmd->add_option("--model", o->model,
+                  "lowrank (default), base, or sylvester (the classic-equation baseline)")
       ->check(CLI::IsMember({"lowrank", "base", "sylvester"}));
   cmd->add_option("--variant", o->variant, "full (default), G (CGE aggregation only) or A (attention only)")
       ->check(CLI::IsMember({"full", "G", "A"}));
@@ -146,7 +152,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--epochs", o->epochs, "maximum epochs (early stopping may end sooner)");
   cmd->add_option("--out", o->out, "directory for checkpoints, per-epoch CSVs, model.pt and metrics.json");
   cmd->add_option("--metrics-out", o->metrics_out, "write the metrics JSON here too");
-  cmd->add_option("--resume", o->resume, "continue the interrupted training recorded in this --out directory");
+  cmd->add_option("--resume", o->resume,
+                  "continue the interrupted training recorded in this --out directory");
   cmd->add_flag("--quiet", o->quiet, "print only the final result");
   cmd->add_option("--progress", o->progress, "auto (bar on a terminal, else lines), lines or quiet")
       ->check(CLI::IsMember({"auto", "lines", "quiet"}));

@@ -37,8 +37,9 @@ RunConfig make_config(const CommonOptions& opts, const std::string& model) {
 }
 
 void apply_runtime(const RunConfig& cfg) {
-  const int64_t n = cfg.train.threads > 0 ? cfg.train.threads
-                                          : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t n = cfg.train.threads > 0
+                        ? cfg.train.threads
+                        : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
   at::set_num_threads(static_cast<int>(n));
 }
 

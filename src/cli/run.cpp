@@ -29,11 +29,7 @@ int run(int argc, const char* const* argv) {
   try {
     app.parse(argc, argv);
     return 0;
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --version (CallForHelp derives from Success)
     return app.exit(e);
   } catch (const CLI::RuntimeError& e) {  // a command's own non-zero exit code
     return e.get_exit_code();

@@ -6,13 +6,13 @@
 ///
 /// The product is `embedding_bag(X, col_idx, row_ptr, mode = sum, per_sample_weights =
 /// values)`: a bag per row of A summing the rows of X it names, scaled by the entries.
-/// bench/bench_spmm.cpp (3000 x 3000, 60k non-zeros, d = 64, 2 threads, loaded machine):
-/// this path 0.4-0.5 ms forward and 1.1 ms forward+backward, against torch::mm on a sparse
-/// COO tensor 1.3-3.5 / 2.9-9.5 ms, sparse CSR matmul 1.3-4.6 / 4.9-11 ms, index_select +
-/// index_add_ 9-13 / 49-53 ms and segment_reduce 16-20 / 44-58 ms. It is one
+/// bench/bench_spmm.cpp (3000 x 3000, 60k non-zeros, d = 64, 1-2 threads, loaded machine):
+/// this path 0.3-0.5 ms forward and 0.7-1.1 ms forward+backward, against torch::mm on a
+/// sparse COO tensor 1.3-3.5 / 2.9-9.5 ms, sparse CSR matmul 1.3-4.6 / 4.9-11 ms,
+/// index_select + index_add_ 8-13 / 31-53 ms and segment_reduce 10-20 / 24-58 ms. It is one
 /// device-agnostic ATen op (CPU and CUDA kernels) for float and double that writes each
 /// output row from one bag (no atomics). Its own backward (dX = A^T dY with the stored
-/// transpose) replaces embedding_bag's, which re-sorts the indices on every call (15 ms).
+/// transpose) replaces embedding_bag's, which re-sorts the indices on every call (9-16 ms).
 #include <torch/torch.h>
 
 #include <array>
@@ -183,7 +183,10 @@ at::Tensor spmm(const SparseMatrix& a, const at::Tensor& x) {
   TORCH_CHECK(x.device() == a.values.device(), "spmm: x is on ", x.device(), " but A on ", a.values.device());
   const bool vector = x.dim() == 1;
   const at::Tensor x2 = (vector ? x.unsqueeze(1) : x).contiguous();
-  at::Tensor y = SpmmFunction::apply(x2, a);
+  // Without a gradient to track, skip the autograd node and its saved state (~0.1 ms).
+  at::Tensor y = x2.requires_grad() && at::GradMode::is_enabled()
+                     ? SpmmFunction::apply(x2, a)
+                     : csr_product(a.row_ptr, a.col_idx, a.values, a.rows, x2);
   return vector ? y.squeeze(1) : y;
 }
 

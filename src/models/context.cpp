@@ -16,13 +16,15 @@ at::Tensor long_tensor(const std::vector<int64_t>& v) {
   return torch::tensor(at::ArrayRef<int64_t>(v), torch::kLong);
 }
 
-at::Tensor float_tensor(const std::vector<float>& v) { return torch::tensor(at::ArrayRef<float>(v), torch::kFloat); }
+at::Tensor float_tensor(const std::vector<float>& v) {
+  return torch::tensor(at::ArrayRef<float>(v), torch::kFloat);
+}
 
 /// Side features as n x p float, undefined when the side has none.
 at::Tensor feature_tensor(const NodeSet& side, const char* which) {
   if (side.features.empty()) return {};
-  TORCH_CHECK(side.features.rows == side.count, "make_context: ", which, " features have ", side.features.rows,
-              " rows for ", side.count, " nodes");
+  TORCH_CHECK(side.features.rows == side.count, "make_context: ", which, " features have ",
+              side.features.rows, " rows for ", side.count, " nodes");
   return float_tensor(side.features.values).reshape({side.features.rows, side.features.cols});  // n x p
 }
 
@@ -58,7 +60,8 @@ ModelContext make_context(const Dataset& ds) {
     auto it = std::lower_bound(ctx.levels.begin(), ctx.levels.end(), r);
     if (it == ctx.levels.end() || (it != ctx.levels.begin() && r - *(it - 1) < *it - r)) --it;
     if (std::fabs(*it - r) > 1e-4f * std::max(1.0f, std::fabs(r)))
-      throw DataError(ds.name, 0, "training rating " + std::to_string(r) + " is not one of the rating levels");
+      throw DataError(ds.name, 0,
+                      "training rating " + std::to_string(r) + " is not one of the rating levels");
     const auto k = static_cast<size_t>(it - ctx.levels.begin());
     rows[k].push_back(train.user[e]);
     cols[k].push_back(train.item[e]);

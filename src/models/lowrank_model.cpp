@@ -7,9 +7,10 @@
 namespace symgnn::models {
 
 LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : cfg_(cfg) {
-  TORCH_CHECK(cfg.variant == "full" || cfg.variant == "G" || cfg.variant == "A", "LowRankModel: unknown variant '",
-              cfg.variant, "'");
-  TORCH_CHECK(cfg.fusion == "sum" || cfg.fusion == "learned", "LowRankModel: unknown fusion '", cfg.fusion, "'");
+  TORCH_CHECK(cfg.variant == "full" || cfg.variant == "G" || cfg.variant == "A",
+              "LowRankModel: unknown variant '", cfg.variant, "'");
+  TORCH_CHECK(cfg.fusion == "sum" || cfg.fusion == "learned", "LowRankModel: unknown fusion '", cfg.fusion,
+              "'");
   side1_ = make_side("1", ctx.n1, ctx.f1, ctx.at1, ctx.h);
   side2_ = make_side("2", ctx.n2, ctx.f2, ctx.at2, ctx.ht);
   if (cfg.biases) {
@@ -18,36 +19,49 @@ LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : 
     mean_ = ctx.global_mean;
     std_ = ctx.rating_std > 0 ? ctx.rating_std : 1.0;
   }
+  if (cfg.decoder == "classes") {
+    TORCH_CHECK(!ctx.levels.empty(), "LowRankModel: decoder = classes needs the rating levels");
+    const int64_t k = static_cast<int64_t>(ctx.levels.size()), nb = cfg.class_bases, d = cfg.hidden;
+    // Small random bases: identical bases would make every class score the same.
+    q_ = register_parameter("q", torch::randn({nb, d, d}) * (1.0 / d));
+    a_ = register_parameter("a", torch::randn({k, nb}) * 0.1);
+    levels_ = register_buffer("levels", torch::tensor(ctx.levels, torch::kFloat));
+  }
+  at1_ = ctx.at1;
+  at2_ = ctx.at2;
   if (ctx.train_values.defined()) to(ctx.train_values.device());
 }
 
 LowRankModel::Side LowRankModel::make_side(const std::string& suffix, int64_t n, const at::Tensor& features,
-                                           const graph::SparseMatrix& at, const std::vector<graph::SparseMatrix>& h) {
+                                           const graph::SparseMatrix& at,
+                                           const std::vector<graph::SparseMatrix>& h) {
   const int64_t d = cfg_.hidden;
   const bool graph_modules = cfg_.variant != "A", attention = cfg_.variant != "G";
   Side side;
   // Side features are fixed inputs: keep them on the context's device, cast to float.
   const at::Tensor f = features.defined() ? features.to(torch::kFloat) : features;
-  side.mlp = register_module("mlp" + suffix, FeatureMlp(n, d, f, cfg_.activation));
+  side.mlp = register_module("mlp" + suffix, FeatureMlp(n, d, f));
   int64_t parts = 1;
   if (graph_modules && cfg_.layers > 0) {
     side.cge = register_module("cge" + suffix, CGE(at, d, cfg_.layers, cfg_.activation));
     ++parts;
   }
   if (attention) {
-    side.within = register_module("within" + suffix, WithinAttention(d, cfg_.attention_block, cfg_.activation));
+    side.within =
+        register_module("within" + suffix, WithinAttention(d, cfg_.attention_block, cfg_.activation));
     ++parts;
   }
   if (graph_modules && !h.empty()) {
-    side.prior =
-        register_module("prior" + suffix, PriorAggregation(h, d, cfg_.prior_norm, cfg_.prior_dropout, cfg_.activation));
+    side.prior = register_module(
+        "prior" + suffix, PriorAggregation(h, d, cfg_.prior_norm, cfg_.prior_dropout, cfg_.activation));
     ++parts;
   }
   if (attention) {
     side.cross = register_module("cross" + suffix, CrossAttention(d, cfg_.attention_block, cfg_.activation));
     ++parts;
   }
-  if (cfg_.fusion == "learned") side.fusion = register_module("fusion" + suffix, torch::nn::Linear(parts * d, d));
+  if (cfg_.fusion == "learned")
+    side.fusion = register_module("fusion" + suffix, torch::nn::Linear(parts * d, d));
   return side;
 }
 
@@ -78,10 +92,52 @@ at::Tensor LowRankModel::score(const at::Tensor& u1, const at::Tensor& u2, const
   return r * std_ + mean_;
 }
 
+at::Tensor LowRankModel::class_logits(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
+                                      const at::Tensor& items) {
+  const at::Tensor x1 = u1.index_select(0, users), x2 = u2.index_select(0, items);  // [K', d]
+  const int64_t nb = q_.size(0), d = q_.size(1);
+  // x1 Q_b for all b at once: [K', d] x [d, nb d] -> [K', nb, d].
+  const at::Tensor x1q = torch::mm(x1, q_.permute({1, 0, 2}).reshape({d, nb * d})).view({-1, nb, d});
+  const at::Tensor s = (x1q * x2.unsqueeze(1)).sum(2);  // [K', nb]
+  return torch::mm(s, a_.t());                          // [K', levels]
+}
+
 at::Tensor LowRankModel::forward(const at::Tensor& users, const at::Tensor& items) {
-  TORCH_CHECK(users.dim() == 1 && users.sizes() == items.sizes(), "LowRankModel: users and items must be [K]");
+  TORCH_CHECK(users.dim() == 1 && users.sizes() == items.sizes(),
+              "LowRankModel: users and items must be [K]");
   const auto [u1, u2] = embeddings();
+  if (q_.defined()) return torch::mv(torch::softmax(class_logits(u1, u2, users, items), 1), levels_);
   return score(u1, u2, users, items);
+}
+
+at::Tensor LowRankModel::training_loss(const at::Tensor& users, const at::Tensor& items,
+                                       const at::Tensor& target, at::Tensor* pred) {
+  auto [u1, u2] = embeddings();
+  last_u1_ = u1;
+  last_u2_ = u2;
+  if (!q_.defined()) {
+    at::Tensor p = score(u1, u2, users, items);
+    if (pred) *pred = p.detach();
+    return torch::mse_loss(p, target);
+  }
+  const at::Tensor logits = class_logits(u1, u2, users, items);
+  // Class index of each target: the nearest level (targets are levels by construction).
+  const at::Tensor cls = (target.unsqueeze(1) - levels_.unsqueeze(0)).abs().argmin(1);
+  const at::Tensor expected = torch::mv(torch::softmax(logits, 1), levels_);
+  if (pred) *pred = expected.detach();
+  at::Tensor loss = torch::nll_loss(torch::log_softmax(logits, 1), cls);
+  if (cfg_.class_mse_weight > 0) loss = loss + cfg_.class_mse_weight * torch::mse_loss(expected, target);
+  return loss;
+}
+
+at::Tensor LowRankModel::regularization() {
+  if (cfg_.smoothness <= 0 || !last_u1_.defined()) return {};
+  // tr(U^T (I - At) U) = sum(U * U) - sum(U * At U): how much U varies across edges.
+  auto rough = [](const at::Tensor& u, const graph::SparseMatrix& at) {
+    if (at.identity) return torch::zeros({}, u.options());
+    return ((u * u).sum() - (u * graph::spmm(at, u)).sum()) / static_cast<double>(u.size(0));
+  };
+  return cfg_.smoothness * (rough(last_u1_, at1_) + rough(last_u2_, at2_));
 }
 
 }  // namespace symgnn::models

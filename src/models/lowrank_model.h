@@ -3,7 +3,7 @@
 /// prediction by dot product.
 ///
 /// Per side (shown for the users; the items swap 1 and 2 and use H_k^T):
-///   Uh1     = MLP(F1)                                   feature MLP (mlp.h)
+///   Uh1     = MLP(F1), last layer plain                 feature MLP (mlp.h)
 ///   U1^(L)  = CGE^L(Uh1), Ah1 = diag(s) + (I - diag(s)) At1     (cge.h)
 ///   U1^(att)= phi(B1 Uh1 W_att), B1 = row-softmax(Uh1 Uh1^T)    (within_attention.h)
 ///   U1^(p)  = MLP([V_1..V_K]), V_k = phi(norm(H_k) Uh2 Theta_k) (prior_aggregation.h)
@@ -18,6 +18,10 @@
 /// paper's "GCE-based", i.e. non-attention, aggregation); A = MLP + within + cross
 /// attention. Modules a variant drops have no parameters. layers = 0 drops the CGE stack.
 /// Dropout (cfg.dropout) acts on Uh1, Uh2 while training.
+/// Extensions beyond the paper (switches, off by default; docs/models.md):
+///   decoder = classes: logits_k(i, j) = sum_b a_kb U1_i^T Q_b U2_j over the rating levels
+///     r_k, prediction = sum_k softmax(logits)_k r_k, loss = CE + class_mse_weight * MSE;
+///   smoothness = lambda: + lambda [tr(U1^T (I - At1) U1)/n1 + tr(U2^T (I - At2) U2)/n2].
 ///
 /// Full batch: every forward computes U1 (n1 x d) and U2 (n2 x d) for all nodes, then
 /// gathers the rows of the requested pairs. Build it from a context already on the
@@ -36,19 +40,23 @@
 namespace symgnn::models {
 
 class LowRankModel : public RatingModel {
-public:
+ public:
   LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx);
 
   at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
+  at::Tensor training_loss(const at::Tensor& users, const at::Tensor& items, const at::Tensor& target,
+                           at::Tensor* pred) override;
+  at::Tensor regularization() override;
   std::string name() const override { return "lowrank-" + cfg_.variant; }
 
   /// The final representations (U1 n1 x d, U2 n2 x d) of all nodes.
   std::pair<at::Tensor, at::Tensor> embeddings();
 
   /// Ratings of the pairs from representations returned by embeddings().
-  at::Tensor score(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users, const at::Tensor& items);
+  at::Tensor score(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
+                   const at::Tensor& items);
 
-private:
+ private:
   /// One side's modules; those the variant drops stay null (and own no parameters).
   struct Side {
     FeatureMlp mlp{nullptr};
@@ -58,13 +66,21 @@ private:
     CrossAttention cross{nullptr};
     torch::nn::Linear fusion{nullptr};
   };
-  Side make_side(const std::string& suffix, int64_t n, const at::Tensor& features, const graph::SparseMatrix& at,
-                 const std::vector<graph::SparseMatrix>& h);
+  Side make_side(const std::string& suffix, int64_t n, const at::Tensor& features,
+                 const graph::SparseMatrix& at, const std::vector<graph::SparseMatrix>& h);
   at::Tensor fuse(Side& side, const at::Tensor& uh, const at::Tensor& uh_other);
 
   LowRankConfig cfg_;
   Side side1_, side2_;
-  at::Tensor b1_, b2_;  // defined only with cfg.biases
+  /// decoder = classes: logits [K', levels] of the pairs (GC-MC bilinear decoder).
+  at::Tensor class_logits(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
+                          const at::Tensor& items);
+  at::Tensor b1_, b2_;             // defined only with cfg.biases
+  at::Tensor q_;                   // decoder = classes: [bases, d, d] shared bilinear bases Q_b
+  at::Tensor a_;                   // decoder = classes: [levels, bases] class coefficients a_kb
+  at::Tensor levels_;              // rating levels [levels] (float, on the model's device)
+  graph::SparseMatrix at1_, at2_;  // for the smoothness penalty
+  at::Tensor last_u1_, last_u2_;   // representations of the last training_loss() call
   double mean_ = 0.0, std_ = 1.0;
 };
 

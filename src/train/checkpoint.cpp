@@ -15,7 +15,8 @@ void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::st
   write_file_atomic(path, [&](std::ostream& out) { archive.save_to(out); });
 }
 
-void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const at::Device& device) {
+void load_archive(torch::serialize::InputArchive& archive, const std::string& path,
+                  const at::Device& device) {
   if (!std::filesystem::exists(path)) throw CheckpointError(path + ": no such file");
   try {
     archive.load_from(path, device);
@@ -59,7 +60,8 @@ void write_module_state(torch::serialize::OutputArchive& archive, torch::nn::Mod
   archive.write("tensor_count", c10::IValue(count));
 }
 
-void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Module& m, const std::string& path) {
+void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Module& m,
+                       const std::string& path) {
   // Module::load would silently accept tensors of another shape: check every one.
   int64_t count = 0;
   auto load_one = [&](const std::string& key, at::Tensor& target, bool buffer) {
@@ -68,7 +70,8 @@ void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Modul
       throw CheckpointError(path + ": no tensor '" + key.substr(2) + "' (saved by a different model)");
     if (t.sizes() != target.sizes())
       throw CheckpointError(path + ": tensor '" + key.substr(2) + "' has shape " + c10::str(t.sizes()) +
-                            ", the model expects " + c10::str(target.sizes()) + " (different data or config?)");
+                            ", the model expects " + c10::str(target.sizes()) +
+                            " (different data or config?)");
     torch::NoGradGuard no_grad;
     target.copy_(t);
     ++count;

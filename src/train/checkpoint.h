@@ -31,7 +31,8 @@ void write_module_state(torch::serialize::OutputArchive& archive, torch::nn::Mod
 
 /// Reads what write_module_state wrote into `m`, checking that every name exists with
 /// the same shape; CheckpointError naming `path` otherwise.
-void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Module& m, const std::string& path);
+void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Module& m,
+                       const std::string& path);
 
 /// Saves the model's parameters and buffers with its config (`symgnn predict` input).
 void save_model(models::RatingModel& model, const std::string& config_text, const std::string& path);

@@ -21,7 +21,11 @@ void reset_peak_memory() {
   if (out) out << "5";
 }
 
-int64_t peak_memory_bytes() { return status_kib("VmHWM") * 1024; }
-int64_t current_memory_bytes() { return status_kib("VmRSS") * 1024; }
+int64_t peak_memory_bytes() {
+  return status_kib("VmHWM") * 1024;
+}
+int64_t current_memory_bytes() {
+  return status_kib("VmRSS") * 1024;
+}
 
 }  // namespace symgnn::train

@@ -11,7 +11,8 @@ namespace {
 std::string clock_text(double seconds) {
   const int64_t s = static_cast<int64_t>(seconds + 0.5);
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
+  std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(s / 60),
+                static_cast<long long>(s % 60));
   return buf;
 }
 }  // namespace
@@ -31,18 +32,19 @@ void Progress::start_run(int64_t run, int64_t runs, int64_t max_epochs) {
 void Progress::epoch(int64_t epoch, double loss, double train_rmse, double val_rmse, double best_val) {
   if (quiet_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
-  const double eta = epoch > 0 ? elapsed / static_cast<double>(epoch) * static_cast<double>(max_epochs_ - epoch) : 0;
+  const double eta =
+      epoch > 0 ? elapsed / static_cast<double>(epoch) * static_cast<double>(max_epochs_ - epoch) : 0;
   char stats[160];
   std::snprintf(stats, sizeof stats, "epoch %lld/%lld  loss %.4f  train %.4f  val %.4f  best %.4f",
-                static_cast<long long>(epoch), static_cast<long long>(max_epochs_), loss, train_rmse, val_rmse,
-                best_val);
+                static_cast<long long>(epoch), static_cast<long long>(max_epochs_), loss, train_rmse,
+                val_rmse, best_val);
   if (bar_) {
     const int width = 20;
     const int filled = max_epochs_ > 0 ? static_cast<int>(width * epoch / max_epochs_) : width;
     std::string bar(static_cast<size_t>(filled), '#');
     bar.resize(width, '.');
-    std::cerr << "\rrun " << run_ + 1 << "/" << runs_ << " [" << bar << "] " << stats << "  ETA<= "
-              << clock_text(eta) << "   " << std::flush;
+    std::cerr << "\rrun " << run_ + 1 << "/" << runs_ << " [" << bar << "] " << stats
+              << "  ETA<= " << clock_text(eta) << "   " << std::flush;
   } else if (epoch % log_every_ == 0 || epoch == 1) {
     std::cerr << "run " << run_ + 1 << "/" << runs_ << "  " << stats << "  (" << clock_text(elapsed) << ")\n";
   }

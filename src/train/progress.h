@@ -9,7 +9,7 @@
 namespace symgnn::train {
 
 class Progress {
-public:
+ public:
   /// mode: "auto" (bar when stderr is a terminal), "lines" or "quiet".
   Progress(std::string mode, int64_t log_every);
 
@@ -19,7 +19,7 @@ public:
   /// A line that should always be shown (unless quiet).
   void message(const std::string& text);
 
-private:
+ private:
   bool bar_ = false;
   bool quiet_ = false;
   int64_t log_every_ = 10;

@@ -85,6 +85,7 @@ struct RunState {
   double seconds = 0;
   int64_t peak_memory = 0;
   TensorMap best;
+  at::Tensor best_test_pred;  // test predictions at the best epoch, for ensembles
   std::vector<EpochRecord> history;
 };
 
@@ -93,8 +94,8 @@ at::Tensor history_tensor(const std::vector<EpochRecord>& h) {
   auto a = t.accessor<double, 2>();
   for (size_t k = 0; k < h.size(); ++k) {
     const auto& r = h[k];
-    const double row[8] = {double(r.epoch), r.loss,   r.train_rmse, r.val_rmse,
-                           r.test_rmse,     r.lr,     r.seconds,    double(r.peak_memory_bytes)};
+    const double row[8] = {double(r.epoch), r.loss, r.train_rmse, r.val_rmse,
+                           r.test_rmse,     r.lr,   r.seconds,    double(r.peak_memory_bytes)};
     for (int c = 0; c < 8; ++c) a[static_cast<int64_t>(k)][c] = row[c];
   }
   return t;
@@ -105,8 +106,8 @@ std::vector<EpochRecord> history_from(const at::Tensor& t) {
   auto c = t.to(torch::kCPU).to(torch::kFloat64).contiguous();
   auto a = c.accessor<double, 2>();
   for (int64_t k = 0; k < c.size(0); ++k)
-    h.push_back(EpochRecord{static_cast<int64_t>(a[k][0]), a[k][1], a[k][2], a[k][3], a[k][4], a[k][5], a[k][6],
-                            static_cast<int64_t>(a[k][7])});
+    h.push_back(EpochRecord{static_cast<int64_t>(a[k][0]), a[k][1], a[k][2], a[k][3], a[k][4], a[k][5],
+                            a[k][6], static_cast<int64_t>(a[k][7])});
   return h;
 }
 
@@ -126,6 +127,7 @@ void save_checkpoint(const std::string& path, const std::string& config_text, in
   a.write("seconds", c10::IValue(st.seconds));
   a.write("peak_memory", c10::IValue(st.peak_memory));
   a.write("history", history_tensor(st.history));
+  a.write("best_test_pred", st.best_test_pred.defined() ? st.best_test_pred : torch::zeros({0}));
   torch::serialize::OutputArchive weights, best, optim;
   write_module_state(weights, model);
   for (const auto& [k, v] : st.best) best.write(k, v);
@@ -142,14 +144,16 @@ void save_checkpoint(const std::string& path, const std::string& config_text, in
 }
 
 void load_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
-                     models::RatingModel& model, torch::optim::AdamW& opt, RunState& st, const at::Device& dev) {
+                     models::RatingModel& model, torch::optim::AdamW& opt, RunState& st,
+                     const at::Device& dev) {
   torch::serialize::InputArchive a;
   load_archive(a, path, dev);
   const std::string format = read_string(a, "format", path);
   if (format != kCheckpointFormat)
     throw CheckpointError(path + ": format '" + format + "', expected '" + kCheckpointFormat + "'");
   if (read_string(a, "config", path) != config_text)
-    throw CheckpointError(path + ": checkpoint was written with a different configuration; resume with the same "
+    throw CheckpointError(path +
+                          ": checkpoint was written with a different configuration; resume with the same "
                           "config and flags (see the config recorded in the checkpoint directory)");
   if (read_int(a, "run", path) != run) throw CheckpointError(path + ": checkpoint belongs to another run");
   st.epoch = read_int(a, "epoch", path);
@@ -165,6 +169,7 @@ void load_checkpoint(const std::string& path, const std::string& config_text, in
   torch::serialize::InputArchive weights, best, optim;
   try {
     a.read("history", hist);
+    a.read("best_test_pred", st.best_test_pred);
     a.read("rng_cpu", rng);
     a.read("weights", weights);
     a.read("best", best);
@@ -193,8 +198,8 @@ void write_history_csv(const std::string& path, const std::vector<EpochRecord>& 
   os << "epoch,loss,train_rmse,val_rmse,test_rmse,lr,seconds,peak_memory_bytes\n";
   os.precision(8);
   for (const auto& r : h)
-    os << r.epoch << "," << r.loss << "," << r.train_rmse << "," << r.val_rmse << "," << r.test_rmse << "," << r.lr
-       << "," << r.seconds << "," << r.peak_memory_bytes << "\n";
+    os << r.epoch << "," << r.loss << "," << r.train_rmse << "," << r.val_rmse << "," << r.test_rmse << ","
+       << r.lr << "," << r.seconds << "," << r.peak_memory_bytes << "\n";
   write_text_atomic(path, os.str());
 }
 
@@ -220,7 +225,8 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
   auto model = opts.factory ? opts.factory(cfg, ctx) : models::make_model(cfg, ctx);
   model->to(device);
   torch::manual_seed(seeds.dropout);
-  torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(tc.lr).weight_decay(tc.weight_decay));
+  torch::optim::AdamW opt(model->parameters(),
+                          torch::optim::AdamWOptions(tc.lr).weight_decay(tc.weight_decay));
 
   int64_t n_params = 0;
   for (const auto& p : model->parameters()) n_params += p.numel();
@@ -254,8 +260,8 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
     reset_peak_memory();
     model->train();
     opt.zero_grad();
-    at::Tensor pred = model->forward(tu, ti);
-    at::Tensor loss = torch::mse_loss(pred, tv);
+    at::Tensor pred;
+    at::Tensor loss = model->training_loss(tu, ti, tv, &pred);
     at::Tensor reg = model->regularization();
     at::Tensor total = reg.defined() ? loss + reg : loss;
     total.backward();
@@ -266,14 +272,16 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
                   std::to_string(st.epoch + 1) + "); lower train.lr");
 
     double val = std::numeric_limits<double>::quiet_NaN(), test = val;
+    at::Tensor test_pred;
     {
       torch::NoGradGuard no_grad;
       model->eval();
       at::Tensor p = model->forward(eval.users, eval.items);
-      val = rmse(p.narrow(0, 0, eval.n_val), eval.values.narrow(0, 0, eval.n_val), ctx.rating_min, ctx.rating_max);
+      val = rmse(p.narrow(0, 0, eval.n_val), eval.values.narrow(0, 0, eval.n_val), ctx.rating_min,
+                 ctx.rating_max);
       const int64_t n_test = p.size(0) - eval.n_val;
-      test = rmse(p.narrow(0, eval.n_val, n_test), eval.values.narrow(0, eval.n_val, n_test), ctx.rating_min,
-                  ctx.rating_max);
+      test_pred = p.narrow(0, eval.n_val, n_test).clamp(ctx.rating_min, ctx.rating_max);
+      test = rmse(test_pred, eval.values.narrow(0, eval.n_val, n_test), ctx.rating_min, ctx.rating_max);
     }
     ++st.epoch;
     ++epochs_this_call;
@@ -281,7 +289,7 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
     st.seconds += secs;
     const int64_t peak = peak_memory_bytes();
     st.peak_memory = std::max(st.peak_memory, peak);
-    const double train_rmse = std::sqrt(loss.item<double>());
+    const double train_rmse = rmse(pred, tv, ctx.rating_min, ctx.rating_max);
     // Without a validation split the last epoch is the selected one.
     const double score = has_val ? val : -static_cast<double>(st.epoch);
     if (score < st.best_val) {
@@ -289,6 +297,7 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
       st.test_at_best = test;
       st.best_epoch = st.epoch;
       st.best = snapshot(*model);
+      st.best_test_pred = test_pred.detach().to(torch::kCPU).clone();
       st.since_best = 0;
       st.since_lr = 0;
     } else {
@@ -324,14 +333,15 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
   r.parameters = n_params;
   r.model_name = model->name();
   r.history = st.history;
+  r.test_predictions = st.best_test_pred;
   if (!run_dir.empty()) {
     write_history_csv(run_dir + "/history.csv", st.history);
     save_model(*model, config_text, run_dir + "/model.pt");
   }
   progress.end_run("run " + std::to_string(run + 1) + "/" + std::to_string(tc.runs) + " (seed " +
-                   std::to_string(r.seed) + "): test RMSE " + fmt(r.test_rmse) + " at best validation epoch " +
-                   std::to_string(r.best_epoch) + " (val " + fmt(r.val_rmse) + "), " + std::to_string(r.epochs_run) +
-                   " epochs, " + fmt(r.train_seconds, 1) + " s");
+                   std::to_string(r.seed) + "): test RMSE " + fmt(r.test_rmse) +
+                   " at best validation epoch " + std::to_string(r.best_epoch) + " (val " + fmt(r.val_rmse) +
+                   "), " + std::to_string(r.epochs_run) + " epochs, " + fmt(r.train_seconds, 1) + " s");
   return r;
 }
 
@@ -352,6 +362,14 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   };
   mean_std([](const RunResult& r) { return r.test_rmse; }, s.test_rmse, s.test_rmse_std);
   mean_std([](const RunResult& r) { return r.val_rmse; }, s.val_rmse, s.val_rmse_std);
+  // Ensemble: the mean of the runs' test predictions (each at its best validation epoch).
+  if (s.runs.size() > 1 && !ds.test.empty()) {
+    at::Tensor mean_pred = torch::zeros({static_cast<int64_t>(ds.test.size())}, torch::kFloat64);
+    for (const auto& r : s.runs) mean_pred += r.test_predictions.to(torch::kFloat64);
+    mean_pred /= static_cast<double>(s.runs.size());
+    s.ensemble_test_rmse =
+        rmse(mean_pred, torch::tensor(ds.test.value, torch::kFloat32), ds.rating_min, ds.rating_max);
+  }
   if (!opts.out_dir.empty()) {
     const std::string tmp = opts.out_dir + "/model.pt.tmp";
     fs::copy_file(opts.out_dir + "/run0/model.pt", tmp, fs::copy_options::overwrite_existing);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct RunResult {
   int64_t parameters = 0;
   std::string model_name;
   std::vector<EpochRecord> history;
+  at::Tensor test_predictions;  // clipped test predictions at the best epoch (CPU)
 };
 
 struct SweepResult {
@@ -43,11 +45,13 @@ struct SweepResult {
   std::vector<RunResult> runs;
   double test_rmse = 0, test_rmse_std = 0;
   double val_rmse = 0, val_rmse_std = 0;
+  /// RMSE of the runs' averaged test predictions (NaN with one run).
+  double ensemble_test_rmse = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct TrainerOptions {
-  std::string out_dir;          // checkpoints, per-epoch CSVs and the final model; "" = none
-  bool resume = false;          // continue from the checkpoints in out_dir
+  std::string out_dir;            // checkpoints, per-epoch CSVs and the final model; "" = none
+  bool resume = false;            // continue from the checkpoints in out_dir
   std::string progress = "auto";  // auto | lines | quiet
   /// Testing hook: stop (as if interrupted) after this many epochs of a run; 0 = never.
   int64_t interrupt_after = 0;

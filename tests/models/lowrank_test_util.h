@@ -40,7 +40,9 @@ inline void expect_gradient_matches(const std::function<at::Tensor()>& f, const 
 }
 
 /// A random weighted sum, so that every output entry matters to the checked gradient.
-inline at::Tensor weighted_sum(const at::Tensor& y, const at::Tensor& w) { return (y * w).sum(); }
+inline at::Tensor weighted_sum(const at::Tensor& y, const at::Tensor& w) {
+  return (y * w).sum();
+}
 
 /// D^-1/2 A D^-1/2 of a dense symmetric A (reference for graph::normalized_adjacency).
 inline at::Tensor dense_normalized(const at::Tensor& a) {

@@ -30,7 +30,10 @@ TEST(LowRankCGE, MatchesDenseAhAndGradientsMatchFiniteDifferences) {
   cge->to(torch::kDouble);
   auto params = cge->named_parameters();
   // Nonzero logits so that s differs per node.
-  { torch::NoGradGuard g; params["s_logit"].copy_(torch::randn({kN1}, torch::kDouble)); }
+  {
+    torch::NoGradGuard g;
+    params["s_logit"].copy_(torch::randn({kN1}, torch::kDouble));
+  }
   const at::Tensor uh = leaf({kN1, kD}), w = torch::randn({kN1, kD}, torch::kDouble);
 
   // Dense reference: Ah = diag(s) + (I - diag(s)) At, U <- tanh(Ah U W).
@@ -68,7 +71,8 @@ TEST(LowRankAttention, BlockedEqualsUnblockedInValuesAndGradients) {
     EXPECT_TRUE(torch::allclose(out, reference, 1e-13, 1e-13)) << "block " << block;
     const auto grads = torch::autograd::grad({weighted_sum(out, w)}, {q, k, v});
     for (size_t i = 0; i < 3; ++i)
-      EXPECT_TRUE(torch::allclose(grads[i], ref_grads[i], 1e-12, 1e-12)) << "block " << block << " grad " << i;
+      EXPECT_TRUE(torch::allclose(grads[i], ref_grads[i], 1e-12, 1e-12))
+          << "block " << block << " grad " << i;
   }
   const auto f = [&] { return weighted_sum(blocked_attention(q, k, v, 2), w); };
   expect_gradient_matches(f, q, "dQ");
@@ -122,7 +126,8 @@ std::vector<at::Tensor> random_classes() {
 at::Tensor dense_prior(const std::vector<at::Tensor>& h, const at::Tensor& uh_other, PriorAggregation& prior,
                        bool symmetric) {
   auto params = prior->named_parameters();
-  at::Tensor deg = torch::zeros({h[0].size(0)}, torch::kDouble), deg_other = torch::zeros({h[0].size(1)}, torch::kDouble);
+  at::Tensor deg = torch::zeros({h[0].size(0)}, torch::kDouble),
+             deg_other = torch::zeros({h[0].size(1)}, torch::kDouble);
   for (const auto& hk : h) {
     deg = deg + hk.sum(1);
     deg_other = deg_other + hk.sum(0);
@@ -131,8 +136,8 @@ at::Tensor dense_prior(const std::vector<at::Tensor>& h, const at::Tensor& uh_ot
   const at::Tensor inv_other = torch::where(deg_other > 0, 1 / deg_other, torch::zeros_like(deg_other));
   std::vector<at::Tensor> v;
   for (size_t k = 0; k < h.size(); ++k) {
-    const at::Tensor hn = symmetric ? inv.sqrt().unsqueeze(1) * h[k] * inv_other.sqrt().unsqueeze(0)
-                                    : inv.unsqueeze(1) * h[k];
+    const at::Tensor hn =
+        symmetric ? inv.sqrt().unsqueeze(1) * h[k] * inv_other.sqrt().unsqueeze(0) : inv.unsqueeze(1) * h[k];
     v.push_back(torch::tanh(hn.mm(uh_other).mm(params["theta"][static_cast<int64_t>(k)])));
   }
   return torch::tanh(torch::linear(torch::cat(v, 1), params["mlp.weight"], params["mlp.bias"]));
@@ -218,8 +223,10 @@ TEST(LowRankPrior, EdgeDropoutMasksForwardAndBackwardAlike) {
   const at::Tensor uh2_ref = uh2.detach().clone().requires_grad_(true);
   std::vector<at::Tensor> v;
   for (size_t k = 0; k < h.size(); ++k)
-    v.push_back(torch::tanh((inv.unsqueeze(1) * dropped[k]).mm(uh2_ref).mm(params["theta"][static_cast<int64_t>(k)])));
-  const at::Tensor ref = torch::tanh(torch::linear(torch::cat(v, 1), params["mlp.weight"], params["mlp.bias"]));
+    v.push_back(torch::tanh(
+        (inv.unsqueeze(1) * dropped[k]).mm(uh2_ref).mm(params["theta"][static_cast<int64_t>(k)])));
+  const at::Tensor ref =
+      torch::tanh(torch::linear(torch::cat(v, 1), params["mlp.weight"], params["mlp.bias"]));
   EXPECT_TRUE(torch::allclose(out, ref, 1e-12, 1e-12));
   const at::Tensor ref_grad = torch::autograd::grad({weighted_sum(ref, w)}, {uh2_ref})[0];
   EXPECT_TRUE(torch::allclose(grad, ref_grad, 1e-12, 1e-12));
@@ -227,13 +234,13 @@ TEST(LowRankPrior, EdgeDropoutMasksForwardAndBackwardAlike) {
 
 TEST(LowRankMlp, EmbeddingAloneOrWithProjectedSideFeatures) {
   torch::manual_seed(9);
-  FeatureMlp plain(kN1, kD, at::Tensor(), "relu");
+  FeatureMlp plain(kN1, kD, at::Tensor());
   EXPECT_EQ(plain->forward().sizes(), (std::vector<int64_t>{kN1, kD}));
   std::vector<std::string> names;
   for (const auto& p : plain->named_parameters()) names.push_back(p.key());
   EXPECT_EQ(names, (std::vector<std::string>{"embedding", "linear.weight", "linear.bias"}));
 
-  FeatureMlp side(kN1, kD, torch::randn({kN1, 7}), "tanh");
+  FeatureMlp side(kN1, kD, torch::randn({kN1, 7}));
   side->to(torch::kDouble);
   const at::Tensor uh = side->forward();
   EXPECT_EQ(uh.sizes(), (std::vector<int64_t>{kN1, kD}));
@@ -241,8 +248,8 @@ TEST(LowRankMlp, EmbeddingAloneOrWithProjectedSideFeatures) {
   EXPECT_EQ(side->named_parameters()["side.weight"].sizes(), (std::vector<int64_t>{kD, 7}));
   EXPECT_EQ(side->named_parameters()["linear.weight"].sizes(), (std::vector<int64_t>{kD, 2 * kD}));
   const at::Tensor w = torch::randn({kN1, kD}, torch::kDouble);
-  expect_gradient_matches([&] { return weighted_sum(side->forward(), w); }, side->named_parameters()["side.weight"],
-                          "dW_side");
+  expect_gradient_matches([&] { return weighted_sum(side->forward(), w); },
+                          side->named_parameters()["side.weight"], "dW_side");
 }
 
 }  // namespace

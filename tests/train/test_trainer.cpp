@@ -18,7 +18,7 @@ namespace {
 
 /// r(i, j) = mu + b1_i + b2_j + <P_i, Q_j>.
 class TinyMF : public models::RatingModel {
-public:
+ public:
   TinyMF(int64_t n1, int64_t n2, float mu) : mu_(mu) {
     p_ = register_parameter("p", torch::randn({n1, 3}) * 0.1);
     q_ = register_parameter("q", torch::randn({n2, 3}) * 0.1);
@@ -32,7 +32,7 @@ public:
   }
   std::string name() const override { return "tiny-mf"; }
 
-private:
+ private:
   float mu_;
   at::Tensor p_, q_, b1_, b2_;
 };

@@ -40,9 +40,10 @@ TEST(Config, TextRoundTripIsIdentity) {
 
 TEST(Config, FileWithSectionsCommentsAndOverrides) {
   const auto dir = symgnn::testing::scratch_dir("config");
-  const auto path = symgnn::testing::write_file(dir, "a.conf",
-                                        "# tuned for douban\nmodel = lowrank\n[train]\nepochs = 7  # short\n"
-                                        "\n[lowrank]\nvariant = G\ngraph.knn_k = 12\n");
+  const auto path =
+      symgnn::testing::write_file(dir, "a.conf",
+                                  "# tuned for douban\nmodel = lowrank\n[train]\nepochs = 7  # short\n"
+                                  "\n[lowrank]\nvariant = G\ngraph.knn_k = 12\n");
   RunConfig cfg;
   load_config_file(cfg, path);
   EXPECT_EQ(cfg.train.epochs, 7);
@@ -58,7 +59,8 @@ TEST(Config, UnknownKeysAreErrorsNotWarnings) {
             std::string::npos);
   EXPECT_NE(message_of([&] { set_config_value(cfg, "trian.epochs", "3"); }).find("unknown section"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { set_config_value(cfg, "epochs", "3"); }).find("section.field"), std::string::npos);
+  EXPECT_NE(message_of([&] { set_config_value(cfg, "epochs", "3"); }).find("section.field"),
+            std::string::npos);
 }
 
 TEST(Config, EveryFieldRejectsABadValue) {
@@ -107,7 +109,8 @@ TEST(Config, RangeAndNanAreRejected) {
 
 TEST(Config, FileErrorsNameFileAndLine) {
   const auto dir = symgnn::testing::scratch_dir("config");
-  const auto path = symgnn::testing::write_file(dir, "bad.conf", "train.epochs = 3\nthis is not an assignment\n");
+  const auto path =
+      symgnn::testing::write_file(dir, "bad.conf", "train.epochs = 3\nthis is not an assignment\n");
   RunConfig cfg;
   const std::string msg = message_of([&] { load_config_file(cfg, path); });
   EXPECT_NE(msg.find("bad.conf:2"), std::string::npos) << msg;

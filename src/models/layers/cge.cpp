@@ -18,11 +18,14 @@ CGEImpl::CGEImpl(graph::SparseMatrix at, int64_t d, int64_t layers, std::string 
   }
 }
 
-at::Tensor CGEImpl::self_weight() const { return torch::sigmoid(s_logit_); }
+at::Tensor CGEImpl::self_weight() const {
+  return torch::sigmoid(s_logit_);
+}
 
 at::Tensor CGEImpl::forward(const at::Tensor& uh) {
   TORCH_CHECK(uh.dim() == 2 && uh.size(0) == at_.rows, "CGE: input must be ", at_.rows, " x d");
-  if (!at_.identity && at_.values.scalar_type() != uh.scalar_type()) {  // the module was cast (e.g. to double)
+  if (!at_.identity &&
+      at_.values.scalar_type() != uh.scalar_type()) {  // the module was cast (e.g. to double)
     at_.values = at_.values.to(uh.scalar_type());
     at_.t_values = at_.t_values.to(uh.scalar_type());
   }

@@ -27,7 +27,7 @@
 namespace symgnn::models {
 
 class CGEImpl : public torch::nn::Module {
-public:
+ public:
   /// `at` is At of this side (n x n, dtype and device of the model's tensors), L >= 1.
   CGEImpl(graph::SparseMatrix at, int64_t d, int64_t layers, std::string activation);
 
@@ -37,7 +37,7 @@ public:
   /// s = sigmoid(z) (n), the self-connection weights.
   at::Tensor self_weight() const;
 
-private:
+ private:
   graph::SparseMatrix at_;
   std::string activation_;
   at::Tensor s_logit_;

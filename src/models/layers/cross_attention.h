@@ -25,13 +25,13 @@
 namespace symgnn::models {
 
 class CrossAttentionImpl : public torch::nn::Module {
-public:
+ public:
   CrossAttentionImpl(int64_t d, int64_t block, std::string activation);
 
   /// U^(c) (n x d) of the side whose representations are `uh` (n x d); `uh_other` is m x d.
   at::Tensor forward(const at::Tensor& uh, const at::Tensor& uh_other);
 
-private:
+ private:
   int64_t block_;
   std::string activation_;
   at::Tensor theta_c_;

@@ -7,7 +7,8 @@
 namespace symgnn::models {
 
 PriorAggregationImpl::PriorAggregationImpl(const std::vector<graph::SparseMatrix>& h, int64_t d,
-                                           const std::string& norm, double edge_dropout, std::string activation)
+                                           const std::string& norm, double edge_dropout,
+                                           std::string activation)
     : edge_dropout_(edge_dropout), activation_(std::move(activation)) {
   TORCH_CHECK(!h.empty(), "PriorAggregation: needs at least one rating class");
   TORCH_CHECK(norm == "left" || norm == "symmetric", "PriorAggregation: unknown norm '", norm, "'");
@@ -17,14 +18,16 @@ PriorAggregationImpl::PriorAggregationImpl(const std::vector<graph::SparseMatrix
   // Degrees over all classes: a node's K blocks then share one scale.
   at::Tensor deg = torch::zeros({n}, opts), deg_other = torch::zeros({m}, opts);
   for (const auto& hk : h) {
-    TORCH_CHECK(hk.rows == n && hk.cols == m && !hk.identity, "PriorAggregation: every H_k must be ", n, " x ", m);
+    TORCH_CHECK(hk.rows == n && hk.cols == m && !hk.identity, "PriorAggregation: every H_k must be ", n,
+                " x ", m);
     deg.index_add_(0, hk.row_idx, hk.values);
     deg_other.index_add_(0, hk.col_idx, hk.values);
   }
   for (const auto& hk : h) {
-    at::Tensor values = norm == "left" ? hk.values / deg.index_select(0, hk.row_idx)
-                                       : hk.values / (deg.index_select(0, hk.row_idx) *
-                                                      deg_other.index_select(0, hk.col_idx)).sqrt();
+    at::Tensor values =
+        norm == "left"
+            ? hk.values / deg.index_select(0, hk.row_idx)
+            : hk.values / (deg.index_select(0, hk.row_idx) * deg_other.index_select(0, hk.col_idx)).sqrt();
     hn_.push_back(graph::from_coo(n, m, hk.row_idx, hk.col_idx, values));
     if (edge_dropout_ > 0) {
       // Entries given in CSR order with values 0..nnz-1 come back, in the transpose, as
@@ -53,7 +56,8 @@ at::Tensor PriorAggregationImpl::forward(const at::Tensor& uh_other) {
     }
     graph::SparseMatrix hk = stored;
     if (drop) {
-      const at::Tensor keep = torch::empty_like(hk.values).bernoulli_(1 - edge_dropout_) / (1 - edge_dropout_);
+      const at::Tensor keep =
+          torch::empty_like(hk.values).bernoulli_(1 - edge_dropout_) / (1 - edge_dropout_);
       hk.values = hk.values * keep;
       hk.t_values = hk.t_values * keep.index_select(0, perm_[static_cast<size_t>(c)]);
     }

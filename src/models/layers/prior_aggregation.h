@@ -35,7 +35,7 @@
 namespace symgnn::models {
 
 class PriorAggregationImpl : public torch::nn::Module {
-public:
+ public:
   /// `h[k]` is the raw class-k prior seen from this side (n x m, entries 1); all share
   /// a shape, dtype and device. `norm` is "left" or "symmetric".
   PriorAggregationImpl(const std::vector<graph::SparseMatrix>& h, int64_t d, const std::string& norm,
@@ -47,7 +47,7 @@ public:
   /// norm(H_k), as used when edge dropout is off.
   const graph::SparseMatrix& normalized(size_t k) const { return hn_[k]; }
 
-private:
+ private:
   std::vector<graph::SparseMatrix> hn_;
   std::vector<at::Tensor> perm_;  // t_values = values[perm]: carries a dropout mask to the transpose
   double edge_dropout_;

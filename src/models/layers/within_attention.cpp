@@ -10,15 +10,16 @@ namespace symgnn::models {
 
 at::Tensor blocked_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t block) {
   TORCH_CHECK(block >= 1, "blocked_attention: block must be >= 1, got ", block);
-  TORCH_CHECK(q.dim() == 2 && k.dim() == 2 && v.dim() == 2 && q.size(1) == k.size(1) && k.size(0) == v.size(0),
-              "blocked_attention: Q m x d, K n x d, V n x e expected");
+  TORCH_CHECK(
+      q.dim() == 2 && k.dim() == 2 && v.dim() == 2 && q.size(1) == k.size(1) && k.size(0) == v.size(0),
+      "blocked_attention: Q m x d, K n x d, V n x e expected");
   const int64_t m = q.size(0);
   const at::Tensor kt = k.t();  // d x n
   if (m <= block) return torch::softmax(q.mm(kt), 1).mm(v);
   std::vector<at::Tensor> out;
   for (int64_t start = 0; start < m; start += block) {
     const at::Tensor scores = q.slice(0, start, std::min(start + block, m)).mm(kt);  // b x n
-    out.push_back(torch::softmax(scores, 1).mm(v));                                 // b x e
+    out.push_back(torch::softmax(scores, 1).mm(v));                                  // b x e
   }
   return torch::cat(out, 0);
 }

@@ -32,13 +32,13 @@ namespace symgnn::models {
 at::Tensor blocked_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t block);
 
 class WithinAttentionImpl : public torch::nn::Module {
-public:
+ public:
   WithinAttentionImpl(int64_t d, int64_t block, std::string activation);
 
   /// U^(att) (n x d) from Uh (n x d).
   at::Tensor forward(const at::Tensor& uh);
 
-private:
+ private:
   int64_t block_;
   std::string activation_;
   at::Tensor w_att_;

@@ -1,0 +1,99 @@
+#include "models/base_model.h"
+
+#include <torch/torch.h>
+
+#include "models/layers/activation.h"
+
+namespace symgnn::models {
+
+BaseModel::BaseModel(const BaseConfig& cfg, const ModelContext& ctx) : cfg_(cfg), n1_(ctx.n1), n2_(ctx.n2) {
+  TORCH_CHECK(cfg.variant == "full" || cfg.variant == "G" || cfg.variant == "A",
+              "BaseModel: unknown variant '", cfg.variant, "'");
+  const int64_t d = cfg.hidden;
+  const bool graph_channels = cfg.variant != "A", attention = cfg.variant != "G";
+  auto feats = [](const at::Tensor& f) { return f.defined() ? f.to(torch::kFloat) : f; };
+  mlp1_ = register_module("mlp1", FeatureMlp(ctx.n1, d, feats(ctx.f1)));
+  mlp2_ = register_module("mlp2", FeatureMlp(ctx.n2, d, feats(ctx.f2)));
+  if (graph_channels) {
+    cge_ = register_module("cge", CgeChannel(ctx.at1, ctx.at2, d, cfg.hops));
+    ++channels_;
+  }
+  if (attention) {
+    within_ = register_module("within", WithinChannel(d, cfg.attention_block));
+    ++channels_;
+  }
+  if (graph_channels && !ctx.h.empty()) {
+    prior_ = register_module("prior", PriorChannel(ctx.h, d, cfg.prior_dropout));
+    ++channels_;
+  }
+  if (attention) {
+    cross_ = register_module("cross", CrossChannel(cfg.attention_block));
+    ++channels_;
+  }
+  w_fuse_ =
+      register_parameter("w_fuse", torch::full({ctx.n1, channels_, 1}, 1.0 / static_cast<double>(channels_)));
+  if (cfg.biases) {
+    b1_ = register_parameter("b1", torch::zeros({ctx.n1}));
+    b2_ = register_parameter("b2", torch::zeros({ctx.n2}));
+    mean_ = ctx.global_mean;
+    std_ = ctx.rating_std > 0 ? ctx.rating_std : 1.0;
+  }
+  if (ctx.train_values.defined()) to(ctx.train_values.device());
+}
+
+std::vector<ChannelFactors> BaseModel::factors(std::vector<int64_t>& column) {
+  const double p = cfg_.dropout;
+  const at::Tensor u1 = torch::dropout(mlp1_->forward(), p, is_training());  // n1 x d
+  const at::Tensor u2 = torch::dropout(mlp2_->forward(), p, is_training());  // n2 x d
+  std::vector<ChannelFactors> out;
+  column.clear();
+  int64_t c = 0;
+  auto add = [&](const ChannelFactors& f) {
+    out.push_back(f);
+    column.push_back(c);
+  };
+  if (cge_) {
+    for (const auto& f : cge_->factors(u1, u2)) add(f);
+    ++c;
+  }
+  if (within_) {
+    add(within_->factors(u1, u2));
+    ++c;
+  }
+  if (prior_) {
+    add(prior_->factors(u1, u2));
+    ++c;
+  }
+  if (cross_) {
+    add(cross_->factors(u1, u2));
+    ++c;
+  }
+  return out;
+}
+
+at::Tensor BaseModel::association() {
+  std::vector<int64_t> column;
+  const std::vector<ChannelFactors> parts = factors(column);
+  std::vector<at::Tensor> left, right;
+  for (const auto& f : parts) {
+    left.push_back(f.left);
+    right.push_back(f.right);
+  }
+  const at::Tensor l = torch::stack(left, 0);                                   // C x n1 x d
+  const at::Tensor r = torch::stack(right, 0);                                  // C x n2 x d
+  const at::Tensor xcal = activate(l.bmm(r.transpose(1, 2)), cfg_.activation);  // C x n1 x n2
+  const at::Tensor idx = torch::tensor(column, torch::kLong).to(w_fuse_.device());
+  const at::Tensor w = w_fuse_.index_select(1, idx);  // n1 x C x 1
+  return xcal.permute({1, 2, 0}).bmm(w).squeeze(2);   // (n1 x n2 x C) bmm (n1 x C x 1) -> n1 x n2
+}
+
+at::Tensor BaseModel::forward(const at::Tensor& users, const at::Tensor& items) {
+  TORCH_CHECK(users.dim() == 1 && users.sizes() == items.sizes(), "BaseModel: users and items must be [K]");
+  const at::Tensor x = association();                                   // n1 x n2
+  at::Tensor r = x.reshape({-1}).index_select(0, users * n2_ + items);  // [K]
+  if (!cfg_.biases) return r;
+  r = r + b1_.index_select(0, users) + b2_.index_select(0, items);
+  return r * std_ + mean_;
+}
+
+}  // namespace symgnn::models
