@@ -175,3 +175,25 @@ TEST(Trainer, SavedModelRoundTrips) {
   TinyMF wrong(13, 10, 0);
   EXPECT_THROW(train::load_model_weights(wrong, path, at::Device(at::kCPU)), CheckpointError);
 }
+
+TEST(Trainer, MaskedLossIgnoresUnobservedEntries) {
+  // The training loss equals the squared error over the observed cells of a dense
+  // n1 x n2 matrix whose unobserved cells hold garbage: they never enter the loss.
+  Fixture f;
+  torch::manual_seed(5);
+  TinyMF model(12, 10, f.ctx.global_mean);
+  model.eval();  // no dropout: forward is deterministic
+  torch::NoGradGuard no_grad;
+  const at::Tensor loss =
+      model.training_loss(f.ctx.train_users, f.ctx.train_items, f.ctx.train_values, nullptr);
+  const at::Tensor all_u = torch::arange(12).repeat_interleave(10), all_i = torch::arange(10).repeat({12});
+  const at::Tensor dense_pred = model.forward(all_u, all_i).view({12, 10});
+  at::Tensor target = torch::full({12, 10}, 1e6), mask = torch::zeros({12, 10});
+  for (size_t k = 0; k < f.ds.train.size(); ++k) {
+    target[f.ds.train.user[k]][f.ds.train.item[k]] = f.ds.train.value[k];
+    mask[f.ds.train.user[k]][f.ds.train.item[k]] = 1;
+  }
+  const double masked =
+      ((dense_pred - target).pow(2) * mask).sum().item<double>() / mask.sum().item<double>();
+  EXPECT_NEAR(loss.item<double>(), masked, 1e-4 * masked);
+}
