@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "models/layers/activation.h"
+#include "models/layers/prior_aggregation.h"
 #include "models/layers/within_attention.h"
 
 namespace symgnn::models {
@@ -97,11 +98,7 @@ PriorChannelImpl::PriorChannelImpl(const std::vector<graph::SparseMatrix>& h, in
     const at::Tensor values =
         hk.values / (deg1.index_select(0, hk.row_idx) * deg2.index_select(0, hk.col_idx)).sqrt();
     hn_.push_back(graph::from_coo(n1, n2, hk.row_idx, hk.col_idx, values));
-    if (edge_dropout_ > 0) {  // CSR position of each transposed entry (as prior_aggregation.cpp)
-      const auto& hn = hn_.back();
-      const auto pos = torch::arange(hn.nnz(), opts.dtype(torch::kDouble));
-      perm_.push_back(graph::from_coo(n1, n2, hn.row_idx, hn.col_idx, pos).t_values.to(torch::kLong));
-    }
+    if (edge_dropout_ > 0) perm_.push_back(transpose_positions(hn_.back()));
   }
   const auto k = static_cast<int64_t>(h.size());
   auto theta = torch::empty({k, d, d});
@@ -114,13 +111,7 @@ ChannelFactors PriorChannelImpl::factors(const at::Tensor& u1, const at::Tensor&
   std::vector<at::Tensor> m;
   for (size_t c = 0; c < hn_.size(); ++c) {
     match_dtype(hn_[c], u2);
-    graph::SparseMatrix hk = hn_[c];
-    if (drop) {
-      const at::Tensor keep =
-          torch::empty_like(hk.values).bernoulli_(1 - edge_dropout_) / (1 - edge_dropout_);
-      hk.values = hk.values * keep;
-      hk.t_values = hk.t_values * keep.index_select(0, perm_[c]);
-    }
+    const graph::SparseMatrix hk = drop ? drop_entries(hn_[c], perm_[c], edge_dropout_) : hn_[c];
     m.push_back(u1.t().mm(graph::spmm(hk, u2)));  // U1^T (Hn_k U2): d x d
   }
   const at::Tensor s = torch::stack(m, 0).bmm(theta_).sum(0);  // K x d x d -> d x d

@@ -6,6 +6,21 @@
 
 namespace symgnn::models {
 
+at::Tensor transpose_positions(const graph::SparseMatrix& m) {
+  // Entries given in CSR order with values 0..nnz-1 come back, in the transpose, as the
+  // CSR position of each transposed entry.
+  const auto pos = torch::arange(m.nnz(), m.values.options().dtype(torch::kDouble));
+  return graph::from_coo(m.rows, m.cols, m.row_idx, m.col_idx, pos).t_values.to(torch::kLong);
+}
+
+graph::SparseMatrix drop_entries(const graph::SparseMatrix& m, const at::Tensor& positions, double p) {
+  graph::SparseMatrix out = m;
+  const at::Tensor keep = torch::empty_like(m.values).bernoulli_(1 - p) / (1 - p);
+  out.values = m.values * keep;
+  out.t_values = m.t_values * keep.index_select(0, positions);
+  return out;
+}
+
 PriorAggregationImpl::PriorAggregationImpl(const std::vector<graph::SparseMatrix>& h, int64_t d,
                                            const std::string& norm, double edge_dropout,
                                            std::string activation)
@@ -30,11 +45,7 @@ PriorAggregationImpl::PriorAggregationImpl(const std::vector<graph::SparseMatrix
             : hk.values / (deg.index_select(0, hk.row_idx) * deg_other.index_select(0, hk.col_idx)).sqrt();
     hn_.push_back(graph::from_coo(n, m, hk.row_idx, hk.col_idx, values));
     if (edge_dropout_ > 0) {
-      // Entries given in CSR order with values 0..nnz-1 come back, in the transpose, as
-      // the CSR position of each transposed entry.
-      const auto& hn = hn_.back();
-      const auto pos = torch::arange(hn.nnz(), opts.dtype(torch::kDouble));
-      perm_.push_back(graph::from_coo(n, m, hn.row_idx, hn.col_idx, pos).t_values.to(torch::kLong));
+      perm_.push_back(transpose_positions(hn_.back()));
     }
   }
   const auto k = static_cast<int64_t>(h.size());
@@ -54,13 +65,8 @@ at::Tensor PriorAggregationImpl::forward(const at::Tensor& uh_other) {
       stored.values = stored.values.to(uh_other.scalar_type());
       stored.t_values = stored.t_values.to(uh_other.scalar_type());
     }
-    graph::SparseMatrix hk = stored;
-    if (drop) {
-      const at::Tensor keep =
-          torch::empty_like(hk.values).bernoulli_(1 - edge_dropout_) / (1 - edge_dropout_);
-      hk.values = hk.values * keep;
-      hk.t_values = hk.t_values * keep.index_select(0, perm_[static_cast<size_t>(c)]);
-    }
+    const graph::SparseMatrix hk =
+        drop ? drop_entries(stored, perm_[static_cast<size_t>(c)], edge_dropout_) : stored;
     a.push_back(graph::spmm(hk, uh_other));  // n x d
   }
   const at::Tensor v = activate(torch::stack(a, 0).bmm(theta_), activation_);  // K x n x d

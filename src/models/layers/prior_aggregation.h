@@ -34,6 +34,14 @@
 
 namespace symgnn::models {
 
+/// Position in `values` (CSR order) of each entry of m's stored transpose, so that one
+/// edge-dropout mask can be applied to both: t_values = values[positions].
+at::Tensor transpose_positions(const graph::SparseMatrix& m);
+
+/// m with each stored entry dropped with probability p and the others scaled by 1/(1-p)
+/// (inverted dropout), the same entries in the matrix and its stored transpose.
+graph::SparseMatrix drop_entries(const graph::SparseMatrix& m, const at::Tensor& positions, double p);
+
 class PriorAggregationImpl : public torch::nn::Module {
  public:
   /// `h[k]` is the raw class-k prior seen from this side (n x m, entries 1); all share
