@@ -1,6 +1,8 @@
 // End-to-end: the built `symgnn` binary on small inputs, checking outputs and exit codes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -39,6 +41,11 @@ TEST(Cli, VersionNamesTheBlas) {
   std::string out;
   ASSERT_EQ(run_symgnn("version", &out), 0);
   EXPECT_NE(out.find("BLAS: "), std::string::npos);
+  // scripts/setup.sh installs OpenBLAS: LibTorch's sgemm_ must resolve to it, not to the
+  // reference BLAS (about 30x slower).
+  std::string lower = out;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  EXPECT_NE(lower.find("openblas"), std::string::npos) << out;
   EXPECT_NE(out.find("LibTorch"), std::string::npos);
 }
 
