@@ -67,7 +67,8 @@ EdgeList knn_graph(const at::Tensor& x, int64_t k, int64_t block = 1024);
 /// Completes ds.users.graph and ds.items.graph as cfg asks: "file" keeps the file's
 /// graph (error if none), "knn" builds one from side features (or from training rating
 /// rows when cfg.knn_source = ratings), "identity" uses I, and "auto" takes the file's
-/// graph, else k-NN from side features when the set has them, else the identity.
+/// graph, else a k-NN graph (of the training rating rows when cfg.knn_source = ratings,
+/// of the side features when the set has them), else the identity.
 /// Prints a warning line (to stderr) for every substitution it makes.
 void resolve_graphs(Dataset& ds, const GraphConfig& cfg);
 

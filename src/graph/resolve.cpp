@@ -69,7 +69,11 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
 
   if (policy == "auto") {
     if (has_file_graph) return;
-    if (has_features) {
+    if (cfg.knn_source == "ratings") {  // the user asked for rating-row neighbours: honour it
+      std::cerr << "note: " << name << ": no " << noun << " graph in the file; using a " << cfg.knn_k
+                << "-NN graph of the training rating rows (" << key << "=auto, graph.knn_source=ratings)\n";
+      set_knn(set, rating_vectors(ds, side), cfg.knn_k);
+    } else if (has_features) {
       std::cerr << "note: " << name << ": no " << noun << " graph in the file; using a " << cfg.knn_k
                 << "-NN graph of the " << noun << " features (" << key << "=auto)\n";
       set_knn(set, feature_vectors(set, name), cfg.knn_k);

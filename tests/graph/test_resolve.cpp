@@ -145,6 +145,23 @@ TEST(ResolveGraphs, KnnFromTrainingRatingsOnly) {
   EXPECT_FALSE(with_leak.src == ds.users.graph.src && with_leak.dst == ds.users.graph.dst);
 }
 
+TEST(ResolveGraphs, AutoHonoursRatingRowNeighbours) {
+  // With knn_source = ratings, "auto" keeps a file graph and builds the missing one from
+  // the training rating rows (not from features, not the identity).
+  Dataset ds = small_dataset();
+  const EdgeList file_graph = ds.users.graph;
+  GraphConfig cfg = config("auto", "auto");
+  cfg.knn_source = "ratings";
+  ::testing::internal::CaptureStderr();
+  resolve_graphs(ds, cfg);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(ds.users.graph_origin, GraphOrigin::File);
+  expect_same_graph(ds.users.graph, file_graph);
+  EXPECT_EQ(ds.items.graph_origin, GraphOrigin::Knn);
+  expect_same_graph(ds.items.graph, knn_graph(train_matrix(ds).t().contiguous(), 2));
+  EXPECT_NE(err.find("training rating rows"), std::string::npos) << err;
+}
+
 TEST(ResolveGraphs, IdentityReplacesAFileGraph) {
   Dataset ds = small_dataset();
   resolve_graphs(ds, config("identity", "identity"));
