@@ -14,6 +14,7 @@
 #include "models/base_model.h"
 #include "models/layers/activation.h"
 #include "symgnn/model.h"
+#include "train/memory.h"
 
 namespace symgnn::models {
 namespace {
@@ -173,28 +174,19 @@ TEST(BaseRegistry, MakesEachVariant) {
   }
 }
 
-int64_t status_kib(const char* key) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const std::string prefix = std::string(key) + ":";
-  while (std::getline(in, line))
-    if (line.rfind(prefix, 0) == 0) return std::stoll(line.substr(prefix.size()));
-  return 0;
-}
-
 /// Peak resident memory (bytes) above the resident memory at the start of one training
 /// step, as train/memory.cpp measures it (VmHWM rewound through clear_refs).
 int64_t step_peak_bytes(BaseModel& model, const ModelContext& ctx) {
   malloc_trim(0);  // hand freed heap back, so the window starts from what is really in use
-  std::ofstream("/proc/self/clear_refs") << "5";
-  const int64_t before = status_kib("VmRSS");
+  train::reset_peak_memory();
+  const int64_t before = train::current_memory_bytes();
   const at::Tensor loss = (model.forward(ctx.train_users, ctx.train_items) - ctx.train_values).pow(2).mean();
   loss.backward();
-  return (status_kib("VmHWM") - before) * 1024;
+  return train::peak_memory_bytes() - before;
 }
 
 TEST(BaseModel, PeakMemoryIsPositiveAndFollowsTheChannelCount) {
-  if (status_kib("VmHWM") == 0) GTEST_SKIP() << "/proc/self/status has no VmHWM here";
+  if (train::peak_memory_bytes() == 0) GTEST_SKIP() << "/proc/self/status has no VmHWM here";
   const ModelContext ctx = make_context(testing::tiny_dataset(600, 700, 20000, false, 7));
   std::map<std::string, int64_t> peak;
   for (const char* variant : {"G", "A", "full"}) {  // smallest first: leftovers only inflate later ones
