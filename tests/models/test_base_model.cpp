@@ -5,7 +5,6 @@
 #include <malloc.h>
 #include <torch/torch.h>
 
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
