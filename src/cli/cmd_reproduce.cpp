@@ -1,0 +1,150 @@
+// `symgnn reproduce`: every table and figure of the paper's experiments in one command
+// (src/reproduce/): runs the sweep as `symgnn train` child processes, resumable, then
+// writes results.md with the tables, the figures and the training curves.
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "reproduce/plan.h"
+#include "reproduce/report.h"
+#include "reproduce/runner.h"
+#include "symgnn/error.h"
+#include "util/strings.h"
+
+namespace fs = std::filesystem;
+
+namespace symgnn::cli {
+namespace {
+
+struct ReproduceOptions {
+  bool quick = false;
+  std::string data_dir;
+  std::string out;
+  std::string configs;
+  std::string only;
+  int seeds = 0;
+  int jobs = 1;
+  int threads = 0;
+  bool force = false;
+  bool dry_run = false;
+  bool report_only = false;
+  std::string publish;
+  std::string gnuplot = "gnuplot";
+  std::string command;
+};
+
+std::string default_data_dir() {
+  if (const char* env = std::getenv("SYMGNN_DATA_DIR"); env && *env) return env;
+  return "../shared/data";
+}
+
+std::string default_configs() {
+  if (fs::exists("configs")) return "configs";
+  return std::string(SYMGNN_SOURCE_DIR) + "/configs";
+}
+
+void publish(const std::string& out, const std::string& dest) {
+  fs::create_directories(dest + "/results");
+  const auto opts = fs::copy_options::overwrite_existing | fs::copy_options::recursive;
+  fs::copy(out + "/results", dest + "/results", opts);
+  const std::string tmp = dest + "/results.md.tmp";
+  fs::copy_file(out + "/results.md", tmp, fs::copy_options::overwrite_existing);
+  fs::rename(tmp, dest + "/results.md");
+  std::cerr << "reproduce: published " << dest << "/results.md and " << dest << "/results/\n";
+}
+
+int run_reproduce(const ReproduceOptions& o) {
+  reproduce::PlanOptions p;
+  p.data_dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
+  p.config_dir = o.configs.empty() ? default_configs() : o.configs;
+  p.quick = o.quick;
+  p.seeds = o.seeds > 0 ? o.seeds : (o.quick ? 1 : 5);
+  for (const auto& part : split(o.only, ','))
+    if (!trim(part).empty()) p.only.push_back(trim(part));
+  if (!fs::is_directory(p.data_dir))
+    throw UsageError(p.data_dir + ": data directory not found (use --data-dir or SYMGNN_DATA_DIR)");
+  p.data_dir = fs::canonical(p.data_dir).string();
+  p.config_dir = fs::absolute(p.config_dir).lexically_normal().string();
+  const reproduce::Plan plan = reproduce::make_plan(p);
+  for (const auto& a : plan.absent) std::cerr << "reproduce: skipped, data absent: " << a << "\n";
+  if (plan.cells.empty()) throw UsageError(p.data_dir + ": none of the benchmark files is there");
+
+  const std::string out = o.out.empty() ? (o.quick ? "out/reproduce-quick" : "out/reproduce") : o.out;
+  reproduce::RunnerOptions r;
+  r.runs_dir = out + "/runs";
+  r.exe = fs::read_symlink("/proc/self/exe").string();
+  r.jobs = o.jobs;
+  r.threads = o.threads;
+  r.force = o.force;
+  r.dry_run = o.dry_run || o.report_only;
+  fs::create_directories(r.runs_dir);
+  const auto outcomes = reproduce::run_plan(plan, r);
+  if (o.dry_run) return 0;
+
+  reproduce::ReportOptions ro;
+  ro.out_dir = out;
+  ro.runs_dir = r.runs_dir;
+  ro.command = o.command;
+  ro.gnuplot = o.gnuplot;
+  ro.quick = o.quick;
+  ro.seeds = p.seeds;
+  const auto files = reproduce::write_report(plan, outcomes, ro);
+  std::cerr << "reproduce: wrote " << out << "/" << files.front() << " and " << files.size() - 1
+            << " files in " << out << "/results/\n";
+  if (!o.publish.empty()) publish(out, o.publish);
+  int failed = 0;
+  for (const auto& c : outcomes) failed += c.status == "failed";
+  if (failed > 0) {
+    std::cerr << "reproduce: " << failed << " cell(s) failed; their logs are under " << r.runs_dir << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_reproduce_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "reproduce",
+      "run the paper's experiments (Tables 2-4, Figures 2-3) and write results.md with plots\n"
+      "  symgnn reproduce --quick                 # 1 seed, 3 epochs: checks the whole pipeline\n"
+      "  symgnn reproduce --publish docs          # the full sweep (5 seeds), then docs/results.md\n"
+      "  symgnn reproduce --only table4,fig2      # some parts only\n"
+      "Interrupted sweeps resume: finished cells (runs/<cell>/metrics.json) are reused when\n"
+      "their arguments and configs are unchanged.");
+  auto o = std::make_shared<ReproduceOptions>();
+  cmd->add_flag("--quick", o->quick, "1 seed, 3 epochs and one a for the Sylvester baseline (for CI)");
+  cmd->add_option(
+      "--data-dir", o->data_dir,
+      "benchmark data: monti/*.mat, ml-100k/, ml-1m/ (default $SYMGNN_DATA_DIR or ../shared/data)");
+  cmd->add_option("--out", o->out,
+                  "output directory (default out/reproduce, out/reproduce-quick with --quick)");
+  cmd->add_option("--configs", o->configs, "directory of the tuned configs (default ./configs)");
+  cmd->add_option("--only", o->only,
+                  "comma-separated parts: table2, table3, table4, fig2, fig3 (default all)");
+  cmd->add_option("--seeds", o->seeds, "seeds per cell (default 5, 1 with --quick)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--jobs", o->jobs, "cells trained at once (default 1)")->check(CLI::Range(1, 64));
+  cmd->add_option("--threads", o->threads, "threads per cell (default: cores / jobs)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_flag("--force", o->force, "run every cell again, even when its results are there");
+  cmd->add_flag("--dry-run", o->dry_run, "print the plan and the commands; run nothing");
+  cmd->add_flag("--report-only", o->report_only, "run nothing; write the report from the finished cells");
+  cmd->add_option("--publish", o->publish,
+                  "also copy results.md and results/ into this directory (e.g. docs)");
+  cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot executable (default gnuplot)");
+  cmd->callback([o, cmd] {
+    o->command = "symgnn reproduce";
+    for (const auto& opt : cmd->get_options()) {
+      if (opt->count() == 0 || opt->get_name() == "--help") continue;
+      o->command += " " + opt->get_name();
+      if (opt->get_expected_min() > 0)
+        for (const auto& v : opt->results()) o->command += " " + v;
+    }
+    const int code = run_reproduce(*o);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace symgnn::cli

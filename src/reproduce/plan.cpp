@@ -1,0 +1,173 @@
+#include "reproduce/plan.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "symgnn/error.h"
+
+namespace fs = std::filesystem;
+
+namespace symgnn::reproduce {
+
+const std::vector<Benchmark>& benchmarks() {
+  static const std::vector<Benchmark> all = {
+      {"douban", "Douban", "monti/douban.mat", "douban", {}},
+      {"flixster", "Flixster", "monti/flixster.mat", "flixster", {}},
+      // Table 2's "Flixster (U)": the same ratings with the user graph only.
+      {"flixster_u",
+       "Flixster (U)",
+       "monti/flixster.mat",
+       "flixster",
+       {"--set", "graph.item_graph=identity"}},
+      {"yahoo", "Yahoo Music", "monti/yahoo_music.mat", "yahoo", {}},
+      {"ml100k", "ML-100K", "ml-100k", "ml100k", {"--split", "u1"}},
+      // No ML-1M configs are tuned: it uses the ML-100K ones (random 10 % test split).
+      {"ml1m", "ML-1M", "ml-1m", "ml100k", {}},
+  };
+  return all;
+}
+
+const Benchmark& benchmark(const std::string& key) {
+  for (const auto& b : benchmarks())
+    if (b.key == key) return b;
+  throw UsageError("unknown benchmark '" + key + "'");
+}
+
+const std::vector<std::string>& part_names() {
+  static const std::vector<std::string> parts = {"table4", "table3", "fig2", "fig3", "table2"};
+  return parts;
+}
+
+const std::vector<int>& figure2_layers() {
+  static const std::vector<int> v = {1, 2, 3, 4};
+  return v;
+}
+const std::vector<int>& figure3_k() {
+  static const std::vector<int> v = {5, 10, 15, 20};
+  return v;
+}
+
+std::string table_variant(const std::string& model) {
+  // The tuned low-rank configs use the G variant: as accurate as the full model here
+  // and several times cheaper (docs/results.md, Table 4); the base configs are full.
+  return model == "lowrank" ? "G" : model == "base" ? "full" : "";
+}
+
+std::string cell_name(const std::string& bench, const std::string& model, const std::string& variant,
+                      int layers, int k) {
+  if (model == "sylvester") return bench + "-sylvester";
+  std::string name = bench + "-" + model + "-" + variant + "-L" + std::to_string(layers);
+  if (bench == "ml100k" || bench == "ml1m") name += "-k" + std::to_string(k);
+  return name;
+}
+
+namespace {
+
+/// Seconds for one seed of a cell on 2 cores (measured here; only the ETA uses them).
+double seed_seconds(const std::string& bench, const std::string& model, const std::string& variant) {
+  const bool small = bench == "ml100k";
+  if (model == "sylvester") {
+    static const std::map<std::string, double> s = {{"douban", 100}, {"flixster", 250}, {"flixster_u", 200},
+                                                    {"yahoo", 300},  {"ml100k", 70},    {"ml1m", 900}};
+    return s.at(bench);
+  }
+  const double variant_factor = variant == "G" ? 1.0 : variant == "A" ? 3.0 : 4.0;
+  if (model == "lowrank")
+    return (small ? 6.0 : bench == "flixster" || bench == "flixster_u" ? 10.0 : 30.0) * variant_factor;
+  if (bench == "ml1m") return 1500;
+  return small ? 10.0 * (variant == "G" ? 1.0 : variant == "A" ? 2.5 : 3.5) : 80.0;
+}
+
+class Builder {
+ public:
+  explicit Builder(const PlanOptions& o) : o_(o) {}
+
+  bool present(const std::string& bench) {
+    const Benchmark& b = benchmark(bench);
+    if (fs::exists(o_.data_dir + "/" + b.path)) return true;
+    const std::string why = b.label + " (" + o_.data_dir + "/" + b.path + ")";
+    if (std::find(plan_.absent.begin(), plan_.absent.end(), why) == plan_.absent.end())
+      plan_.absent.push_back(why);
+    return false;
+  }
+
+  void add(const std::string& bench, const std::string& model, const std::string& variant, int layers = 2,
+           int k = 10) {
+    if (!present(bench)) return;
+    Cell c;
+    c.name = cell_name(bench, model, variant, layers, k);
+    if (!seen_.insert(c.name).second) return;
+    const Benchmark& b = benchmark(bench);
+    c.benchmark = bench;
+    c.model = model;
+    c.variant = variant;
+    c.layers = layers;
+    c.k = k;
+    c.args = {"--data", o_.data_dir + "/" + b.path};
+    c.args.insert(c.args.end(), b.extra.begin(), b.extra.end());
+    if (model == "sylvester") {
+      c.args.insert(c.args.end(), {"--model", "sylvester", "--set", "sylvester.tol=1e-6"});
+      if (o_.quick)
+        c.args.insert(c.args.end(), {"--set", "sylvester.alphas=0.9", "--set", "sylvester.tol=1e-3"});
+      c.estimate_seconds = seed_seconds(bench, model, variant) * (o_.quick ? 0.05 : 1.0);
+    } else {
+      const std::string config = o_.config_dir + "/" + b.config_stem + "_" + model + ".conf";
+      if (!fs::exists(config)) throw UsageError(config + ": tuned config not found (use --configs DIR)");
+      c.config_files.push_back(config);
+      const std::string depth = model == "lowrank" ? "lowrank.layers=" : "base.hops=";
+      c.args.insert(c.args.end(),
+                    {"--config", config, "--model", model, "--variant", variant, "--set",
+                     depth + std::to_string(layers), "--runs", std::to_string(o_.seeds), "--seed", "1"});
+      if (bench == "ml100k" || bench == "ml1m")
+        c.args.insert(c.args.end(), {"--set", "graph.knn_k=" + std::to_string(k)});
+      if (o_.quick) c.args.insert(c.args.end(), {"--epochs", "3"});
+      c.estimate_seconds = seed_seconds(bench, model, variant) * o_.seeds * (o_.quick ? 0.05 : 1.0);
+    }
+    plan_.cells.push_back(std::move(c));
+  }
+
+  Plan take() { return std::move(plan_); }
+
+ private:
+  const PlanOptions& o_;
+  Plan plan_;
+  std::set<std::string> seen_;
+};
+
+}  // namespace
+
+Plan make_plan(const PlanOptions& opts) {
+  for (const auto& p : opts.only)
+    if (std::find(part_names().begin(), part_names().end(), p) == part_names().end())
+      throw UsageError("--only: unknown part '" + p + "' (choose from table2, table3, table4, fig2, fig3)");
+  auto wanted = [&](const std::string& part) {
+    return opts.only.empty() || std::find(opts.only.begin(), opts.only.end(), part) != opts.only.end();
+  };
+  Builder b(opts);
+  for (const auto& part : part_names()) {
+    if (!wanted(part)) continue;
+    if (part == "table4") {
+      for (const char* model : {"base", "lowrank"})
+        for (const char* v : {"full", "G", "A"}) b.add("ml100k", model, v);
+    } else if (part == "table3") {
+      for (const char* bench : {"ml100k", "ml1m"})
+        for (const char* model : {"sylvester", "lowrank", "base"}) b.add(bench, model, table_variant(model));
+    } else if (part == "fig2") {
+      for (const char* model : {"lowrank", "base"})
+        for (int layers : figure2_layers()) b.add("ml100k", model, table_variant(model), layers);
+    } else if (part == "fig3") {
+      // With attention (the full models) and without (their G ablations: CGE only).
+      for (const char* model : {"lowrank", "base"})
+        for (const char* v : {"full", "G"})
+          for (int k : figure3_k()) b.add("ml100k", model, v, 2, k);
+    } else if (part == "table2") {
+      for (const char* bench : {"douban", "flixster", "flixster_u", "yahoo"})
+        for (const char* model : {"sylvester", "lowrank", "base"}) b.add(bench, model, table_variant(model));
+    }
+  }
+  return b.take();
+}
+
+}  // namespace symgnn::reproduce

@@ -1,0 +1,68 @@
+// What `symgnn reproduce` runs: every table and figure of the paper's experiments as a
+// list of `symgnn train` invocations ("cells"), one per (dataset, model, variant,
+// layers, k), each training all seeds. A cell shared by several tables (the low-rank
+// ML-100K model is in Table 3, Table 4, Figure 2 and Figure 3) is run once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace symgnn::reproduce {
+
+/// One benchmark as the paper names it, and where its files are under the data dir.
+struct Benchmark {
+  std::string key;                 // douban, flixster, flixster_u, yahoo, ml100k, ml1m
+  std::string label;               // "Flixster (U)"
+  std::string path;                // relative to the data directory
+  std::string config_stem;         // configs/<stem>_<model>.conf
+  std::vector<std::string> extra;  // extra --set arguments (flixster_u: no item graph)
+};
+
+/// The benchmarks of Tables 2 and 3 in the paper's column order.
+const std::vector<Benchmark>& benchmarks();
+const Benchmark& benchmark(const std::string& key);
+
+struct Cell {
+  std::string name;                       // directory name under runs/, unique per setting
+  std::string benchmark;                  // Benchmark::key
+  std::string model;                      // sylvester | lowrank | base
+  std::string variant;                    // full | G | A ("" for sylvester)
+  int layers = 2;                         // CGE layers (lowrank.layers) or hops (base.hops)
+  int k = 10;                             // k of the k-NN graphs (ML-100K only)
+  std::vector<std::string> args;          // arguments after `symgnn train` (no --out, --threads)
+  std::vector<std::string> config_files;  // whose contents are part of the cache key
+  double estimate_seconds = 0;            // for the ETA before anything was measured
+};
+
+struct PlanOptions {
+  std::string data_dir;    // holds monti/*.mat, ml-100k/, ml-1m/
+  std::string config_dir;  // the repository's configs/
+  bool quick = false;      // 1 seed, 3 epochs, one a for the Sylvester baseline
+  int seeds = 5;
+  std::vector<std::string> only;  // parts to run: table2 table3 table4 fig2 fig3 (empty: all)
+};
+
+struct Plan {
+  std::vector<Cell> cells;
+  std::vector<std::string> absent;  // "Yahoo Music (monti/yahoo_music.mat)": not run
+};
+
+/// Every part the report can show, in order.
+const std::vector<std::string>& part_names();
+
+/// The cells of the chosen parts whose data is present, deduplicated, cheapest
+/// parts first so that an interrupted sweep has finished tables to show.
+Plan make_plan(const PlanOptions& opts);
+
+/// The name of the cell for a setting (the report looks cells up by it).
+std::string cell_name(const std::string& benchmark, const std::string& model, const std::string& variant,
+                      int layers = 2, int k = 10);
+
+/// The default variant of a model's tuned config (what Tables 2 and 3 report).
+std::string table_variant(const std::string& model);
+
+/// The layer counts of Figure 2 and the k values of Figure 3.
+const std::vector<int>& figure2_layers();
+const std::vector<int>& figure3_k();
+
+}  // namespace symgnn::reproduce
