@@ -26,7 +26,7 @@ namespace {
 
 struct TrainOptions {
   CommonOptions common;
-  std::string model = "lowrank";
+  std::string model;  // "" keeps the config file's model (default lowrank)
   std::string variant;
   int64_t runs = -1;
   int64_t epochs = -1;
@@ -143,7 +143,8 @@ void add_train_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
   add_common_options(cmd, o->common);
   cmd->add_option("--model", o->model,
-                  "lowrank (default), base, or sylvester (the classic-equation baseline)")
+                  "lowrank (default), base, or sylvester (the classic-equation baseline); overrides the "
+                  "config file's model")
       ->check(CLI::IsMember({"lowrank", "base", "sylvester"}));
   cmd->add_option("--variant", o->variant, "full (default), G (CGE aggregation only) or A (attention only)")
       ->check(CLI::IsMember({"full", "G", "A"}));

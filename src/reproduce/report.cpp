@@ -367,8 +367,8 @@ class Report {
       }
     md << "\nThe paper's claim: the models with attention are less sensitive to k than those without "
           "(dashed). "
-          "Compare the spreads in the last column. Graphs: the low-rank config's k-NN graphs of the training "
-          "rating rows, the base config's k-NN graphs of the side features (`graph.knn_k = k`).\n\n";
+          "Compare the spreads in the last column. Graphs: both configs build k-NN graphs of the training "
+          "rating rows (`graph.knn_k = k`).\n\n";
     md << figure("fig3_knn", csv.str(), dat.str(),
                  figure3_script(plots_dir_ + "/fig3_knn.dat", results_dir_ + "/fig3_knn.svg"));
     md << "CSV: [results/fig3_knn.csv](results/fig3_knn.csv)\n\n";

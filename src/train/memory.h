@@ -17,4 +17,17 @@ int64_t peak_memory_bytes();
 /// Current resident memory in bytes (0 if unavailable).
 int64_t current_memory_bytes();
 
+/// True when this build can read the CUDA caching allocator's statistics (a CUDA
+/// LibTorch: CMake defines SYMGNN_CUDA_MEMSTATS when it finds libc10_cuda).
+bool has_device_memory_stats();
+
+/// CUDA: rewinds the caching allocator's peak of device `index` (-1: the current device)
+/// to its current allocation. No-op without has_device_memory_stats().
+void reset_device_peak_memory(int index);
+
+/// CUDA: the caching allocator's peak allocated bytes on device `index` since the last
+/// reset, the figure torch.cuda.max_memory_allocated() reports; 0 without
+/// has_device_memory_stats().
+int64_t device_peak_memory_bytes(int index);
+
 }  // namespace symgnn::train

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "train/dataset_stats.h"
+#include "train/memory.h"
 #include "util/atomic_file.h"
 #include "util/version.h"
 
@@ -48,6 +49,9 @@ nlohmann::json sweep_metrics(const SweepResult& s, RunConfig& cfg, const Dataset
   j["train_seconds"] = seconds / n;
   j["seconds_per_epoch"] = epochs > 0 ? seconds / epochs : 0.0;
   j["peak_memory_bytes"] = peak;
+  j["peak_memory_source"] = cfg.train.device.rfind("cuda", 0) == 0 && has_device_memory_stats()
+                                ? "cuda caching allocator (allocated bytes)"
+                                : "process resident set (VmHWM)";
   j["runs"] = runs;
   j["config"] = to_text(cfg);
   j["dataset"] = dataset_stats(ds);

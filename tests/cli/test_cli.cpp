@@ -85,6 +85,24 @@ TEST(Cli, ConfigDefaultsRoundTrip) {
   EXPECT_NE(out.find("train.epochs = 3"), std::string::npos);
 }
 
+TEST(Cli, TheConfigFileChoosesTheModelUnlessModelIsGiven) {
+  const auto dir = scratch_dir("cli_config_model");
+  const std::string conf = write_file(dir, "base.conf", "model = base\n[base]\nhidden = 4\n");
+  std::string out;
+  ASSERT_EQ(run_symgnn("train --quiet --no-compare --epochs 2 --config " + conf + " --metrics-out " + dir +
+                           "/b.json",
+                       &out),
+            0)
+      << out;
+  EXPECT_EQ(nlohmann::json::parse(read(dir + "/b.json"))["model"], "base-full");
+  ASSERT_EQ(run_symgnn("train --quiet --no-compare --epochs 2 --model lowrank --config " + conf +
+                           " --metrics-out " + dir + "/l.json",
+                       &out),
+            0)
+      << out;
+  EXPECT_EQ(nlohmann::json::parse(read(dir + "/l.json"))["model"], "lowrank-full");
+}
+
 TEST(Cli, TrainThenPredictReproducesTheTestRmse) {
   const auto dir = scratch_dir("cli_train");
   std::string out;
@@ -98,6 +116,7 @@ TEST(Cli, TrainThenPredictReproducesTheTestRmse) {
                           "train_seconds", "peak_memory_bytes", "runs", "config", "dataset"})
     EXPECT_TRUE(metrics.contains(key)) << key;
   EXPECT_GT(metrics["peak_memory_bytes"].get<int64_t>(), 0);
+  EXPECT_EQ(metrics["peak_memory_source"], "process resident set (VmHWM)");  // --device cpu
   EXPECT_TRUE(std::ifstream(dir + "/run/run0/history.csv").good());
 
   // Score the test split through `predict` and compare with the reported test RMSE.
