@@ -61,3 +61,34 @@ TEST(ReproduceCli, BadArgumentsExitWithTwo) {
       2);
   EXPECT_NE(log.find("unknown part 'table9'"), std::string::npos) << log;
 }
+
+TEST(ReproduceCli, Ml1mJoinsTable3WhenItsFilesArePresent) {
+  // A small ML-1M directory (30 users x 20 movies, two taste groups) and nothing else.
+  const std::string data = st::scratch_dir("reproduce_ml1m");
+  const std::string dir = data + "/ml-1m";
+  fs::create_directories(dir);
+  std::ostringstream users, movies, ratings;
+  for (int u = 1; u <= 30; ++u)
+    users << u << "::" << (u % 2 ? "F" : "M") << "::25::" << u % 20 << "::12345\n";
+  for (int m = 1; m <= 20; ++m)
+    movies << m << "::Movie " << m << " (1999)::" << (m % 2 ? "Comedy" : "Drama") << "\n";
+  for (int u = 1; u <= 30; ++u)
+    for (int m = 1; m <= 20; ++m)
+      if ((u * 7 + m * 3) % 5 < 3)
+        ratings << u << "::" << m << "::" << (u % 2 == m % 2 ? 5 : 2) << "::978300760\n";
+  st::write_file(dir, "users.dat", users.str());
+  st::write_file(dir, "movies.dat", movies.str());
+  st::write_file(dir, "ratings.dat", ratings.str());
+  const std::string out = data + "/out";
+  std::string log;
+  ASSERT_EQ(st::run_command(st::symgnn_binary() + " reproduce --quick --only table3 --data-dir '" + data +
+                                "' --configs '" + SYMGNN_SOURCE_DIR + "/configs' --out '" + out + "'",
+                            &log),
+            0)
+      << log;
+  const std::string md = slurp(out + "/results.md");
+  EXPECT_NE(md.find("| model | ML-1M |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Not run, data absent: ML-100K"), std::string::npos);
+  EXPECT_EQ(md.find("| not run |"), std::string::npos) << md;
+  EXPECT_NE(slurp(out + "/results/table3.csv").find("ml1m,lowrank,G,1,"), std::string::npos);
+}
