@@ -26,6 +26,7 @@ struct ReproduceOptions {
   int seeds = 0;
   int jobs = 1;
   int threads = 0;
+  std::string device;
   bool force = false;
   bool dry_run = false;
   bool report_only = false;
@@ -59,6 +60,7 @@ int run_reproduce(const ReproduceOptions& o) {
   p.data_dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
   p.config_dir = o.configs.empty() ? default_configs() : o.configs;
   p.quick = o.quick;
+  p.device = o.device;
   p.seeds = o.seeds > 0 ? o.seeds : (o.quick ? 1 : 5);
   for (const auto& part : split(o.only, ','))
     if (!trim(part).empty()) p.only.push_back(trim(part));
@@ -128,6 +130,7 @@ void add_reproduce_command(CLI::App& app) {
   cmd->add_option("--jobs", o->jobs, "cells trained at once (default 1)")->check(CLI::Range(1, 64));
   cmd->add_option("--threads", o->threads, "threads per cell (default: cores / jobs)")
       ->check(CLI::Range(0, 1024));
+  cmd->add_option("--device", o->device, "--device of every cell: cpu (default) or cuda[:N]");
   cmd->add_flag("--force", o->force, "run every cell again, even when its results are there");
   cmd->add_flag("--dry-run", o->dry_run, "print the plan and the commands; run nothing");
   cmd->add_flag("--report-only", o->report_only, "run nothing; write the report from the finished cells");

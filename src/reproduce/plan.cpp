@@ -125,6 +125,7 @@ class Builder {
       if (o_.quick) c.args.insert(c.args.end(), {"--epochs", "3"});
       c.estimate_seconds = seed_seconds(bench, model, variant) * o_.seeds * (o_.quick ? 0.05 : 1.0);
     }
+    if (!o_.device.empty()) c.args.insert(c.args.end(), {"--device", o_.device});
     plan_.cells.push_back(std::move(c));
   }
 

@@ -118,7 +118,8 @@ class Report {
        << "), test RMSE read at the epoch of the best validation RMSE (validation = 5 % of the training "
           "ratings). "
           "Cells are `symgnn train` runs; their commands, logs, per-epoch histories and metrics are under `"
-       << o_.runs_dir << "/<cell>/`.\n\n";
+       << o_.runs_dir
+       << "/<cell>/`. Times are wall-clock on this machine; other work may have shared its cores.\n\n";
     for (const auto& a : plan_.absent) md << "Not run, data absent: " << a << ".\n\n";
     md << summary() << body.str();
     write_text_atomic(o_.out_dir + "/results.md", md.str());

@@ -95,10 +95,12 @@ TEST(ReproducePlan, OnlyQuickAbsentDataAndErrors) {
   o.only = {"table4"};
   o.quick = true;
   o.seeds = 1;
+  o.device = "cuda";
   const Plan p = make_plan(o);
   ASSERT_EQ(p.cells.size(), 6u);
   for (const auto& c : p.cells) {
     EXPECT_EQ(c.benchmark, "ml100k");
+    EXPECT_TRUE(has_arg_pair(c, "--device", "cuda"));
     EXPECT_TRUE(has_arg_pair(c, "--epochs", "3"));
     EXPECT_TRUE(has_arg_pair(c, "--runs", "1"));
   }
