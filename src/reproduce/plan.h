@@ -39,7 +39,7 @@ struct PlanOptions {
   std::string config_dir;  // the repository's configs/
   bool quick = false;      // 1 seed, 3 epochs, one a for the Sylvester baseline
   int seeds = 5;
-  std::string device;  // passed to every cell as --device unless empty
+  std::string device;             // passed to every cell as --device unless empty
   std::vector<std::string> only;  // parts to run: table2 table3 table4 fig2 fig3 (empty: all)
 };
 

@@ -33,7 +33,16 @@ std::string header(const std::string& svg, int width, int height) {
 
 }  // namespace
 
-std::string figure2_script(const std::string& dat, const std::string& svg) {
+static std::string reference_lines(double paper_lowrank, double paper_base) {
+  std::ostringstream os;
+  os << ", \\\n     " << paper_lowrank
+     << " with lines lw 1 dt 3 lc rgb '#1f77b4' title 'low-rank, paper Table 3', \\\n     " << paper_base
+     << " with lines lw 1 dt 3 lc rgb '#d62728' title 'base, paper Table 3'";
+  return os.str();
+}
+
+std::string figure2_script(const std::string& dat, const std::string& svg, double paper_lowrank,
+                           double paper_base) {
   std::ostringstream os;
   os << header(svg, 640, 420) << "set datafile separator whitespace\n"
      << "set title 'RMSE vs number of CGE layers (ML-100K u1, mean +- std over seeds)'\n"
@@ -41,15 +50,17 @@ std::string figure2_script(const std::string& dat, const std::string& svg) {
      << "set xtics 1\nset xrange [0.7:4.3]\nset key top right\n"
      << "plot " << q(dat)
      << " index 0 using 1:2:3 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'SyMGNN low-rank', \\\n     "
-     << q(dat) << " index 1 using 1:2:3 with yerrorlines lw 2 pt 5 lc rgb '#d62728' title 'SyMGNN base'\n";
+     << q(dat) << " index 1 using 1:2:3 with yerrorlines lw 2 pt 5 lc rgb '#d62728' title 'SyMGNN base'"
+     << reference_lines(paper_lowrank, paper_base) << "\n";
   return os.str();
 }
 
-std::string figure3_script(const std::string& dat, const std::string& svg) {
+std::string figure3_script(const std::string& dat, const std::string& svg, double paper_lowrank,
+                           double paper_base) {
   std::ostringstream os;
   os << header(svg, 680, 460) << "set datafile separator whitespace\n"
      << "set title 'RMSE vs k of the k-NN graphs (ML-100K u1, mean +- std over seeds)'\n"
-     << "set xlabel 'k'\nset ylabel 'test RMSE'\nset xtics 5\nset xrange [3:22]\nset key below\n";
+     << "set xlabel 'k'\nset ylabel 'test RMSE'\nset xtics 5\nset xrange [3:22]\nset key below maxrows 3\n";
   const char* titles[] = {"low-rank", "low-rank w/o attention (G)", "base", "base w/o attention (G)"};
   const char* colors[] = {"#1f77b4", "#1f77b4", "#d62728", "#d62728"};
   os << "plot ";
@@ -57,7 +68,7 @@ std::string figure3_script(const std::string& dat, const std::string& svg) {
     os << (i ? ", \\\n     " : "") << q(dat) << " index " << i << " using 1:2:3 with yerrorlines lw 2 dt "
        << (i % 2 ? 2 : 1) << " pt " << (i < 2 ? 7 : 5) << " lc rgb '" << colors[i] << "' title '" << titles[i]
        << "'";
-  os << "\n";
+  os << reference_lines(paper_lowrank, paper_base) << "\n";
   return os.str();
 }
 

@@ -15,14 +15,17 @@ struct CurvePanel {
   std::vector<std::string> history_csvs;
 };
 
+/// Both figures draw the paper's Table 3 numbers of the two models as dotted lines.
 /// Figure 2 from a gnuplot data file of two blocks (low-rank, base; separated by two
 /// blank lines) with rows "layers mean std".
-std::string figure2_script(const std::string& dat, const std::string& svg);
+std::string figure2_script(const std::string& dat, const std::string& svg, double paper_lowrank,
+                           double paper_base);
 
 /// Figure 3 from four blocks (low-rank, low-rank without attention, base, base without
 /// attention) with rows "k mean std"; dashed lines are the models without attention, as
 /// in the paper.
-std::string figure3_script(const std::string& dat, const std::string& svg);
+std::string figure3_script(const std::string& dat, const std::string& svg, double paper_lowrank,
+                           double paper_base);
 
 /// Validation RMSE per epoch, one line per seed, one panel per cell (multiplot).
 std::string curves_script(const std::vector<CurvePanel>& panels, const std::string& svg,

@@ -333,7 +333,8 @@ class Report {
     md << "\nThe paper's figure shows both models flat in L; its exact values are not printed. L is "
           "`lowrank.layers` (CGE layers) and `base.hops` (hops of the CGE channel X1).\n\n";
     md << figure("fig2_layers", csv.str(), dat.str(),
-                 figure2_script(plots_dir_ + "/fig2_layers.dat", results_dir_ + "/fig2_layers.svg"));
+                 figure2_script(plots_dir_ + "/fig2_layers.dat", results_dir_ + "/fig2_layers.svg",
+                                paper_rmse("lowrank", "ml100k"), paper_rmse("base", "ml100k")));
     md << "CSV: [results/fig2_layers.csv](results/fig2_layers.csv)\n\n";
     return md.str();
   }
@@ -371,7 +372,8 @@ class Report {
           "Compare the spreads in the last column. Graphs: both configs build k-NN graphs of the training "
           "rating rows (`graph.knn_k = k`).\n\n";
     md << figure("fig3_knn", csv.str(), dat.str(),
-                 figure3_script(plots_dir_ + "/fig3_knn.dat", results_dir_ + "/fig3_knn.svg"));
+                 figure3_script(plots_dir_ + "/fig3_knn.dat", results_dir_ + "/fig3_knn.svg",
+                                paper_rmse("lowrank", "ml100k"), paper_rmse("base", "ml100k")));
     md << "CSV: [results/fig3_knn.csv](results/fig3_knn.csv)\n\n";
     return md.str();
   }
