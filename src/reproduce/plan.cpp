@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "symgnn/config.h"
 #include "symgnn/error.h"
 
 namespace fs = std::filesystem;
@@ -61,6 +62,12 @@ std::string cell_name(const std::string& bench, const std::string& model, const 
   std::string name = bench + "-" + model + "-" + variant + "-L" + std::to_string(layers);
   if (bench == "ml100k" || bench == "ml1m") name += "-k" + std::to_string(k);
   return name;
+}
+
+std::string tuned_cell(const Plan& plan, const std::string& bench, const std::string& model,
+                       const std::string& variant, int k) {
+  const auto it = plan.depth.find(bench + "/" + model);
+  return cell_name(bench, model, variant, it == plan.depth.end() ? 2 : it->second, k);
 }
 
 namespace {
@@ -129,6 +136,23 @@ class Builder {
     plan_.cells.push_back(std::move(c));
   }
 
+  /// The CGE depth (lowrank.layers or base.hops) the tuned config of (bench, model) sets.
+  int depth(const std::string& bench, const std::string& model) {
+    const std::string key = bench + "/" + model;
+    if (auto it = plan_.depth.find(key); it != plan_.depth.end()) return it->second;
+    RunConfig rc;
+    const std::string config = o_.config_dir + "/" + benchmark(bench).config_stem + "_" + model + ".conf";
+    if (fs::exists(config)) load_config_file(rc, config);
+    const int d = static_cast<int>(model == "base" ? rc.base.hops : rc.lowrank.layers);
+    plan_.depth[key] = d;
+    return d;
+  }
+
+  /// A cell at the tuned config's depth.
+  void add_tuned(const std::string& bench, const std::string& model, const std::string& variant, int k = 10) {
+    add(bench, model, variant, model == "sylvester" ? 2 : depth(bench, model), k);
+  }
+
   Plan take() { return std::move(plan_); }
 
  private:
@@ -151,10 +175,11 @@ Plan make_plan(const PlanOptions& opts) {
     if (!wanted(part)) continue;
     if (part == "table4") {
       for (const char* model : {"base", "lowrank"})
-        for (const char* v : {"full", "G", "A"}) b.add("ml100k", model, v);
+        for (const char* v : {"full", "G", "A"}) b.add_tuned("ml100k", model, v);
     } else if (part == "table3") {
       for (const char* bench : {"ml100k", "ml1m"})
-        for (const char* model : {"sylvester", "lowrank", "base"}) b.add(bench, model, table_variant(model));
+        for (const char* model : {"sylvester", "lowrank", "base"})
+          b.add_tuned(bench, model, table_variant(model));
     } else if (part == "fig2") {
       for (const char* model : {"lowrank", "base"})
         for (int layers : figure2_layers()) b.add("ml100k", model, table_variant(model), layers);
@@ -162,10 +187,11 @@ Plan make_plan(const PlanOptions& opts) {
       // With attention (the full models) and without (their G ablations: CGE only).
       for (const char* model : {"lowrank", "base"})
         for (const char* v : {"full", "G"})
-          for (int k : figure3_k()) b.add("ml100k", model, v, 2, k);
+          for (int k : figure3_k()) b.add_tuned("ml100k", model, v, k);
     } else if (part == "table2") {
       for (const char* bench : {"douban", "flixster", "flixster_u", "yahoo"})
-        for (const char* model : {"sylvester", "lowrank", "base"}) b.add(bench, model, table_variant(model));
+        for (const char* model : {"sylvester", "lowrank", "base"})
+          b.add_tuned(bench, model, table_variant(model));
     }
   }
   return b.take();

@@ -4,6 +4,7 @@
 // ML-100K model is in Table 3, Table 4, Figure 2 and Figure 3) is run once.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,8 @@ struct PlanOptions {
 
 struct Plan {
   std::vector<Cell> cells;
-  std::vector<std::string> absent;  // "Yahoo Music (monti/yahoo_music.mat)": not run
+  std::vector<std::string> absent;   // "Yahoo Music (monti/yahoo_music.mat)": not run
+  std::map<std::string, int> depth;  // "<benchmark>/<model>": CGE depth of its tuned config
 };
 
 /// Every part the report can show, in order.
@@ -58,6 +60,11 @@ Plan make_plan(const PlanOptions& opts);
 /// The name of the cell for a setting (the report looks cells up by it).
 std::string cell_name(const std::string& benchmark, const std::string& model, const std::string& variant,
                       int layers = 2, int k = 10);
+
+/// The cell of a model at its tuned config's depth (Tables 2-4 and Figure 3 use these;
+/// Figure 2 varies the depth).
+std::string tuned_cell(const Plan& plan, const std::string& benchmark, const std::string& model,
+                       const std::string& variant, int k = 10);
 
 /// The default variant of a model's tuned config (what Tables 2 and 3 report).
 std::string table_variant(const std::string& model);

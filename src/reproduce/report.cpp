@@ -192,7 +192,7 @@ class Report {
     for (const char* model : {"sylvester", "base", "lowrank"}) {
       md << "| **" << paper_row_label(model) << " (ours)** |";
       for (const auto& b : cols) {
-        const std::string name = cell_name(b, model, table_variant(model));
+        const std::string name = tuned_cell(plan_, b, model, table_variant(model));
         const CellResult& c = cell(name);
         const double paper = paper_rmse(model, b);
         const int d = digits_for(b);
@@ -209,7 +209,8 @@ class Report {
       for (const char* model : {"base", "lowrank"}) {
         md << "| " << paper_row_label(model) << ", ensemble of the " << o_.seeds << " seeds (ours) |";
         for (const auto& b : cols)
-          md << " " << fixed(cell(cell_name(b, model, table_variant(model))).ensemble, digits_for(b)) << " |";
+          md << " " << fixed(cell(tuned_cell(plan_, b, model, table_variant(model))).ensemble, digits_for(b))
+             << " |";
         md << "\n";
       }
     }
@@ -228,7 +229,7 @@ class Report {
       double ours = kNaN, best = kNaN;
       std::string best_row;
       for (const char* model : {"sylvester", "base", "lowrank"}) {
-        const CellResult& c = cell(cell_name(b, model, table_variant(model)));
+        const CellResult& c = cell(tuned_cell(plan_, b, model, table_variant(model)));
         if (c.ok && !(c.mean >= ours)) ours = c.mean;
       }
       for (const auto& row : paper_rows()) {
@@ -242,7 +243,7 @@ class Report {
          << best_row << ")" << (b == cols.back() ? "." : ";");
     }
     if (id == "table2") {
-      const CellResult& d = cell(cell_name("douban", "base", "full"));
+      const CellResult& d = cell(tuned_cell(plan_, "douban", "base", "full"));
       if (d.ok)
         md << " Peak resident memory of the base model on Douban (3000 x 3000): " << fixed(d.peak_mib, 0)
            << " MiB (the issue's bound: 2048 MiB).";
@@ -253,7 +254,7 @@ class Report {
   }
 
   std::string table4() {
-    if (!in_plan_.count(cell_name("ml100k", "base", "G"))) return "";
+    if (!in_plan_.count(tuned_cell(plan_, "ml100k", "base", "G"))) return "";
     std::ostringstream md, csv;
     csv << "model,variant,seeds,test_rmse_mean,test_rmse_std,paper_rmse,verdict,peak_memory_mib,paper_memory_"
            "mb,"
@@ -265,7 +266,7 @@ class Report {
     std::map<std::string, double> peak;
     for (const char* model : {"base", "lowrank"})
       for (const char* v : {"full", "G", "A"}) {
-        const CellResult& c = cell(cell_name("ml100k", model, v));
+        const CellResult& c = cell(tuned_cell(plan_, "ml100k", model, v));
         const PaperAblation p = paper_ablation(model, v);
         const std::string label = std::string(model == std::string("base") ? "base" : "low-rank") +
                                   (v == std::string("full") ? "" : std::string("-") + v);
@@ -344,7 +345,7 @@ class Report {
   }
 
   std::string figure3() {
-    if (!in_plan_.count(cell_name("ml100k", "lowrank", "full", 2, 5))) return "";
+    if (!in_plan_.count(tuned_cell(plan_, "ml100k", "lowrank", "full", 5))) return "";
     std::ostringstream md, csv, dat;
     csv << "model,attention,k,mean,std,seeds\n";
     md << "## Figure 3: RMSE vs k of the k-NN graphs (ML-100K u1)\n\n| model |";
@@ -360,7 +361,7 @@ class Report {
            << " |";
         double lo = kNaN, hi = kNaN;
         for (int k : figure3_k()) {
-          const CellResult& c = cell(cell_name("ml100k", model, v, 2, k));
+          const CellResult& c = cell(tuned_cell(plan_, "ml100k", model, v, k));
           md << " " << mean_std(c, 4) << " |";
           if (!c.ok) continue;
           csv << model << "," << (attention ? "yes" : "no") << "," << k << "," << c.mean << "," << c.std
@@ -426,10 +427,10 @@ class Report {
     for (const auto& b : benchmarks())
       for (const char* model : {"lowrank", "base"})
         t23.push_back(
-            {cell_name(b.key, model, table_variant(model)), b.label + ", " + paper_row_label(model)});
+            {tuned_cell(plan_, b.key, model, table_variant(model)), b.label + ", " + paper_row_label(model)});
     for (const char* model : {"base", "lowrank"})
       for (const char* v : {"full", "G", "A"})
-        t4.push_back({cell_name("ml100k", model, v), std::string("ML-100K ") + model + "-" + v});
+        t4.push_back({tuned_cell(plan_, "ml100k", model, v), std::string("ML-100K ") + model + "-" + v});
     group("curves_tables23", "Tables 2 and 3: validation RMSE per epoch", t23);
     group("curves_table4", "Table 4 (ML-100K): validation RMSE per epoch", t4);
     return any ? md.str() : "";

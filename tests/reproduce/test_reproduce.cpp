@@ -311,3 +311,18 @@ TEST(ReproduceReport, MissingCellsShowAsNotRun) {
   EXPECT_NE(md.find("| **SyMGNN base (ours)** | not run |"), std::string::npos) << md;
   EXPECT_NE(md.find("**not run yet** (3 of 3 cells)"), std::string::npos);
 }
+
+TEST(ReproducePlan, TablesUseTheDepthOfTheTunedConfig) {
+  const Fixture f = make_fixture();
+  st::write_file(f.configs, "ml100k_base.conf", "model = base\n[base]\nhops = 4\n");
+  const Plan p = make_plan(options(f));
+  EXPECT_EQ(tuned_cell(p, "ml100k", "base", "G"), "ml100k-base-G-L4-k10");
+  EXPECT_EQ(tuned_cell(p, "ml100k", "lowrank", "G"), "ml100k-lowrank-G-L2-k10");
+  std::set<std::string> names;
+  for (const auto& c : p.cells) names.insert(c.name);
+  EXPECT_TRUE(names.count("ml100k-base-A-L4-k10"));     // Table 4
+  EXPECT_TRUE(names.count("ml100k-base-G-L4-k20"));     // Figure 3
+  EXPECT_TRUE(names.count("ml100k-base-full-L2-k10"));  // Figure 2
+  EXPECT_FALSE(names.count("ml100k-base-A-L2-k10"));
+  EXPECT_EQ(p.cells.size(), 12u + 3u + 4u + 6u + 12u);  // Figure 2's L = 4 is Table 3's cell
+}
