@@ -13,10 +13,10 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
+#include "reproduce/results.h"
 #include "reproduce/text.h"
 #include "symgnn/error.h"
 #include "util/atomic_file.h"
@@ -44,17 +44,13 @@ bool is_cached(const Cell& c, const std::string& dir) {
          read_text_file(dir + "/spec.txt") == cell_spec(c);
 }
 
-std::string summary_of(const std::string& dir) {
-  try {
-    const auto j = nlohmann::json::parse(read_text_file(dir + "/metrics.json"));
-    std::ostringstream os;
-    os << "test " << fixed(j.value("test_rmse", 0.0), 4);
-    if (j.contains("test_rmse_std") && j["runs"].is_array() && j["runs"].size() > 1)
-      os << " +- " << fixed(j.value("test_rmse_std", 0.0), 4);
-    return os.str();
-  } catch (const std::exception&) {
-    return "metrics unreadable";
-  }
+/// "test 0.9250 +- 0.0020" from the cell's metrics (load_cell reads them for the report too).
+std::string summary_of(const std::string& runs_dir, const std::string& name) {
+  const CellResult c = load_cell(runs_dir, name);
+  if (!c.ok) return "metrics unreadable";
+  std::string s = "test " + fixed(c.mean, 4);
+  if (c.seeds.size() > 1) s += " +- " + fixed(c.std, 4);
+  return s;
 }
 
 std::string log_tail(const std::string& path, int lines) {
@@ -168,7 +164,7 @@ std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& o) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     const double eta = remaining * (done_actual / std::max(1e-9, done_estimate)) / jobs;
     std::cerr << "[" << finished << "/" << todo.size() << "] " << c.name << ": "
-              << (ok ? summary_of(dir) : "FAILED") << " (" << duration(secs) << ") | elapsed "
+              << (ok ? summary_of(o.runs_dir, c.name) : "FAILED") << " (" << duration(secs) << ") | elapsed "
               << duration(elapsed) << ", ETA " << duration(eta) << "\n";
     if (!ok) std::cerr << "      log " << out[i].log << ":\n" << log_tail(out[i].log, 5);
   }
