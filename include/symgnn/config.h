@@ -117,6 +117,14 @@ struct LowRankConfig {
   int64_t class_bases = 2;
   double class_mse_weight = 0.0;
   double smoothness = 0.0;
+  std::string class_init = "small";
+  std::string prior = "paper";
+  bool id_embedding = true;
+  int64_t prior_width = 500;
+  std::string prior_stacking = "concat";
+  double prior_node_dropout = 0.7;
+  double prior_dense_dropout = 0.7;
+  int64_t prior_side_width = 10;
 
   template <class V>
   void visit(V&& v) {
@@ -134,6 +142,14 @@ struct LowRankConfig {
     v("class_bases", class_bases, "decoder = classes: shared basis matrices Q_b of the bilinear forms", range(1, 64));
     v("class_mse_weight", class_mse_weight, "decoder = classes: loss = cross-entropy + w * MSE of the expected rating", range(0.0, 100.0));
     v("smoothness", smoothness, "lambda of the graph smoothness penalty tr(U^T (I - At) U) / n on the final representations (0: off, faithful)", range(0.0, 100.0));
+    v("class_init", class_init, "decoder = classes: small (Q_b ~ N(0, 1/d^2), a ~ N(0, 0.01)) or orthogonal (Q_b orthogonal x 1.1, a Glorot; GC-MC's)", one_of("small|orthogonal"));
+    v("prior", prior, "prior-association module b_Theta: paper (V_k = phi(norm(H_k) Uh Theta_k), then an MLP) or encoder (GC-MC-style: per-class aggregation of a wide free embedding of the other side, node dropout, dense layer; models/layers/prior_encoder.h)", one_of("paper|encoder"));
+    v("id_embedding", id_embedding, "keep the free id embedding Uh = MLP([id || features]) in the sum U = Uh + modules (false: the modules act on U^(p), U = U^(p) + CGE(U^(p)) + ...; needs prior = encoder)", any());
+    v("prior_width", prior_width, "prior = encoder: width of the free embeddings E1, E2 aggregated per rating class", range(1, 100000));
+    v("prior_stacking", prior_stacking, "prior = encoder: concat (class k aggregates its own block of prior_width/K columns; GC-MC's stack) or sum (one prior_width table per class, summed)", one_of("concat|sum"));
+    v("prior_node_dropout", prior_node_dropout, "prior = encoder: probability of dropping a whole row of E1, E2 in a training pass (kept rows rescaled)", range(0.0, 0.95));
+    v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout on the aggregated hidden layer before the dense layer to `hidden` units", range(0.0, 0.95));
+    v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no side features)", range(0, 4096));
   }
 };
 
@@ -176,6 +192,10 @@ struct TrainConfig {
   int64_t threads = 0;
   std::string device = "cpu";
   int64_t log_every = 10;
+  double ema = 0.0;
+  std::string protocol = "early_stop";
+  int64_t average_last = 1;
+  int64_t average_every = 5;
 
   template <class V>
   void visit(V&& v) {
@@ -192,6 +212,10 @@ struct TrainConfig {
     v("threads", threads, "intra-op threads (0: one per core)", range(0, 1024));
     v("device", device, "cpu, cuda or cuda:N", any());
     v("log_every", log_every, "epochs between progress lines when not on a terminal", range(1, 1000000));
+    v("ema", ema, "decay of an exponential moving average of the weights, min(ema, (1+t)/(10+t)) at step t; evaluation and the saved model use the averaged weights (0: off)", range(0.0, 0.99999));
+    v("protocol", protocol, "early_stop: test at the best validation epoch; retrain (GC-MC/IGMC's): choose the epoch count on validation, then train a fresh model on all training ratings for that many epochs and score the test set once", one_of("early_stop|retrain"));
+    v("average_last", average_last, "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean over the last N checkpoints, average_every epochs apart (1: the last epoch only)", range(1, 1000));
+    v("average_every", average_every, "epochs between the averaged checkpoints", range(1, 100000));
   }
 };
 

@@ -49,7 +49,8 @@ int run_predict(const PredictOptions& o) {
   graph::resolve_graphs(ds, cfg.graph);
   const models::ModelContext ctx = models::make_context(ds);
   auto model = models::make_model(cfg, ctx);
-  train::load_model_weights(*model, model_path, at::Device(at::kCPU));
+  // Several weight sets when the run averaged its last checkpoints (train.average_last).
+  const auto members = train::load_model_members(*model, model_path, at::Device(at::kCPU));
   model->eval();
 
   const auto users = index_of(ds.users), items = index_of(ds.items);
@@ -85,7 +86,12 @@ int run_predict(const PredictOptions& o) {
   at::Tensor pred;
   {
     torch::NoGradGuard no_grad;
-    pred = model->forward(u_t.clamp_min(0), i_t.clamp_min(0)).clamp(ctx.rating_min, ctx.rating_max);
+    for (const auto& m : members) {
+      train::set_module_state(*model, m);
+      const at::Tensor p = model->forward(u_t.clamp_min(0), i_t.clamp_min(0)).clamp(ctx.rating_min, ctx.rating_max);
+      pred = pred.defined() ? pred + p : p;
+    }
+    pred = pred / static_cast<double>(members.size());
   }
   pred = torch::where(known, pred, torch::full_like(pred, ctx.global_mean)).contiguous();
   const float* p = pred.data_ptr<float>();

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <tuple>
 #include <vector>
 
 namespace symgnn::models {
@@ -11,8 +12,15 @@ LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : 
               "LowRankModel: unknown variant '", cfg.variant, "'");
   TORCH_CHECK(cfg.fusion == "sum" || cfg.fusion == "learned", "LowRankModel: unknown fusion '", cfg.fusion,
               "'");
+  TORCH_CHECK(cfg.prior == "paper" || cfg.prior == "encoder", "LowRankModel: unknown prior '", cfg.prior, "'");
+  TORCH_CHECK(cfg.id_embedding || (cfg.prior == "encoder" && cfg.variant != "A"),
+              "LowRankModel: id_embedding = false needs prior = encoder and variant full or G");
   side1_ = make_side("1", ctx.n1, ctx.f1, ctx.at1, ctx.h);
   side2_ = make_side("2", ctx.n2, ctx.f2, ctx.at2, ctx.ht);
+  if (cfg.prior == "encoder" && cfg.variant != "A" && !ctx.h.empty()) {
+    const auto f = [](const at::Tensor& t) { return t.defined() ? t.to(torch::kFloat) : t; };
+    encoder_ = register_module("encoder", PriorEncoder(cfg, ctx.h, ctx.ht, f(ctx.f1), f(ctx.f2)));
+  }
   if (cfg.biases) {
     b1_ = register_parameter("b1", torch::zeros({ctx.n1}));
     b2_ = register_parameter("b2", torch::zeros({ctx.n2}));
@@ -22,9 +30,17 @@ LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : 
   if (cfg.decoder == "classes") {
     TORCH_CHECK(!ctx.levels.empty(), "LowRankModel: decoder = classes needs the rating levels");
     const int64_t k = static_cast<int64_t>(ctx.levels.size()), nb = cfg.class_bases, d = cfg.hidden;
-    // Small random bases: identical bases would make every class score the same.
-    q_ = register_parameter("q", torch::randn({nb, d, d}) * (1.0 / d));
-    a_ = register_parameter("a", torch::randn({k, nb}) * 0.1);
+    if (cfg.class_init == "orthogonal") {
+      // GC-MC's start: each basis an orthogonal matrix scaled by 1.1, coefficients Glorot.
+      auto q = torch::empty({nb, d, d});
+      for (int64_t b = 0; b < nb; ++b) torch::nn::init::orthogonal_(q[b], 1.1);
+      q_ = register_parameter("q", q);
+      a_ = register_parameter("a", torch::nn::init::xavier_uniform_(torch::empty({k, nb})));
+    } else {
+      // Small random bases: identical bases would make every class score the same.
+      q_ = register_parameter("q", torch::randn({nb, d, d}) * (1.0 / d));
+      a_ = register_parameter("a", torch::randn({k, nb}) * 0.1);
+    }
     levels_ = register_buffer("levels", torch::tensor(ctx.levels, torch::kFloat));
   }
   at1_ = ctx.at1;
@@ -40,8 +56,11 @@ LowRankModel::Side LowRankModel::make_side(const std::string& suffix, int64_t n,
   Side side;
   // Side features are fixed inputs: keep them on the context's device, cast to float.
   const at::Tensor f = features.defined() ? features.to(torch::kFloat) : features;
-  side.mlp = register_module("mlp" + suffix, FeatureMlp(n, d, f));
-  int64_t parts = 1;
+  int64_t parts = 0;
+  if (cfg_.id_embedding) {
+    side.mlp = register_module("mlp" + suffix, FeatureMlp(n, d, f));
+    ++parts;
+  }
   if (graph_modules && cfg_.layers > 0) {
     side.cge = register_module("cge" + suffix, CGE(at, d, cfg_.layers, cfg_.activation));
     ++parts;
@@ -51,7 +70,9 @@ LowRankModel::Side LowRankModel::make_side(const std::string& suffix, int64_t n,
         register_module("within" + suffix, WithinAttention(d, cfg_.attention_block, cfg_.activation));
     ++parts;
   }
-  if (graph_modules && !h.empty()) {
+  if (graph_modules && !h.empty() && cfg_.prior == "encoder") {
+    ++parts;  // U^(p) comes from the shared encoder_ (both sides at once)
+  } else if (graph_modules && !h.empty()) {
     side.prior = register_module(
         "prior" + suffix, PriorAggregation(h, d, cfg_.prior_norm, cfg_.prior_dropout, cfg_.activation));
     ++parts;
@@ -65,12 +86,18 @@ LowRankModel::Side LowRankModel::make_side(const std::string& suffix, int64_t n,
   return side;
 }
 
-at::Tensor LowRankModel::fuse(Side& side, const at::Tensor& uh, const at::Tensor& uh_other) {
-  std::vector<at::Tensor> parts{uh};
-  if (side.cge) parts.push_back(side.cge->forward(uh));
-  if (side.within) parts.push_back(side.within->forward(uh));
+at::Tensor LowRankModel::fuse(Side& side, const at::Tensor& uh, const at::Tensor& uh_other,
+                              const at::Tensor& up, const at::Tensor& up_other) {
+  // Without the id embedding the graph and attention modules act on U^(p) instead of Uh.
+  const at::Tensor& base = uh.defined() ? uh : up;
+  const at::Tensor& base_other = uh_other.defined() ? uh_other : up_other;
+  std::vector<at::Tensor> parts;
+  if (uh.defined()) parts.push_back(uh);
+  if (side.cge) parts.push_back(side.cge->forward(base));
+  if (side.within) parts.push_back(side.within->forward(base));
   if (side.prior) parts.push_back(side.prior->forward(uh_other));
-  if (side.cross) parts.push_back(side.cross->forward(uh, uh_other));
+  if (up.defined()) parts.push_back(up);
+  if (side.cross) parts.push_back(side.cross->forward(base, base_other));
   if (side.fusion) return side.fusion->forward(torch::cat(parts, 1));  // n x (parts d) -> n x d
   at::Tensor u = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) u = u + parts[i];
@@ -79,9 +106,13 @@ at::Tensor LowRankModel::fuse(Side& side, const at::Tensor& uh, const at::Tensor
 
 std::pair<at::Tensor, at::Tensor> LowRankModel::embeddings() {
   const double p = cfg_.dropout;
-  const at::Tensor uh1 = torch::dropout(side1_.mlp->forward(), p, is_training());
-  const at::Tensor uh2 = torch::dropout(side2_.mlp->forward(), p, is_training());
-  return {fuse(side1_, uh1, uh2), fuse(side2_, uh2, uh1)};
+  at::Tensor uh1, uh2, up1, up2;
+  if (side1_.mlp) {
+    uh1 = torch::dropout(side1_.mlp->forward(), p, is_training());
+    uh2 = torch::dropout(side2_.mlp->forward(), p, is_training());
+  }
+  if (encoder_) std::tie(up1, up2) = encoder_->forward();
+  return {fuse(side1_, uh1, uh2, up1, up2), fuse(side2_, uh2, uh1, up2, up1)};
 }
 
 at::Tensor LowRankModel::score(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,

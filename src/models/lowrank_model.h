@@ -21,7 +21,10 @@
 /// Extensions beyond the paper (switches, off by default; docs/models.md):
 ///   decoder = classes: logits_k(i, j) = sum_b a_kb U1_i^T Q_b U2_j over the rating levels
 ///     r_k, prediction = sum_k softmax(logits)_k r_k, loss = CE + class_mse_weight * MSE;
-///   smoothness = lambda: + lambda [tr(U1^T (I - At1) U1)/n1 + tr(U2^T (I - At2) U2)/n2].
+///   smoothness = lambda: + lambda [tr(U1^T (I - At1) U1)/n1 + tr(U2^T (I - At2) U2)/n2];
+///   prior = encoder: U^(p) from the GC-MC-style encoder (prior_encoder.h) in place of
+///     MLP([V_1..V_K]); id_embedding = false then drops Uh, and the CGE / attention modules
+///     act on U^(p): U1 = U1^(p) + CGE(U1^(p)) (+ attention terms in the full variant).
 ///
 /// Full batch: every forward computes U1 (n1 x d) and U2 (n2 x d) for all nodes, then
 /// gathers the rows of the requested pairs. Build it from a context already on the
@@ -34,6 +37,7 @@
 #include "models/layers/cross_attention.h"
 #include "models/layers/mlp.h"
 #include "models/layers/prior_aggregation.h"
+#include "models/layers/prior_encoder.h"
 #include "models/layers/within_attention.h"
 #include "symgnn/model.h"
 
@@ -68,10 +72,14 @@ class LowRankModel : public RatingModel {
   };
   Side make_side(const std::string& suffix, int64_t n, const at::Tensor& features,
                  const graph::SparseMatrix& at, const std::vector<graph::SparseMatrix>& h);
-  at::Tensor fuse(Side& side, const at::Tensor& uh, const at::Tensor& uh_other);
+  /// U of one side from its Uh (undefined without id_embedding), the other side's Uh and
+  /// the encoder's U^(p) of both sides (undefined unless prior = encoder).
+  at::Tensor fuse(Side& side, const at::Tensor& uh, const at::Tensor& uh_other, const at::Tensor& up,
+                  const at::Tensor& up_other);
 
   LowRankConfig cfg_;
   Side side1_, side2_;
+  PriorEncoder encoder_{nullptr};  // prior = encoder: U^(p) of both sides
   /// decoder = classes: logits [K', levels] of the pairs (GC-MC bilinear decoder).
   at::Tensor class_logits(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                           const at::Tensor& items);

@@ -3,6 +3,7 @@
 #include <torch/serialize.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -82,14 +83,36 @@ void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Modul
     throw CheckpointError(path + ": holds a different number of tensors than the model (different model?)");
 }
 
-void save_model(models::RatingModel& model, const std::string& config_text, const std::string& path) {
+ModuleState module_state(torch::nn::Module& m) {
+  ModuleState out;
+  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach().clone();
+  for (const auto& b : m.named_buffers()) out["buffer:" + b.key()] = b.value().detach().clone();
+  return out;
+}
+
+void set_module_state(torch::nn::Module& m, const ModuleState& state) {
+  torch::NoGradGuard no_grad;
+  for (auto& p : m.named_parameters()) p.value().copy_(state.at(p.key()));
+  for (auto& b : m.named_buffers()) b.value().copy_(state.at("buffer:" + b.key()));
+}
+
+void save_model(models::RatingModel& model, const std::string& config_text, const std::string& path,
+                const std::vector<ModuleState>& members) {
   torch::serialize::OutputArchive archive;
   archive.write("format", c10::IValue(std::string(kModelFormat)));
   archive.write("config", c10::IValue(config_text));
   archive.write("name", c10::IValue(model.name()));
-  torch::serialize::OutputArchive weights;
-  write_module_state(weights, model);
-  archive.write("weights", weights);
+  const ModuleState current = members.empty() ? ModuleState{} : module_state(model);
+  const auto count = static_cast<int64_t>(std::max<size_t>(1, members.size()));
+  archive.write("member_count", c10::IValue(count));
+  for (int64_t k = 0; k < count; ++k) {
+    if (!members.empty()) set_module_state(model, members[static_cast<size_t>(k)]);
+    torch::serialize::OutputArchive weights;
+    write_module_state(weights, model);
+    // "weights" is the first member: files written before averaging existed read the same.
+    archive.write(k == 0 ? std::string("weights") : "weights" + std::to_string(k), weights);
+  }
+  if (!members.empty()) set_module_state(model, current);
   save_archive_atomic(archive, path);
 }
 
@@ -108,6 +131,25 @@ void load_model_weights(models::RatingModel& model, const std::string& path, con
   torch::serialize::InputArchive weights;
   if (!archive.try_read("weights", weights)) throw CheckpointError(path + ": missing entry 'weights'");
   read_module_state(weights, model, path);
+}
+
+std::vector<ModuleState> load_model_members(models::RatingModel& model, const std::string& path,
+                                            const at::Device& device) {
+  torch::serialize::InputArchive archive;
+  load_archive(archive, path, device);
+  c10::IValue count_value;
+  const int64_t count = archive.try_read("member_count", count_value) && count_value.isInt() ? count_value.toInt() : 1;
+  if (count < 1) throw CheckpointError(path + ": member_count " + std::to_string(count) + " is not positive");
+  std::vector<ModuleState> members;
+  for (int64_t k = 0; k < count; ++k) {
+    const std::string key = k == 0 ? std::string("weights") : "weights" + std::to_string(k);
+    torch::serialize::InputArchive weights;
+    if (!archive.try_read(key, weights)) throw CheckpointError(path + ": missing entry '" + key + "'");
+    read_module_state(weights, model, path);
+    members.push_back(module_state(model));
+  }
+  set_module_state(model, members.front());
+  return members;
 }
 
 }  // namespace symgnn::train

@@ -6,7 +6,9 @@
 
 #include <torch/serialize/archive.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "symgnn/model.h"
 
@@ -34,8 +36,22 @@ void write_module_state(torch::serialize::OutputArchive& archive, torch::nn::Mod
 void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Module& m,
                        const std::string& path);
 
-/// Saves the model's parameters and buffers with its config (`symgnn predict` input).
-void save_model(models::RatingModel& model, const std::string& config_text, const std::string& path);
+/// Every parameter and buffer of a module by name (buffers prefixed "buffer:"), cloned:
+/// snapshots of the best epoch, the weight average and the averaged checkpoints.
+using ModuleState = std::map<std::string, at::Tensor>;
+ModuleState module_state(torch::nn::Module& m);
+void set_module_state(torch::nn::Module& m, const ModuleState& state);
+
+/// Saves the model with its config (`symgnn predict` input). `members`: the weight sets
+/// whose predictions are averaged (train.average_last); empty means the model's current
+/// weights alone.
+void save_model(models::RatingModel& model, const std::string& config_text, const std::string& path,
+                const std::vector<ModuleState>& members = {});
+
+/// The weight sets saved by save_model (one unless averaged checkpoints were saved), each
+/// checked against the model built from the same config; the model is left holding the first.
+std::vector<ModuleState> load_model_members(models::RatingModel& model, const std::string& path,
+                                            const at::Device& device);
 
 /// Reads the config text stored in a saved model.
 std::string read_model_config(const std::string& path);

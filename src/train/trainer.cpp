@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "symgnn/error.h"
@@ -53,20 +54,7 @@ EvalSet make_eval_set(const Dataset& ds, const at::Device& d) {
                  static_cast<int64_t>(ds.validation.size())};
 }
 
-using TensorMap = std::map<std::string, at::Tensor>;
-
-TensorMap snapshot(torch::nn::Module& m) {
-  TensorMap out;
-  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach().clone();
-  for (const auto& b : m.named_buffers()) out["buffer:" + b.key()] = b.value().detach().clone();
-  return out;
-}
-
-void restore(torch::nn::Module& m, const TensorMap& state) {
-  torch::NoGradGuard no_grad;
-  for (auto& p : m.named_parameters()) p.value().copy_(state.at(p.key()));
-  for (auto& b : m.named_buffers()) b.value().copy_(state.at("buffer:" + b.key()));
-}
+using TensorMap = ModuleState;
 
 void set_lr(torch::optim::AdamW& opt, double lr) {
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
@@ -86,8 +74,41 @@ struct RunState {
   int64_t peak_memory = 0;
   TensorMap best;
   at::Tensor best_test_pred;  // test predictions at the best epoch, for ensembles
+  at::Tensor best_val_pred;   // validation predictions at the best epoch, for blends
   std::vector<EpochRecord> history;
+  TensorMap ema;                   // train.ema > 0: the moving average of the weights
+  at::Tensor avg_test_sum;         // train.average_last: sum of the averaged test predictions
+  int64_t avg_count = 0;           // checkpoints averaged so far
+  std::vector<TensorMap> members;  // their weights (the saved model averages them)
 };
+
+void write_states(torch::serialize::OutputArchive& a, const std::vector<TensorMap>& states) {
+  a.write("count", c10::IValue(static_cast<int64_t>(states.size())));
+  for (size_t k = 0; k < states.size(); ++k) {
+    torch::serialize::OutputArchive one;
+    for (const auto& [key, v] : states[k]) one.write(key, v);
+    a.write(std::to_string(k), one);
+  }
+}
+
+/// Reads what write_states wrote, each state with the keys and devices of `like`.
+std::vector<TensorMap> read_states(torch::serialize::InputArchive& a, const TensorMap& like,
+                                   const std::string& path) {
+  std::vector<TensorMap> out;
+  const int64_t n = read_int(a, "count", path);
+  for (int64_t k = 0; k < n; ++k) {
+    torch::serialize::InputArchive one;
+    a.read(std::to_string(k), one);
+    TensorMap m;
+    for (const auto& [key, v] : like) {
+      at::Tensor t;
+      one.read(key, t);
+      m[key] = t.to(v.device());
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
 
 at::Tensor history_tensor(const std::vector<EpochRecord>& h) {
   auto t = torch::zeros({static_cast<int64_t>(h.size()), 8}, torch::kFloat64);
@@ -128,6 +149,14 @@ void save_checkpoint(const std::string& path, const std::string& config_text, in
   a.write("peak_memory", c10::IValue(st.peak_memory));
   a.write("history", history_tensor(st.history));
   a.write("best_test_pred", st.best_test_pred.defined() ? st.best_test_pred : torch::zeros({0}));
+  a.write("best_val_pred", st.best_val_pred.defined() ? st.best_val_pred : torch::zeros({0}));
+  a.write("avg_test_sum", st.avg_test_sum.defined() ? st.avg_test_sum : torch::zeros({0}));
+  a.write("avg_count", c10::IValue(st.avg_count));
+  torch::serialize::OutputArchive ema, members;
+  write_states(ema, st.ema.empty() ? std::vector<TensorMap>{} : std::vector<TensorMap>{st.ema});
+  write_states(members, st.members);
+  a.write("ema", ema);
+  a.write("members", members);
   torch::serialize::OutputArchive weights, best, optim;
   write_module_state(weights, model);
   for (const auto& [k, v] : st.best) best.write(k, v);
@@ -170,6 +199,17 @@ void load_checkpoint(const std::string& path, const std::string& config_text, in
   try {
     a.read("history", hist);
     a.read("best_test_pred", st.best_test_pred);
+    a.read("best_val_pred", st.best_val_pred);
+    a.read("avg_test_sum", st.avg_test_sum);
+    if (st.avg_test_sum.numel() == 0) st.avg_test_sum = at::Tensor();
+    st.avg_count = read_int(a, "avg_count", path);
+    torch::serialize::InputArchive ema, members;
+    a.read("ema", ema);
+    a.read("members", members);
+    const TensorMap like = module_state(model);
+    const auto ema_states = read_states(ema, like, path);
+    st.ema = ema_states.empty() ? TensorMap{} : ema_states.front();
+    st.members = read_states(members, like, path);
     a.read("rng_cpu", rng);
     a.read("weights", weights);
     a.read("best", best);
@@ -177,7 +217,7 @@ void load_checkpoint(const std::string& path, const std::string& config_text, in
     read_module_state(weights, model, path);
     opt.load(optim);
     st.best.clear();
-    for (const auto& [k, v] : snapshot(model)) {
+    for (const auto& [k, v] : module_state(model)) {
       at::Tensor t;
       best.read(k, t);
       st.best[k] = t.to(v.device());
@@ -213,8 +253,95 @@ std::string fmt(double v, int prec = 4) {
 
 }  // namespace
 
+namespace {
+
+/// The weights that evaluation and the saved model use: the moving average when
+/// train.ema > 0, else the trained ones. Swapped in for the scope of this object.
+class EvalWeights {
+ public:
+  EvalWeights(torch::nn::Module& m, const TensorMap& ema) : m_(m), active_(!ema.empty()) {
+    if (!active_) return;
+    trained_ = module_state(m);
+    set_module_state(m, ema);
+  }
+  ~EvalWeights() {
+    if (active_) set_module_state(m_, trained_);
+  }
+  EvalWeights(const EvalWeights&) = delete;
+  EvalWeights& operator=(const EvalWeights&) = delete;
+
+ private:
+  torch::nn::Module& m_;
+  bool active_;
+  TensorMap trained_;
+};
+
+/// ema <- d ema + (1 - d) w with d = min(decay, (1 + t) / (10 + t)): the short warm-up
+/// keeps the average from remembering the random start (TensorFlow's num_updates rule).
+void update_ema(TensorMap& ema, torch::nn::Module& m, double decay, int64_t t) {
+  const double d = std::min(decay, (1.0 + static_cast<double>(t)) / (10.0 + static_cast<double>(t)));
+  torch::NoGradGuard no_grad;
+  for (const auto& p : m.named_parameters()) ema.at(p.key()).mul_(d).add_(p.value().detach(), 1.0 - d);
+  for (const auto& b : m.named_buffers()) ema.at("buffer:" + b.key()).copy_(b.value());
+}
+
+/// Whether the checkpoint after `epoch` (1-based) of `epochs` is one of the averaged ones.
+bool in_average_window(const TrainConfig& tc, int64_t epoch) {
+  const int64_t back = tc.epochs - epoch;
+  return back >= 0 && back % tc.average_every == 0 && back / tc.average_every < tc.average_last;
+}
+
+/// The training ratings plus the validation ratings, with no validation split: what the
+/// retrain protocol's final model trains on.
+Dataset merge_validation(const Dataset& ds) {
+  Dataset all = ds;
+  const RatingList& v = ds.validation;
+  for (size_t e = 0; e < v.size(); ++e) all.train.add(v.user[e], v.item[e], v.value[e]);
+  all.validation = RatingList{};
+  return all;
+}
+
+/// train.protocol = retrain: the epoch count is chosen on the validation split, then a
+/// fresh model (same seeds) trains on all training ratings for that many epochs, its
+/// test predictions averaged over the last train.average_last checkpoints.
+RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::ModelContext& ctx, int64_t run,
+                        const TrainerOptions& opts, Progress& progress) {
+  RunConfig select = cfg;
+  select.train.protocol = "early_stop";
+  RunResult chosen = train_run(select, ds, ctx, run, opts, progress);
+
+  RunConfig final_cfg = select;
+  final_cfg.data.val_fraction = 0;  // `predict` rebuilds the final model's data from this
+  final_cfg.train.epochs = std::max<int64_t>(1, chosen.best_epoch);
+  const Dataset all = merge_validation(ds);
+  const models::ModelContext all_ctx = models::make_context(all).to(at::Device(cfg.train.device));
+  TrainerOptions final_opts = opts;
+  if (!opts.out_dir.empty()) final_opts.out_dir = opts.out_dir + "/final";
+  progress.message("retraining on all " + std::to_string(all.train.size()) + " training ratings for " +
+                   std::to_string(final_cfg.train.epochs) + " epochs (chosen on validation)");
+  RunResult fin = train_run(final_cfg, all, all_ctx, run, final_opts, progress);
+
+  RunResult r = fin;
+  r.val_rmse = chosen.val_rmse;
+  r.val_predictions = chosen.val_predictions;
+  r.best_epoch = chosen.best_epoch;
+  r.epochs_run = chosen.epochs_run + fin.epochs_run;
+  r.train_seconds = chosen.train_seconds + fin.train_seconds;
+  r.peak_memory_bytes = std::max(chosen.peak_memory_bytes, fin.peak_memory_bytes);
+  r.history = chosen.history;
+  r.final_history = fin.history;
+  return r;
+}
+
+}  // namespace
+
 RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::ModelContext& ctx, int64_t run,
                     const TrainerOptions& opts, Progress& progress) {
+  if (cfg_in.train.protocol == "retrain") {
+    if (ds.validation.empty())
+      throw ConfigError("train.protocol = retrain: the data has no validation split (data.val_fraction = 0?)");
+    return train_retrain(cfg_in, ds, ctx, run, opts, progress);
+  }
   RunConfig cfg = cfg_in;
   const TrainConfig& tc = cfg.train;
   const at::Device device(tc.device);
@@ -238,7 +365,8 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
 
   RunState st;
   st.lr = tc.lr;
-  st.best = snapshot(*model);
+  st.best = module_state(*model);
+  if (tc.ema > 0) st.ema = module_state(*model);
   std::string run_dir, ckpt;
   if (!opts.out_dir.empty()) {
     run_dir = opts.out_dir + "/run" + std::to_string(run);
@@ -272,25 +400,42 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
     at::Tensor total = reg.defined() ? loss + reg : loss;
     total.backward();
     opt.step();
+    if (tc.ema > 0) update_ema(st.ema, *model, tc.ema, st.epoch);
     const double loss_v = total.item<double>();
     if (!std::isfinite(loss_v))
       throw Error("training diverged (loss is " + std::to_string(loss_v) + " at epoch " +
                   std::to_string(st.epoch + 1) + "); lower train.lr");
-
-    double val = std::numeric_limits<double>::quiet_NaN(), test = val;
-    at::Tensor test_pred;
-    {
-      torch::NoGradGuard no_grad;
-      model->eval();
-      at::Tensor p = model->forward(eval.users, eval.items);
-      val = rmse(p.narrow(0, 0, eval.n_val), eval.values.narrow(0, 0, eval.n_val), ctx.rating_min,
-                 ctx.rating_max);
-      const int64_t n_test = p.size(0) - eval.n_val;
-      test_pred = p.narrow(0, eval.n_val, n_test).clamp(ctx.rating_min, ctx.rating_max);
-      test = rmse(test_pred, eval.values.narrow(0, eval.n_val, n_test), ctx.rating_min, ctx.rating_max);
-    }
     ++st.epoch;
     ++epochs_this_call;
+
+    // Without a validation split only the averaged checkpoints and the logged epochs need
+    // a forward pass over the test pairs.
+    const bool averaged = !has_val && in_average_window(tc, st.epoch);
+    const bool last_epoch = st.epoch >= tc.epochs;
+    const bool evaluate = has_val || averaged || last_epoch || st.epoch % tc.log_every == 0;
+    double val = std::numeric_limits<double>::quiet_NaN(), test = val;
+    at::Tensor test_pred, val_pred;
+    std::optional<EvalWeights> weights;
+    if (evaluate) {
+      weights.emplace(*model, st.ema);
+      torch::NoGradGuard no_grad;
+      model->eval();
+      at::Tensor p = model->forward(eval.users, eval.items).clamp(ctx.rating_min, ctx.rating_max);
+      val_pred = p.narrow(0, 0, eval.n_val);
+      val = rmse(val_pred, eval.values.narrow(0, 0, eval.n_val), ctx.rating_min, ctx.rating_max);
+      const int64_t n_test = p.size(0) - eval.n_val;
+      test_pred = p.narrow(0, eval.n_val, n_test);
+      test = rmse(test_pred, eval.values.narrow(0, eval.n_val, n_test), ctx.rating_min, ctx.rating_max);
+    }
+    if (averaged) {
+      const at::Tensor t = test_pred.detach().to(torch::kCPU).to(torch::kFloat64);
+      st.avg_test_sum = st.avg_test_sum.defined() ? st.avg_test_sum + t : t.clone();
+      ++st.avg_count;
+      st.members.push_back(module_state(*model));
+      test_pred = (st.avg_test_sum / static_cast<double>(st.avg_count)).to(torch::kFloat);
+      test = rmse(test_pred, eval.values.narrow(0, eval.n_val, test_pred.size(0)).to(torch::kCPU),
+                  ctx.rating_min, ctx.rating_max);
+    }
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     st.seconds += secs;
     const int64_t peak = gpu_peak ? device_peak_memory_bytes(device.index()) : peak_memory_bytes();
@@ -298,15 +443,16 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
     const double train_rmse = rmse(pred, tv, ctx.rating_min, ctx.rating_max);
     // Without a validation split the last epoch is the selected one.
     const double score = has_val ? val : -static_cast<double>(st.epoch);
-    if (score < st.best_val) {
+    if (score < st.best_val && (has_val || evaluate)) {
       st.best_val = score;
       st.test_at_best = test;
       st.best_epoch = st.epoch;
-      st.best = snapshot(*model);
+      st.best = module_state(*model);
       st.best_test_pred = test_pred.detach().to(torch::kCPU).clone();
+      if (has_val) st.best_val_pred = val_pred.detach().to(torch::kCPU).clone();
       st.since_best = 0;
       st.since_lr = 0;
-    } else {
+    } else if (has_val) {
       ++st.since_best;
       if (++st.since_lr >= tc.lr_patience && st.lr > tc.min_lr) {
         st.lr = std::max(st.lr * tc.lr_decay, tc.min_lr);
@@ -314,6 +460,7 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
         st.since_lr = 0;
       }
     }
+    weights.reset();  // back to the trained weights before the next step
     st.history.push_back(EpochRecord{st.epoch, loss_v, train_rmse, val, test, st.lr, secs, peak});
     progress.epoch(st.epoch, loss_v, train_rmse, val, has_val ? st.best_val : val);
     stopped = st.since_best >= tc.patience;
@@ -326,7 +473,7 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
     }
   }
 
-  restore(*model, st.best);
+  set_module_state(*model, st.best);
   RunResult r;
   r.run = run;
   r.seed = tc.seed + run;
@@ -340,14 +487,23 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
   r.model_name = model->name();
   r.history = st.history;
   r.test_predictions = st.best_test_pred;
+  r.val_predictions = st.best_val_pred;
+  r.averaged_checkpoints = std::max<int64_t>(1, st.avg_count);
   if (!run_dir.empty()) {
     write_history_csv(run_dir + "/history.csv", st.history);
-    save_model(*model, config_text, run_dir + "/model.pt");
+    // Averaged checkpoints only when the selected epoch is the last: the run trained to
+    // its end without a validation split.
+    save_model(*model, config_text, run_dir + "/model.pt",
+               st.avg_count > 1 && st.best_epoch == st.epoch ? st.members : std::vector<TensorMap>{});
   }
+  std::string what = "test RMSE " + fmt(r.test_rmse);
+  what += has_val ? " at best validation epoch " + std::to_string(r.best_epoch) + " (val " + fmt(r.val_rmse) + ")"
+                  : " after " + std::to_string(r.best_epoch) + " epochs" +
+                        (st.avg_count > 1 ? ", mean of the last " + std::to_string(st.avg_count) + " checkpoints"
+                                          : std::string());
   progress.end_run("run " + std::to_string(run + 1) + "/" + std::to_string(tc.runs) + " (seed " +
-                   std::to_string(r.seed) + "): test RMSE " + fmt(r.test_rmse) +
-                   " at best validation epoch " + std::to_string(r.best_epoch) + " (val " + fmt(r.val_rmse) +
-                   "), " + std::to_string(r.epochs_run) + " epochs, " + fmt(r.train_seconds, 1) + " s");
+                   std::to_string(r.seed) + "): " + what + ", " + std::to_string(r.epochs_run) + " epochs, " +
+                   fmt(r.train_seconds, 1) + " s");
   return r;
 }
 
@@ -368,17 +524,26 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   };
   mean_std([](const RunResult& r) { return r.test_rmse; }, s.test_rmse, s.test_rmse_std);
   mean_std([](const RunResult& r) { return r.val_rmse; }, s.val_rmse, s.val_rmse_std);
-  // Ensemble: the mean of the runs' test predictions (each at its best validation epoch).
-  if (s.runs.size() > 1 && !ds.test.empty()) {
-    at::Tensor mean_pred = torch::zeros({static_cast<int64_t>(ds.test.size())}, torch::kFloat64);
-    for (const auto& r : s.runs) mean_pred += r.test_predictions.to(torch::kFloat64);
-    mean_pred /= static_cast<double>(s.runs.size());
-    s.ensemble_test_rmse =
-        rmse(mean_pred, torch::tensor(ds.test.value, torch::kFloat32), ds.rating_min, ds.rating_max);
-  }
+  // Ensemble: the mean of the runs' predictions (each at its selected epoch).
+  auto mean_of = [&](at::Tensor RunResult::*field) {
+    at::Tensor sum;
+    for (const auto& r : s.runs) {
+      const at::Tensor& t = r.*field;
+      if (!t.defined() || t.numel() == 0) return at::Tensor();
+      sum = sum.defined() ? sum + t.to(torch::kFloat64) : t.to(torch::kFloat64).clone();
+    }
+    return sum / static_cast<double>(s.runs.size());
+  };
+  if (!ds.test.empty()) s.test_predictions = mean_of(&RunResult::test_predictions);
+  if (!ds.validation.empty()) s.val_predictions = mean_of(&RunResult::val_predictions);
+  if (s.runs.size() > 1 && s.test_predictions.defined())
+    s.ensemble_test_rmse = rmse(s.test_predictions, torch::tensor(ds.test.value, torch::kFloat32), ds.rating_min,
+                                ds.rating_max);
   if (!opts.out_dir.empty()) {
+    // protocol = retrain: the model to keep is the one trained on all training ratings.
+    const std::string from = opts.out_dir + (cfg.train.protocol == "retrain" ? "/final" : "") + "/run0/model.pt";
     const std::string tmp = opts.out_dir + "/model.pt.tmp";
-    fs::copy_file(opts.out_dir + "/run0/model.pt", tmp, fs::copy_options::overwrite_existing);
+    fs::copy_file(from, tmp, fs::copy_options::overwrite_existing);
     fs::rename(tmp, opts.out_dir + "/model.pt");
   }
   return s;

@@ -3,6 +3,11 @@
 // learning-rate decay on validation plateaus, early stopping on validation RMSE, and the
 // test RMSE read at the best validation epoch. A sweep trains `train.runs` seeds and
 // reports mean and standard deviation.
+// Switches beyond the paper (TrainConfig): train.ema evaluates an exponential moving
+// average of the weights; train.protocol = retrain chooses the epoch count on validation,
+// then trains a fresh model on all training ratings for that many epochs (GC-MC, IGMC);
+// train.average_last averages the test predictions of the last checkpoints of a run
+// without validation (the saved model keeps each of them and `predict` averages them).
 #pragma once
 
 #include <cstdint>
@@ -36,8 +41,11 @@ struct RunResult {
   int64_t peak_memory_bytes = 0;  // max over epochs of the per-epoch peak
   int64_t parameters = 0;
   std::string model_name;
-  std::vector<EpochRecord> history;
-  at::Tensor test_predictions;  // clipped test predictions at the best epoch (CPU)
+  std::vector<EpochRecord> history;        // protocol = retrain: of the epoch-selection phase
+  std::vector<EpochRecord> final_history;  // protocol = retrain: of the final training
+  at::Tensor test_predictions;  // clipped test predictions at the best epoch (CPU); averaged checkpoints' mean
+  at::Tensor val_predictions;   // clipped validation predictions at the best epoch (CPU); empty without one
+  int64_t averaged_checkpoints = 1;  // checkpoints whose predictions make test_predictions
 };
 
 struct SweepResult {
@@ -47,6 +55,9 @@ struct SweepResult {
   double val_rmse = 0, val_rmse_std = 0;
   /// RMSE of the runs' averaged test predictions (NaN with one run).
   double ensemble_test_rmse = std::numeric_limits<double>::quiet_NaN();
+  /// The runs' mean predictions (CPU, float64) of the test and validation ratings, in the
+  /// order of Dataset::test / Dataset::validation (validation undefined without one).
+  at::Tensor test_predictions, val_predictions;
 };
 
 struct TrainerOptions {

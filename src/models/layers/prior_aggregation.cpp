@@ -21,33 +21,39 @@ graph::SparseMatrix drop_entries(const graph::SparseMatrix& m, const at::Tensor&
   return out;
 }
 
-PriorAggregationImpl::PriorAggregationImpl(const std::vector<graph::SparseMatrix>& h, int64_t d,
-                                           const std::string& norm, double edge_dropout,
-                                           std::string activation)
-    : edge_dropout_(edge_dropout), activation_(std::move(activation)) {
-  TORCH_CHECK(!h.empty(), "PriorAggregation: needs at least one rating class");
-  TORCH_CHECK(norm == "left" || norm == "symmetric", "PriorAggregation: unknown norm '", norm, "'");
-  TORCH_CHECK(edge_dropout >= 0.0 && edge_dropout < 1.0, "PriorAggregation: edge dropout must be in [0, 1)");
+std::vector<graph::SparseMatrix> normalize_prior(const std::vector<graph::SparseMatrix>& h,
+                                                 const std::string& norm) {
+  TORCH_CHECK(!h.empty(), "normalize_prior: needs at least one rating class");
+  TORCH_CHECK(norm == "left" || norm == "symmetric", "normalize_prior: unknown norm '", norm, "'");
   const int64_t n = h[0].rows, m = h[0].cols;
   const auto opts = h[0].values.options();
   // Degrees over all classes: a node's K blocks then share one scale.
   at::Tensor deg = torch::zeros({n}, opts), deg_other = torch::zeros({m}, opts);
   for (const auto& hk : h) {
-    TORCH_CHECK(hk.rows == n && hk.cols == m && !hk.identity, "PriorAggregation: every H_k must be ", n,
-                " x ", m);
+    TORCH_CHECK(hk.rows == n && hk.cols == m && !hk.identity, "normalize_prior: every H_k must be ", n, " x ",
+                m);
     deg.index_add_(0, hk.row_idx, hk.values);
     deg_other.index_add_(0, hk.col_idx, hk.values);
   }
+  std::vector<graph::SparseMatrix> out;
   for (const auto& hk : h) {
     at::Tensor values =
         norm == "left"
             ? hk.values / deg.index_select(0, hk.row_idx)
             : hk.values / (deg.index_select(0, hk.row_idx) * deg_other.index_select(0, hk.col_idx)).sqrt();
-    hn_.push_back(graph::from_coo(n, m, hk.row_idx, hk.col_idx, values));
-    if (edge_dropout_ > 0) {
-      perm_.push_back(transpose_positions(hn_.back()));
-    }
+    out.push_back(graph::from_coo(n, m, hk.row_idx, hk.col_idx, values));
   }
+  return out;
+}
+
+PriorAggregationImpl::PriorAggregationImpl(const std::vector<graph::SparseMatrix>& h, int64_t d,
+                                           const std::string& norm, double edge_dropout,
+                                           std::string activation)
+    : edge_dropout_(edge_dropout), activation_(std::move(activation)) {
+  TORCH_CHECK(edge_dropout >= 0.0 && edge_dropout < 1.0, "PriorAggregation: edge dropout must be in [0, 1)");
+  hn_ = normalize_prior(h, norm);
+  if (edge_dropout_ > 0)
+    for (const auto& m : hn_) perm_.push_back(transpose_positions(m));
   const auto k = static_cast<int64_t>(h.size());
   auto theta = torch::empty({k, d, d});
   for (int64_t c = 0; c < k; ++c) torch::nn::init::xavier_uniform_(theta[c]);

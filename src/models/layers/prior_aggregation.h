@@ -42,6 +42,12 @@ at::Tensor transpose_positions(const graph::SparseMatrix& m);
 /// (inverted dropout), the same entries in the matrix and its stored transpose.
 graph::SparseMatrix drop_entries(const graph::SparseMatrix& m, const at::Tensor& positions, double p);
 
+/// norm(H_k) for every class: "left" gives D^-1 H_k with D the node's number of training
+/// ratings over all classes (so the K blocks share one scale); "symmetric" gives
+/// D^-1/2 H_k D_other^-1/2. `h` holds the raw class-k priors seen from one side.
+std::vector<graph::SparseMatrix> normalize_prior(const std::vector<graph::SparseMatrix>& h,
+                                                 const std::string& norm);
+
 class PriorAggregationImpl : public torch::nn::Module {
  public:
   /// `h[k]` is the raw class-k prior seen from this side (n x m, entries 1); all share

@@ -1,0 +1,127 @@
+#include "models/layers/prior_encoder.h"
+
+#include <torch/torch.h>
+
+#include "models/layers/prior_aggregation.h"
+
+namespace symgnn::models {
+
+namespace {
+
+/// Glorot-uniform table: what GC-MC's dense one-hot input layer starts from.
+at::Tensor glorot(std::vector<int64_t> shape) {
+  auto t = torch::empty(shape);
+  if (shape.size() == 2) return torch::nn::init::xavier_uniform_(t);
+  for (int64_t k = 0; k < shape[0]; ++k) torch::nn::init::xavier_uniform_(t[k]);
+  return t;
+}
+
+torch::nn::Linear glorot_linear(int64_t in, int64_t out) {
+  torch::nn::Linear l(torch::nn::LinearOptions(in, out).bias(false));
+  torch::nn::init::xavier_uniform_(l->weight);
+  return l;
+}
+
+/// Rows scaled to sum 1 in absolute value (all-zero rows stay zero).
+at::Tensor row_normalized(const at::Tensor& x) {
+  return x / x.abs().sum(1, true).clamp_min(1e-12);
+}
+
+/// Row dropout: each row kept with probability 1 - p and scaled by 1 / (1 - p).
+at::Tensor drop_rows(const at::Tensor& e, double p) {
+  const int64_t n = e.size(-2);
+  const at::Tensor keep = torch::empty({n, 1}, e.options()).bernoulli_(1 - p) / (1 - p);
+  return e * keep;  // broadcasts over the class axis of a [K, n, w] table too
+}
+
+}  // namespace
+
+PriorEncoderImpl::PriorEncoderImpl(const LowRankConfig& cfg, const std::vector<graph::SparseMatrix>& h,
+                                   const std::vector<graph::SparseMatrix>& ht, const at::Tensor& f1,
+                                   const at::Tensor& f2)
+    : cfg_(cfg) {
+  TORCH_CHECK(!h.empty() && h.size() == ht.size(), "PriorEncoder: needs the class priors and their transposes");
+  const auto k = static_cast<int64_t>(h.size());
+  const int64_t n1 = h[0].rows, n2 = h[0].cols, w = cfg.prior_width;
+  TORCH_CHECK(cfg.prior_stacking == "sum" || w >= k, "PriorEncoder: prior_width ", w, " is smaller than the ", k,
+              " rating classes");
+  hn1_ = normalize_prior(h, cfg.prior_norm);
+  hn2_ = normalize_prior(ht, cfg.prior_norm);
+  if (cfg.prior_stacking == "sum") {
+    e1_ = register_parameter("e1", glorot({k, n1, w}));
+    e2_ = register_parameter("e2", glorot({k, n2, w}));
+  } else {
+    e1_ = register_parameter("e1", glorot({n1, w}));
+    e2_ = register_parameter("e2", glorot({n2, w}));
+  }
+  // concat: class blocks of floor(w / K) columns, the remainder unused, so that every class
+  // gets the same width.
+  const int64_t hidden_width = cfg.prior_stacking == "sum" ? w : (w / k) * k;
+  const int64_t s = cfg.prior_side_width;
+  int64_t in1 = hidden_width, in2 = hidden_width;
+  if (s > 0 && f1.defined()) {
+    x1_ = row_normalized(f1.to(torch::kFloat));
+    side1_ = register_module("side1", glorot_linear(f1.size(1), s));
+    side1_bias_ = register_parameter("side1_bias", torch::zeros({s}));
+    in1 += s;
+  }
+  if (s > 0 && f2.defined()) {
+    x2_ = row_normalized(f2.to(torch::kFloat));
+    side2_ = register_module("side2", glorot_linear(f2.size(1), s));
+    side2_bias_ = register_parameter("side2_bias", torch::zeros({s}));
+    in2 += s;
+  }
+  if (side1_ || side2_) {
+    dense1_ = register_module("dense1", glorot_linear(in1, cfg.hidden));
+    dense2_ = register_module("dense2", glorot_linear(in2, cfg.hidden));
+  } else {
+    dense1_ = register_module("dense", glorot_linear(in1, cfg.hidden));
+  }
+}
+
+at::Tensor PriorEncoderImpl::aggregate(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other) {
+  const auto k = static_cast<int64_t>(hn.size());
+  std::vector<at::Tensor> parts;
+  const bool sum = cfg_.prior_stacking == "sum";
+  const int64_t block = sum ? 0 : other.size(1) / k;
+  for (int64_t c = 0; c < k; ++c) {
+    graph::SparseMatrix& m = hn[static_cast<size_t>(c)];
+    if (m.values.scalar_type() != other.scalar_type() || m.values.device() != other.device()) {
+      m = m.to(other.device());  // the module was moved or cast after construction
+      m.values = m.values.to(other.scalar_type());
+      m.t_values = m.t_values.to(other.scalar_type());
+    }
+    const at::Tensor msg = sum ? other[c] : other.narrow(1, c * block, block).contiguous();
+    parts.push_back(graph::spmm(m, msg));
+  }
+  if (sum) {
+    at::Tensor acc = parts[0];
+    for (size_t c = 1; c < parts.size(); ++c) acc = acc + parts[c];
+    return torch::relu(acc);
+  }
+  return torch::relu(torch::cat(parts, 1));
+}
+
+at::Tensor PriorEncoderImpl::side_branch(torch::nn::Linear& layer, const at::Tensor& bias, at::Tensor& x,
+                                         const at::Tensor& like) {
+  if (x.device() != like.device() || x.scalar_type() != like.scalar_type()) x = x.to(like.options());
+  // relu, then the bias (GC-MC's side-feature layer): the bias is a free per-unit offset.
+  return torch::relu(layer->forward(x)) + bias;
+}
+
+std::pair<at::Tensor, at::Tensor> PriorEncoderImpl::forward() {
+  const bool train = is_training();
+  const double p = cfg_.prior_node_dropout;
+  const at::Tensor e1 = train && p > 0 ? drop_rows(e1_, p) : e1_;
+  const at::Tensor e2 = train && p > 0 ? drop_rows(e2_, p) : e2_;
+  at::Tensor h1 = aggregate(hn1_, e2), h2 = aggregate(hn2_, e1);
+  if (side1_) h1 = torch::cat({h1, side_branch(side1_, side1_bias_, x1_, h1)}, 1);
+  if (side2_) h2 = torch::cat({h2, side_branch(side2_, side2_bias_, x2_, h2)}, 1);
+  const double q = cfg_.prior_dense_dropout;
+  h1 = torch::dropout(h1, q, train);
+  h2 = torch::dropout(h2, q, train);
+  if (!dense2_) return {dense1_->forward(h1), dense1_->forward(h2)};
+  return {dense1_->forward(h1), dense2_->forward(h2)};
+}
+
+}  // namespace symgnn::models
