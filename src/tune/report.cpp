@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "symgnn/error.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 
@@ -99,7 +98,7 @@ std::string summary_markdown(const Space& space, const std::vector<Trial>& trial
   if (b >= 0)
     os << "\nBest: trial " << trials[b].name << ", validation RMSE " << fixed(trials[b].val_rmse, 4) << " ("
        << values_line(trials[b].values) << "); `best.conf` reproduces it.\n";
-  os << "\n| rank | trial | val RMSE | ± | best epoch | time |";
+  os << "\n| rank | trial | val RMSE | ± (seeds) | best epoch | time |";
   for (const auto& p : space.params) os << " `" << p.key << "` |";
   os << "\n|---|---|---|---|---|---|";
   for (size_t i = 0; i < space.params.size(); ++i) os << "---|";
@@ -107,8 +106,9 @@ std::string summary_markdown(const Space& space, const std::vector<Trial>& trial
   int rank = 0;
   for (const Trial* t : ranked(trials)) {
     os << "| " << (finished(*t) ? std::to_string(++rank) : "-") << " | " << t->name << " | "
-       << (finished(*t) ? fixed(t->val_rmse, 4) : "failed") << " | " << num(t->val_rmse_std, 4) << " | "
-       << num(t->best_epoch, 1) << " | " << (std::isfinite(t->seconds) ? duration(t->seconds) : "") << " |";
+       << (finished(*t) ? fixed(t->val_rmse, 4) : "failed") << " | "
+       << (t->val_rmse_std > 0 ? fixed(t->val_rmse_std, 4) : "") << " | " << num(t->best_epoch, 1) << " | "
+       << (std::isfinite(t->seconds) ? duration(t->seconds) : "") << " |";
     for (const auto& kv : t->values) os << " " << md_cell(kv.second) << " |";
     os << "\n";
   }
@@ -132,7 +132,7 @@ std::string best_conf(RunConfig best_config, const Trial& best, const std::vecto
   os << "# best.conf: the best of " << n << " finished trial(s) of `symgnn tune` in " << o.out_dir
      << " (docs/tuning.md)\n"
      << "# trial " << best.name << ": validation RMSE " << fixed(best.val_rmse, 6);
-  if (std::isfinite(best.val_rmse_std)) os << " +- " << fixed(best.val_rmse_std, 6);
+  if (best.val_rmse_std > 0) os << " +- " << fixed(best.val_rmse_std, 6);
   os << "\n# searched: " << values_line(best.values) << "\n"
      << "# use: symgnn train --config " << o.out_dir << "/best.conf\n\n"
      << to_text(best_config);

@@ -18,6 +18,7 @@
 #include "tune/report.h"
 #include "util/atomic_file.h"
 #include "util/process.h"
+#include "util/strings.h"
 #include "util/text.h"
 
 namespace fs = std::filesystem;
@@ -67,7 +68,7 @@ RunConfig base_config(const Space& space, const SearchOptions& o) {
   for (const auto& p : space.params) searched.insert(p.key);
   for (const auto& s : o.sets) {
     apply_override(cfg, s);
-    const std::string key = s.substr(0, s.find('='));
+    const std::string key = trim(s.substr(0, s.find('=')));
     if (searched.count(key))
       throw UsageError("--set " + s + ": " + key + " is searched by " + space.file + "; drop one of them");
   }
@@ -272,7 +273,7 @@ std::vector<Trial> run_search(const Space& space, const SearchOptions& o) {
     std::cerr << "[" << done.size() << "/" << (o.budget > 0 ? std::to_string(o.budget) : std::string("?"))
               << "] " << t.name << ": "
               << (why.empty() ? "val RMSE " + fixed(t.val_rmse, 4) +
-                                    (std::isfinite(t.val_rmse_std) ? " +- " + fixed(t.val_rmse_std, 4) : "")
+                                    (t.val_rmse_std > 0 ? " +- " + fixed(t.val_rmse_std, 4) : "")
                               : "FAILED (" + why + ")")
               << " (" << duration(t.seconds) << ") | best " << best_text() << " | elapsed "
               << duration(elapsed) << ", ETA " << duration(eta) << "\n";

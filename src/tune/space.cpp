@@ -90,14 +90,17 @@ Param parse_line(const std::string& line, const std::string& here) {
     throw DataError(here + ": " + p.key + ": missing distribution (choice, uniform, loguniform, int)");
   const std::string& kind = w[0];
   if (kind == "choice") {
-    // The values are one '|'-separated word; spaces around '|' are allowed.
-    std::string joined;
-    for (size_t i = 1; i < w.size(); ++i) joined += w[i];
+    // '|' separates the values; spaces around it are allowed, a value may not hold any.
+    const std::string rest = line.substr(eq + 1);
+    const std::string joined = trim(rest.substr(rest.find("choice") + 6));
     if (joined.empty()) throw DataError(here + ": " + p.key + ": choice needs values 'a|b|c'");
     std::set<std::string> seen;
-    for (const auto& v : split(joined, '|')) {
+    for (const auto& part : split(joined, '|')) {
+      const std::string v = trim(part);
       if (v.empty()) throw DataError(here + ": " + p.key + ": empty value in choice '" + joined + "'");
       if (!seen.insert(v).second) throw DataError(here + ": " + p.key + ": value '" + v + "' listed twice");
+      if (v.find_first_of(" \t") != std::string::npos)
+        throw DataError(here + ": " + p.key + ": '" + v + "': separate choice values with '|'");
       check_value(p.key, v, here);
       p.choices.push_back(v);
     }

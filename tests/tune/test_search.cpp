@@ -215,9 +215,9 @@ TEST(TuneSearch, BestConfIsTheLowestValidationRmseAndLoads) {
 }
 
 TEST(TuneSearch, MinutesStopNewTrialsAndRunningOnesFinish) {
-  // Each stand-in trial takes 0.3 s; the limit (60 ms) passes while the first ones run.
-  Search s = make_setup(kSpace, 0, "0.3");
-  s.opts.minutes = 0.001;
+  // Each stand-in trial takes 0.6 s; the limit (180 ms) passes while the first two run.
+  Search s = make_setup(kSpace, 0, "0.6");
+  s.opts.minutes = 0.003;
   s.opts.jobs = 2;
   const auto trials = run_search(s.space, s.opts);
   ASSERT_EQ(trials.size(), 2u);

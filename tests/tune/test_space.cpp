@@ -57,6 +57,7 @@ TEST(TuneSpace, EveryErrorNamesFileAndLine) {
       {"lowrank.hidden = choice 32||64", "empty value"},
       {"lowrank.hidden = choice 32|32", "listed twice"},
       {"lowrank.hidden = choice", "choice needs values"},
+      {"lowrank.hidden = choice 32 64", "'32 64': separate choice values with '|'"},
       {"lowrank.dropout = uniform 0 0.99", "lowrank.dropout = '0.99': must be in [0, 0.95]"},
       {"train.lr = loguniform 0 0.1", "loguniform needs LO > 0"},
       {"train.lr = uniform 0.1 0.01", "must be below HI"},
