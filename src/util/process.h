@@ -31,6 +31,8 @@ class ChildPool {
   void start(size_t tag, const std::vector<std::string>& argv, const std::string& log_path);
 
   /// Blocks until one of this pool's children ends. Throws Error when none is running.
+  /// It reaps any child of the process (waitpid(-1)): children started elsewhere in the
+  /// process and ending meanwhile are reaped and ignored, so run one pool at a time.
   Exit wait();
 
   size_t running() const { return running_.size(); }

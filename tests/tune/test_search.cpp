@@ -45,7 +45,8 @@ std::string fake_exe(const std::string& dir, const std::string& pause = "0") {
           "      conf=\"$conf$(echo \"$2\" | sed 's/=/ = /')\n\"\n"
           "      case \"$2\" in\n"
           "        lowrank.hidden=64) val=0.90;;\n"
-          "        lowrank.hidden=75) echo 'run 1/1: test RMSE 0.5000'; echo 'boom: hidden 75'; exit 3;;\n"
+          "        lowrank.hidden=75) echo 'run 1/2: test RMSE 0.5000'; echo 'data.test_fraction is fine';\n"
+          "                           echo 'boom: hidden 75'; exit 3;;\n"
           "      esac\n"
           "      shift;;\n"
           "  esac\n"
@@ -170,8 +171,9 @@ TEST(TuneSearch, AFailedTrialIsRecordedAndTheSearchGoesOn) {
     ++failed;
     EXPECT_EQ(t.status, "failed");
     EXPECT_EQ(t.error, "exit status 3");
-    ASSERT_FALSE(t.log_tail.empty());
+    ASSERT_GE(t.log_tail.size(), 2u);
     EXPECT_EQ(t.log_tail.back(), "boom: hidden 75");
+    EXPECT_EQ(t.log_tail[t.log_tail.size() - 2], "data.test_fraction is fine");  // only test figures go
   }
   EXPECT_EQ(failed, expected_failures);
   EXPECT_NE(err.find("FAILED (exit status 3)"), std::string::npos) << err;
