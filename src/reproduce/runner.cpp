@@ -1,18 +1,8 @@
 #include "reproduce/runner.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
 #include <sstream>
 #include <thread>
 
@@ -20,8 +10,7 @@
 #include "reproduce/text.h"
 #include "symgnn/error.h"
 #include "util/atomic_file.h"
-
-extern char** environ;
+#include "util/process.h"
 
 namespace fs = std::filesystem;
 
@@ -54,41 +43,20 @@ std::string summary_of(const std::string& runs_dir, const std::string& name) {
 }
 
 std::string log_tail(const std::string& path, int lines) {
-  std::ifstream in(path);
-  std::vector<std::string> all;
-  for (std::string l; std::getline(in, l);) all.push_back(l);
   std::string out;
-  for (size_t i = all.size() > size_t(lines) ? all.size() - lines : 0; i < all.size(); ++i)
-    out += "      | " + all[i] + "\n";
+  for (const auto& l : tail_lines(path, static_cast<size_t>(lines))) out += "      | " + l + "\n";
   return out;
 }
 
-/// Starts `exe train args... --out dir --threads t` with stdout and stderr in dir/log.txt.
-pid_t spawn_cell(const Cell& c, const std::string& dir, const RunnerOptions& o, int threads) {
+/// `exe train args... --threads t --progress lines --metrics-out dir/metrics.json [--out dir]`.
+std::vector<std::string> cell_argv(const Cell& c, const std::string& dir, const RunnerOptions& o,
+                                   int threads) {
   std::vector<std::string> argv = {o.exe, "train"};
   argv.insert(argv.end(), c.args.begin(), c.args.end());
   argv.insert(argv.end(), {"--threads", std::to_string(threads), "--progress", "lines", "--metrics-out",
                            dir + "/metrics.json"});
   if (c.model != "sylvester") argv.insert(argv.end(), {"--out", dir});
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-
-  const std::string log = dir + "/log.txt";
-  {
-    std::ofstream head(log);
-    for (const auto& a : argv) head << a << " ";
-    head << "\n";
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, o.exe.c_str(), &fa, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw Error(o.exe + ": cannot start (" + std::string(std::strerror(rc)) + ")");
-  return pid;
+  return argv;
 }
 
 }  // namespace
@@ -128,34 +96,25 @@ std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& o) {
   const auto start = Clock::now();
   double done_estimate = 0, done_actual = 0, remaining = todo_estimate;
   size_t next = 0, finished = 0;
-  std::map<pid_t, std::pair<size_t, Clock::time_point>> running;
+  ChildPool pool;
   auto launch = [&](size_t i) {
     const Cell& c = plan.cells[i];
     const std::string dir = o.runs_dir + "/" + c.name;
     fs::remove_all(dir);  // a half-finished earlier attempt must not leak into this one
     fs::create_directories(dir);
     write_text_atomic(dir + "/spec.txt", cell_spec(c));
-    const pid_t pid = spawn_cell(c, dir, o, threads);
-    running[pid] = {i, Clock::now()};
+    pool.start(i, cell_argv(c, dir, o, threads), dir + "/log.txt");
     std::cerr << "  start " << c.name << " (estimate " << duration(c.estimate_seconds) << ")\n";
   };
   while (finished < todo.size()) {
-    while (running.size() < size_t(jobs) && next < todo.size()) launch(todo[next++]);
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw Error(std::string("reproduce: waitpid failed (") + std::strerror(errno) + ")");
-    }
-    auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const size_t i = it->second.first;
-    const double secs = std::chrono::duration<double>(Clock::now() - it->second.second).count();
-    running.erase(it);
+    while (pool.running() < size_t(jobs) && next < todo.size()) launch(todo[next++]);
+    const ChildPool::Exit e = pool.wait();
+    const size_t i = e.tag;
+    const double secs = e.seconds;
     ++finished;
     const Cell& c = plan.cells[i];
     const std::string dir = o.runs_dir + "/" + c.name;
-    const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && fs::exists(dir + "/metrics.json");
+    const bool ok = e.ok && fs::exists(dir + "/metrics.json");
     out[i].status = ok ? "ran" : "failed";
     out[i].seconds = secs;
     done_estimate += c.estimate_seconds;

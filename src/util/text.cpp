@@ -1,4 +1,4 @@
-#include "reproduce/text.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "symgnn/error.h"
 
-namespace symgnn::reproduce {
+namespace symgnn {
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -37,4 +37,4 @@ std::string duration(double seconds) {
   return buf;
 }
 
-}  // namespace symgnn::reproduce
+}  // namespace symgnn
