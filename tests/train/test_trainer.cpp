@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -61,6 +62,8 @@ struct Fixture {
         const float r = full[i][j].item<float>();
         (k % 7 == 0 ? ds.test : k % 11 == 0 ? ds.validation : ds.train).add(i, j, r);
       }
+    // Identity graphs: the retrain protocol rebuilds a context from the merged data.
+    ds.users.graph_origin = ds.items.graph_origin = GraphOrigin::Identity;
     ctx.n1 = 12;
     ctx.n2 = 10;
     ctx.train_users = torch::tensor(ds.train.user, torch::kInt64);
@@ -196,4 +199,86 @@ TEST(Trainer, MaskedLossIgnoresUnobservedEntries) {
   const double masked =
       ((dense_pred - target).pow(2) * mask).sum().item<double>() / mask.sum().item<double>();
   EXPECT_NEAR(loss.item<double>(), masked, 1e-4 * masked);
+}
+
+TEST(Trainer, EmaResumeEqualsUninterruptedRun) {
+  // The moving average is part of the run's state: a resumed run must carry it over.
+  Fixture a;
+  a.cfg.train.ema = 0.9;
+  a.opts.out_dir = symgnn::testing::scratch_dir("trainer_ema_a");
+  const auto full = a.run();
+  Fixture b;
+  b.cfg.train.ema = 0.9;
+  b.opts.out_dir = symgnn::testing::scratch_dir("trainer_ema_b");
+  b.opts.interrupt_after = 17;
+  EXPECT_THROW(b.run(), Error);
+  b.opts.interrupt_after = 0;
+  b.opts.resume = true;
+  const auto resumed = b.run();
+  ASSERT_EQ(resumed.history.size(), full.history.size());
+  for (size_t k = 0; k < full.history.size(); ++k)
+    EXPECT_DOUBLE_EQ(resumed.history[k].val_rmse, full.history[k].val_rmse) << "epoch " << k + 1;
+  // The averaged weights lag the trained ones: their first evaluations differ.
+  Fixture c;
+  const auto plain = c.run();
+  EXPECT_NE(plain.history[2].val_rmse, full.history[2].val_rmse);
+}
+
+TEST(Trainer, AveragedCheckpointsAreSavedAndAveraged) {
+  Fixture f;
+  f.ds.train.value.insert(f.ds.train.value.end(), f.ds.validation.value.begin(), f.ds.validation.value.end());
+  f.ds.train.user.insert(f.ds.train.user.end(), f.ds.validation.user.begin(), f.ds.validation.user.end());
+  f.ds.train.item.insert(f.ds.train.item.end(), f.ds.validation.item.begin(), f.ds.validation.item.end());
+  f.ds.validation = RatingList{};
+  f.cfg.train.epochs = 20;
+  f.cfg.train.average_last = 3;
+  f.cfg.train.average_every = 4;
+  f.opts.out_dir = symgnn::testing::scratch_dir("trainer_avg");
+  const auto r = f.run();
+  EXPECT_EQ(r.averaged_checkpoints, 3);
+  EXPECT_EQ(r.best_epoch, 20);
+  // The saved model holds the weights of epochs 12, 16 and 20; the mean of their test
+  // predictions is the run's test prediction.
+  TinyMF m(12, 10, f.ctx.global_mean);
+  const auto members = train::load_model_members(m, f.opts.out_dir + "/run0/model.pt", at::Device(at::kCPU));
+  ASSERT_EQ(members.size(), 3u);
+  m.eval();
+  torch::NoGradGuard g;
+  const auto u = torch::tensor(f.ds.test.user, torch::kInt64), i = torch::tensor(f.ds.test.item, torch::kInt64);
+  at::Tensor mean = torch::zeros({u.size(0)});
+  for (const auto& w : members) {
+    train::set_module_state(m, w);
+    mean += m.forward(u, i).clamp(1, 5) / 3.0;
+  }
+  EXPECT_TRUE(torch::allclose(mean, r.test_predictions.to(torch::kFloat), 1e-5, 1e-5));
+  // The averaged prediction differs from the last epoch's alone.
+  train::set_module_state(m, members.back());
+  EXPECT_FALSE(torch::allclose(mean, m.forward(u, i).clamp(1, 5), 1e-6, 1e-6));
+}
+
+TEST(Trainer, RetrainChoosesTheEpochsOnValidationThenTrainsOnEverything) {
+  Fixture f;
+  f.cfg.train.protocol = "retrain";
+  f.cfg.train.patience = 5;
+  f.cfg.train.lr = 0.2;
+  f.opts.out_dir = symgnn::testing::scratch_dir("trainer_retrain");
+  const auto r = f.run();
+  ASSERT_GT(r.best_epoch, 0);
+  EXPECT_EQ(static_cast<int64_t>(r.final_history.size()), r.best_epoch);
+  EXPECT_EQ(r.epochs_run, static_cast<int64_t>(r.history.size() + r.final_history.size()));
+  EXPECT_EQ(r.val_predictions.numel(), static_cast<int64_t>(f.ds.validation.size()));
+  EXPECT_EQ(r.test_predictions.numel(), static_cast<int64_t>(f.ds.test.size()));
+  EXPECT_TRUE(std::isfinite(r.val_rmse));
+  // The final model's config trains on all training ratings for the chosen epochs.
+  const std::string path = f.opts.out_dir + "/final/run0/model.pt";
+  RunConfig saved;
+  load_config_text(saved, train::read_model_config(path), path);
+  EXPECT_EQ(saved.data.val_fraction, 0.0);
+  EXPECT_EQ(saved.train.epochs, r.best_epoch);
+  EXPECT_EQ(saved.train.protocol, "early_stop");
+  // Without a validation split there is nothing to choose the epochs on.
+  Fixture g;
+  g.cfg.train.protocol = "retrain";
+  g.ds.validation = RatingList{};
+  EXPECT_THROW(g.run(), ConfigError);
 }
