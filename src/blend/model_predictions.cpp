@@ -49,6 +49,8 @@ ModelPredictions load_model_predictions(const std::string& dir) {
   if (!(m.rating_min < m.rating_max))
     throw DataError(metrics_file, 0, "dataset.rating_min is not below dataset.rating_max");
   m.dataset = j["dataset"];
+  const auto in_sample = j.find("val_rmse_in_sample");
+  m.val_in_sample = in_sample != j.end() && in_sample->is_boolean() && in_sample->get<bool>();
   m.val = data::read_predictions_csv(m.val_file);
   m.test = data::read_predictions_csv(m.test_file);
   return m;

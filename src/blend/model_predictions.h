@@ -21,6 +21,9 @@ struct ModelPredictions {
   double rating_min = 0.0;  // metrics.json: dataset.rating_min / rating_max
   double rating_max = 0.0;
   nlohmann::json dataset;  // metrics.json's "dataset" object, passed on to a blend's metrics.json
+  // metrics.json's val_rmse_in_sample (a blend's directory): its validation predictions
+  // were fitted on the validation ratings, so blending it again favours it unfairly.
+  bool val_in_sample = false;
 };
 
 /// Reads a model directory. DataError naming the file (and line) when a file is missing,

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/train_sylvester.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
@@ -18,9 +19,6 @@
 namespace fs = std::filesystem;
 
 namespace symgnn::cli {
-
-/// The Sylvester baseline's own path (cli/train_sylvester.cpp): no learned weights.
-int train_sylvester(const RunConfig& cfg, const std::string& metrics_out, bool quiet);
 
 namespace {
 
@@ -81,8 +79,6 @@ int run_train(const TrainOptions& o) {
   RunConfig cfg = build_config(o);
   apply_runtime(cfg);
   const std::string progress = o.quiet ? "quiet" : o.progress;
-  if (cfg.model == "sylvester") return train_sylvester(cfg, o.metrics_out, o.quiet);
-
   train::TrainerOptions topts;
   topts.out_dir = o.resume.empty() ? o.out : o.resume;
   topts.resume = !o.resume.empty();
@@ -91,6 +87,8 @@ int run_train(const TrainOptions& o) {
     fs::create_directories(topts.out_dir);
     write_text_atomic(topts.out_dir + "/config.txt", to_text(cfg));
   }
+  // The Sylvester baseline (cli/train_sylvester.cpp) has no learned weights to checkpoint.
+  if (cfg.model == "sylvester") return train_sylvester(cfg, topts.out_dir, o.metrics_out, o.quiet);
 
   Dataset ds = load_dataset(cfg.data);
   graph::resolve_graphs(ds, cfg.graph);
