@@ -1,13 +1,15 @@
 /// @file fuzz_text_parsers.cpp
 /// libFuzzer target over every text parser (ratings CSV, MovieLens ratings/users/items/info,
-/// ML-1M users/movies, edge lists, feature tables). Bad input must end in symgnn::Error; any
-/// other exception, crash, leak or undefined behaviour is a bug. Run with scripts/fuzz.sh.
+/// ML-1M users/movies, edge lists, feature tables, prediction files). Bad input must end in
+/// symgnn::Error; any other exception, crash, leak or undefined behaviour is a bug. Run with
+/// scripts/fuzz.sh.
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <string>
 
 #include "data/parsers.h"
+#include "data/prediction_file.h"
 #include "symgnn/error.h"
 
 namespace {
@@ -44,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   });
   guarded([&] { parse_edge_list_text(text, "fuzz.edges", users, "user"); });
   guarded([&] { parse_features_text(text, "fuzz.features", items, "item"); });
+  guarded([&] { parse_predictions_text(text, "fuzz.predictions"); });
 
   guarded([&] {
     PairRegistry seen;

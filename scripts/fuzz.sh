@@ -22,6 +22,7 @@ sources=(
   "$root/src/data/ratings_csv.cpp"
   "$root/src/data/movielens.cpp"
   "$root/src/data/random_split.cpp"
+  "$root/src/data/prediction_file.cpp"
 )
 # Rebuild only when a source or header changed.
 if [[ ! -x "$bin" ]] || [[ -n "$(find "$root/fuzz" "$root/src/data" "$root/src/util" "$root/include" \

@@ -88,7 +88,8 @@ int run_predict(const PredictOptions& o) {
     torch::NoGradGuard no_grad;
     for (const auto& m : members) {
       train::set_module_state(*model, m);
-      const at::Tensor p = model->forward(u_t.clamp_min(0), i_t.clamp_min(0)).clamp(ctx.rating_min, ctx.rating_max);
+      const at::Tensor p =
+          model->forward(u_t.clamp_min(0), i_t.clamp_min(0)).clamp(ctx.rating_min, ctx.rating_max);
       pred = pred.defined() ? pred + p : p;
     }
     pred = pred / static_cast<double>(members.size());

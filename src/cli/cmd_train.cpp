@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/train_sylvester.h"
+#include "data/prediction_file.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
@@ -18,9 +20,6 @@
 namespace fs = std::filesystem;
 
 namespace symgnn::cli {
-
-/// The Sylvester baseline's own path (cli/train_sylvester.cpp): no learned weights.
-int train_sylvester(const RunConfig& cfg, const std::string& metrics_out, bool quiet);
 
 namespace {
 
@@ -81,8 +80,6 @@ int run_train(const TrainOptions& o) {
   RunConfig cfg = build_config(o);
   apply_runtime(cfg);
   const std::string progress = o.quiet ? "quiet" : o.progress;
-  if (cfg.model == "sylvester") return train_sylvester(cfg, o.metrics_out, o.quiet);
-
   train::TrainerOptions topts;
   topts.out_dir = o.resume.empty() ? o.out : o.resume;
   topts.resume = !o.resume.empty();
@@ -91,6 +88,8 @@ int run_train(const TrainOptions& o) {
     fs::create_directories(topts.out_dir);
     write_text_atomic(topts.out_dir + "/config.txt", to_text(cfg));
   }
+  // The Sylvester baseline (cli/train_sylvester.cpp) has no learned weights to checkpoint.
+  if (cfg.model == "sylvester") return train_sylvester(cfg, topts.out_dir, o.metrics_out, o.quiet);
 
   Dataset ds = load_dataset(cfg.data);
   graph::resolve_graphs(ds, cfg.graph);
@@ -123,7 +122,20 @@ int run_train(const TrainOptions& o) {
   }
   if (!topts.out_dir.empty()) {
     train::write_json_atomic(topts.out_dir + "/metrics.json", metrics);
-    std::cout << "wrote " << topts.out_dir << "/{model.pt,metrics.json,config.txt,run*/history.csv}\n";
+    // The runs' mean predictions, for `symgnn blend` (docs/blending.md). Validation
+    // predictions come from models that did not train on those ratings.
+    auto values = [](const at::Tensor& t) {
+      const at::Tensor c = t.to(at::kCPU).to(at::kDouble).contiguous();
+      return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+    };
+    if (s.test_predictions.defined())
+      data::write_predictions_csv(topts.out_dir + "/predictions/test.csv", ds, ds.test,
+                                  values(s.test_predictions));
+    if (s.val_predictions.defined())
+      data::write_predictions_csv(topts.out_dir + "/predictions/val.csv", ds, ds.validation,
+                                  values(s.val_predictions));
+    std::cout << "wrote " << topts.out_dir
+              << "/{model.pt,metrics.json,config.txt,run*/history.csv,predictions/{val,test}.csv}\n";
   }
   if (!o.metrics_out.empty()) train::write_json_atomic(o.metrics_out, metrics);
   return 0;

@@ -19,8 +19,8 @@ int main(int argc, char** argv) {
   // returns such blocks to the kernel and faults them in again, which cost 85 % of an
   // epoch here (Douban, prior encoder: 2.5 s -> 0.33 s per epoch with these settings,
   // docs/experiments.md): keep freed memory in the heap for reuse instead.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);                 // blocks up to 32 MiB come from the heap
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);                         // blocks up to 32 MiB come from the heap
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());  // never shrink the heap
-  mallopt(M_TOP_PAD, 1 << 30);                         // grow it in 1 GiB steps of address space
+  mallopt(M_TOP_PAD, 1 << 30);                                 // grow it in 1 GiB steps of address space
   return symgnn::cli::run(argc, argv);
 }

@@ -18,7 +18,8 @@ int run(int argc, const char* const* argv) {
       "  symgnn train --data ../shared/data/ml-100k --config configs/ml100k_lowrank.conf\n"
       "  symgnn sylvester --data ../shared/data/monti/flixster.mat --alpha 0.8 --out X.csv\n"
       "  symgnn reproduce --quick                      # the paper's tables and figures, 1 seed\n"
-      "  symgnn tune --data synthetic --config base.conf --space configs/spaces/lowrank.space --budget 20\n",
+      "  symgnn tune --data synthetic --config base.conf --space configs/spaces/lowrank.space --budget 20\n"
+      "  symgnn blend --models runs/lowrank runs/sylv  # weights fitted on validation, test RMSE\n",
       "symgnn"};
   app.require_subcommand(1);
   app.set_version_flag("--version", [] { return std::string("symgnn (see `symgnn version` for details)"); });
@@ -30,6 +31,7 @@ int run(int argc, const char* const* argv) {
   add_sylvester_command(app);
   add_reproduce_command(app);
   add_tune_command(app);
+  add_blend_command(app);
   try {
     app.parse(argc, argv);
     return 0;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "data/prediction_file.h"
 #include "models/sylvester/completion.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
@@ -39,7 +40,8 @@ std::pair<graph::SparseMatrix, graph::SparseMatrix> normalized_graphs(const Data
   return {graph::normalized_adjacency(ds.users).to(device), graph::normalized_adjacency(ds.items).to(device)};
 }
 
-int train_sylvester(const RunConfig& cfg_in, const std::string& metrics_out, bool quiet) {
+int train_sylvester(const RunConfig& cfg_in, const std::string& out_dir, const std::string& metrics_out,
+                    bool quiet) {
   RunConfig cfg = cfg_in;
   const at::Device device = sylvester_device(cfg);
   syl::CompletionOptions opts;
@@ -72,7 +74,7 @@ int train_sylvester(const RunConfig& cfg_in, const std::string& metrics_out, boo
     std::cout.unsetf(std::ios::floatfield);
   }
 
-  if (!metrics_out.empty()) {
+  if (!out_dir.empty() || !metrics_out.empty()) {
     nlohmann::json j;
     j["model"] = "sylvester";
     j["test_rmse"] = r.test_rmse;
@@ -103,8 +105,16 @@ int train_sylvester(const RunConfig& cfg_in, const std::string& metrics_out, boo
     j["device"] = device.str();
     j["dataset"] = train::dataset_stats(ds);
     j["config"] = to_text(cfg);
-    write_text_atomic(metrics_out, j.dump(2) + "\n");
-    if (!quiet) std::cout << "metrics written to " << metrics_out << "\n";
+    if (!out_dir.empty()) {
+      write_text_atomic(out_dir + "/metrics.json", j.dump(2) + "\n");
+      data::write_predictions_csv(out_dir + "/predictions/val.csv", ds, ds.validation, r.val_prediction);
+      data::write_predictions_csv(out_dir + "/predictions/test.csv", ds, ds.test, r.test_prediction);
+      if (!quiet) std::cout << "wrote " << out_dir << "/{metrics.json,config.txt,predictions/*.csv}\n";
+    }
+    if (!metrics_out.empty()) {
+      write_text_atomic(metrics_out, j.dump(2) + "\n");
+      if (!quiet) std::cout << "metrics written to " << metrics_out << "\n";
+    }
   }
   return 0;
 }

@@ -12,9 +12,12 @@
 namespace symgnn::cli {
 
 /// Loads cfg.data, resolves the graphs, chooses a (cfg.sylvester.alphas) and the shrinkage
-/// on validation, prints val/test RMSE (unless quiet) and, when metrics_out is non-empty,
-/// writes the metrics JSON there atomically. Returns 0; throws symgnn::Error on bad input.
-int train_sylvester(const RunConfig& cfg, const std::string& metrics_out, bool quiet);
+/// on validation and prints val/test RMSE (unless quiet). When out_dir is non-empty it
+/// writes out_dir/metrics.json and out_dir/predictions/{val,test}.csv (the caller writes
+/// config.txt); when metrics_out is non-empty, the metrics JSON there too; all atomically.
+/// Returns 0; throws symgnn::Error on bad input.
+int train_sylvester(const RunConfig& cfg, const std::string& out_dir, const std::string& metrics_out,
+                    bool quiet);
 
 /// cfg.train.device as a device; ConfigError for an unknown name or an absent CUDA device.
 at::Device sylvester_device(const RunConfig& cfg);

@@ -12,7 +12,8 @@ LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : 
               "LowRankModel: unknown variant '", cfg.variant, "'");
   TORCH_CHECK(cfg.fusion == "sum" || cfg.fusion == "learned", "LowRankModel: unknown fusion '", cfg.fusion,
               "'");
-  TORCH_CHECK(cfg.prior == "paper" || cfg.prior == "encoder", "LowRankModel: unknown prior '", cfg.prior, "'");
+  TORCH_CHECK(cfg.prior == "paper" || cfg.prior == "encoder", "LowRankModel: unknown prior '", cfg.prior,
+              "'");
   TORCH_CHECK(cfg.id_embedding || (cfg.prior == "encoder" && cfg.variant != "A"),
               "LowRankModel: id_embedding = false needs prior = encoder and variant full or G");
   side1_ = make_side("1", ctx.n1, ctx.f1, ctx.at1, ctx.h);

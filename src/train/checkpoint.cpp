@@ -138,7 +138,8 @@ std::vector<ModuleState> load_model_members(models::RatingModel& model, const st
   torch::serialize::InputArchive archive;
   load_archive(archive, path, device);
   c10::IValue count_value;
-  const int64_t count = archive.try_read("member_count", count_value) && count_value.isInt() ? count_value.toInt() : 1;
+  const int64_t count =
+      archive.try_read("member_count", count_value) && count_value.isInt() ? count_value.toInt() : 1;
   if (count < 1) throw CheckpointError(path + ": member_count " + std::to_string(count) + " is not positive");
   std::vector<ModuleState> members;
   for (int64_t k = 0; k < count; ++k) {

@@ -339,7 +339,8 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
                     const TrainerOptions& opts, Progress& progress) {
   if (cfg_in.train.protocol == "retrain") {
     if (ds.validation.empty())
-      throw ConfigError("train.protocol = retrain: the data has no validation split (data.val_fraction = 0?)");
+      throw ConfigError(
+          "train.protocol = retrain: the data has no validation split (data.val_fraction = 0?)");
     return train_retrain(cfg_in, ds, ctx, run, opts, progress);
   }
   RunConfig cfg = cfg_in;
@@ -497,10 +498,11 @@ RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::Mo
                st.avg_count > 1 && st.best_epoch == st.epoch ? st.members : std::vector<TensorMap>{});
   }
   std::string what = "test RMSE " + fmt(r.test_rmse);
-  what += has_val ? " at best validation epoch " + std::to_string(r.best_epoch) + " (val " + fmt(r.val_rmse) + ")"
-                  : " after " + std::to_string(r.best_epoch) + " epochs" +
-                        (st.avg_count > 1 ? ", mean of the last " + std::to_string(st.avg_count) + " checkpoints"
-                                          : std::string());
+  what += has_val
+              ? " at best validation epoch " + std::to_string(r.best_epoch) + " (val " + fmt(r.val_rmse) + ")"
+              : " after " + std::to_string(r.best_epoch) + " epochs" +
+                    (st.avg_count > 1 ? ", mean of the last " + std::to_string(st.avg_count) + " checkpoints"
+                                      : std::string());
   progress.end_run("run " + std::to_string(run + 1) + "/" + std::to_string(tc.runs) + " (seed " +
                    std::to_string(r.seed) + "): " + what + ", " + std::to_string(r.epochs_run) + " epochs, " +
                    fmt(r.train_seconds, 1) + " s");
@@ -537,11 +539,12 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   if (!ds.test.empty()) s.test_predictions = mean_of(&RunResult::test_predictions);
   if (!ds.validation.empty()) s.val_predictions = mean_of(&RunResult::val_predictions);
   if (s.runs.size() > 1 && s.test_predictions.defined())
-    s.ensemble_test_rmse = rmse(s.test_predictions, torch::tensor(ds.test.value, torch::kFloat32), ds.rating_min,
-                                ds.rating_max);
+    s.ensemble_test_rmse =
+        rmse(s.test_predictions, torch::tensor(ds.test.value, torch::kFloat32), ds.rating_min, ds.rating_max);
   if (!opts.out_dir.empty()) {
     // protocol = retrain: the model to keep is the one trained on all training ratings.
-    const std::string from = opts.out_dir + (cfg.train.protocol == "retrain" ? "/final" : "") + "/run0/model.pt";
+    const std::string from =
+        opts.out_dir + (cfg.train.protocol == "retrain" ? "/final" : "") + "/run0/model.pt";
     const std::string tmp = opts.out_dir + "/model.pt.tmp";
     fs::copy_file(from, tmp, fs::copy_options::overwrite_existing);
     fs::rename(tmp, opts.out_dir + "/model.pt");

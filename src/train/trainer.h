@@ -43,8 +43,9 @@ struct RunResult {
   std::string model_name;
   std::vector<EpochRecord> history;        // protocol = retrain: of the epoch-selection phase
   std::vector<EpochRecord> final_history;  // protocol = retrain: of the final training
-  at::Tensor test_predictions;  // clipped test predictions at the best epoch (CPU); averaged checkpoints' mean
-  at::Tensor val_predictions;   // clipped validation predictions at the best epoch (CPU); empty without one
+  at::Tensor
+      test_predictions;        // clipped test predictions at the best epoch (CPU); averaged checkpoints' mean
+  at::Tensor val_predictions;  // clipped validation predictions at the best epoch (CPU); empty without one
   int64_t averaged_checkpoints = 1;  // checkpoints whose predictions make test_predictions
 };
 

@@ -177,11 +177,13 @@ void check_config(const RunConfig& cfg) {
     throw ConfigError("train.device = '" + dev + "': must be cpu, cuda or cuda:N");
   const LowRankConfig& lr = cfg.lowrank;
   if (cfg.model == "lowrank" && !lr.id_embedding && lr.prior != "encoder")
-    throw ConfigError("lowrank.id_embedding = false needs lowrank.prior = encoder (the modules then act on U^(p))");
+    throw ConfigError(
+        "lowrank.id_embedding = false needs lowrank.prior = encoder (the modules then act on U^(p))");
   if (cfg.model == "lowrank" && !lr.id_embedding && lr.variant == "A")
     throw ConfigError("lowrank.id_embedding = false needs variant full or G (variant A has no prior module)");
   if (cfg.train.protocol == "retrain" && cfg.data.val_fraction <= 0)
-    throw ConfigError("train.protocol = retrain needs data.val_fraction > 0 (the epoch count is chosen on validation)");
+    throw ConfigError(
+        "train.protocol = retrain needs data.val_fraction > 0 (the epoch count is chosen on validation)");
 }
 
 std::string to_text(RunConfig& cfg) {

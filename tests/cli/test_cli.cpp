@@ -30,7 +30,7 @@ int run_symgnn(const std::string& args, std::string* out = nullptr) {
 }  // namespace
 
 TEST(Cli, HelpOnEverySubcommand) {
-  for (const char* sub : {"", "data info", "train", "predict", "sylvester", "config", "version", "tune"}) {
+  for (const char* sub : {"", "data info", "train", "predict", "sylvester", "config", "version", "tune", "blend"}) {
     std::string out;
     EXPECT_EQ(run_symgnn(std::string(sub) + " --help", &out), 0) << sub;
     EXPECT_NE(out.find("Usage"), std::string::npos) << sub << ": " << out;

@@ -128,7 +128,7 @@ TEST(TrainSylvester, WritesMetrics) {
   cfg.data.val_fraction = 0.2;
   cfg.sylvester.alphas = "0.5,0.9";
   const std::string out = f.dir + "/metrics.json";
-  ASSERT_EQ(symgnn::cli::train_sylvester(cfg, out, /*quiet=*/true), 0);
+  ASSERT_EQ(symgnn::cli::train_sylvester(cfg, /*out_dir=*/"", out, /*quiet=*/true), 0);
   std::ifstream in(out);
   const nlohmann::json j = nlohmann::json::parse(in);
   for (const char* key : {"test_rmse", "val_rmse", "alpha", "shrinkage", "candidates", "centred_literal",
@@ -143,8 +143,8 @@ TEST(TrainSylvester, RejectsBadAlphas) {
   symgnn::RunConfig cfg;
   cfg.data.source = f.ratings;
   cfg.sylvester.alphas = "0.5,1.2";
-  EXPECT_THROW(symgnn::cli::train_sylvester(cfg, "", true), symgnn::ConfigError);
+  EXPECT_THROW(symgnn::cli::train_sylvester(cfg, "", "", true), symgnn::ConfigError);
   cfg.sylvester.alphas = "0.5";
   cfg.train.device = "tpu";
-  EXPECT_THROW(symgnn::cli::train_sylvester(cfg, "", true), symgnn::ConfigError);
+  EXPECT_THROW(symgnn::cli::train_sylvester(cfg, "", "", true), symgnn::ConfigError);
 }

@@ -48,7 +48,8 @@ at::Tensor dense_hidden(const std::vector<at::Tensor>& a, const at::Tensor& e) {
   const at::Tensor inv = torch::where(deg > 0, 1.0 / deg, torch::zeros_like(deg)).unsqueeze(1);
   const int64_t block = e.size(1) / k;
   std::vector<at::Tensor> parts;
-  for (int64_t c = 0; c < k; ++c) parts.push_back(inv * a[static_cast<size_t>(c)].mm(e.narrow(1, c * block, block)));
+  for (int64_t c = 0; c < k; ++c)
+    parts.push_back(inv * a[static_cast<size_t>(c)].mm(e.narrow(1, c * block, block)));
   return torch::relu(torch::cat(parts, 1));
 }
 
@@ -70,7 +71,8 @@ TEST(PriorEncoder, MatchesTheDenseAggregationWithASharedDenseLayer) {
   ASSERT_TRUE(p.contains("dense.weight"));  // one dense layer for both sides without features
   const auto a = dense_classes(ctx);
   const at::Tensor w = p["dense.weight"];
-  const at::Tensor u1 = dense_hidden(a, p["e2"]).mm(w.t()), u2 = dense_hidden(transposed(a), p["e1"]).mm(w.t());
+  const at::Tensor u1 = dense_hidden(a, p["e2"]).mm(w.t()),
+                   u2 = dense_hidden(transposed(a), p["e1"]).mm(w.t());
   torch::NoGradGuard g;
   const auto [o1, o2] = enc->forward();
   EXPECT_TRUE(torch::allclose(o1, u1, 1e-10, 1e-12));
@@ -128,7 +130,8 @@ TEST(PriorEncoder, GradientsMatchFiniteDifferences) {
     const auto [u1, u2] = enc->forward();
     return symgnn::testing::weighted_sum(u1, w1) + symgnn::testing::weighted_sum(u2, w2);
   };
-  for (const auto& p : enc->named_parameters()) symgnn::testing::expect_gradient_matches(f, p.value(), p.key());
+  for (const auto& p : enc->named_parameters())
+    symgnn::testing::expect_gradient_matches(f, p.value(), p.key());
 }
 
 TEST(PriorEncoder, NodeDropoutDropsWholeRowsOfTheEmbedding) {
@@ -159,7 +162,8 @@ TEST(LowRankWithEncoder, IsThePriorPlusCgeOfThePrior) {
   torch::manual_seed(6);
   LowRankModel model(cfg, ctx);
   model.eval();
-  for (const auto& p : model.named_parameters()) EXPECT_EQ(p.key().rfind("mlp", 0), std::string::npos) << p.key();
+  for (const auto& p : model.named_parameters())
+    EXPECT_EQ(p.key().rfind("mlp", 0), std::string::npos) << p.key();
   torch::NoGradGuard g;
   const auto [u1, u2] = model.embeddings();
   auto children = model.named_children();
@@ -187,8 +191,11 @@ TEST(LowRankWithEncoder, OrthogonalClassInitOverfitsATinyMatrix) {
   }
   model.eval();
   torch::NoGradGuard g;
-  const double rmse =
-      (model.forward(ctx.train_users, ctx.train_items) - ctx.train_values).pow(2).mean().sqrt().item<double>();
+  const double rmse = (model.forward(ctx.train_users, ctx.train_items) - ctx.train_values)
+                          .pow(2)
+                          .mean()
+                          .sqrt()
+                          .item<double>();
   EXPECT_LT(rmse, 0.3);
 }
 

@@ -244,7 +244,8 @@ TEST(Trainer, AveragedCheckpointsAreSavedAndAveraged) {
   ASSERT_EQ(members.size(), 3u);
   m.eval();
   torch::NoGradGuard g;
-  const auto u = torch::tensor(f.ds.test.user, torch::kInt64), i = torch::tensor(f.ds.test.item, torch::kInt64);
+  const auto u = torch::tensor(f.ds.test.user, torch::kInt64),
+             i = torch::tensor(f.ds.test.item, torch::kInt64);
   at::Tensor mean = torch::zeros({u.size(0)});
   for (const auto& w : members) {
     train::set_module_state(m, w);

@@ -40,11 +40,12 @@ PriorEncoderImpl::PriorEncoderImpl(const LowRankConfig& cfg, const std::vector<g
                                    const std::vector<graph::SparseMatrix>& ht, const at::Tensor& f1,
                                    const at::Tensor& f2)
     : cfg_(cfg) {
-  TORCH_CHECK(!h.empty() && h.size() == ht.size(), "PriorEncoder: needs the class priors and their transposes");
+  TORCH_CHECK(!h.empty() && h.size() == ht.size(),
+              "PriorEncoder: needs the class priors and their transposes");
   const auto k = static_cast<int64_t>(h.size());
   const int64_t n1 = h[0].rows, n2 = h[0].cols, w = cfg.prior_width;
-  TORCH_CHECK(cfg.prior_stacking == "sum" || w >= k, "PriorEncoder: prior_width ", w, " is smaller than the ", k,
-              " rating classes");
+  TORCH_CHECK(cfg.prior_stacking == "sum" || w >= k, "PriorEncoder: prior_width ", w, " is smaller than the ",
+              k, " rating classes");
   hn1_ = normalize_prior(h, cfg.prior_norm);
   hn2_ = normalize_prior(ht, cfg.prior_norm);
   if (cfg.prior_stacking == "sum") {

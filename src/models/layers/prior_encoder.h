@@ -53,7 +53,8 @@ class PriorEncoderImpl : public torch::nn::Module {
  private:
   /// H of one side: aggregation of `other` (the other side's embedding after node dropout).
   at::Tensor aggregate(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other);
-  at::Tensor side_branch(torch::nn::Linear& layer, const at::Tensor& bias, at::Tensor& x, const at::Tensor& like);
+  at::Tensor side_branch(torch::nn::Linear& layer, const at::Tensor& bias, at::Tensor& x,
+                         const at::Tensor& like);
 
   LowRankConfig cfg_;
   std::vector<graph::SparseMatrix> hn1_, hn2_;  // norm(H_k) seen from the users, the items

@@ -35,6 +35,11 @@ at::Tensor value_tensor(const std::vector<float>& v, const at::Device& device) {
   return at::tensor(at::ArrayRef<float>(v), at::kFloat).to(device, at::kDouble);
 }
 
+std::vector<double> to_vector(const at::Tensor& t) {
+  const at::Tensor c = t.to(at::kCPU, at::kDouble).contiguous();
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+
 double mean_of(const RatingList& r) {
   double s = 0.0;
   for (float v : r.value) s += v;
@@ -119,13 +124,16 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
   res.mean_test_rmse = rmse(mean_test.clamp(lo, hi), ds.test);
 
   double best = std::numeric_limits<double>::infinity();
+  at::Tensor best_val, best_test;
   for (const double a : opts.alphas) {
     const at::Tensor xr = solve_prior(hr, a, "ratings");
     const at::Tensor xm = solve_prior(hm, a, "mask");
     for (const double lambda : opts.shrinkage) {
       CandidateScore c{a, lambda, 0.0, 0.0};
-      c.val_rmse = rmse(predict_entries(xr, xm, ds.validation, res.mean, a, lambda, lo, hi), ds.validation);
-      c.test_rmse = rmse(predict_entries(xr, xm, ds.test, res.mean, a, lambda, lo, hi), ds.test);
+      const at::Tensor val = predict_entries(xr, xm, ds.validation, res.mean, a, lambda, lo, hi);
+      const at::Tensor test = predict_entries(xr, xm, ds.test, res.mean, a, lambda, lo, hi);
+      c.val_rmse = rmse(val, ds.validation);
+      c.test_rmse = rmse(test, ds.test);
       res.table.push_back(c);
       if (c.val_rmse < best) {
         best = c.val_rmse;
@@ -133,6 +141,8 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
         res.shrinkage = lambda;
         res.val_rmse = c.val_rmse;
         res.test_rmse_train_only = c.test_rmse;
+        best_val = val;
+        best_test = test;
       }
     }
     // The literal reading: X itself, centred, as the prediction (Xm not used).
@@ -165,8 +175,11 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
     const auto [hr_all, hm_all] = prior_matrices(ds.users.count, ds.items.count, {&pooled}, mu, device);
     const at::Tensor xr = solve_prior(hr_all, res.alpha, "ratings+val");
     const at::Tensor xm = solve_prior(hm_all, res.alpha, "mask+val");
-    res.test_rmse = rmse(predict_entries(xr, xm, ds.test, mu, res.alpha, res.shrinkage, lo, hi), ds.test);
+    best_test = predict_entries(xr, xm, ds.test, mu, res.alpha, res.shrinkage, lo, hi);
+    res.test_rmse = rmse(best_test, ds.test);
   }
+  res.val_prediction = to_vector(best_val);
+  res.test_prediction = to_vector(best_test);
   res.seconds = detail::now_seconds() - t0;
   return res;
 }

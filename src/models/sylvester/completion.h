@@ -72,6 +72,11 @@ struct CompletionResult {
   std::vector<CandidateScore> centred_table;  // literal mu + Xr, one row per a (shrinkage 0)
   std::vector<SolveStats> solves;
   double seconds = 0.0;
+  // Predictions at the chosen (a, lambda), one per rating in split order, for the prediction
+  // files (data/prediction_file.h): validation from the train-only fit (no model that saw a
+  // validation rating predicts it), test from the final fit that test_rmse scores.
+  std::vector<double> val_prediction;
+  std::vector<double> test_prediction;
 };
 
 /// "0.1,0.5,0.9" -> {0.1, 0.5, 0.9}; ConfigError (naming `key`) on bad numbers or a outside [0, 1).

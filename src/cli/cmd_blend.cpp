@@ -1,0 +1,112 @@
+// `symgnn blend`: non-negative weights of several trained models' predictions, fitted on
+// the validation split, scored on the test split (src/blend/blend.h, docs/blending.md).
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "blend/blend.h"
+#include "cli/commands.h"
+#include "data/prediction_file.h"
+#include "symgnn/error.h"
+#include "util/atomic_file.h"
+
+namespace symgnn::cli {
+namespace {
+
+struct BlendOptions {
+  std::vector<std::string> models;
+  std::string out;
+  std::string json;
+  bool intercept = false;
+};
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  write_text_atomic(path, j.dump(2) + "\n");
+}
+
+void print_table(const blend::BlendResult& r) {
+  size_t width = std::string("blend (val in-sample)").size();
+  for (const auto& m : r.models) width = std::max(width, m.dir.size());
+  std::cout << std::left << std::setw(static_cast<int>(width)) << "model" << std::right << std::setw(10)
+            << "val RMSE" << std::setw(11) << "test RMSE" << std::setw(10) << "weight"
+            << "\n";
+  std::cout << std::fixed << std::setprecision(4);
+  for (const auto& m : r.models)
+    std::cout << std::left << std::setw(static_cast<int>(width)) << m.dir << std::right << std::setw(10)
+              << m.val_rmse << std::setw(11) << m.test_rmse << std::setw(10) << m.weight << "\n";
+  if (r.intercept)
+    std::cout << std::left << std::setw(static_cast<int>(width)) << "(intercept)" << std::right
+              << std::setw(31) << r.weights.intercept << "\n";
+  std::cout << std::left << std::setw(static_cast<int>(width)) << "blend (val in-sample)" << std::right
+            << std::setw(10) << r.val_rmse << std::setw(11) << r.test_rmse << "\n";
+  const auto& best = r.models[r.best_single];
+  std::cout << "best single model by validation: " << best.dir << " (test RMSE " << best.test_rmse
+            << "); the blend's test RMSE is " << (r.test_rmse <= best.test_rmse ? "lower by " : "higher by ")
+            << std::abs(best.test_rmse - r.test_rmse) << "\n";
+  std::cout.unsetf(std::ios::floatfield);
+}
+
+/// The blend's rows: the aligned pairs with the blend's predictions in place of a model's.
+std::vector<data::PredictionRow> blend_rows(const blend::AlignedSplit& split, const std::vector<double>& p) {
+  std::vector<data::PredictionRow> rows = split.pairs;
+  for (size_t r = 0; r < rows.size(); ++r) rows[r].prediction = p[r];
+  return rows;
+}
+
+int run_blend(const BlendOptions& o) {
+  std::vector<blend::ModelPredictions> models;
+  for (const std::string& dir : o.models) {
+    models.push_back(blend::load_model_predictions(dir));
+    if (models.back().val_in_sample)
+      std::cerr << "symgnn: warning: " << dir
+                << " is a blend: its validation predictions are in-sample, so its weight and its "
+                   "validation RMSE are optimistic\n";
+  }
+  const blend::BlendResult r = blend::blend_models(models, o.intercept);
+  print_table(r);
+
+  nlohmann::json record = blend::blend_json(r);
+  record["dataset"] = models[0].dataset;
+  if (!o.out.empty()) {
+    std::filesystem::create_directories(o.out);
+    data::write_predictions_csv(o.out + "/predictions/val.csv", blend_rows(r.val, r.val_prediction));
+    data::write_predictions_csv(o.out + "/predictions/test.csv", blend_rows(r.test, r.test_prediction));
+    write_json(o.out + "/blend.json", record);
+    // What every model directory has, so that a blend directory can itself be blended.
+    write_json(o.out + "/metrics.json", {{"model", "blend"},
+                                         {"val_rmse", record["val_rmse"]},
+                                         {"val_rmse_in_sample", true},
+                                         {"test_rmse", record["test_rmse"]},
+                                         {"details", "blend.json"},
+                                         {"dataset", models[0].dataset}});
+    std::cout << "wrote " << o.out << "/{blend.json,metrics.json,predictions/val.csv,predictions/test.csv}\n";
+  }
+  if (!o.json.empty()) write_json(o.json, record);
+  return 0;
+}
+
+}  // namespace
+
+void add_blend_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "blend",
+      "blend trained models: non-negative weights fitted on the validation split, test RMSE reported\n"
+      "  symgnn blend --models runs/lowrank runs/base runs/sylv\n"
+      "  symgnn blend --models runs/lowrank runs/sylv --intercept --out runs/blend --json blend.json\n"
+      "Each directory is a `symgnn train --out` directory with predictions/{val,test}.csv and\n"
+      "metrics.json (docs/blending.md).");
+  auto o = std::make_shared<BlendOptions>();
+  cmd->add_option("--models", o->models, "two or more model directories written by symgnn train --out")
+      ->required();
+  cmd->add_option("--out", o->out, "write blend.json, metrics.json and predictions/{val,test}.csv here");
+  cmd->add_option("--json", o->json, "write the weights and RMSEs as JSON here too");
+  cmd->add_flag("--intercept", o->intercept, "fit an unconstrained intercept beside the weights");
+  cmd->callback([o] {
+    const int code = run_blend(*o);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace symgnn::cli

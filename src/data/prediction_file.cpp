@@ -1,0 +1,68 @@
+/// @file prediction_file.cpp
+/// The prediction-file parser and reader (format in prediction_file.h). Torch-free and free of
+/// file writing, so that fuzz/fuzz_text_parsers.cpp links it with text_reader.cpp alone.
+#include "data/prediction_file.h"
+
+#include <cmath>
+
+#include "data/text_reader.h"
+#include "symgnn/error.h"
+
+namespace symgnn::data {
+
+namespace {
+
+double finite_number(std::string_view field, const char* what, const std::string& name, long line) {
+  double v = 0.0;
+  if (!to_double(field, v))
+    throw DataError(name, line, std::string(what) + " " + quote(field) + " is not a number");
+  if (!std::isfinite(v))
+    throw DataError(name, line, std::string(what) + " " + quote(field) + " is not finite");
+  return v;
+}
+
+}  // namespace
+
+std::vector<PredictionRow> parse_predictions_text(const std::string& text, const std::string& name) {
+  const std::vector<TextLine> lines = split_lines(text, name, false);
+  if (lines.front().text != kPredictionHeader)
+    throw DataError(
+        name, lines.front().number,
+        "expected the header '" + std::string(kPredictionHeader) + "', found " + quote(lines.front().text));
+  // Ids are interned so that the project's pair registry reports a duplicate with both lines.
+  IdIndex users, items;
+  PairRegistry seen;
+  std::vector<PredictionRow> rows;
+  rows.reserve(lines.size() - 1);
+  std::vector<std::string_view> f;
+  for (size_t k = 1; k < lines.size(); ++k) {
+    const TextLine& ln = lines[k];
+    split_fields(ln.text, Delimiter::Comma, f);
+    if (f.size() != 4)
+      throw DataError(name, ln.number,
+                      "expected 4 comma-separated fields (user, item, rating, prediction), found " +
+                          std::to_string(f.size()));
+    if (f[0].empty()) throw DataError(name, ln.number, "empty user id");
+    if (f[1].empty()) throw DataError(name, ln.number, "empty item id");
+    PredictionRow row;
+    row.rating = finite_number(f[2], "rating", name, ln.number);
+    row.prediction = finite_number(f[3], "prediction", name, ln.number);
+    const auto u = static_cast<uint64_t>(users.add(f[0]));
+    const auto i = static_cast<uint64_t>(items.add(f[1]));
+    if (const auto* first = seen.insert(u, i, name, ln.number))
+      throw DataError(name, ln.number,
+                      "duplicate (user, item) pair (" + quote(f[0]) + ", " + quote(f[1]) + "), first at " +
+                          seen.where(*first));
+    row.user = std::string(f[0]);
+    row.item = std::string(f[1]);
+    row.line = ln.number;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<PredictionRow> read_predictions_csv(const std::string& path) {
+  return parse_predictions_text(read_text_file(path), path);
+}
+
+}  // namespace symgnn::data

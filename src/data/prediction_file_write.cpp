@@ -1,0 +1,74 @@
+/// @file prediction_file_write.cpp
+/// The prediction-file writer (format in prediction_file.h), the one place that formats it.
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+
+#include "data/prediction_file.h"
+#include "data/text_reader.h"
+#include "symgnn/error.h"
+#include "util/atomic_file.h"
+
+namespace symgnn::data {
+
+namespace {
+
+/// Shortest text that parses back to exactly `v` (std::to_chars), so files round-trip.
+template <class T>
+std::string shortest(T v) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+/// The reader trims fields and splits on commas without quoting: refuse ids it would misread.
+void check_id(const std::string& id, const char* side, const std::string& path) {
+  const bool padded =
+      !id.empty() && (id.front() == ' ' || id.front() == '\t' || id.back() == ' ' || id.back() == '\t');
+  if (id.empty() || padded || id.find_first_of(",\"\r\n") != std::string::npos)
+    throw DataError(path, 0,
+                    std::string("cannot write ") + side + " id " + quote(id) +
+                        " (empty, padded, or holding a comma, quote or line break)");
+}
+
+}  // namespace
+
+void write_predictions_csv(const std::string& path, const std::vector<PredictionRow>& rows) {
+  for (const PredictionRow& r : rows) {
+    check_id(r.user, "user", path);
+    check_id(r.item, "item", path);
+    if (!std::isfinite(r.rating) || !std::isfinite(r.prediction))
+      throw DataError(path, 0,
+                      "cannot write the non-finite rating or prediction of (" + quote(r.user) + ", " +
+                          quote(r.item) + ")");
+  }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  write_file_atomic(path, [&](std::ostream& out) {
+    out << kPredictionHeader << '\n';
+    for (const PredictionRow& r : rows)
+      out << r.user << ',' << r.item << ',' << shortest(r.rating) << ',' << shortest(r.prediction) << '\n';
+  });
+}
+
+void write_predictions_csv(const std::string& path, const Dataset& ds, const RatingList& split,
+                           const std::vector<double>& predictions) {
+  if (predictions.size() != split.size())
+    throw DataError(
+        path, 0,
+        std::to_string(predictions.size()) + " predictions for " + std::to_string(split.size()) + " ratings");
+  std::vector<PredictionRow> rows(split.size());
+  for (size_t k = 0; k < split.size(); ++k) {
+    PredictionRow& r = rows[k];
+    r.user = ds.users.id_of(split.user[k]);
+    r.item = ds.items.id_of(split.item[k]);
+    // Ratings are floats: write the float's shortest text ("0.1", not 0.100000001490116...).
+    const std::string rating = shortest(split.value[k]);
+    std::from_chars(rating.data(), rating.data() + rating.size(), r.rating);
+    r.prediction = predictions[k];
+  }
+  write_predictions_csv(path, rows);
+}
+
+}  // namespace symgnn::data
