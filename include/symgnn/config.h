@@ -125,6 +125,7 @@ struct LowRankConfig {
   double prior_node_dropout = 0.7;
   double prior_dense_dropout = 0.7;
   int64_t prior_side_width = 10;
+  bool cge_bias = false;
 
   template <class V>
   void visit(V&& v) {
@@ -149,6 +150,7 @@ struct LowRankConfig {
     v("prior_stacking", prior_stacking, "prior = encoder: concat (class k aggregates its own block of prior_width/K columns; GC-MC's stack) or sum (one prior_width table per class, summed)", one_of("concat|sum"));
     v("prior_node_dropout", prior_node_dropout, "prior = encoder: probability of dropping a whole row of E1, E2 in a training pass (kept rows rescaled)", range(0.0, 0.95));
     v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout on the aggregated hidden layer before the dense layer to `hidden` units", range(0.0, 0.95));
+    v("cge_bias", cge_bias, "add a learned bias in every CGE layer, phi(Ah U W + b) (false: as printed, no bias)", any());
     v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no side features)", range(0, 4096));
   }
 };

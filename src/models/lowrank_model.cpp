@@ -63,7 +63,7 @@ LowRankModel::Side LowRankModel::make_side(const std::string& suffix, int64_t n,
     ++parts;
   }
   if (graph_modules && cfg_.layers > 0) {
-    side.cge = register_module("cge" + suffix, CGE(at, d, cfg_.layers, cfg_.activation));
+    side.cge = register_module("cge" + suffix, CGE(at, d, cfg_.layers, cfg_.activation, cfg_.cge_bias));
     ++parts;
   }
   if (attention) {

@@ -56,8 +56,12 @@ double read_double(torch::serialize::InputArchive& a, const std::string& key, co
 
 void write_module_state(torch::serialize::OutputArchive& archive, torch::nn::Module& m) {
   int64_t count = 0;
-  for (const auto& p : m.named_parameters()) archive.write("p:" + p.key(), p.value().detach()), ++count;
-  for (const auto& b : m.named_buffers()) archive.write("b:" + b.key(), b.value().detach(), true), ++count;
+  // Copies: the archive keeps references until it is saved, and save_model moves the
+  // module through several weight sets before that.
+  for (const auto& p : m.named_parameters())
+    archive.write("p:" + p.key(), p.value().detach().clone()), ++count;
+  for (const auto& b : m.named_buffers())
+    archive.write("b:" + b.key(), b.value().detach().clone(), true), ++count;
   archive.write("tensor_count", c10::IValue(count));
 }
 

@@ -1,13 +1,11 @@
 #include "train/seeds.h"
 
+#include "util/hash.h"
+
 namespace symgnn::train {
 namespace {
-// SplitMix64 finaliser: neighbouring inputs give unrelated outputs.
 uint64_t mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return splitmix64(z);
 }
 }  // namespace
 

@@ -4,17 +4,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/hash.h"
 #include "util/strings.h"
 
 namespace symgnn::tune {
 namespace {
 
-/// SplitMix64's finaliser: a bijective 64-bit mix, so nearby inputs give unrelated outputs.
 uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+  return splitmix64(x);
 }
 
 /// FNV-1a: a key's draw depends on its name, not on its position in the file, so adding a

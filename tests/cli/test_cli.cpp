@@ -19,10 +19,7 @@ using symgnn::testing::write_file;
 
 namespace {
 std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return symgnn::testing::read_file(path);
 }
 int run_symgnn(const std::string& args, std::string* out = nullptr) {
   return run_command(symgnn_binary() + " " + args, out);
@@ -30,7 +27,8 @@ int run_symgnn(const std::string& args, std::string* out = nullptr) {
 }  // namespace
 
 TEST(Cli, HelpOnEverySubcommand) {
-  for (const char* sub : {"", "data info", "train", "predict", "sylvester", "config", "version", "tune", "blend"}) {
+  for (const char* sub :
+       {"", "data info", "train", "predict", "sylvester", "config", "version", "tune", "blend"}) {
     std::string out;
     EXPECT_EQ(run_symgnn(std::string(sub) + " --help", &out), 0) << sub;
     EXPECT_NE(out.find("Usage"), std::string::npos) << sub << ": " << out;

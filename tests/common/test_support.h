@@ -12,6 +12,9 @@ std::string scratch_dir(const std::string& tag);
 /// Writes `contents` to dir/name and returns the full path.
 std::string write_file(const std::string& dir, const std::string& name, const std::string& contents);
 
+/// The whole file ("" when it cannot be read).
+std::string read_file(const std::string& path);
+
 /// The benchmark data directory, or "" when it is absent.
 std::string data_dir();
 

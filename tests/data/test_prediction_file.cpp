@@ -22,10 +22,7 @@ using symgnn::testing::write_file;
 namespace {
 
 std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return symgnn::testing::read_file(path);
 }
 
 /// The DataError message of parsing `text`, or "" when it parses.

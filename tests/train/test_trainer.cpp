@@ -259,6 +259,7 @@ TEST(Trainer, AveragedCheckpointsAreSavedAndAveraged) {
 
 TEST(Trainer, RetrainChoosesTheEpochsOnValidationThenTrainsOnEverything) {
   Fixture f;
+  f.ds.rating_levels.clear();  // continuous ratings: the final context takes its levels from the data
   f.cfg.train.protocol = "retrain";
   f.cfg.train.patience = 5;
   f.cfg.train.lr = 0.2;

@@ -6,7 +6,7 @@
 
 namespace symgnn::models {
 
-CGEImpl::CGEImpl(graph::SparseMatrix at, int64_t d, int64_t layers, std::string activation)
+CGEImpl::CGEImpl(graph::SparseMatrix at, int64_t d, int64_t layers, std::string activation, bool bias)
     : at_(std::move(at)), activation_(std::move(activation)) {
   TORCH_CHECK(at_.rows == at_.cols, "CGE: At must be square, got ", at_.rows, " x ", at_.cols);
   TORCH_CHECK(layers >= 1, "CGE: needs at least one layer, got ", layers);
@@ -15,6 +15,7 @@ CGEImpl::CGEImpl(graph::SparseMatrix at, int64_t d, int64_t layers, std::string 
     auto w = torch::empty({d, d});
     torch::nn::init::xavier_uniform_(w);
     w_.push_back(register_parameter("w" + std::to_string(l), w));
+    if (bias) b_.push_back(register_parameter("b" + std::to_string(l), torch::zeros({d})));
   }
 }
 
@@ -31,9 +32,11 @@ at::Tensor CGEImpl::forward(const at::Tensor& uh) {
   }
   const at::Tensor s = self_weight().unsqueeze(1);  // n x 1, broadcast over d
   at::Tensor u = uh;
-  for (const auto& w : w_) {
-    const at::Tensor y = u.mm(w);
-    u = activate(s * y + (1 - s) * graph::spmm(at_, y), activation_);
+  for (size_t l = 0; l < w_.size(); ++l) {
+    const at::Tensor y = u.mm(w_[l]);
+    at::Tensor z = s * y + (1 - s) * graph::spmm(at_, y);
+    if (!b_.empty()) z = z + b_[l];
+    u = activate(z, activation_);
   }
   return u;
 }

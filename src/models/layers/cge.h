@@ -13,7 +13,7 @@
 /// Config: hidden sets d, layers sets L, activation sets phi.
 /// Parameters: "s_logit" [n] (z, initialised to 0: s = 0.5) and "w0" .. "w{L-1}" [d, d]
 /// (W^(l), no bias, as printed). sigma is shared by the L layers: the paper's symbol has
-/// no layer index.
+/// no layer index. With bias: "b0" .. "b{L-1}" [d], initialised to 0.
 #pragma once
 
 #include <torch/nn/module.h>
@@ -29,7 +29,9 @@ namespace symgnn::models {
 class CGEImpl : public torch::nn::Module {
  public:
   /// `at` is At of this side (n x n, dtype and device of the model's tensors), L >= 1.
-  CGEImpl(graph::SparseMatrix at, int64_t d, int64_t layers, std::string activation);
+  /// `bias`: add a learned b^(l) before phi, U^(l+1) = phi(Ah U^(l) W^(l) + b^(l))
+  /// (lowrank.cge_bias; off as printed).
+  CGEImpl(graph::SparseMatrix at, int64_t d, int64_t layers, std::string activation, bool bias = false);
 
   /// U^(L) (n x d) from U^(0) = uh (n x d).
   at::Tensor forward(const at::Tensor& uh);
@@ -42,6 +44,7 @@ class CGEImpl : public torch::nn::Module {
   std::string activation_;
   at::Tensor s_logit_;
   std::vector<at::Tensor> w_;
+  std::vector<at::Tensor> b_;  // empty without bias
 };
 TORCH_MODULE(CGE);
 
