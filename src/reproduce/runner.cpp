@@ -48,14 +48,15 @@ std::string log_tail(const std::string& path, int lines) {
   return out;
 }
 
-/// `exe train args... --threads t --progress lines --metrics-out dir/metrics.json [--out dir]`.
+/// `exe train args... --threads t --progress lines --metrics-out dir/metrics.json --out dir`.
+/// Every cell, Sylv. included, leaves predictions/{val,test}.csv for `symgnn blend`.
 std::vector<std::string> cell_argv(const Cell& c, const std::string& dir, const RunnerOptions& o,
                                    int threads) {
   std::vector<std::string> argv = {o.exe, "train"};
   argv.insert(argv.end(), c.args.begin(), c.args.end());
   argv.insert(argv.end(), {"--threads", std::to_string(threads), "--progress", "lines", "--metrics-out",
                            dir + "/metrics.json"});
-  if (c.model != "sylvester") argv.insert(argv.end(), {"--out", dir});
+  argv.insert(argv.end(), {"--out", dir});
   return argv;
 }
 
