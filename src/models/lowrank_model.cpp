@@ -18,10 +18,8 @@ LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : 
               "LowRankModel: id_embedding = false needs prior = encoder and variant full or G");
   side1_ = make_side("1", ctx.n1, ctx.f1, ctx.at1, ctx.h);
   side2_ = make_side("2", ctx.n2, ctx.f2, ctx.at2, ctx.ht);
-  if (cfg.prior == "encoder" && cfg.variant != "A" && !ctx.h.empty()) {
-    const auto f = [](const at::Tensor& t) { return t.defined() ? t.to(torch::kFloat) : t; };
-    encoder_ = register_module("encoder", PriorEncoder(cfg, ctx.h, ctx.ht, f(ctx.f1), f(ctx.f2)));
-  }
+  if (cfg.prior == "encoder" && cfg.variant != "A" && !ctx.h.empty())
+    encoder_ = register_module("encoder", PriorEncoder(cfg, ctx.h, ctx.ht, ctx.f1, ctx.f2));  // casts itself
   if (cfg.biases) {
     b1_ = register_parameter("b1", torch::zeros({ctx.n1}));
     b2_ = register_parameter("b2", torch::zeros({ctx.n2}));
