@@ -6,8 +6,12 @@
 // `symgnn config --defaults` and docs/config.md (tests/util/test_config.cpp fails when
 // that page is stale). Keys are "<section>.<field>", e.g. "lowrank.hidden".
 //
-// Extensions beyond the paper are switches whose default is the faithful reading
-// (DESIGN.md); tuned values live in configs/.
+// Extensions beyond the paper are switches whose field default is the faithful reading
+// (DESIGN.md), so a default-constructed RunConfig is the paper's model. What a user gets
+// with no config is the `recommended` preset (src/util/presets.cpp): the paper's reading
+// plus the extensions measured to help on every benchmark (docs/models.md, "Presets").
+// `--preset paper` (or `preset = paper` first in a config file) is the faithful reading.
+// Tuned values for each benchmark live in configs/.
 #pragma once
 
 #include <cstdint>
@@ -135,11 +139,11 @@ struct LowRankConfig {
     v("dropout", dropout, "dropout on hidden representations", range(0.0, 0.95));
     v("activation", activation, "activation phi", one_of("relu|elu|tanh|sigmoid|identity"));
     v("fusion", fusion, "sum (paper footnote: U = Uh + sum of modules) or learned (linear on the concatenation)", one_of("sum|learned"));
-    v("biases", biases, "add user/item biases and the global mean to <U1_i, U2_j>", any());
+    v("biases", biases, "add user/item biases and the global mean to <U1_i, U2_j> (decoder dot only)", any());
     v("attention_block", attention_block, "rows per block of the attention softmax (bounds peak memory)", range(1, 1000000));
     v("prior_norm", prior_norm, "norm(H_k) of the prior aggregation: left (1/deg_i, over all classes) or symmetric (1/sqrt(deg_i deg_j))", one_of("left|symmetric"));
     v("prior_dropout", prior_dropout, "dropout on the edges of the per-class prior H_k while training, rescaled (0: off, faithful)", range(0.0, 0.95));
-    v("decoder", decoder, "dot: <U1_i, U2_j> (paper); classes: softmax over the rating levels from bilinear forms, prediction = expected rating (GC-MC-style)", one_of("dot|classes"));
+    v("decoder", decoder, "dot: <U1_i, U2_j> (paper); classes: softmax over the rating levels from bilinear forms, prediction = expected rating (GC-MC-style); auto: classes when the data has at most 10 rating levels, else dot", one_of("dot|classes|auto"));
     v("class_bases", class_bases, "decoder = classes: shared basis matrices Q_b of the bilinear forms", range(1, 64));
     v("class_mse_weight", class_mse_weight, "decoder = classes: loss = cross-entropy + w * MSE of the expected rating", range(0.0, 100.0));
     v("smoothness", smoothness, "lambda of the graph smoothness penalty tr(U^T (I - At) U) / n on the final representations (0: off, faithful)", range(0.0, 100.0));
@@ -165,6 +169,11 @@ struct BaseConfig {
   bool biases = false;
   double dropout = 0.0;
   double prior_dropout = 0.0;
+  std::string prior = "paper";
+  int64_t prior_width = 500;
+  double prior_node_dropout = 0.7;
+  double prior_dense_dropout = 0.7;
+  int64_t prior_side_width = 10;
 
   template <class V>
   void visit(V&& v) {
@@ -176,6 +185,11 @@ struct BaseConfig {
     v("biases", biases, "predict mean + std * (X_ij + b1_i + b2_j): X fits standardised ratings (false: X_ij, faithful)", any());
     v("dropout", dropout, "dropout on U1, U2 while training (0: off, faithful)", range(0.0, 0.95));
     v("prior_dropout", prior_dropout, "dropout on the edges of the per-class prior Hn_k of X3 while training, rescaled (0: off, faithful)", range(0.0, 0.95));
+    v("prior", prior, "node representations U1, U2: paper (U = MLP([id || features])) or encoder (the GC-MC-style prior encoder of the low-rank model, models/layers/prior_encoder.h, per-class aggregation of the ratings)", one_of("paper|encoder"));
+    v("prior_width", prior_width, "prior = encoder: width of the free embeddings aggregated per rating class", range(1, 100000));
+    v("prior_node_dropout", prior_node_dropout, "prior = encoder: probability of dropping a whole embedding row in a training pass", range(0.0, 0.95));
+    v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout before the encoder's dense layer to `hidden` units", range(0.0, 0.95));
+    v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch (0: no side features)", range(0, 4096));
   }
 };
 
@@ -215,14 +229,16 @@ struct TrainConfig {
     v("device", device, "cpu, cuda or cuda:N", any());
     v("log_every", log_every, "epochs between progress lines when not on a terminal", range(1, 1000000));
     v("ema", ema, "decay of an exponential moving average of the weights, min(ema, (1+t)/(10+t)) at step t; evaluation and the saved model use the averaged weights (0: off)", range(0.0, 0.99999));
-    v("protocol", protocol, "early_stop: test at the best validation epoch; retrain (GC-MC/IGMC's): choose the epoch count on validation, then train a fresh model on all training ratings for that many epochs and score the test set once", one_of("early_stop|retrain"));
+    v("protocol", protocol, "early_stop: test at the best validation epoch; retrain (GC-MC/IGMC's): choose the epoch count on validation, then train a fresh model on all training ratings for that many epochs and score the test set once (without a validation split: one phase of `epochs` epochs on all ratings)", one_of("early_stop|retrain"));
     v("average_last", average_last, "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean over the last N checkpoints, average_every epochs apart (1: the last epoch only)", range(1, 1000));
     v("average_every", average_every, "epochs between the averaged checkpoints", range(1, 100000));
   }
 };
 
 /// Everything one run needs. `model` picks the model; only its section is used.
+/// `preset` names the starting point the fields were set on (see preset_config).
 struct RunConfig {
+  std::string preset = "paper";
   std::string model = "lowrank";
   DataConfig data;
   GraphConfig graph;
@@ -243,16 +259,36 @@ struct RunConfig {
   }
 };
 
+/// The names of the presets, "paper|recommended", and the one a user gets by default.
+const char* preset_names();
+const char* default_preset();
+
+/// The configuration a preset names: "paper" is a default-constructed RunConfig (the
+/// faithful reading); "recommended" adds the measured extensions (src/util/presets.cpp).
+/// Throws ConfigError for an unknown name.
+RunConfig preset_config(const std::string& name);
+
 /// Sets "section.key" (or "model") from its text form. Throws ConfigError naming the
 /// key, the value and what is allowed (unknown keys are errors, never ignored).
 void set_config_value(RunConfig& cfg, const std::string& key, const std::string& value,
                       const std::string& where = "");
 
 /// Reads a `key = value` file ('#' comments, blank lines, optional [section] headers
-/// that prefix the keys below them). Errors name the file and line.
+/// that prefix the keys below them). Errors name the file and line. A `preset = NAME`
+/// line must come before every other key: it replaces the whole configuration with
+/// preset_config(NAME), and the keys below it apply on top.
 void load_config_file(RunConfig& cfg, const std::string& path);
 
-/// Applies "key=value" overrides (from --set).
+/// The preset a config file names in its `preset` line ("" when it has none).
+std::string config_file_preset(const std::string& path);
+
+/// What every command starts from: preset_config(`preset`, else the file's `preset` line,
+/// else default_preset()), then the config file when one is given. Throws ConfigError
+/// when `preset` and the file's line name different presets.
+RunConfig start_config(const std::string& preset, const std::string& config_file);
+
+/// Applies "key=value" overrides (from --set). `preset` is refused here: it would undo
+/// the config file (the CLI has --preset).
 void apply_override(RunConfig& cfg, const std::string& assignment);
 
 /// Cross-field rules (LightGBM's CheckParamConflict). Throws ConfigError.

@@ -12,8 +12,9 @@
 namespace symgnn::cli {
 
 /// Options shared by every command that reads data or trains. make_config() applies
-/// them in this order: defaults, --config file, the flags below, then --set (last wins).
+/// them in this order: the preset, --config file, the flags below, then --set (last wins).
 struct CommonOptions {
+  std::string preset;  // "" : the config file's, else default_preset()
   std::string data;
   std::string split;
   std::string config_file;

@@ -15,6 +15,10 @@ void add_common_options(CLI::App* cmd, CommonOptions& opts, bool with_data_flag)
                     "or a ratings CSV/TSV 'user,item,rating'");
   cmd->add_option("--split", opts.split, "MovieLens-100K split: u1 (default), u2..u5, ua, ub");
   cmd->add_option("--config", opts.config_file, "config file of 'section.key = value' lines (see configs/)");
+  cmd->add_option("--preset", opts.preset,
+                  "starting point of every key: recommended (default: the paper's model with the measured "
+                  "extensions) or paper (the faithful reading); docs/config.md")
+      ->check(CLI::IsMember({"paper", "recommended"}));
   cmd->add_option("--set", opts.sets, "override one key, e.g. --set train.epochs=100 (repeatable)")
       ->type_name("KEY=VALUE");
   cmd->add_option("--threads", opts.threads, "intra-op threads (default: one per core)");
@@ -22,9 +26,7 @@ void add_common_options(CLI::App* cmd, CommonOptions& opts, bool with_data_flag)
 }
 
 RunConfig make_config(const CommonOptions& opts, const std::string& model) {
-  RunConfig cfg;
-  if (!model.empty()) set_config_value(cfg, "model", model, "--model");
-  if (!opts.config_file.empty()) load_config_file(cfg, opts.config_file);
+  RunConfig cfg = start_config(opts.preset, opts.config_file);
   if (!model.empty()) set_config_value(cfg, "model", model, "--model");
   if (!opts.data.empty()) cfg.data.source = opts.data;
   if (!opts.split.empty()) set_config_value(cfg, "data.split", opts.split, "--split");

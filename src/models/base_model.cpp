@@ -2,18 +2,44 @@
 
 #include <torch/torch.h>
 
+#include <tuple>
+
 #include "models/layers/activation.h"
 
 namespace symgnn::models {
+namespace {
+
+/// The prior encoder's settings from the base model's keys (the encoder is shared with
+/// the low-rank model, whose section holds the same keys).
+LowRankConfig encoder_config(const BaseConfig& cfg) {
+  LowRankConfig e;
+  e.hidden = cfg.hidden;
+  e.prior = "encoder";
+  e.prior_width = cfg.prior_width;
+  e.prior_node_dropout = cfg.prior_node_dropout;
+  e.prior_dense_dropout = cfg.prior_dense_dropout;
+  e.prior_side_width = cfg.prior_side_width;
+  return e;
+}
+
+}  // namespace
 
 BaseModel::BaseModel(const BaseConfig& cfg, const ModelContext& ctx) : cfg_(cfg), n1_(ctx.n1), n2_(ctx.n2) {
   TORCH_CHECK(cfg.variant == "full" || cfg.variant == "G" || cfg.variant == "A",
               "BaseModel: unknown variant '", cfg.variant, "'");
   const int64_t d = cfg.hidden;
   const bool graph_channels = cfg.variant != "A", attention = cfg.variant != "G";
-  auto feats = [](const at::Tensor& f) { return f.defined() ? f.to(torch::kFloat) : f; };
-  mlp1_ = register_module("mlp1", FeatureMlp(ctx.n1, d, feats(ctx.f1)));
-  mlp2_ = register_module("mlp2", FeatureMlp(ctx.n2, d, feats(ctx.f2)));
+  TORCH_CHECK(cfg.prior == "paper" || cfg.prior == "encoder", "BaseModel: unknown prior '", cfg.prior, "'");
+  if (cfg.prior == "encoder") {
+    // U1, U2 from the ratings (per-class aggregation, models/layers/prior_encoder.h)
+    // instead of free id embeddings: every channel then starts from what a node rated.
+    TORCH_CHECK(!ctx.h.empty(), "BaseModel: prior = encoder needs the training ratings' class priors");
+    encoder_ = register_module("encoder", PriorEncoder(encoder_config(cfg), ctx.h, ctx.ht, ctx.f1, ctx.f2));
+  } else {
+    auto feats = [](const at::Tensor& f) { return f.defined() ? f.to(torch::kFloat) : f; };
+    mlp1_ = register_module("mlp1", FeatureMlp(ctx.n1, d, feats(ctx.f1)));
+    mlp2_ = register_module("mlp2", FeatureMlp(ctx.n2, d, feats(ctx.f2)));
+  }
   if (graph_channels) {
     cge_ = register_module("cge", CgeChannel(ctx.at1, ctx.at2, d, cfg.hops));
     ++channels_;
@@ -43,8 +69,15 @@ BaseModel::BaseModel(const BaseConfig& cfg, const ModelContext& ctx) : cfg_(cfg)
 
 std::vector<ChannelFactors> BaseModel::factors(std::vector<int64_t>& column) {
   const double p = cfg_.dropout;
-  const at::Tensor u1 = torch::dropout(mlp1_->forward(), p, is_training());  // n1 x d
-  const at::Tensor u2 = torch::dropout(mlp2_->forward(), p, is_training());  // n2 x d
+  at::Tensor u1, u2;
+  if (encoder_) {
+    std::tie(u1, u2) = encoder_->forward();
+  } else {
+    u1 = mlp1_->forward();
+    u2 = mlp2_->forward();
+  }
+  u1 = torch::dropout(u1, p, is_training());  // n1 x d
+  u2 = torch::dropout(u2, p, is_training());  // n2 x d
   std::vector<ChannelFactors> out;
   column.clear();
   int64_t c = 0;

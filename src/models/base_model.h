@@ -26,8 +26,12 @@
 /// Variants (as the low-rank model, docs/models.md): full = X1..X4; G = X1 + X3 (no
 /// attention); A = X2 + X4. Dropped channels have no parameters; Wcal is n1 x (channels) x 1.
 /// Config (BaseConfig): hidden = d, hops, activation = phi, attention_block, biases,
-/// dropout (on U1, U2 while training), prior_dropout (on Hn_k).
-/// Parameters: "mlp1.*", "mlp2.*", "cge.*", "within.w_a", "prior.theta", "w_fuse"
+/// dropout (on U1, U2 while training), prior_dropout (on Hn_k); prior = encoder takes U1,
+/// U2 from the low-rank model's GC-MC-style prior encoder (layers/prior_encoder.h: per
+/// rating class, each user aggregates free item embeddings of the items it rated) in
+/// place of MLP1, MLP2 (prior_width, prior_node_dropout, prior_dense_dropout,
+/// prior_side_width configure it).
+/// Parameters: "mlp1.*", "mlp2.*" (or "encoder.*"), "cge.*", "within.w_a", "prior.theta", "w_fuse"
 /// [n1, channels, 1] (initialised to 1 / channels), "b1" [n1], "b2" [n2] (biases only).
 /// Deviation: X3, X4 readings, FeatureMlp's plain last layer, the optional biases and
 /// dropouts (docs/models.md, "Base model").
@@ -41,6 +45,7 @@
 
 #include "models/layers/base_channels.h"
 #include "models/layers/mlp.h"
+#include "models/layers/prior_encoder.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
@@ -66,7 +71,8 @@ class BaseModel : public RatingModel {
  private:
   BaseConfig cfg_;
   int64_t n1_ = 0, n2_ = 0, channels_ = 0;
-  FeatureMlp mlp1_{nullptr}, mlp2_{nullptr};
+  FeatureMlp mlp1_{nullptr}, mlp2_{nullptr};  // prior = paper
+  PriorEncoder encoder_{nullptr};             // prior = encoder
   CgeChannel cge_{nullptr};
   WithinChannel within_{nullptr};
   PriorChannel prior_{nullptr};

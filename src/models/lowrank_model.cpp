@@ -20,13 +20,18 @@ LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : 
   side2_ = make_side("2", ctx.n2, ctx.f2, ctx.at2, ctx.ht);
   if (cfg.prior == "encoder" && cfg.variant != "A" && !ctx.h.empty())
     encoder_ = register_module("encoder", PriorEncoder(cfg, ctx.h, ctx.ht, ctx.f1, ctx.f2));  // casts itself
-  if (cfg.biases) {
+  // decoder = auto: rating classes where the ratings are a few levels (stars), the dot
+  // product where they are many (a softmax over 71 levels of Yahoo's 1..100 scale has
+  // too few examples per class).
+  if (cfg_.decoder == "auto")
+    cfg_.decoder = !ctx.levels.empty() && ctx.levels.size() <= 10 ? "classes" : "dot";
+  if (cfg.biases && cfg_.decoder == "dot") {  // the class decoder has its own offsets
     b1_ = register_parameter("b1", torch::zeros({ctx.n1}));
     b2_ = register_parameter("b2", torch::zeros({ctx.n2}));
     mean_ = ctx.global_mean;
     std_ = ctx.rating_std > 0 ? ctx.rating_std : 1.0;
   }
-  if (cfg.decoder == "classes") {
+  if (cfg_.decoder == "classes") {
     TORCH_CHECK(!ctx.levels.empty(), "LowRankModel: decoder = classes needs the rating levels");
     const int64_t k = static_cast<int64_t>(ctx.levels.size()), nb = cfg.class_bases, d = cfg.hidden;
     if (cfg.class_init == "orthogonal") {
@@ -117,7 +122,7 @@ std::pair<at::Tensor, at::Tensor> LowRankModel::embeddings() {
 at::Tensor LowRankModel::score(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                                const at::Tensor& items) {
   at::Tensor r = (u1.index_select(0, users) * u2.index_select(0, items)).sum(1);  // [K]
-  if (!cfg_.biases) return r;
+  if (!b1_.defined()) return r;
   r = r + b1_.index_select(0, users) + b2_.index_select(0, items);
   return r * std_ + mean_;
 }

@@ -1,5 +1,6 @@
-// What `symgnn reproduce` runs: every table and figure of the paper's experiments as a
-// list of `symgnn train` invocations ("cells"), one per (dataset, model, variant,
+// What `symgnn reproduce` runs: every table and figure of the paper's experiments, and
+// beside Tables 2 and 3 the extended low-rank model (configs/<set>_lowrank_encoder.conf),
+// as a list of `symgnn train` invocations ("cells"), one per (dataset, model, variant,
 // layers, k), each training all seeds. A cell shared by several tables (the low-rank
 // ML-100K model is in Table 3, Table 4, Figure 2 and Figure 3) is run once.
 #pragma once
@@ -27,7 +28,7 @@ struct Cell {
   std::string name;                       // directory name under runs/, unique per setting
   std::string benchmark;                  // Benchmark::key
   std::string model;                      // sylvester | lowrank | base
-  std::string variant;                    // full | G | A ("" for sylvester)
+  std::string variant;                    // full | G | A ("" for sylvester, "extended": its own config)
   int layers = 2;                         // CGE layers (lowrank.layers) or hops (base.hops)
   int k = 10;                             // k of the k-NN graphs (ML-100K only)
   std::vector<std::string> args;          // arguments after `symgnn train` (no --out, --threads)
@@ -65,6 +66,9 @@ std::string cell_name(const std::string& benchmark, const std::string& model, co
 /// Figure 2 varies the depth).
 std::string tuned_cell(const Plan& plan, const std::string& benchmark, const std::string& model,
                        const std::string& variant, int k = 10);
+
+/// The cell of the extended low-rank model (configs/<stem>_lowrank_encoder.conf).
+std::string extended_cell(const std::string& benchmark);
 
 /// The default variant of a model's tuned config (what Tables 2 and 3 report).
 std::string table_variant(const std::string& model);

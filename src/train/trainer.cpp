@@ -301,6 +301,11 @@ Dataset merge_validation(const Dataset& ds) {
   return all;
 }
 
+/// Whether a run takes the two phases of train.protocol = retrain (it needs validation).
+bool retrains(const RunConfig& cfg, const Dataset& ds) {
+  return cfg.train.protocol == "retrain" && !ds.validation.empty();
+}
+
 /// train.protocol = retrain: the epoch count is chosen on the validation split, then a
 /// fresh model (same seeds) trains on all training ratings for that many epochs, its
 /// test predictions averaged over the last train.average_last checkpoints.
@@ -337,12 +342,9 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
 
 RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::ModelContext& ctx, int64_t run,
                     const TrainerOptions& opts, Progress& progress) {
-  if (cfg_in.train.protocol == "retrain") {
-    if (ds.validation.empty())
-      throw ConfigError(
-          "train.protocol = retrain: the data has no validation split (data.val_fraction = 0?)");
-    return train_retrain(cfg_in, ds, ctx, run, opts, progress);
-  }
+  // Without a validation split there is no epoch count to choose: a single phase trains
+  // for train.epochs on all training ratings, which is what the retrain phase would do.
+  if (retrains(cfg_in, ds)) return train_retrain(cfg_in, ds, ctx, run, opts, progress);
   RunConfig cfg = cfg_in;
   const TrainConfig& tc = cfg.train;
   const at::Device device(tc.device);
@@ -543,8 +545,7 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
         rmse(s.test_predictions, torch::tensor(ds.test.value, torch::kFloat32), ds.rating_min, ds.rating_max);
   if (!opts.out_dir.empty()) {
     // protocol = retrain: the model to keep is the one trained on all training ratings.
-    const std::string from =
-        opts.out_dir + (cfg.train.protocol == "retrain" ? "/final" : "") + "/run0/model.pt";
+    const std::string from = opts.out_dir + (retrains(cfg, ds) ? "/final" : "") + "/run0/model.pt";
     const std::string tmp = opts.out_dir + "/model.pt.tmp";
     fs::copy_file(from, tmp, fs::copy_options::overwrite_existing);
     fs::rename(tmp, opts.out_dir + "/model.pt");

@@ -60,8 +60,7 @@ using Clock = std::chrono::steady_clock;
 RunConfig base_config(const Space& space, const SearchOptions& o) {
   if (o.budget <= 0 && o.minutes <= 0) throw UsageError("tune: give --budget N, --minutes M or both");
   if (o.exe.empty()) throw UsageError("tune: no symgnn executable to run");
-  RunConfig cfg;
-  load_config_file(cfg, o.config_file);
+  RunConfig cfg = start_config("", o.config_file);
   cfg.data.source = o.data;
   if (!o.split.empty()) set_config_value(cfg, "data.split", o.split, "--split");
   std::set<std::string> searched;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <type_traits>
+#include <vector>
 
 #include "symgnn/config.h"
 #include "symgnn/error.h"
@@ -105,6 +106,10 @@ void set_config_value(RunConfig& cfg, const std::string& key_in, const std::stri
   const std::string key = trim(key_in);
   const std::string value = trim(value_in);
   const std::string where = where_in.empty() ? "" : where_in + ": ";
+  if (key == "preset") {
+    cfg = preset_config(value.empty() ? std::string("?") : value);  // throws for unknown names
+    return;
+  }
   if (key == "model") {
     if (value != "lowrank" && value != "base" && value != "sylvester")
       bad_value(where, key, value, "one of lowrank|base|sylvester");
@@ -136,6 +141,7 @@ void load_config_text(RunConfig& cfg, const std::string& text, const std::string
   std::istringstream in(text);
   std::string line, section;
   long lineno = 0;
+  bool any_key = false;
   while (std::getline(in, line)) {
     ++lineno;
     const auto hash = line.find('#');
@@ -152,8 +158,25 @@ void load_config_text(RunConfig& cfg, const std::string& text, const std::string
     if (eq == std::string::npos) throw ConfigError(here + ": expected 'key = value', got '" + line + "'");
     std::string key = trim(line.substr(0, eq));
     if (!section.empty() && key.find('.') == std::string::npos) key = section + "." + key;
+    // A preset replaces the whole configuration: after other keys it would silently undo them.
+    if (key == "preset" && any_key)
+      throw ConfigError(here + ": 'preset' must come before every other key (it resets the configuration)");
     set_config_value(cfg, key, line.substr(eq + 1), here);
+    any_key = true;
   }
+}
+
+std::string config_file_preset(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot open config file");
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line = line.substr(0, hash);
+    const auto eq = line.find('=');
+    if (eq != std::string::npos && trim(line.substr(0, eq)) == "preset") return trim(line.substr(eq + 1));
+  }
+  return "";
 }
 
 void load_config_file(RunConfig& cfg, const std::string& path) {
@@ -164,10 +187,23 @@ void load_config_file(RunConfig& cfg, const std::string& path) {
   load_config_text(cfg, buf.str(), path);
 }
 
+RunConfig start_config(const std::string& preset, const std::string& config_file) {
+  const std::string in_file = config_file.empty() ? "" : config_file_preset(config_file);
+  if (!preset.empty() && !in_file.empty() && preset != in_file)
+    throw ConfigError("--preset " + preset + ": " + config_file + " starts from preset " + in_file +
+                      " (drop --preset, or edit the file's preset line)");
+  RunConfig cfg = preset_config(!preset.empty() ? preset : !in_file.empty() ? in_file : default_preset());
+  if (!config_file.empty()) load_config_file(cfg, config_file);
+  return cfg;
+}
+
 void apply_override(RunConfig& cfg, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos)
     throw ConfigError("--set '" + assignment + "': expected key=value, e.g. --set train.epochs=100");
+  if (trim(assignment.substr(0, eq)) == "preset")
+    throw ConfigError("--set '" + assignment +
+                      "': use --preset (a preset resets every key, the config file's too)");
   set_config_value(cfg, assignment.substr(0, eq), assignment.substr(eq + 1), "--set");
 }
 
@@ -181,13 +217,11 @@ void check_config(const RunConfig& cfg) {
         "lowrank.id_embedding = false needs lowrank.prior = encoder (the modules then act on U^(p))");
   if (cfg.model == "lowrank" && !lr.id_embedding && lr.variant == "A")
     throw ConfigError("lowrank.id_embedding = false needs variant full or G (variant A has no prior module)");
-  if (cfg.train.protocol == "retrain" && cfg.data.val_fraction <= 0)
-    throw ConfigError(
-        "train.protocol = retrain needs data.val_fraction > 0 (the epoch count is chosen on validation)");
 }
 
 std::string to_text(RunConfig& cfg) {
   std::ostringstream os;
+  os << "preset = " << cfg.preset << "\n";
   os << "model = " << cfg.model << "\n";
   cfg.visit_sections([&](const char* name, auto& s) {
     s.visit([&](const char* k, auto& member, const char*, const Check&) {
@@ -199,20 +233,40 @@ std::string to_text(RunConfig& cfg) {
 
 std::string config_markdown() {
   RunConfig cfg;
+  RunConfig rec = preset_config("recommended");
+  std::vector<std::string> rec_values;  // in visit order
+  rec.visit_sections([&](const char*, auto& s) {
+    s.visit([&](const char*, auto& member, const char*, const Check&) {
+      rec_values.push_back(format_value(member));
+    });
+  });
+  size_t field = 0;
   std::ostringstream os;
   os << "# Configuration reference\n\n"
      << "Generated from `include/symgnn/config.h` by `symgnn config --markdown`; do not edit.\n"
      << "Set keys in a config file (`key = value`, or `[section]` headers) passed with `--config`,\n"
      << "or on the command line with `--set section.key=value` (the command line wins).\n\n"
-     << "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n"
-     << "| `model` | string | `lowrank` | one of lowrank\\|base\\|sylvester | model to train |\n";
+     << "Two presets give every key its starting value: `paper`, the faithful reading of the\n"
+     << "paper (the `paper` column), and `recommended`, the paper's model with the extensions\n"
+     << "measured to help on every benchmark (docs/models.md, \"Presets\"). With no config a run\n"
+     << "starts from `" << default_preset() << "`; `--preset paper`, or `preset = paper` as the first\n"
+     << "line of a config file, starts from the paper's reading. The `recommended` column shows\n"
+     << "only the keys where it differs.\n\n"
+     << "| key | type | paper | recommended | allowed | meaning |\n|---|---|---|---|---|---|\n"
+     << "| `preset` | string | `paper` | `recommended` | one of paper\\|recommended | starting point of "
+        "every key; must be the first key of a config file |\n"
+     << "| `model` | string | `" << cfg.model << "` | "
+     << (rec.model == cfg.model ? "" : "`" + rec.model + "`")
+     << " | one of lowrank\\|base\\|sylvester | model to train |\n";
   cfg.visit_sections([&](const char* name, auto& s) {
     s.visit([&](const char* k, auto& member, const char* doc, const Check& c) {
       std::string allowed = allowed_text(c);
       std::string escaped;
       for (char ch : allowed) escaped += (ch == '|') ? std::string("\\|") : std::string(1, ch);
-      os << "| `" << name << "." << k << "` | " << type_name(member) << " | `" << format_value(member)
-         << "` | " << escaped << " | " << doc << " |\n";
+      const std::string paper = format_value(member), recommended = rec_values.at(field++);
+      os << "| `" << name << "." << k << "` | " << type_name(member) << " | `" << paper << "` | "
+         << (recommended == paper ? "" : "`" + recommended + "`") << " | " << escaped << " | " << doc
+         << " |\n";
     });
   });
   return os.str();

@@ -84,6 +84,23 @@ TEST(Cli, ConfigDefaultsRoundTrip) {
   EXPECT_NE(out.find("train.epochs = 3"), std::string::npos);
 }
 
+TEST(Cli, PresetsStartTheConfigurationAndClashesAreErrors) {
+  const auto dir = scratch_dir("cli_preset");
+  std::string out;
+  ASSERT_EQ(run_symgnn("config --defaults", &out), 0);
+  EXPECT_EQ(out.rfind("preset = recommended\n", 0), 0u) << out.substr(0, 80);
+  EXPECT_NE(out.find("lowrank.prior = encoder"), std::string::npos);
+  ASSERT_EQ(run_symgnn("config --defaults --preset paper", &out), 0);
+  EXPECT_NE(out.find("lowrank.prior = paper"), std::string::npos);
+  const std::string paper = write_file(dir, "p.conf", "preset = paper\n[train]\nepochs = 2\n");
+  ASSERT_EQ(run_symgnn("config --config " + paper, &out), 0);
+  EXPECT_NE(out.find("lowrank.id_embedding = true"), std::string::npos);
+  EXPECT_EQ(run_symgnn("train --quiet --config " + paper + " --preset recommended", &out), 2);
+  EXPECT_NE(out.find("starts from preset paper"), std::string::npos) << out;
+  EXPECT_EQ(run_symgnn("train --quiet --set preset=paper", &out), 2);
+  EXPECT_NE(out.find("use --preset"), std::string::npos) << out;
+}
+
 TEST(Cli, TheConfigFileChoosesTheModelUnlessModelIsGiven) {
   const auto dir = scratch_dir("cli_config_model");
   const std::string conf = write_file(dir, "base.conf", "model = base\n[base]\nhidden = 4\n");
@@ -99,7 +116,8 @@ TEST(Cli, TheConfigFileChoosesTheModelUnlessModelIsGiven) {
                        &out),
             0)
       << out;
-  EXPECT_EQ(nlohmann::json::parse(read(dir + "/l.json"))["model"], "lowrank-full");
+  // The config names no variant: the recommended preset's G (the paper's is full).
+  EXPECT_EQ(nlohmann::json::parse(read(dir + "/l.json"))["model"], "lowrank-G");
 }
 
 TEST(Cli, TrainThenPredictReproducesTheTestRmse) {

@@ -155,6 +155,31 @@ TEST(BaseModel, OverfitsATinyRatingMatrix) {
     }
 }
 
+TEST(BaseModel, EncoderPriorReplacesTheIdMlpsAndFits) {
+  // base.prior = encoder: U1, U2 come from the GC-MC-style encoder over the rating classes
+  // (no mlp1/mlp2); every channel's parameters stay, and the model still fits.
+  const ModelContext ctx = make_context(testing::tiny_dataset(8, 6, 20, /*features=*/true, 3));
+  BaseConfig cfg;
+  cfg.variant = "G";
+  cfg.hidden = 8;
+  cfg.prior = "encoder";
+  cfg.prior_width = 20;
+  cfg.prior_node_dropout = 0.0;
+  cfg.prior_dense_dropout = 0.0;
+  cfg.biases = true;
+  cfg.activation = "tanh";
+  torch::manual_seed(4);
+  BaseModel model(cfg, ctx);
+  const std::set<std::string> names = parameter_names(model);
+  EXPECT_FALSE(names.count("mlp1.embedding"));
+  for (const char* p : {"encoder.e1", "encoder.e2", "cge.w0", "prior.theta", "w_fuse", "b1"})
+    EXPECT_TRUE(names.count(p)) << p;
+  std::vector<int64_t> column;
+  const auto parts = model.factors(column);
+  EXPECT_EQ(parts.front().left.sizes(), (std::vector<int64_t>{8, 8}));  // n1 x hidden
+  EXPECT_LT(fit(model, ctx, 600), 0.15);
+}
+
 TEST(BaseModel, DropoutsActOnlyWhileTraining) {
   const ModelContext ctx = make_context(testing::tiny_dataset(8, 6, 20, false, 4));
   BaseConfig cfg;

@@ -91,3 +91,27 @@ TEST(LowRankSmoothness, PenaltyEqualsTheDenseTraceFormula) {
   EXPECT_NEAR(reg.item<double>(), dense, 1e-4 * std::max(1.0, std::abs(dense)));
   EXPECT_GE(reg.item<double>(), -1e-6);  // I - At is positive semi-definite
 }
+
+TEST(LowRankDecoderAuto, ClassesForAFewLevelsDotWithBiasesForMany) {
+  // tiny_dataset rates 1..5: five levels, so auto picks the class decoder, whose offsets
+  // make the biases redundant (none are made).
+  const ModelContext ctx = make_context(symgnn::testing::tiny_dataset(8, 6, 20, false, 5));
+  LowRankConfig cfg;
+  cfg.hidden = 4;
+  cfg.variant = "G";
+  cfg.decoder = "auto";
+  cfg.biases = true;
+  LowRankModel few(cfg, ctx);
+  auto names = few.named_parameters();
+  EXPECT_TRUE(names.contains("q"));
+  EXPECT_FALSE(names.contains("b1"));
+  // Eleven levels (a 0..10 scale): the dot product with user and item biases.
+  ModelContext many = ctx;
+  many.levels.clear();
+  for (int v = 0; v <= 10; ++v) many.levels.push_back(v);
+  LowRankModel dot(cfg, many);
+  names = dot.named_parameters();
+  EXPECT_FALSE(names.contains("q"));
+  EXPECT_TRUE(names.contains("b1"));
+  EXPECT_TRUE(names.contains("b2"));
+}

@@ -133,3 +133,57 @@ TEST(Config, DocsPageIsUpToDate) {
   EXPECT_EQ(ss.str(), config_markdown())
       << "docs/config.md is stale: regenerate with `build/symgnn config --markdown > docs/config.md`";
 }
+
+TEST(ConfigPresets, PaperIsTheFieldDefaultsRecommendedTheMeasuredExtensions) {
+  RunConfig plain;
+  RunConfig paper = preset_config("paper");
+  EXPECT_EQ(to_text(paper), to_text(plain));
+  const RunConfig rec = preset_config("recommended");
+  EXPECT_EQ(rec.preset, "recommended");
+  EXPECT_EQ(rec.lowrank.prior, "encoder");
+  EXPECT_FALSE(rec.lowrank.id_embedding);
+  EXPECT_EQ(rec.lowrank.decoder, "auto");
+  EXPECT_EQ(rec.train.protocol, "retrain");
+  EXPECT_DOUBLE_EQ(rec.train.weight_decay, 0.0);
+  EXPECT_NO_THROW(check_config(rec));
+  EXPECT_EQ(std::string(default_preset()), "recommended");
+  EXPECT_THROW(preset_config("fast"), ConfigError);
+}
+
+TEST(ConfigPresets, AFilesPresetLineResetsEverythingAndMustComeFirst) {
+  const auto dir = symgnn::testing::scratch_dir("config");
+  const auto paper =
+      symgnn::testing::write_file(dir, "p.conf", "# faithful\npreset = paper\n[train]\nepochs = 7\n");
+  // Whatever the start, the file's preset line replaces it; its keys apply on top.
+  RunConfig cfg = preset_config("recommended");
+  load_config_file(cfg, paper);
+  EXPECT_EQ(cfg.preset, "paper");
+  EXPECT_EQ(cfg.lowrank.prior, "paper");
+  EXPECT_EQ(cfg.train.epochs, 7);
+  EXPECT_EQ(config_file_preset(paper), "paper");
+  // A file without a preset line starts from the command's default, `recommended`.
+  const auto bare = symgnn::testing::write_file(dir, "b.conf", "train.epochs = 9\n");
+  EXPECT_EQ(config_file_preset(bare), "");
+  const RunConfig from_bare = start_config("", bare);
+  EXPECT_EQ(from_bare.preset, "recommended");
+  EXPECT_EQ(from_bare.lowrank.prior, "encoder");
+  EXPECT_EQ(from_bare.train.epochs, 9);
+  EXPECT_EQ(start_config("paper", bare).lowrank.prior, "paper");
+  EXPECT_EQ(start_config("", paper).preset, "paper");
+  // --preset naming another preset than the file's is refused, not silently resolved.
+  const std::string clash = message_of([&] { start_config("recommended", paper); });
+  EXPECT_NE(clash.find("starts from preset paper"), std::string::npos) << clash;
+  // After another key a preset line would undo it: an error naming the line.
+  const auto late = symgnn::testing::write_file(dir, "late.conf", "train.epochs = 7\npreset = paper\n");
+  const std::string msg = message_of([&] { load_config_file(cfg, late); });
+  EXPECT_NE(msg.find("late.conf:2"), std::string::npos) << msg;
+  EXPECT_NE(message_of([&] { apply_override(cfg, "preset=paper"); }).find("--preset"), std::string::npos);
+  // The text form names its preset first, and reads back to the same configuration.
+  RunConfig rec = preset_config("recommended");
+  rec.train.epochs = 11;
+  const std::string text = to_text(rec);
+  EXPECT_EQ(text.rfind("preset = recommended\n", 0), 0u);
+  RunConfig back;
+  load_config_text(back, text, "text");
+  EXPECT_EQ(to_text(back), text);
+}
