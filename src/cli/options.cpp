@@ -1,10 +1,7 @@
 // The options every data-reading command shares, and their merge into a RunConfig.
-#include <ATen/Parallel.h>
-
-#include <thread>
-
 #include "cli/commands.h"
 #include "symgnn/error.h"
+#include "train/runtime.h"
 
 namespace symgnn::cli {
 
@@ -39,10 +36,7 @@ RunConfig make_config(const CommonOptions& opts, const std::string& model) {
 }
 
 void apply_runtime(const RunConfig& cfg) {
-  const int64_t n = cfg.train.threads > 0
-                        ? cfg.train.threads
-                        : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-  at::set_num_threads(static_cast<int>(n));
+  train::set_compute_threads(cfg.train.threads);
 }
 
 }  // namespace symgnn::cli

@@ -5,6 +5,8 @@
 #include <tuple>
 #include <vector>
 
+#include "models/layers/pair_bilinear.h"
+
 namespace symgnn::models {
 
 LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : cfg_(cfg) {
@@ -121,7 +123,10 @@ std::pair<at::Tensor, at::Tensor> LowRankModel::embeddings() {
 
 at::Tensor LowRankModel::score(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                                const at::Tensor& items) {
-  at::Tensor r = (u1.index_select(0, users) * u2.index_select(0, items)).sum(1);  // [K]
+  // <U1_i, U2_j> per pair; with more pairs than users fused (pair_bilinear.h, one basis).
+  at::Tensor r = users.size(0) > u1.size(0)
+                     ? pair_bilinear(u1.unsqueeze(1), u2, users, items).squeeze(1)
+                     : (u1.index_select(0, users) * u2.index_select(0, items)).sum(1);  // [K]
   if (!b1_.defined()) return r;
   r = r + b1_.index_select(0, users) + b2_.index_select(0, items);
   return r * std_ + mean_;
@@ -129,12 +134,18 @@ at::Tensor LowRankModel::score(const at::Tensor& u1, const at::Tensor& u2, const
 
 at::Tensor LowRankModel::class_logits(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                                       const at::Tensor& items) {
-  const at::Tensor x1 = u1.index_select(0, users), x2 = u2.index_select(0, items);  // [K', d]
   const int64_t nb = q_.size(0), d = q_.size(1);
-  // x1 Q_b for all b at once: [K', d] x [d, nb d] -> [K', nb, d].
-  const at::Tensor x1q = torch::mm(x1, q_.permute({1, 0, 2}).reshape({d, nb * d})).view({-1, nb, d});
-  const at::Tensor s = (x1q * x2.unsqueeze(1)).sum(2);  // [K', nb]
-  return torch::mm(s, a_.t());                          // [K', levels]
+  const at::Tensor q = q_.permute({1, 0, 2}).reshape({d, nb * d});  // [Q_1 .. Q_nb], d x nb d
+  at::Tensor s;                                                     // [K', nb]
+  if (users.size(0) > u1.size(0)) {
+    // More pairs than users (training, full evaluation): U1 Q for the n1 users, then the
+    // fused per-pair forms (pair_bilinear.h), n1 / K' of the FLOPs of gathering first.
+    s = pair_bilinear(torch::mm(u1, q).view({-1, nb, d}), u2, users, items);
+  } else {
+    const at::Tensor x1q = torch::mm(u1.index_select(0, users), q).view({-1, nb, d});
+    s = (x1q * u2.index_select(0, items).unsqueeze(1)).sum(2);
+  }
+  return torch::mm(s, a_.t());  // [K', levels]
 }
 
 at::Tensor LowRankModel::forward(const at::Tensor& users, const at::Tensor& items) {

@@ -84,7 +84,17 @@ at::Tensor PriorEncoderImpl::aggregate(std::vector<graph::SparseMatrix>& hn, con
   const auto k = static_cast<int64_t>(hn.size());
   std::vector<at::Tensor> parts;
   const bool sum = cfg_.prior_stacking == "sum";
-  const int64_t block = sum ? 0 : other.size(1) / k;
+  // The class blocks as K contiguous [n, block] tensors from one copy: unbind's backward
+  // is one stack, where K narrows (or selects) would each allocate and zero a gradient
+  // of the whole table (a fifth of an epoch on Douban, docs/experiments.md).
+  std::vector<at::Tensor> msgs;
+  if (sum) {
+    msgs = other.unbind(0);
+  } else {
+    const int64_t n = other.size(0), block = other.size(1) / k;
+    const at::Tensor used = k * block == other.size(1) ? other : other.narrow(1, 0, k * block);
+    msgs = used.view({n, k, block}).permute({1, 0, 2}).contiguous().unbind(0);
+  }
   for (int64_t c = 0; c < k; ++c) {
     graph::SparseMatrix& m = hn[static_cast<size_t>(c)];
     if (m.values.scalar_type() != other.scalar_type() || m.values.device() != other.device()) {
@@ -92,8 +102,7 @@ at::Tensor PriorEncoderImpl::aggregate(std::vector<graph::SparseMatrix>& hn, con
       m.values = m.values.to(other.scalar_type());
       m.t_values = m.t_values.to(other.scalar_type());
     }
-    const at::Tensor msg = sum ? other[c] : other.narrow(1, c * block, block).contiguous();
-    parts.push_back(graph::spmm(m, msg));
+    parts.push_back(graph::spmm(m, msgs[static_cast<size_t>(c)]));
   }
   if (sum) {
     at::Tensor acc = parts[0];

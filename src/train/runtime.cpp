@@ -1,0 +1,36 @@
+#include "train/runtime.h"
+
+#include <ATen/Parallel.h>
+#include <dlfcn.h>
+#include <malloc.h>
+
+#include <algorithm>
+#include <limits>
+#include <thread>
+
+namespace symgnn::train {
+
+void set_compute_threads(int64_t n) {
+  if (n <= 0) n = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(static_cast<int>(n));
+  // Debian's LibTorch multiplies through OpenBLAS (openblas-pthread), whose own thread pool
+  // at::set_num_threads does not size: with --threads 1 its idle workers still spun in
+  // sched_yield, a third of a Douban epoch's CPU time and a slowdown for every other job
+  // sharing the cores (docs/experiments.md, "Epoch speed"). Looked up at run time, so a
+  // build on another BLAS is unaffected.
+  using SetBlasThreads = void (*)(int);
+  if (auto set_blas = reinterpret_cast<SetBlasThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+    set_blas(static_cast<int>(n));
+}
+
+void keep_freed_memory() {
+  // Full-batch training allocates and frees the same large tensors every epoch. glibc
+  // returns such blocks to the kernel and faults them in again, which cost 85 % of an
+  // epoch here (Douban, prior encoder: 2.5 s -> 0.33 s per epoch with these settings,
+  // docs/experiments.md): keep freed memory in the heap for reuse instead.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);                         // blocks up to 32 MiB come from the heap
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());  // never shrink the heap
+  mallopt(M_TOP_PAD, 1 << 30);                                 // grow it in 1 GiB steps of address space
+}
+
+}  // namespace symgnn::train

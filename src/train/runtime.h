@@ -1,0 +1,18 @@
+/// @file
+/// Process-wide settings that full-batch training needs to run at full speed: the
+/// compute thread count (LibTorch and the BLAS under it) and the allocator's policy.
+/// The CLI (cli/main.cpp, cli/options.cpp) and the benchmarks (bench/) call these.
+#pragma once
+
+#include <cstdint>
+
+namespace symgnn::train {
+
+/// Threads for LibTorch's intra-op pool and for OpenBLAS's own pool (where the process
+/// uses OpenBLAS); n <= 0 means one per core.
+void set_compute_threads(int64_t n);
+
+/// Keep freed memory in the heap for reuse instead of returning it to the kernel.
+void keep_freed_memory();
+
+}  // namespace symgnn::train
