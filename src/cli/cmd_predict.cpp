@@ -1,6 +1,4 @@
 // `symgnn predict`: ratings for (user, item) pairs from a model saved by `symgnn train`.
-#include <torch/torch.h>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -8,11 +6,9 @@
 #include <unordered_map>
 
 #include "cli/commands.h"
-#include "symgnn/dataset.h"
 #include "symgnn/error.h"
-#include "symgnn/graph.h"
-#include "symgnn/model.h"
-#include "train/checkpoint.h"
+#include "symgnn/trained_model.h"
+#include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/strings.h"
 
@@ -36,23 +32,9 @@ std::unordered_map<std::string, int64_t> index_of(const NodeSet& side) {
 }
 
 int run_predict(const PredictOptions& o) {
-  const std::string model_path = fs::is_directory(o.model_dir) ? o.model_dir + "/model.pt" : o.model_dir;
-  RunConfig cfg;
-  load_config_text(cfg, train::read_model_config(model_path), model_path);
-  if (o.threads >= 0) cfg.train.threads = o.threads;
-  cfg.train.device = "cpu";
-  apply_runtime(cfg);
-
-  // The model is rebuilt from its recorded config over the same data (graphs and the
-  // training prior are inputs of the forward pass), then its weights are loaded.
-  Dataset ds = load_dataset(cfg.data);
-  graph::resolve_graphs(ds, cfg.graph);
-  const models::ModelContext ctx = models::make_context(ds);
-  auto model = models::make_model(cfg, ctx);
-  // Several weight sets when the run averaged its last checkpoints (train.average_last).
-  const auto members = train::load_model_members(*model, model_path, at::Device(at::kCPU));
-  model->eval();
-
+  train::set_compute_threads(o.threads);
+  const TrainedModel model = TrainedModel::load(o.model_dir);
+  const Dataset& ds = model.dataset();
   const auto users = index_of(ds.users), items = index_of(ds.items);
   std::ifstream in(o.pairs);
   if (!in) throw DataError(o.pairs + ": cannot open");
@@ -81,21 +63,18 @@ int run_predict(const PredictOptions& o) {
   }
   if (ui.empty()) throw DataError(o.pairs + ": no pairs to predict");
 
-  auto u_t = torch::tensor(ui, torch::kInt64), i_t = torch::tensor(ii, torch::kInt64);
-  auto known = (u_t >= 0).logical_and(i_t >= 0);
-  at::Tensor pred;
-  {
-    torch::NoGradGuard no_grad;
-    for (const auto& m : members) {
-      train::set_module_state(*model, m);
-      const at::Tensor p =
-          model->forward(u_t.clamp_min(0), i_t.clamp_min(0)).clamp(ctx.rating_min, ctx.rating_max);
-      pred = pred.defined() ? pred + p : p;
+  // Pairs with an unknown id are predicted as the global mean (--unknown mean).
+  std::vector<int64_t> ku, ki;
+  std::vector<size_t> where;
+  for (size_t k = 0; k < ui.size(); ++k)
+    if (ui[k] >= 0 && ii[k] >= 0) {
+      ku.push_back(ui[k]);
+      ki.push_back(ii[k]);
+      where.push_back(k);
     }
-    pred = pred / static_cast<double>(members.size());
-  }
-  pred = torch::where(known, pred, torch::full_like(pred, ctx.global_mean)).contiguous();
-  const float* p = pred.data_ptr<float>();
+  const std::vector<float> known = model.predict(ku, ki);
+  std::vector<float> p(ui.size(), model.global_mean());
+  for (size_t k = 0; k < where.size(); ++k) p[where[k]] = known[k];
   std::ostringstream os;
   os << "user,item,prediction\n";
   os.precision(6);

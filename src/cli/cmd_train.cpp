@@ -12,6 +12,7 @@
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
+#include "symgnn/recommend.h"
 #include "train/dataset_stats.h"
 #include "train/metrics.h"
 #include "train/trainer.h"
@@ -119,6 +120,29 @@ int run_train(const TrainOptions& o) {
               << fmt(p.test_rmse_std) << "; the graphs "
               << (s.test_rmse < p.test_rmse ? "help" : "do not help") << " by "
               << fmt(p.test_rmse - s.test_rmse) << "\n";
+  }
+  // MAE per run (mean, std) beside the RMSE, and the saved model's ranking metrics at
+  // k = 10 (docs/recommend.md): the model in --out is run 0's.
+  {
+    std::vector<double> maes;
+    const at::Tensor target = torch::tensor(ds.test.value, torch::kDouble);
+    for (const auto& r : s.runs)
+      if (r.test_predictions.defined() && r.test_predictions.numel() == target.numel())
+        maes.push_back((r.test_predictions.to(torch::kDouble) - target).abs().mean().item<double>());
+    if (!maes.empty()) {
+      double mean = 0, var = 0;
+      for (const double m : maes) mean += m / static_cast<double>(maes.size());
+      for (const double m : maes) var += (m - mean) * (m - mean) / static_cast<double>(maes.size());
+      metrics["test_mae"] = mean;
+      metrics["test_mae_std"] = std::sqrt(var);
+    }
+  }
+  if (!topts.out_dir.empty() && !ds.test.empty()) {
+    EvaluateOptions eo;
+    eo.ks = {10};
+    metrics["evaluation"] =
+        evaluation_json(evaluate(TrainedModel::load(topts.out_dir, cfg.train.device), eo));
+    metrics["evaluation"]["of"] = "the saved model (run 0), test ratings";
   }
   if (!topts.out_dir.empty()) {
     train::write_json_atomic(topts.out_dir + "/metrics.json", metrics);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,22 @@ RunConfig make_config(const CommonOptions& opts, const std::string& model = "");
 /// Applies the runtime settings of cfg (intra-op threads) before any tensor work.
 void apply_runtime(const RunConfig& cfg);
 
+}  // namespace symgnn::cli
+namespace symgnn {
+struct Evaluation;
+}
+namespace symgnn::cli {
+
+/// An evaluation as JSON (`evaluate --json`, and the "evaluation" of train's metrics.json).
+nlohmann::json evaluation_json(const symgnn::Evaluation& ev);
+
 void add_version_command(CLI::App& app);
 void add_config_command(CLI::App& app);
 void add_data_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
+void add_recommend_command(CLI::App& app);
+void add_evaluate_command(CLI::App& app);
 void add_sylvester_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);
 void add_tune_command(CLI::App& app);

@@ -28,6 +28,8 @@ int run(int argc, const char* const* argv) {
   add_data_command(app);
   add_train_command(app);
   add_predict_command(app);
+  add_recommend_command(app);
+  add_evaluate_command(app);
   add_sylvester_command(app);
   add_reproduce_command(app);
   add_tune_command(app);

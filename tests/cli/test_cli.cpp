@@ -29,7 +29,7 @@ int run_symgnn(const std::string& args, std::string* out = nullptr) {
 
 TEST(Cli, HelpOnEverySubcommand) {
   for (const char* sub :
-       {"", "data info", "train", "predict", "sylvester", "config", "version", "tune", "blend"}) {
+       {"", "data info", "train", "predict", "recommend", "evaluate", "sylvester", "config", "version", "tune", "blend"}) {
     std::string out;
     EXPECT_EQ(run_symgnn(std::string(sub) + " --help", &out), 0) << sub;
     EXPECT_NE(out.find("Usage"), std::string::npos) << sub << ": " << out;
@@ -130,7 +130,7 @@ TEST(Cli, TrainThenPredictReproducesTheTestRmse) {
       << out;
   const auto metrics = nlohmann::json::parse(read(dir + "/m.json"));
   for (const char* key : {"test_rmse", "test_rmse_std", "val_rmse", "best_epoch", "epochs_run",
-                          "train_seconds", "peak_memory_bytes", "runs", "config", "dataset"})
+                          "train_seconds", "peak_memory_bytes", "runs", "config", "dataset", "test_mae", "evaluation"})
     EXPECT_TRUE(metrics.contains(key)) << key;
   EXPECT_GT(metrics["peak_memory_bytes"].get<int64_t>(), 0);
   EXPECT_EQ(metrics["peak_memory_source"], "process resident set (VmHWM)");  // --device cpu

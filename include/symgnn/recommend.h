@@ -1,0 +1,66 @@
+// symgnn: top-k recommendations and ranking evaluation for any trained model.
+//
+// Scores are computed in blocks of users against all items (block_pairs pairs at a time),
+// so memory is bounded by the block, never a dense users x items matrix; each block's
+// users are ranked in parallel. Candidates are the items a user did not rate in the data
+// the model trained on (TrainedModel::seen_items), unless include_seen. Ties rank the
+// lower item index first. The rules of the ranking metrics are in symgnn/ranking.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "symgnn/ranking.h"
+#include "symgnn/trained_model.h"
+
+namespace symgnn {
+
+struct RecommendOptions {
+  int64_t k = 10;
+  bool include_seen = false;
+  /// (user, item) pairs scored at once: users per block = max(1, block_pairs / items).
+  int64_t block_pairs = int64_t{1} << 22;
+};
+
+struct UserRecommendations {
+  int64_t user = 0;            // user index (Dataset::users.id_of gives the original id)
+  std::vector<int64_t> items;  // item indices, best first
+  std::vector<float> scores;   // predicted ratings (clipped to the rating range), same order
+};
+
+/// The k best candidate items of each user of `users` (indices), passed to `sink` in the
+/// order of `users`, one block at a time. Throws ConfigError when k < 1, a user index is
+/// out of range, or a user has fewer than k candidate items (the message names the user).
+void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users,
+                    const RecommendOptions& opts,
+                    const std::function<void(const UserRecommendations&)>& sink);
+
+/// recommend_each collected into a vector.
+std::vector<UserRecommendations> recommend(const TrainedModel& model, const std::vector<int64_t>& users,
+                                           const RecommendOptions& opts);
+
+struct EvaluateOptions {
+  std::vector<int64_t> ks{5, 10, 20};
+  /// A test rating >= relevant_min is relevant; NaN: eval::default_relevant_min of the
+  /// model's rating range (4 on 1..5 scales, the top fifth of the range otherwise).
+  double relevant_min = std::numeric_limits<double>::quiet_NaN();
+  int64_t block_pairs = int64_t{1} << 22;
+};
+
+struct Evaluation {
+  int64_t test_ratings = 0;
+  double rmse = 0, mae = 0;  // over the test ratings
+  double relevant_min = 0;   // the threshold used
+  int64_t test_users = 0;    // users with at least one test rating
+  /// Means over the users with at least one relevant test rating; candidates = all items
+  /// the user did not rate in the model's training data.
+  eval::RankingReport ranking;
+};
+
+/// RMSE, MAE and the ranking metrics of the model on its dataset's test ratings. Throws
+/// DataError when the dataset has no test ratings.
+Evaluation evaluate(const TrainedModel& model, const EvaluateOptions& opts);
+
+}  // namespace symgnn

@@ -1,0 +1,61 @@
+// symgnn: a trained model loaded for prediction, ranking and evaluation.
+//
+// `symgnn train --out DIR` writes DIR/model.pt: the run's config and weights (every
+// averaged checkpoint when train.average_last > 1). Loading rebuilds the model from that
+// config over the same data (the graphs and the training ratings are inputs of the
+// forward pass), then loads the weights; predictions are the mean over the checkpoints,
+// clipped to the rating range. `predict`, `recommend` and `evaluate` (src/cli/) are thin
+// layers over this class and recommend.h. Torch stays behind the pimpl.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+
+namespace symgnn {
+
+class TrainedModel {
+ public:
+  /// `path`: a directory written by `symgnn train --out` or its model.pt. `device`: "cpu"
+  /// or "cuda[:N]". Throws DataError when there is no model there or it does not match
+  /// its data.
+  static TrainedModel load(const std::string& path, const std::string& device = "cpu");
+  TrainedModel(TrainedModel&&) noexcept;
+  TrainedModel& operator=(TrainedModel&&) noexcept;
+  ~TrainedModel();
+
+  const RunConfig& config() const;
+  /// The model's data as loaded from its config, graphs resolved. When the run retrained
+  /// on all training ratings (train.protocol = retrain) the saved config has no
+  /// validation carve, so `train` holds every rating the model learned from.
+  const Dataset& dataset() const;
+  int64_t users() const;
+  int64_t items() const;
+  float rating_min() const;
+  float rating_max() const;
+  /// Mean of the training ratings.
+  float global_mean() const;
+  /// Model name, e.g. "lowrank-G".
+  std::string name() const;
+
+  /// Predicted ratings of the index pairs (users[k], items[k]).
+  std::vector<float> predict(const std::vector<int64_t>& users, const std::vector<int64_t>& items) const;
+  /// The model's scores of every item for each of `users`, row-major, users.size() x
+  /// items(): predictions before clipping to the rating range, so that items predicted
+  /// above the top rating still rank apart (ranking uses these).
+  std::vector<float> score_all_items(const std::vector<int64_t>& users) const;
+  /// The items each user rated in the data the model trained on (train and validation
+  /// ratings), sorted ascending: what recommendations exclude.
+  const std::vector<std::vector<int64_t>>& seen_items() const;
+
+ private:
+  struct Impl;
+  explicit TrainedModel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace symgnn

@@ -1,0 +1,128 @@
+// `symgnn evaluate`: RMSE, MAE and ranking metrics of a trained model on its test ratings.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "symgnn/error.h"
+#include "symgnn/recommend.h"
+#include "train/runtime.h"
+#include "util/atomic_file.h"
+#include "util/strings.h"
+
+namespace symgnn::cli {
+namespace {
+
+struct EvaluateCliOptions {
+  std::string model_dir;
+  std::string ks = "5,10,20";
+  double relevant_min = std::numeric_limits<double>::quiet_NaN();
+  std::string json;
+  int64_t threads = -1;
+  std::string device = "cpu";
+};
+
+std::vector<int64_t> parse_ks(const std::string& text) {
+  std::vector<int64_t> ks;
+  for (const std::string& f : split(text, ',')) {
+    const std::string t = trim(f);
+    char* end = nullptr;
+    const long long k = std::strtoll(t.c_str(), &end, 10);
+    if (t.empty() || *end != '\0' || k < 1)
+      throw ConfigError("--k '" + text + "': expected positive integers separated by commas, e.g. 5,10,20");
+    ks.push_back(k);
+  }
+  return ks;
+}
+
+std::string fixed4(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4f", v);
+  return b;
+}
+
+}  // namespace
+
+/// The evaluation as JSON: the same keys `symgnn train` writes into metrics.json.
+nlohmann::json evaluation_json(const Evaluation& ev) {
+  nlohmann::json j;
+  j["test_ratings"] = ev.test_ratings;
+  j["rmse"] = ev.rmse;
+  j["mae"] = ev.mae;
+  nlohmann::json r;
+  r["relevant_min"] = ev.relevant_min;
+  r["users_evaluated"] = ev.ranking.users_evaluated;
+  r["users_without_relevant"] = ev.ranking.users_without_relevant;
+  r["candidates"] = "all items the user did not rate in training";
+  for (const auto& a : ev.ranking.at_k) {
+    const std::string k = std::to_string(a.k);
+    r["precision@" + k] = a.precision;
+    r["recall@" + k] = a.recall;
+    r["ndcg@" + k] = a.ndcg;
+    r["map@" + k] = a.map;
+    r["hit_rate@" + k] = a.hit_rate;
+    r["coverage@" + k] = a.coverage;
+  }
+  j["ranking"] = r;
+  return j;
+}
+
+namespace {
+
+int run_evaluate(const EvaluateCliOptions& o) {
+  EvaluateOptions eo;
+  eo.ks = parse_ks(o.ks);
+  eo.relevant_min = o.relevant_min;
+  train::set_compute_threads(o.threads);
+  const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
+  const Evaluation ev = evaluate(model, eo);
+
+  std::ostringstream os;
+  os << model.name() << " on " << model.dataset().name << ": " << ev.test_ratings << " test ratings, RMSE "
+     << fixed4(ev.rmse) << ", MAE " << fixed4(ev.mae) << "\n"
+     << "ranking: relevant = test rating >= " << ev.relevant_min
+     << "; candidates = all items the user did not rate in training; means over the "
+     << ev.ranking.users_evaluated << " users with a relevant test item ("
+     << ev.ranking.users_without_relevant << " test users without one skipped)\n"
+     << "   k  precision  recall    NDCG     MAP      hit rate  coverage\n";
+  for (const auto& a : ev.ranking.at_k) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%4lld  %-9s  %-8s  %-8s  %-8s  %-8s  %s\n", static_cast<long long>(a.k),
+                  fixed4(a.precision).c_str(), fixed4(a.recall).c_str(), fixed4(a.ndcg).c_str(),
+                  fixed4(a.map).c_str(), fixed4(a.hit_rate).c_str(), fixed4(a.coverage).c_str());
+    os << line;
+  }
+  std::cout << os.str();
+  if (!o.json.empty()) {
+    nlohmann::json j = evaluation_json(ev);
+    j["model"] = model.name();
+    j["dataset"] = model.dataset().name;
+    write_text_atomic(o.json, j.dump(2) + "\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_evaluate_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "evaluate",
+      "RMSE, MAE and ranking metrics of a trained model on its dataset's test ratings\n"
+      "  symgnn evaluate --model runs/ml100k --k 5,10,20 --json eval.json\n"
+      "Ranking (docs/recommend.md): relevant = test rating >= R (default 4 on 1..5 scales, else the\n"
+      "top fifth of the range); candidates = all items the user did not rate in training; precision,\n"
+      "recall, NDCG, MAP and hit rate at k averaged over users with a relevant test item; coverage =\n"
+      "distinct recommended items / items.");
+  auto o = std::make_shared<EvaluateCliOptions>();
+  cmd->add_option("--model", o->model_dir, "directory written by `symgnn train --out` (or its model.pt)")
+      ->required();
+  cmd->add_option("--k", o->ks, "cut-offs, comma-separated (default 5,10,20)");
+  cmd->add_option("--relevant-min", o->relevant_min, "a test rating >= R is relevant (default: see above)");
+  cmd->add_option("--json", o->json, "also write the figures as JSON to this file");
+  cmd->add_option("--threads", o->threads, "threads (default: one per core)");
+  cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
+  cmd->callback([o] { run_evaluate(*o); });
+}
+
+}  // namespace symgnn::cli

@@ -1,0 +1,160 @@
+// `symgnn recommend`: the top-k items of users from a model saved by `symgnn train`.
+#include <chrono>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unordered_map>
+
+#include "cli/commands.h"
+#include "data/text_reader.h"
+#include "symgnn/error.h"
+#include "symgnn/recommend.h"
+#include "train/runtime.h"
+#include "util/atomic_file.h"
+
+namespace symgnn::cli {
+namespace {
+
+struct RecommendCliOptions {
+  std::string model_dir;
+  int64_t k = 10;
+  std::string user;
+  std::string users_file;
+  bool all = false;
+  std::string out;
+  bool include_seen = false;
+  std::string format = "csv";
+  int64_t threads = -1;
+  std::string device = "cpu";
+};
+
+/// Original user id -> index.
+class UserIndex {
+ public:
+  explicit UserIndex(const NodeSet& users) {
+    for (int64_t u = 0; u < users.count; ++u) index_.emplace(users.id_of(u), u);
+  }
+  int64_t find(const std::string& id) const {
+    const auto it = index_.find(id);
+    return it == index_.end() ? -1 : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, int64_t> index_;
+};
+
+/// Checked before any work: an output path must not be a directory and its folder must exist.
+void check_output_file(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(path)) throw ConfigError(option + " " + path + " is a directory, not a file");
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent))
+    throw ConfigError(option + " " + path + ": folder " + parent.string() + " does not exist");
+}
+
+/// User indices of the ids in `file`: one id per line (first field; '#' comments, an
+/// optional 'user' header). Unknown ids are errors naming the line.
+std::vector<int64_t> read_users_file(const std::string& file, const UserIndex& index) {
+  const std::string text = data::read_text_file(file);
+  std::vector<int64_t> users;
+  std::vector<std::string_view> fields;
+  for (const data::TextLine& line : data::split_lines(text, file, /*comments=*/true)) {
+    data::split_fields(line.text, data::detect_delimiter(line.text), fields);
+    const std::string id(fields.empty() ? std::string_view{} : fields[0]);
+    const int64_t u = index.find(id);
+    if (u < 0) {
+      if (users.empty() && line.number == 1 && (id == "user" || id == "user_id" || id == "userId")) continue;
+      throw DataError(file, line.number,
+                      "unknown user " + data::quote(id) + " (not in the model's training data)");
+    }
+    users.push_back(u);
+  }
+  if (users.empty()) throw DataError(file + ": no users listed");
+  return users;
+}
+
+std::vector<int64_t> chosen_users(const RecommendCliOptions& o, const Dataset& ds) {
+  const UserIndex index(ds.users);
+  if (!o.user.empty()) {
+    const int64_t u = index.find(o.user);
+    if (u < 0) throw ConfigError("--user '" + o.user + "' is not in the model's training data");
+    return {u};
+  }
+  if (!o.users_file.empty()) return read_users_file(o.users_file, index);
+  std::vector<int64_t> all(static_cast<size_t>(ds.users.count));
+  for (int64_t u = 0; u < ds.users.count; ++u) all[static_cast<size_t>(u)] = u;
+  return all;
+}
+
+int run_recommend(const RecommendCliOptions& o) {
+  if (o.k < 1) throw ConfigError("--k must be at least 1, got " + std::to_string(o.k));
+  if (static_cast<int>(!o.user.empty()) + static_cast<int>(!o.users_file.empty()) + static_cast<int>(o.all) !=
+      1)
+    throw ConfigError("give exactly one of --user ID, --users FILE or --all");
+  if (!o.out.empty()) check_output_file(o.out, "--out");
+  train::set_compute_threads(o.threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
+  const Dataset& ds = model.dataset();
+  const std::vector<int64_t> users = chosen_users(o, ds);
+
+  RecommendOptions ro;
+  ro.k = o.k;
+  ro.include_seen = o.include_seen;
+  std::ostringstream os;
+  os.precision(6);
+  if (o.format == "csv") os << "user,item,prediction,rank\n";
+  recommend_each(model, users, ro, [&](const UserRecommendations& r) {
+    const std::string& uid = ds.users.id_of(r.user);
+    if (o.format == "csv") {
+      for (size_t k = 0; k < r.items.size(); ++k)
+        os << uid << ',' << ds.items.id_of(r.items[k]) << ',' << r.scores[k] << ',' << k + 1 << '\n';
+    } else {
+      nlohmann::json j;
+      j["user"] = uid;
+      j["items"] = nlohmann::json::array();
+      for (const int64_t i : r.items) j["items"].push_back(ds.items.id_of(i));
+      j["predictions"] = r.scores;
+      os << j.dump() << '\n';
+    }
+  });
+  if (o.out.empty())
+    std::cout << os.str();
+  else
+    write_text_atomic(o.out, os.str());
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cerr << "recommend: " << users.size() << " user(s), top " << o.k << " of " << model.items()
+            << " items (" << (o.include_seen ? "rated items included" : "rated items excluded") << "), "
+            << model.name() << ", " << std::fixed << std::setprecision(1) << secs << " s"
+            << (o.out.empty() ? "" : ", wrote " + o.out) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_recommend_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "recommend",
+      "the top-k items of users, from a trained model\n"
+      "  symgnn recommend --model runs/ml100k --user 42 --k 10\n"
+      "  symgnn recommend --model runs/ml100k --all --k 10 --out top10.csv\n"
+      "Items a user rated in training are left out unless --include-seen. Output (original ids):\n"
+      "CSV 'user,item,prediction,rank' with a header, or one JSON object per user (--format jsonl).");
+  auto o = std::make_shared<RecommendCliOptions>();
+  cmd->add_option("--model", o->model_dir, "directory written by `symgnn train --out` (or its model.pt)")
+      ->required();
+  cmd->add_option("--k", o->k, "items per user (default 10)");
+  cmd->add_option("--user", o->user, "one user (original id)");
+  cmd->add_option("--users", o->users_file, "file of user ids, one per line");
+  cmd->add_flag("--all", o->all, "every user of the training data");
+  cmd->add_option("--out", o->out, "output file (default: standard output)");
+  cmd->add_flag("--include-seen", o->include_seen, "also rank the items the user rated in training");
+  cmd->add_option("--format", o->format, "csv (default) or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
+  cmd->add_option("--threads", o->threads, "threads (default: one per core)");
+  cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
+  cmd->callback([o] { run_recommend(*o); });
+}
+
+}  // namespace symgnn::cli

@@ -1,0 +1,135 @@
+#include "symgnn/recommend.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "symgnn/error.h"
+
+namespace symgnn {
+
+namespace {
+
+/// Users per scoring block: block_pairs pairs, at least one user.
+int64_t block_users(const TrainedModel& model, int64_t block_pairs) {
+  return std::max<int64_t>(1, block_pairs / std::max<int64_t>(1, model.items()));
+}
+
+/// Calls rank(user, scores) for each user of `users` in blocks; rank runs in parallel
+/// within a block and fills out[k] for the block's k-th user.
+template <typename Out, typename Rank>
+void for_each_block(const TrainedModel& model, const std::vector<int64_t>& users, int64_t block_pairs,
+                    Rank rank, const std::function<void(std::vector<Out>&)>& done) {
+  const int64_t n2 = model.items(), per = block_users(model, block_pairs);
+  for (size_t b0 = 0; b0 < users.size(); b0 += static_cast<size_t>(per)) {
+    const size_t b1 = std::min(users.size(), b0 + static_cast<size_t>(per));
+    const std::vector<int64_t> block(users.begin() + static_cast<std::ptrdiff_t>(b0),
+                                     users.begin() + static_cast<std::ptrdiff_t>(b1));
+    const std::vector<float> scores = model.score_all_items(block);
+    std::vector<Out> out(block.size());
+    at::parallel_for(0, static_cast<int64_t>(block.size()), 16, [&](int64_t a, int64_t z) {
+      for (int64_t k = a; k < z; ++k)
+        out[static_cast<size_t>(k)] = rank(block[static_cast<size_t>(k)], scores.data() + k * n2);
+    });
+    done(out);
+  }
+}
+
+/// The user's seen items as a mask of items() entries (empty when nothing is excluded).
+std::vector<char> seen_mask(const TrainedModel& model, int64_t user) {
+  std::vector<char> mask(static_cast<size_t>(model.items()), 0);
+  for (const int64_t i : model.seen_items()[static_cast<size_t>(user)]) mask[static_cast<size_t>(i)] = 1;
+  return mask;
+}
+
+}  // namespace
+
+void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users,
+                    const RecommendOptions& opts,
+                    const std::function<void(const UserRecommendations&)>& sink) {
+  if (opts.k < 1) throw ConfigError("recommend: k must be at least 1, got " + std::to_string(opts.k));
+  const int64_t n2 = model.items();
+  for (const int64_t u : users) {
+    if (u < 0 || u >= model.users())
+      throw ConfigError("recommend: user index " + std::to_string(u) + " outside [0, " +
+                        std::to_string(model.users()) + ")");
+    const int64_t candidates =
+        opts.include_seen ? n2 : n2 - static_cast<int64_t>(model.seen_items()[static_cast<size_t>(u)].size());
+    if (candidates < opts.k)
+      throw ConfigError(
+          "recommend: user '" + model.dataset().users.id_of(u) + "' has " + std::to_string(candidates) +
+          " candidate items, fewer than k = " + std::to_string(opts.k) +
+          (opts.include_seen ? "" : " (the items they rated are excluded; see --include-seen)"));
+  }
+  auto rank = [&](int64_t user, const float* scores) {
+    UserRecommendations r;
+    r.user = user;
+    const std::vector<char> mask = opts.include_seen ? std::vector<char>{} : seen_mask(model, user);
+    r.items = eval::top_k_items(scores, n2, opts.k, mask);
+    const float lo = model.rating_min(), hi = model.rating_max();
+    for (const int64_t i : r.items) r.scores.push_back(std::clamp(scores[i], lo, hi));
+    return r;
+  };
+  for_each_block<UserRecommendations>(model, users, opts.block_pairs, rank,
+                                      [&](std::vector<UserRecommendations>& out) {
+                                        for (const auto& r : out) sink(r);
+                                      });
+}
+
+std::vector<UserRecommendations> recommend(const TrainedModel& model, const std::vector<int64_t>& users,
+                                           const RecommendOptions& opts) {
+  std::vector<UserRecommendations> all;
+  all.reserve(users.size());
+  recommend_each(model, users, opts, [&](const UserRecommendations& r) { all.push_back(r); });
+  return all;
+}
+
+Evaluation evaluate(const TrainedModel& model, const EvaluateOptions& opts) {
+  const RatingList& test = model.dataset().test;
+  if (test.size() == 0)
+    throw DataError(model.dataset().source + ": the dataset has no test ratings to evaluate on");
+  Evaluation ev;
+  ev.test_ratings = static_cast<int64_t>(test.size());
+  const std::vector<float> pred = model.predict(test.user, test.item);
+  double se = 0, ae = 0;
+  for (size_t e = 0; e < test.size(); ++e) {
+    const double d = static_cast<double>(pred[e]) - static_cast<double>(test.value[e]);
+    se += d * d;
+    ae += std::abs(d);
+  }
+  ev.rmse = std::sqrt(se / static_cast<double>(test.size()));
+  ev.mae = ae / static_cast<double>(test.size());
+  ev.relevant_min = std::isnan(opts.relevant_min)
+                        ? eval::default_relevant_min(model.rating_min(), model.rating_max())
+                        : opts.relevant_min;
+
+  // Each test user's relevant items; users in ascending index order.
+  std::vector<std::vector<int64_t>> relevant(static_cast<size_t>(model.users()));
+  std::vector<char> has_test(static_cast<size_t>(model.users()), 0);
+  for (size_t e = 0; e < test.size(); ++e) {
+    has_test[static_cast<size_t>(test.user[e])] = 1;
+    if (test.value[e] >= ev.relevant_min) relevant[static_cast<size_t>(test.user[e])].push_back(test.item[e]);
+  }
+  std::vector<int64_t> users;
+  for (int64_t u = 0; u < model.users(); ++u)
+    if (has_test[static_cast<size_t>(u)]) users.push_back(u);
+  ev.test_users = static_cast<int64_t>(users.size());
+
+  eval::RankingAccumulator acc(opts.ks, model.items());
+  const int64_t n2 = model.items(), kmax = acc.max_k();
+  auto rank = [&](int64_t user, const float* scores) {
+    return eval::top_k_items(scores, n2, kmax, seen_mask(model, user));
+  };
+  size_t next = 0;  // position in `users` of the block's first user
+  for_each_block<std::vector<int64_t>>(model, users, opts.block_pairs, rank,
+                                       [&](std::vector<std::vector<int64_t>>& out) {
+                                         for (const auto& ranked : out)
+                                           acc.add(ranked, relevant[static_cast<size_t>(users[next++])]);
+                                       });
+  ev.ranking = acc.report();
+  return ev;
+}
+
+}  // namespace symgnn

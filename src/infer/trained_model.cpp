@@ -1,0 +1,140 @@
+#include "symgnn/trained_model.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "symgnn/error.h"
+#include "symgnn/graph.h"
+#include "symgnn/model.h"
+#include "train/checkpoint.h"
+
+namespace fs = std::filesystem;
+
+namespace symgnn {
+
+struct TrainedModel::Impl {
+  RunConfig cfg;
+  Dataset ds;
+  models::ModelContext ctx;
+  std::shared_ptr<models::RatingModel> model;
+  std::vector<train::ModuleState> members;
+  at::Device device{at::kCPU};
+  std::vector<std::vector<int64_t>> seen;
+
+  /// Mean prediction of the checkpoints for index tensors on the device, clipped to the
+  /// rating range unless `clip` is false.
+  at::Tensor predict(const at::Tensor& u, const at::Tensor& i, bool clip = true) {
+    torch::NoGradGuard no_grad;
+    at::Tensor sum;
+    for (const auto& m : members) {
+      train::set_module_state(*model, m);
+      at::Tensor p = model->forward(u, i);
+      if (clip) p = p.clamp(ctx.rating_min, ctx.rating_max);
+      sum = sum.defined() ? sum + p : p;
+    }
+    return (sum / static_cast<double>(members.size())).to(torch::kCPU, torch::kFloat).contiguous();
+  }
+};
+
+namespace {
+
+std::vector<std::vector<int64_t>> seen_by_user(const Dataset& ds) {
+  std::vector<std::vector<int64_t>> seen(static_cast<size_t>(ds.users.count));
+  for (const RatingList* r : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < r->size(); ++e) seen[static_cast<size_t>(r->user[e])].push_back(r->item[e]);
+  for (auto& s : seen) {
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+  }
+  return seen;
+}
+
+void check_ids(const std::vector<int64_t>& ids, int64_t n, const char* what) {
+  for (const int64_t id : ids)
+    if (id < 0 || id >= n)
+      throw ConfigError(std::string(what) + " index " + std::to_string(id) + " outside [0, " +
+                        std::to_string(n) + ")");
+}
+
+}  // namespace
+
+TrainedModel::TrainedModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TrainedModel::TrainedModel(TrainedModel&&) noexcept = default;
+TrainedModel& TrainedModel::operator=(TrainedModel&&) noexcept = default;
+TrainedModel::~TrainedModel() = default;
+
+TrainedModel TrainedModel::load(const std::string& path, const std::string& device) {
+  const std::string model_path = fs::is_directory(path) ? (fs::path(path) / "model.pt").string() : path;
+  if (!fs::is_regular_file(model_path))
+    throw DataError(model_path + ": no model here (write one with `symgnn train --out DIR`)");
+  auto impl = std::make_unique<Impl>();
+  load_config_text(impl->cfg, train::read_model_config(model_path), model_path);
+  impl->cfg.train.device = device;
+  impl->device = at::Device(device);
+  impl->ds = load_dataset(impl->cfg.data);
+  graph::resolve_graphs(impl->ds, impl->cfg.graph);
+  impl->ctx = models::make_context(impl->ds).to(impl->device);
+  impl->model = models::make_model(impl->cfg, impl->ctx);
+  impl->model->to(impl->device);
+  impl->members = train::load_model_members(*impl->model, model_path, impl->device);
+  impl->model->eval();
+  impl->seen = seen_by_user(impl->ds);
+  return TrainedModel(std::move(impl));
+}
+
+const RunConfig& TrainedModel::config() const {
+  return impl_->cfg;
+}
+const Dataset& TrainedModel::dataset() const {
+  return impl_->ds;
+}
+int64_t TrainedModel::users() const {
+  return impl_->ctx.n1;
+}
+int64_t TrainedModel::items() const {
+  return impl_->ctx.n2;
+}
+float TrainedModel::rating_min() const {
+  return impl_->ctx.rating_min;
+}
+float TrainedModel::rating_max() const {
+  return impl_->ctx.rating_max;
+}
+float TrainedModel::global_mean() const {
+  return impl_->ctx.global_mean;
+}
+std::string TrainedModel::name() const {
+  return impl_->model->name();
+}
+const std::vector<std::vector<int64_t>>& TrainedModel::seen_items() const {
+  return impl_->seen;
+}
+
+std::vector<float> TrainedModel::predict(const std::vector<int64_t>& users,
+                                         const std::vector<int64_t>& items) const {
+  if (users.size() != items.size()) throw ConfigError("predict: users and items differ in length");
+  if (users.empty()) return {};
+  check_ids(users, this->users(), "user");
+  check_ids(items, this->items(), "item");
+  const auto opts = torch::TensorOptions().dtype(torch::kInt64);
+  const at::Tensor u = torch::tensor(users, opts).to(impl_->device);
+  const at::Tensor i = torch::tensor(items, opts).to(impl_->device);
+  const at::Tensor p = impl_->predict(u, i);
+  return std::vector<float>(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+}
+
+std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& users) const {
+  if (users.empty()) return {};
+  check_ids(users, this->users(), "user");
+  const int64_t b = static_cast<int64_t>(users.size()), n2 = items();
+  const auto opts = torch::TensorOptions().dtype(torch::kInt64).device(impl_->device);
+  // Every (user, item) pair of the block: users repeated n2 times, items tiled.
+  const at::Tensor u = torch::tensor(users, torch::kInt64).to(impl_->device).repeat_interleave(n2);
+  const at::Tensor i = torch::arange(n2, opts).repeat({b});
+  const at::Tensor p = impl_->predict(u, i, /*clip=*/false);
+  return std::vector<float>(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+}
+
+}  // namespace symgnn

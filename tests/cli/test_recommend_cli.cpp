@@ -1,0 +1,125 @@
+// End-to-end: `symgnn recommend` and `symgnn evaluate` on a model trained by the binary
+// on the synthetic default, their output formats, and the one-line errors (exit 2) of
+// bad requests.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "common/test_support.h"
+
+using symgnn::testing::run_command;
+using symgnn::testing::scratch_dir;
+using symgnn::testing::symgnn_binary;
+using symgnn::testing::write_file;
+
+namespace {
+
+int run_symgnn(const std::string& args, std::string* out = nullptr) {
+  return run_command(symgnn_binary() + " " + args, out);
+}
+
+/// A low-rank model trained for a few epochs on the synthetic default (300 x 300).
+const std::string& model_dir() {
+  static const std::string dir = [] {
+    const std::string d = scratch_dir("cli_recommend");
+    std::string out;
+    EXPECT_EQ(
+        run_symgnn("train --preset paper --quiet --no-compare --epochs 5 --variant G --out " + d + "/run",
+                   &out),
+        0)
+        << out;
+    return d;
+  }();
+  return dir;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+}  // namespace
+
+TEST(RecommendCli, CsvForOneUserAndEveryUserAndJsonl) {
+  const std::string& d = model_dir();
+  std::string out;
+  ASSERT_EQ(run_symgnn("recommend --model " + d + "/run --user 0 --k 4 --out " + d + "/one.csv", &out), 0)
+      << out;
+  const auto one = lines_of(symgnn::testing::read_file(d + "/one.csv"));
+  ASSERT_EQ(one.size(), 5u);
+  EXPECT_EQ(one[0], "user,item,prediction,rank");
+  std::set<std::string> items;
+  for (size_t r = 1; r < one.size(); ++r) {
+    EXPECT_EQ(one[r].substr(0, 2), "0,") << one[r];
+    EXPECT_EQ(one[r].substr(one[r].rfind(',') + 1), std::to_string(r)) << one[r];
+    items.insert(one[r].substr(2, one[r].find(',', 2) - 2));
+  }
+  EXPECT_EQ(items.size(), 4u);  // distinct items
+
+  ASSERT_EQ(run_symgnn("recommend --model " + d + "/run --all --k 3 --out " + d + "/all.csv", &out), 0)
+      << out;
+  EXPECT_EQ(lines_of(symgnn::testing::read_file(d + "/all.csv")).size(), 1u + 300u * 3u);
+  // --users: the file's users in its order; the first user's list equals --user's.
+  write_file(d, "users.txt", "user\n5\n0\n");
+  ASSERT_EQ(
+      run_symgnn("recommend --model " + d + "/run --users " + d + "/users.txt --k 4 --format jsonl", &out), 0)
+      << out;
+  std::vector<nlohmann::json> objs;
+  for (const auto& l : lines_of(out))
+    if (!l.empty() && l[0] == '{') objs.push_back(nlohmann::json::parse(l));
+  ASSERT_EQ(objs.size(), 2u) << out;
+  EXPECT_EQ(objs[0]["user"], "5");
+  EXPECT_EQ(objs[1]["user"], "0");
+  ASSERT_EQ(objs[1]["items"].size(), 4u);
+  for (size_t r = 1; r < one.size(); ++r)
+    EXPECT_EQ(objs[1]["items"][r - 1].get<std::string>(), one[r].substr(2, one[r].find(',', 2) - 2));
+}
+
+TEST(RecommendCli, EvaluateReportsRmseAndRankingMetrics) {
+  const std::string& d = model_dir();
+  std::string out;
+  ASSERT_EQ(run_symgnn("evaluate --model " + d + "/run --k 5,10 --json " + d + "/eval.json", &out), 0) << out;
+  EXPECT_NE(out.find("relevant = test rating >= 4"), std::string::npos) << out;
+  const auto j = nlohmann::json::parse(symgnn::testing::read_file(d + "/eval.json"));
+  const auto metrics = nlohmann::json::parse(symgnn::testing::read_file(d + "/run/metrics.json"));
+  EXPECT_NEAR(j["rmse"].get<double>(), metrics["test_rmse"].get<double>(), 1e-4);
+  for (const char* key : {"precision@5", "recall@10", "ndcg@10", "map@5", "hit_rate@10", "coverage@10"}) {
+    ASSERT_TRUE(j["ranking"].contains(key)) << key;
+    EXPECT_GE(j["ranking"][key].get<double>(), 0.0) << key;
+    EXPECT_LE(j["ranking"][key].get<double>(), 1.0) << key;
+  }
+  EXPECT_GT(j["ranking"]["users_evaluated"].get<int64_t>(), 0);
+}
+
+TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
+  const std::string& d = model_dir();
+  const std::string m = " --model " + d + "/run";
+  write_file(d, "empty_users.txt", "# nobody\n");
+  write_file(d, "unknown_users.txt", "0\nnobody\n");
+  write_file(d, "other/model.pt", "not a model");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"recommend" + m + " --user nobody", "nobody"},
+      {"recommend" + m + " --user 0 --k 0", "--k"},
+      {"recommend" + m + " --user 0 --k 300", "fewer than k = 300"},
+      {"recommend" + m + " --users " + d + "/empty_users.txt", "empty_users.txt"},
+      {"recommend" + m + " --users " + d + "/unknown_users.txt", "unknown_users.txt:2"},
+      {"recommend" + m + " --user 0 --all", "exactly one of"},
+      {"recommend" + m + " --all --out " + d, "is a directory"},
+      {"recommend --model " + d + "/other --all", "model.pt"},
+      {"recommend --model " + d + "/nothing_here --all", "nothing_here"},
+      {"evaluate" + m + " --k 5,0", "--k"},
+      {"evaluate --model " + d + "/other", "model.pt"},
+  };
+  for (const auto& [args, needle] : cases) {
+    std::string out;
+    EXPECT_EQ(run_symgnn(args, &out), 2) << args << "\n" << out;
+    EXPECT_NE(out.find(needle), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
+  }
+}
