@@ -3,7 +3,7 @@
 /// behind every CGE layer and Sylvester iteration.
 ///
 /// Shapes: A is n x n, symmetric, ~nnz non-zeros (random graph, normalised weights); X is
-/// n x d. Defaults: n = 3000, nnz ~ 60000, d = 64 (DESIGN.md "Performance facts").
+/// n x d. Defaults: n = 3000, nnz ~ 60000, d = 64 (docs/models.md, "Performance facts").
 /// Prints ms per call and GFLOP/s (2 nnz d flops per product) for each path; asserts
 /// nothing about time.
 ///

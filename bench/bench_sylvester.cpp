@@ -7,7 +7,7 @@
 // normalised graphs. For each solver: wall time, iterations, operator applications (one
 // = At1 X At2^T, two sparse n x n products), final relative residual and the error
 // relative to the exact (eigendecomposition) solution; then CG's speed-up over the fixed
-// point. Run with OMP_WAIT_POLICY=PASSIVE on a shared machine (DESIGN.md).
+// point. Run with OMP_WAIT_POLICY=PASSIVE on a shared machine (docs/models.md, "Performance facts").
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 

@@ -18,12 +18,28 @@
 
 namespace symgnn {
 
+/// What `new_ratings` added to a loaded model's data (TrainedModel::load).
+struct NewRatingsSummary {
+  std::string file;
+  int64_t ratings = 0;    // ratings read
+  int64_t new_users = 0;  // ids absent from training, appended as users
+  int64_t new_items = 0;  // ids absent from training, appended as items
+};
+
 class TrainedModel {
  public:
   /// `path`: a directory written by `symgnn train --out` or its model.pt. `device`: "cpu"
   /// or "cuda[:N]". Throws DataError when there is no model there or it does not match
   /// its data.
-  static TrainedModel load(const std::string& path, const std::string& device = "cpu");
+  ///
+  /// `new_ratings`: a "user,item,rating" file of ratings by users (or of items) absent
+  /// from training, for inductive prediction: they join the data as training ratings of
+  /// new nodes (no graph edges, zero side features), and the model computes those nodes'
+  /// representations from them with the trained weights; the weight rows a model keeps
+  /// per node (free embeddings, per-node gates, id inputs) are zero for new nodes. The
+  /// rating mean and scale the model was trained with are kept. Learned models only.
+  static TrainedModel load(const std::string& path, const std::string& device = "cpu",
+                           const std::string& new_ratings = "");
   TrainedModel(TrainedModel&&) noexcept;
   TrainedModel& operator=(TrainedModel&&) noexcept;
   ~TrainedModel();
@@ -51,6 +67,8 @@ class TrainedModel {
   /// The items each user rated in the data the model trained on (train and validation
   /// ratings), sorted ascending: what recommendations exclude.
   const std::vector<std::vector<int64_t>>& seen_items() const;
+  /// What load()'s new_ratings added (all zero without).
+  const NewRatingsSummary& new_ratings() const;
 
  private:
   struct Impl;

@@ -10,6 +10,7 @@
 #include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/strings.h"
+#include "util/text.h"
 
 namespace symgnn::cli {
 namespace {
@@ -37,9 +38,7 @@ std::vector<int64_t> parse_ks(const std::string& text) {
 }
 
 std::string fixed4(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.4f", v);
-  return b;
+  return fixed(v, 4);
 }
 
 }  // namespace

@@ -22,7 +22,38 @@ struct PredictOptions {
   std::string pairs;
   std::string out;
   std::string unknown = "error";
+  std::string new_ratings;
   int64_t threads = -1;
+};
+
+/// The fallback of a pair with an id the model knows nothing about (--unknown): the mean
+/// training rating of its item (item-mean) or of its user (user-mean) when that one is
+/// known, else the global mean.
+class Fallback {
+ public:
+  Fallback(const TrainedModel& m, const std::string& policy) : policy_(policy), global_(m.global_mean()) {
+    const RatingList& r = m.dataset().train;
+    const int64_t n = policy == "item-mean" ? m.items() : m.users();
+    sum_.assign(static_cast<size_t>(n), 0.0);
+    count_.assign(static_cast<size_t>(n), 0);
+    for (size_t e = 0; e < r.size(); ++e) {
+      const auto k = static_cast<size_t>(policy == "item-mean" ? r.item[e] : r.user[e]);
+      sum_[k] += r.value[e];
+      ++count_[k];
+    }
+  }
+  float operator()(int64_t user, int64_t item) const {
+    const int64_t k = policy_ == "item-mean" ? item : policy_ == "user-mean" ? user : -1;
+    if (k < 0 || count_[static_cast<size_t>(k)] == 0) return global_;
+    return static_cast<float>(sum_[static_cast<size_t>(k)] /
+                              static_cast<double>(count_[static_cast<size_t>(k)]));
+  }
+
+ private:
+  std::string policy_;
+  float global_;
+  std::vector<double> sum_;
+  std::vector<int64_t> count_;
 };
 
 std::unordered_map<std::string, int64_t> index_of(const NodeSet& side) {
@@ -33,7 +64,7 @@ std::unordered_map<std::string, int64_t> index_of(const NodeSet& side) {
 
 int run_predict(const PredictOptions& o) {
   train::set_compute_threads(o.threads);
-  const TrainedModel model = TrainedModel::load(o.model_dir);
+  const TrainedModel model = TrainedModel::load(o.model_dir, "cpu", o.new_ratings);
   const Dataset& ds = model.dataset();
   const auto users = index_of(ds.users), items = index_of(ds.items);
   std::ifstream in(o.pairs);
@@ -55,7 +86,7 @@ int run_predict(const PredictOptions& o) {
     if ((uu == users.end() || it == items.end()) && o.unknown == "error")
       throw DataError(o.pairs, lineno,
                       std::string("unknown ") + (uu == users.end() ? "user '" + u : "item '" + i) +
-                          "' (not in the training data; --unknown mean predicts the global mean instead)");
+                          "' (not in the training data; see --new-ratings, or --unknown for a fallback)");
     uid.push_back(u);
     iid.push_back(i);
     ui.push_back(uu == users.end() ? -1 : uu->second);
@@ -63,7 +94,7 @@ int run_predict(const PredictOptions& o) {
   }
   if (ui.empty()) throw DataError(o.pairs + ": no pairs to predict");
 
-  // Pairs with an unknown id are predicted as the global mean (--unknown mean).
+  // Pairs with an id the model knows nothing about take the --unknown fallback.
   std::vector<int64_t> ku, ki;
   std::vector<size_t> where;
   for (size_t k = 0; k < ui.size(); ++k)
@@ -73,8 +104,19 @@ int run_predict(const PredictOptions& o) {
       where.push_back(k);
     }
   const std::vector<float> known = model.predict(ku, ki);
-  std::vector<float> p(ui.size(), model.global_mean());
+  std::vector<float> p(ui.size());
+  if (where.size() < ui.size()) {
+    const Fallback fallback(model, o.unknown);
+    for (size_t k = 0; k < ui.size(); ++k) p[k] = fallback(ui[k], ii[k]);
+  }
   for (size_t k = 0; k < where.size(); ++k) p[where[k]] = known[k];
+  const NewRatingsSummary& added = model.new_ratings();
+  std::cerr << "predict: " << ui.size() << " pair(s) by " << model.name();
+  if (!o.new_ratings.empty())
+    std::cerr << ", with " << added.ratings << " new rating(s) of " << added.new_users << " new user(s) and "
+              << added.new_items << " new item(s) from " << o.new_ratings;
+  std::cerr << "; " << ui.size() - where.size() << " pair(s) with an unknown id took the fallback ("
+            << (o.unknown == "error" ? "none" : o.unknown) << ")\n";
   std::ostringstream os;
   os << "user,item,prediction\n";
   os.precision(6);
@@ -100,8 +142,13 @@ void add_predict_command(CLI::App& app) {
       ->required();
   cmd->add_option("--pairs", o->pairs, "file of 'user,item' pairs (original ids)")->required();
   cmd->add_option("--out", o->out, "output CSV (default: standard output)");
-  cmd->add_option("--unknown", o->unknown, "ids not seen in training: error (default) or mean (global mean)")
-      ->check(CLI::IsMember({"error", "mean"}));
+  cmd->add_option("--unknown", o->unknown,
+                  "pairs with an id the model knows nothing about: error (default), global-mean, item-mean "
+                  "(the item's mean training rating, else the global mean), user-mean; mean = global-mean")
+      ->check(CLI::IsMember({"error", "mean", "global-mean", "item-mean", "user-mean"}));
+  cmd->add_option("--new-ratings", o->new_ratings,
+                  "'user,item,rating' file of ratings by users (or of items) absent from training: the model "
+                  "computes their representations from these (docs/recommend.md, \"New users\")");
   cmd->add_option("--threads", o->threads, "intra-op threads (default: one per core)");
   cmd->callback([o] { run_predict(*o); });
 }

@@ -28,6 +28,7 @@ struct RecommendCliOptions {
   std::string format = "csv";
   int64_t threads = -1;
   std::string device = "cpu";
+  std::string new_ratings;
 };
 
 /// Original user id -> index.
@@ -96,7 +97,7 @@ int run_recommend(const RecommendCliOptions& o) {
   if (!o.out.empty()) check_output_file(o.out, "--out");
   train::set_compute_threads(o.threads);
   const auto t0 = std::chrono::steady_clock::now();
-  const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
+  const TrainedModel model = TrainedModel::load(o.model_dir, o.device, o.new_ratings);
   const Dataset& ds = model.dataset();
   const std::vector<int64_t> users = chosen_users(o, ds);
 
@@ -154,6 +155,9 @@ void add_recommend_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "csv (default) or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
   cmd->add_option("--threads", o->threads, "threads (default: one per core)");
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
+  cmd->add_option("--new-ratings", o->new_ratings,
+                  "'user,item,rating' file of ratings by users absent from training: they can then be "
+                  "given to --user / --users (docs/recommend.md, \"New users\")");
   cmd->callback([o] { run_recommend(*o); });
 }
 

@@ -2,9 +2,7 @@
 // checkpoints, per-epoch CSVs, the model and a metrics file.
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/train_sylvester.h"
@@ -17,6 +15,7 @@
 #include "train/metrics.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
+#include "util/text.h"
 
 namespace fs = std::filesystem;
 
@@ -39,11 +38,10 @@ struct TrainOptions {
 };
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(path + ": cannot read (is this a directory written by symgnn train --out?)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  if (read_file(path, text) != ReadStatus::ok)
+    throw UsageError(path + ": cannot read (is this a directory written by symgnn train --out?)");
+  return text;
 }
 
 RunConfig build_config(const TrainOptions& o) {
@@ -69,14 +67,6 @@ RunConfig build_config(const TrainOptions& o) {
   return cfg;
 }
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.setf(std::ios::fixed);
-  os.precision(4);
-  os << v;
-  return os.str();
-}
-
 int run_train(const TrainOptions& o) {
   RunConfig cfg = build_config(o);
   apply_runtime(cfg);
@@ -97,12 +87,12 @@ int run_train(const TrainOptions& o) {
   if (!o.quiet) std::cerr << train::dataset_stats_text(ds);
   train::SweepResult s = train::train_sweep(cfg, ds, topts);
   nlohmann::json metrics = train::sweep_metrics(s, cfg, ds);
-  std::cout << s.model_name << " on " << ds.name << ": test RMSE " << fmt(s.test_rmse) << " +- "
-            << fmt(s.test_rmse_std) << " over " << s.runs.size() << " run(s) (validation " << fmt(s.val_rmse)
-            << ")\n";
+  std::cout << s.model_name << " on " << ds.name << ": test RMSE " << fixed(s.test_rmse, 4) << " +- "
+            << fixed(s.test_rmse_std, 4) << " over " << s.runs.size() << " run(s) (validation "
+            << fixed(s.val_rmse, 4) << ")\n";
   if (std::isfinite(s.ensemble_test_rmse))
     std::cout << "ensemble of the " << s.runs.size() << " runs (mean prediction): test RMSE "
-              << fmt(s.ensemble_test_rmse) << "\n";
+              << fixed(s.ensemble_test_rmse, 4) << "\n";
 
   // On the embedded synthetic default, show what the graphs are worth: the same model
   // and seeds with both graphs replaced by the identity.
@@ -116,10 +106,10 @@ int run_train(const TrainOptions& o) {
     popts.progress = progress;
     train::SweepResult p = train::train_sweep(plain, ds_plain, popts);
     metrics["without_graphs"] = {{"test_rmse", p.test_rmse}, {"test_rmse_std", p.test_rmse_std}};
-    std::cout << "without graphs (identity At): test RMSE " << fmt(p.test_rmse) << " +- "
-              << fmt(p.test_rmse_std) << "; the graphs "
+    std::cout << "without graphs (identity At): test RMSE " << fixed(p.test_rmse, 4) << " +- "
+              << fixed(p.test_rmse_std, 4) << "; the graphs "
               << (s.test_rmse < p.test_rmse ? "help" : "do not help") << " by "
-              << fmt(p.test_rmse - s.test_rmse) << "\n";
+              << fixed(p.test_rmse - s.test_rmse, 4) << "\n";
   }
   // MAE per run (mean, std) beside the RMSE, and the saved model's ranking metrics at
   // k = 10 (docs/recommend.md): the model in --out is run 0's.

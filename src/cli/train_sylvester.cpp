@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <torch/cuda.h>
 
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,8 +13,11 @@
 #include "cli/commands.h"
 #include "data/prediction_file.h"
 #include "models/sylvester/completion.h"
+#include "models/sylvester/completion_model.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
+#include "symgnn/recommend.h"
+#include "train/checkpoint.h"
 #include "train/dataset_stats.h"
 #include "util/atomic_file.h"
 
@@ -102,14 +106,36 @@ int train_sylvester(const RunConfig& cfg_in, const std::string& out_dir, const s
                              {"seconds", s.seconds},
                              {"converged", s.converged}});
     j["seconds"] = r.seconds;
+    // The keys every model's metrics.json has (train/metrics.cpp): one deterministic "run".
+    j["test_rmse_std"] = 0.0;
+    j["val_rmse_std"] = 0.0;
+    j["train_seconds"] = r.seconds;
+    j["runs"] = nlohmann::json::array(
+        {{{"run", 0}, {"test_rmse", r.test_rmse}, {"val_rmse", r.val_rmse}, {"train_seconds", r.seconds}}});
+    if (!ds.test.empty()) {
+      double ae = 0;
+      for (size_t k = 0; k < ds.test.size(); ++k) ae += std::abs(r.test_prediction[k] - ds.test.value[k]);
+      j["test_mae"] = ae / static_cast<double>(ds.test.size());
+      j["test_mae_std"] = 0.0;
+    }
     j["device"] = device.str();
     j["dataset"] = train::dataset_stats(ds);
     j["config"] = to_text(cfg);
     if (!out_dir.empty()) {
+      // model.pt: the final fit's scores of every pair, for predict / recommend / evaluate.
+      models::sylvester::CompletionModel model(r.scores);
+      train::save_model(model, to_text(cfg), out_dir + "/model.pt");
+      if (!ds.test.empty()) {
+        EvaluateOptions eo;
+        eo.ks = {10};
+        j["evaluation"] = evaluation_json(evaluate(TrainedModel::load(out_dir), eo));
+        j["evaluation"]["of"] = "the saved model, test ratings";
+      }
       write_text_atomic(out_dir + "/metrics.json", j.dump(2) + "\n");
       data::write_predictions_csv(out_dir + "/predictions/val.csv", ds, ds.validation, r.val_prediction);
       data::write_predictions_csv(out_dir + "/predictions/test.csv", ds, ds.test, r.test_prediction);
-      if (!quiet) std::cout << "wrote " << out_dir << "/{metrics.json,config.txt,predictions/*.csv}\n";
+      if (!quiet)
+        std::cout << "wrote " << out_dir << "/{model.pt,metrics.json,config.txt,predictions/*.csv}\n";
     }
     if (!metrics_out.empty()) {
       write_text_atomic(metrics_out, j.dump(2) + "\n");

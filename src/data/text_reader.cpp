@@ -4,21 +4,19 @@
 
 #include <charconv>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 
 #include "symgnn/error.h"
+#include "util/text.h"
 
 namespace symgnn::data {
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(path, 0, "cannot open (missing or unreadable file)");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw DataError(path, 0, "read error");
-  std::string text = std::move(buf).str();
+  std::string text;
+  switch (read_file(path, text)) {
+    case ReadStatus::cannot_open: throw DataError(path, 0, "cannot open (missing or unreadable file)");
+    case ReadStatus::read_error: throw DataError(path, 0, "read error");
+    case ReadStatus::ok: break;
+  }
   if (text.empty()) throw DataError(path, 0, "file is empty");
   return text;
 }

@@ -13,8 +13,9 @@
 
 namespace symgnn::data {
 
-/// The whole file as bytes (no decoding: MovieLens files are latin-1). Throws DataError
-/// "<path>: cannot open ..." or "<path>: file is empty".
+/// The whole file as bytes (no decoding: MovieLens files are latin-1), read by the project's
+/// one reader (symgnn::read_file, util/text.h). Throws DataError "<path>: cannot open ...",
+/// "<path>: read error" or "<path>: file is empty".
 std::string read_text_file(const std::string& path);
 
 /// One non-blank line; `text` points into the buffer given to split_lines().

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "infer/new_ratings.h"
+#include "models/sylvester/completion_model.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
 #include "symgnn/model.h"
@@ -22,6 +24,7 @@ struct TrainedModel::Impl {
   std::vector<train::ModuleState> members;
   at::Device device{at::kCPU};
   std::vector<std::vector<int64_t>> seen;
+  NewRatingsSummary added;
 
   /// Mean prediction of the checkpoints for index tensors on the device, clipped to the
   /// rating range unless `clip` is false.
@@ -65,7 +68,24 @@ TrainedModel::TrainedModel(TrainedModel&&) noexcept = default;
 TrainedModel& TrainedModel::operator=(TrainedModel&&) noexcept = default;
 TrainedModel::~TrainedModel() = default;
 
-TrainedModel TrainedModel::load(const std::string& path, const std::string& device) {
+/// `like`'s shape with `saved` in its leading corner and zeros elsewhere: the state of a
+/// model built for more nodes than it was trained on (new_ratings.h). Only node-indexed
+/// dimensions grow, so a tensor of unchanged shape is taken as saved.
+static at::Tensor grown(const at::Tensor& saved, const at::Tensor& like) {
+  if (saved.sizes() == like.sizes()) return saved;
+  TORCH_CHECK(saved.dim() == like.dim(), "grown: rank differs");
+  at::Tensor out = torch::zeros_like(like);
+  at::Tensor corner = out;
+  for (int64_t d = 0; d < saved.dim(); ++d) {
+    TORCH_CHECK(saved.size(d) <= like.size(d), "grown: a dimension shrank");
+    corner = corner.narrow(d, 0, saved.size(d));
+  }
+  corner.copy_(saved);
+  return out;
+}
+
+TrainedModel TrainedModel::load(const std::string& path, const std::string& device,
+                                const std::string& new_ratings) {
   const std::string model_path = fs::is_directory(path) ? (fs::path(path) / "model.pt").string() : path;
   if (!fs::is_regular_file(model_path))
     throw DataError(model_path + ": no model here (write one with `symgnn train --out DIR`)");
@@ -76,9 +96,28 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   impl->ds = load_dataset(impl->cfg.data);
   graph::resolve_graphs(impl->ds, impl->cfg.graph);
   impl->ctx = models::make_context(impl->ds).to(impl->device);
-  impl->model = models::make_model(impl->cfg, impl->ctx);
+  impl->model = models::sylvester::make_inference_model(impl->cfg, impl->ctx);
   impl->model->to(impl->device);
   impl->members = train::load_model_members(*impl->model, model_path, impl->device);
+  if (!new_ratings.empty()) {
+    if (impl->cfg.model == "sylvester")
+      throw ConfigError(
+          "--new-ratings: the Sylv. baseline has no weights to apply to new ratings (its "
+          "predictions are a solution of Eq. 1 for the training data); train a learned model");
+    impl->added = infer::add_new_ratings(impl->ds, new_ratings);
+    // The grown model: its context from the grown data with the trained rating scale, its
+    // state the trained one with zero rows for the new nodes.
+    models::ModelContext ctx = models::make_context(impl->ds);
+    ctx.global_mean = impl->ctx.global_mean;
+    ctx.rating_std = impl->ctx.rating_std;
+    impl->ctx = ctx.to(impl->device);
+    auto model = models::sylvester::make_inference_model(impl->cfg, impl->ctx);
+    model->to(impl->device);
+    const train::ModuleState like = train::module_state(*model);
+    for (auto& m : impl->members)
+      for (auto& [name, t] : m) t = grown(t, like.at(name));
+    impl->model = model;
+  }
   impl->model->eval();
   impl->seen = seen_by_user(impl->ds);
   return TrainedModel(std::move(impl));
@@ -111,6 +150,7 @@ std::string TrainedModel::name() const {
 const std::vector<std::vector<int64_t>>& TrainedModel::seen_items() const {
   return impl_->seen;
 }
+const NewRatingsSummary& TrainedModel::new_ratings() const { return impl_->added; }
 
 std::vector<float> TrainedModel::predict(const std::vector<int64_t>& users,
                                          const std::vector<int64_t>& items) const {

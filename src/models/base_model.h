@@ -7,7 +7,8 @@
 /// `Xcal` (n1 x n2 x 4), and `X = bmm(Xcal, Wcal)` with `Wcal` in R^{n1 x 4 x 1}; loss
 /// `L_1 = ||H - M (.) X||_F^2` (the trainer's masked MSE on the observed ratings).
 ///
-/// Computed (the channel readings are in layers/base_channels.h and DESIGN.md "Readings"):
+/// Computed (the channel readings are in layers/base_channels.h and docs/models.md, "Readings
+/// and measured facts"):
 ///   U1 = FeatureMlp(F1), U2 = FeatureMlp(F2)              (n1 x d, n2 x d; mlp.h)
 ///   X1 = sum_i phi((Ah1^i U1 W'_i)(Ah2^i U2 W'_i)^T)      i = 1..hops
 ///   X2 = phi((B1 U1 W_a)(B2 U2)^T)

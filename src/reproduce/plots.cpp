@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "reproduce/text.h"
 #include "util/atomic_file.h"
 
 namespace fs = std::filesystem;

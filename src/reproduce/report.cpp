@@ -15,8 +15,8 @@
 #include "blend/blend.h"
 #include "reproduce/plots.h"
 #include "reproduce/results.h"
-#include "reproduce/text.h"
 #include "util/atomic_file.h"
+#include "util/text.h"
 #include "util/version.h"
 
 namespace fs = std::filesystem;

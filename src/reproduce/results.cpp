@@ -6,7 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "reproduce/text.h"
+#include "util/text.h"
 
 namespace fs = std::filesystem;
 
@@ -80,7 +80,8 @@ std::string paper_row_label(const std::string& row) {
 }
 
 double paper_rmse(const std::string& row, const std::string& bench) {
-  // Du et al., IJCAI 2022, Tables 2 and 3 (as transcribed in DESIGN.md).
+  // Du et al., IJCAI 2022, Tables 2 and 3 (the same table is in docs/models.md, "The paper's
+  // figures").
   static const std::map<std::string, std::map<std::string, double>> t = {
       {"sylvester",
        {{"douban", 1.220},

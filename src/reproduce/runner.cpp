@@ -7,10 +7,10 @@
 #include <thread>
 
 #include "reproduce/results.h"
-#include "reproduce/text.h"
 #include "symgnn/error.h"
 #include "util/atomic_file.h"
 #include "util/process.h"
+#include "util/text.h"
 
 namespace fs = std::filesystem;
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <sstream>
 
 #include "symgnn/error.h"
@@ -98,6 +99,165 @@ void set_module_state(torch::nn::Module& m, const ModuleState& state) {
   torch::NoGradGuard no_grad;
   for (auto& p : m.named_parameters()) p.value().copy_(state.at(p.key()));
   for (auto& b : m.named_buffers()) b.value().copy_(state.at("buffer:" + b.key()));
+}
+
+namespace {
+
+/// Several module states as one archive: "count", then "0", "1", ... (the weight average
+/// is a list of zero or one state, the averaged checkpoints' weights one per member).
+void write_states(torch::serialize::OutputArchive& a, const std::vector<ModuleState>& states) {
+  a.write("count", c10::IValue(static_cast<int64_t>(states.size())));
+  for (size_t k = 0; k < states.size(); ++k) {
+    torch::serialize::OutputArchive one;
+    for (const auto& [key, v] : states[k]) one.write(key, v);
+    a.write(std::to_string(k), one);
+  }
+}
+
+/// Reads what write_states wrote, each state with the keys and devices of `like`.
+std::vector<ModuleState> read_states(torch::serialize::InputArchive& a, const ModuleState& like,
+                                     const std::string& path) {
+  std::vector<ModuleState> out;
+  const int64_t n = read_int(a, "count", path);
+  for (int64_t k = 0; k < n; ++k) {
+    torch::serialize::InputArchive one;
+    a.read(std::to_string(k), one);
+    ModuleState m;
+    for (const auto& [key, v] : like) {
+      at::Tensor t;
+      one.read(key, t);
+      m[key] = t.to(v.device());
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+/// The history as an epochs x 8 float64 tensor, one column per EpochRecord field in order.
+at::Tensor history_tensor(const std::vector<EpochRecord>& h) {
+  auto t = torch::zeros({static_cast<int64_t>(h.size()), 8}, torch::kFloat64);
+  auto a = t.accessor<double, 2>();
+  for (size_t k = 0; k < h.size(); ++k) {
+    const auto& r = h[k];
+    const double row[8] = {double(r.epoch), r.loss, r.train_rmse, r.val_rmse,
+                           r.test_rmse,     r.lr,   r.seconds,    double(r.peak_memory_bytes)};
+    for (int c = 0; c < 8; ++c) a[static_cast<int64_t>(k)][c] = row[c];
+  }
+  return t;
+}
+
+/// What history_tensor wrote.
+std::vector<EpochRecord> history_from(const at::Tensor& t) {
+  std::vector<EpochRecord> h;
+  auto c = t.to(torch::kCPU).to(torch::kFloat64).contiguous();
+  auto a = c.accessor<double, 2>();
+  for (int64_t k = 0; k < c.size(0); ++k)
+    h.push_back(EpochRecord{static_cast<int64_t>(a[k][0]), a[k][1], a[k][2], a[k][3], a[k][4], a[k][5],
+                            a[k][6], static_cast<int64_t>(a[k][7])});
+  return h;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
+                     models::RatingModel& model, torch::optim::AdamW& opt, const RunState& st) {
+  torch::serialize::OutputArchive a;
+  a.write("format", c10::IValue(std::string(kCheckpointFormat)));
+  a.write("config", c10::IValue(config_text));
+  a.write("run", c10::IValue(run));
+  a.write("epoch", c10::IValue(st.epoch));
+  a.write("lr", c10::IValue(st.lr));
+  a.write("best_val", c10::IValue(st.best_val));
+  a.write("test_at_best", c10::IValue(st.test_at_best));
+  a.write("best_epoch", c10::IValue(st.best_epoch));
+  a.write("since_best", c10::IValue(st.since_best));
+  a.write("since_lr", c10::IValue(st.since_lr));
+  a.write("seconds", c10::IValue(st.seconds));
+  a.write("peak_memory", c10::IValue(st.peak_memory));
+  a.write("history", history_tensor(st.history));
+  a.write("best_test_pred", st.best_test_pred.defined() ? st.best_test_pred : torch::zeros({0}));
+  a.write("best_val_pred", st.best_val_pred.defined() ? st.best_val_pred : torch::zeros({0}));
+  a.write("avg_test_sum", st.avg_test_sum.defined() ? st.avg_test_sum : torch::zeros({0}));
+  a.write("avg_count", c10::IValue(st.avg_count));
+  torch::serialize::OutputArchive ema, members;
+  write_states(ema, st.ema.empty() ? std::vector<ModuleState>{} : std::vector<ModuleState>{st.ema});
+  write_states(members, st.members);
+  a.write("ema", ema);
+  a.write("members", members);
+  torch::serialize::OutputArchive weights, best, optim;
+  write_module_state(weights, model);
+  for (const auto& [k, v] : st.best) best.write(k, v);
+  opt.save(optim);
+  a.write("weights", weights);
+  a.write("best", best);
+  a.write("optimizer", optim);
+  {
+    auto gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    a.write("rng_cpu", gen.get_state());
+  }
+  save_archive_atomic(a, path);
+}
+
+void load_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
+                     models::RatingModel& model, torch::optim::AdamW& opt, RunState& st,
+                     const at::Device& dev) {
+  torch::serialize::InputArchive a;
+  load_archive(a, path, dev);
+  const std::string format = read_string(a, "format", path);
+  if (format != kCheckpointFormat)
+    throw CheckpointError(path + ": format '" + format + "', expected '" + kCheckpointFormat + "'");
+  if (read_string(a, "config", path) != config_text)
+    throw CheckpointError(path +
+                          ": checkpoint was written with a different configuration; resume with the same "
+                          "config and flags (see the config recorded in the checkpoint directory)");
+  if (read_int(a, "run", path) != run) throw CheckpointError(path + ": checkpoint belongs to another run");
+  st.epoch = read_int(a, "epoch", path);
+  st.lr = read_double(a, "lr", path);
+  st.best_val = read_double(a, "best_val", path);
+  st.test_at_best = read_double(a, "test_at_best", path);
+  st.best_epoch = read_int(a, "best_epoch", path);
+  st.since_best = read_int(a, "since_best", path);
+  st.since_lr = read_int(a, "since_lr", path);
+  st.seconds = read_double(a, "seconds", path);
+  st.peak_memory = read_int(a, "peak_memory", path);
+  at::Tensor hist, rng;
+  torch::serialize::InputArchive weights, best, optim;
+  try {
+    a.read("history", hist);
+    a.read("best_test_pred", st.best_test_pred);
+    a.read("best_val_pred", st.best_val_pred);
+    a.read("avg_test_sum", st.avg_test_sum);
+    if (st.avg_test_sum.numel() == 0) st.avg_test_sum = at::Tensor();
+    st.avg_count = read_int(a, "avg_count", path);
+    torch::serialize::InputArchive ema, members;
+    a.read("ema", ema);
+    a.read("members", members);
+    const ModuleState like = module_state(model);
+    const auto ema_states = read_states(ema, like, path);
+    st.ema = ema_states.empty() ? ModuleState{} : ema_states.front();
+    st.members = read_states(members, like, path);
+    a.read("rng_cpu", rng);
+    a.read("weights", weights);
+    a.read("best", best);
+    a.read("optimizer", optim);
+    read_module_state(weights, model, path);
+    opt.load(optim);
+    st.best.clear();
+    for (const auto& [k, v] : module_state(model)) {
+      at::Tensor t;
+      best.read(k, t);
+      st.best[k] = t.to(v.device());
+    }
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    if (const auto nl = what.find('\n'); nl != std::string::npos) what = what.substr(0, nl);
+    throw CheckpointError(path + ": checkpoint does not match the model (" + what + ")");
+  }
+  st.history = history_from(hist);
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(rng.to(torch::kCPU));
 }
 
 void save_model(models::RatingModel& model, const std::string& config_text, const std::string& path,

@@ -4,13 +4,14 @@
 // Files are written atomically (temporary file + rename).
 #pragma once
 
+#include <torch/optim/adamw.h>
 #include <torch/serialize/archive.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "symgnn/model.h"
+#include "train/run_state.h"
 
 namespace symgnn::train {
 
@@ -36,11 +37,21 @@ void write_module_state(torch::serialize::OutputArchive& archive, torch::nn::Mod
 void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Module& m,
                        const std::string& path);
 
-/// Every parameter and buffer of a module by name (buffers prefixed "buffer:"), cloned:
-/// snapshots of the best epoch, the weight average and the averaged checkpoints.
-using ModuleState = std::map<std::string, at::Tensor>;
+/// Every parameter and buffer of `m` as a ModuleState (run_state.h), cloned; and back.
 ModuleState module_state(torch::nn::Module& m);
 void set_module_state(torch::nn::Module& m, const ModuleState& state);
+
+/// Saves the checkpoint of run `run`: the run state `st`, the model's weights, the
+/// optimiser's state and the CPU random generator's state, with the config text.
+void save_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
+                     models::RatingModel& model, torch::optim::AdamW& opt, const RunState& st);
+
+/// Restores what save_checkpoint wrote into `model`, `opt`, `st` and the CPU random
+/// generator; CheckpointError when the file is corrupt, of another format, config or run,
+/// or does not match the model.
+void load_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
+                     models::RatingModel& model, torch::optim::AdamW& opt, RunState& st,
+                     const at::Device& device);
 
 /// Saves the model with its config (`symgnn predict` input). `members`: the weight sets
 /// whose predictions are averaged (train.average_last); empty means the model's current

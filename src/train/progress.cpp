@@ -4,7 +4,8 @@
 
 #include <cstdio>
 #include <iostream>
-#include <sstream>
+
+#include "util/text.h"
 
 namespace symgnn::train {
 namespace {
@@ -34,10 +35,9 @@ void Progress::epoch(int64_t epoch, double loss, double train_rmse, double val_r
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
   const double eta =
       epoch > 0 ? elapsed / static_cast<double>(epoch) * static_cast<double>(max_epochs_ - epoch) : 0;
-  char stats[160];
-  std::snprintf(stats, sizeof stats, "epoch %lld/%lld  loss %.4f  train %.4f  val %.4f  best %.4f",
-                static_cast<long long>(epoch), static_cast<long long>(max_epochs_), loss, train_rmse,
-                val_rmse, best_val);
+  const std::string stats = "epoch " + std::to_string(epoch) + "/" + std::to_string(max_epochs_) + "  loss " +
+                            fixed(loss, 4) + "  train " + fixed(train_rmse, 4) + "  val " +
+                            fixed(val_rmse, 4) + "  best " + fixed(best_val, 4);
   if (bar_) {
     const int width = 20;
     const int filled = max_epochs_ > 0 ? static_cast<int>(width * epoch / max_epochs_) : width;

@@ -5,9 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -16,6 +15,7 @@
 #include "train/memory.h"
 #include "train/seeds.h"
 #include "util/atomic_file.h"
+#include "util/text.h"
 
 namespace fs = std::filesystem;
 
@@ -54,183 +54,8 @@ EvalSet make_eval_set(const Dataset& ds, const at::Device& d) {
                  static_cast<int64_t>(ds.validation.size())};
 }
 
-using TensorMap = ModuleState;
-
 void set_lr(torch::optim::AdamW& opt, double lr) {
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
-}
-
-/// Everything that must survive an interruption for a resumed run to equal an
-/// uninterrupted one.
-struct RunState {
-  int64_t epoch = 0;  // epochs completed
-  double lr = 0;
-  double best_val = std::numeric_limits<double>::infinity();
-  double test_at_best = std::numeric_limits<double>::quiet_NaN();
-  int64_t best_epoch = 0;
-  int64_t since_best = 0;
-  int64_t since_lr = 0;
-  double seconds = 0;
-  int64_t peak_memory = 0;
-  TensorMap best;
-  at::Tensor best_test_pred;  // test predictions at the best epoch, for ensembles
-  at::Tensor best_val_pred;   // validation predictions at the best epoch, for blends
-  std::vector<EpochRecord> history;
-  TensorMap ema;                   // train.ema > 0: the moving average of the weights
-  at::Tensor avg_test_sum;         // train.average_last: sum of the averaged test predictions
-  int64_t avg_count = 0;           // checkpoints averaged so far
-  std::vector<TensorMap> members;  // their weights (the saved model averages them)
-};
-
-void write_states(torch::serialize::OutputArchive& a, const std::vector<TensorMap>& states) {
-  a.write("count", c10::IValue(static_cast<int64_t>(states.size())));
-  for (size_t k = 0; k < states.size(); ++k) {
-    torch::serialize::OutputArchive one;
-    for (const auto& [key, v] : states[k]) one.write(key, v);
-    a.write(std::to_string(k), one);
-  }
-}
-
-/// Reads what write_states wrote, each state with the keys and devices of `like`.
-std::vector<TensorMap> read_states(torch::serialize::InputArchive& a, const TensorMap& like,
-                                   const std::string& path) {
-  std::vector<TensorMap> out;
-  const int64_t n = read_int(a, "count", path);
-  for (int64_t k = 0; k < n; ++k) {
-    torch::serialize::InputArchive one;
-    a.read(std::to_string(k), one);
-    TensorMap m;
-    for (const auto& [key, v] : like) {
-      at::Tensor t;
-      one.read(key, t);
-      m[key] = t.to(v.device());
-    }
-    out.push_back(std::move(m));
-  }
-  return out;
-}
-
-at::Tensor history_tensor(const std::vector<EpochRecord>& h) {
-  auto t = torch::zeros({static_cast<int64_t>(h.size()), 8}, torch::kFloat64);
-  auto a = t.accessor<double, 2>();
-  for (size_t k = 0; k < h.size(); ++k) {
-    const auto& r = h[k];
-    const double row[8] = {double(r.epoch), r.loss, r.train_rmse, r.val_rmse,
-                           r.test_rmse,     r.lr,   r.seconds,    double(r.peak_memory_bytes)};
-    for (int c = 0; c < 8; ++c) a[static_cast<int64_t>(k)][c] = row[c];
-  }
-  return t;
-}
-
-std::vector<EpochRecord> history_from(const at::Tensor& t) {
-  std::vector<EpochRecord> h;
-  auto c = t.to(torch::kCPU).to(torch::kFloat64).contiguous();
-  auto a = c.accessor<double, 2>();
-  for (int64_t k = 0; k < c.size(0); ++k)
-    h.push_back(EpochRecord{static_cast<int64_t>(a[k][0]), a[k][1], a[k][2], a[k][3], a[k][4], a[k][5],
-                            a[k][6], static_cast<int64_t>(a[k][7])});
-  return h;
-}
-
-void save_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
-                     models::RatingModel& model, torch::optim::AdamW& opt, const RunState& st) {
-  torch::serialize::OutputArchive a;
-  a.write("format", c10::IValue(std::string(kCheckpointFormat)));
-  a.write("config", c10::IValue(config_text));
-  a.write("run", c10::IValue(run));
-  a.write("epoch", c10::IValue(st.epoch));
-  a.write("lr", c10::IValue(st.lr));
-  a.write("best_val", c10::IValue(st.best_val));
-  a.write("test_at_best", c10::IValue(st.test_at_best));
-  a.write("best_epoch", c10::IValue(st.best_epoch));
-  a.write("since_best", c10::IValue(st.since_best));
-  a.write("since_lr", c10::IValue(st.since_lr));
-  a.write("seconds", c10::IValue(st.seconds));
-  a.write("peak_memory", c10::IValue(st.peak_memory));
-  a.write("history", history_tensor(st.history));
-  a.write("best_test_pred", st.best_test_pred.defined() ? st.best_test_pred : torch::zeros({0}));
-  a.write("best_val_pred", st.best_val_pred.defined() ? st.best_val_pred : torch::zeros({0}));
-  a.write("avg_test_sum", st.avg_test_sum.defined() ? st.avg_test_sum : torch::zeros({0}));
-  a.write("avg_count", c10::IValue(st.avg_count));
-  torch::serialize::OutputArchive ema, members;
-  write_states(ema, st.ema.empty() ? std::vector<TensorMap>{} : std::vector<TensorMap>{st.ema});
-  write_states(members, st.members);
-  a.write("ema", ema);
-  a.write("members", members);
-  torch::serialize::OutputArchive weights, best, optim;
-  write_module_state(weights, model);
-  for (const auto& [k, v] : st.best) best.write(k, v);
-  opt.save(optim);
-  a.write("weights", weights);
-  a.write("best", best);
-  a.write("optimizer", optim);
-  {
-    auto gen = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    a.write("rng_cpu", gen.get_state());
-  }
-  save_archive_atomic(a, path);
-}
-
-void load_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
-                     models::RatingModel& model, torch::optim::AdamW& opt, RunState& st,
-                     const at::Device& dev) {
-  torch::serialize::InputArchive a;
-  load_archive(a, path, dev);
-  const std::string format = read_string(a, "format", path);
-  if (format != kCheckpointFormat)
-    throw CheckpointError(path + ": format '" + format + "', expected '" + kCheckpointFormat + "'");
-  if (read_string(a, "config", path) != config_text)
-    throw CheckpointError(path +
-                          ": checkpoint was written with a different configuration; resume with the same "
-                          "config and flags (see the config recorded in the checkpoint directory)");
-  if (read_int(a, "run", path) != run) throw CheckpointError(path + ": checkpoint belongs to another run");
-  st.epoch = read_int(a, "epoch", path);
-  st.lr = read_double(a, "lr", path);
-  st.best_val = read_double(a, "best_val", path);
-  st.test_at_best = read_double(a, "test_at_best", path);
-  st.best_epoch = read_int(a, "best_epoch", path);
-  st.since_best = read_int(a, "since_best", path);
-  st.since_lr = read_int(a, "since_lr", path);
-  st.seconds = read_double(a, "seconds", path);
-  st.peak_memory = read_int(a, "peak_memory", path);
-  at::Tensor hist, rng;
-  torch::serialize::InputArchive weights, best, optim;
-  try {
-    a.read("history", hist);
-    a.read("best_test_pred", st.best_test_pred);
-    a.read("best_val_pred", st.best_val_pred);
-    a.read("avg_test_sum", st.avg_test_sum);
-    if (st.avg_test_sum.numel() == 0) st.avg_test_sum = at::Tensor();
-    st.avg_count = read_int(a, "avg_count", path);
-    torch::serialize::InputArchive ema, members;
-    a.read("ema", ema);
-    a.read("members", members);
-    const TensorMap like = module_state(model);
-    const auto ema_states = read_states(ema, like, path);
-    st.ema = ema_states.empty() ? TensorMap{} : ema_states.front();
-    st.members = read_states(members, like, path);
-    a.read("rng_cpu", rng);
-    a.read("weights", weights);
-    a.read("best", best);
-    a.read("optimizer", optim);
-    read_module_state(weights, model, path);
-    opt.load(optim);
-    st.best.clear();
-    for (const auto& [k, v] : module_state(model)) {
-      at::Tensor t;
-      best.read(k, t);
-      st.best[k] = t.to(v.device());
-    }
-  } catch (const c10::Error& e) {
-    std::string what = e.what_without_backtrace();
-    if (const auto nl = what.find('\n'); nl != std::string::npos) what = what.substr(0, nl);
-    throw CheckpointError(path + ": checkpoint does not match the model (" + what + ")");
-  }
-  st.history = history_from(hist);
-  auto gen = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(gen.mutex());
-  gen.set_state(rng.to(torch::kCPU));
 }
 
 void write_history_csv(const std::string& path, const std::vector<EpochRecord>& h) {
@@ -243,23 +68,11 @@ void write_history_csv(const std::string& path, const std::vector<EpochRecord>& 
   write_text_atomic(path, os.str());
 }
 
-std::string fmt(double v, int prec = 4) {
-  std::ostringstream os;
-  os.setf(std::ios::fixed);
-  os.precision(prec);
-  os << v;
-  return os.str();
-}
-
-}  // namespace
-
-namespace {
-
 /// The weights that evaluation and the saved model use: the moving average when
 /// train.ema > 0, else the trained ones. Swapped in for the scope of this object.
 class EvalWeights {
  public:
-  EvalWeights(torch::nn::Module& m, const TensorMap& ema) : m_(m), active_(!ema.empty()) {
+  EvalWeights(torch::nn::Module& m, const ModuleState& ema) : m_(m), active_(!ema.empty()) {
     if (!active_) return;
     trained_ = module_state(m);
     set_module_state(m, ema);
@@ -273,12 +86,12 @@ class EvalWeights {
  private:
   torch::nn::Module& m_;
   bool active_;
-  TensorMap trained_;
+  ModuleState trained_;
 };
 
 /// ema <- d ema + (1 - d) w with d = min(decay, (1 + t) / (10 + t)): the short warm-up
 /// keeps the average from remembering the random start (TensorFlow's num_updates rule).
-void update_ema(TensorMap& ema, torch::nn::Module& m, double decay, int64_t t) {
+void update_ema(ModuleState& ema, torch::nn::Module& m, double decay, int64_t t) {
   const double d = std::min(decay, (1.0 + static_cast<double>(t)) / (10.0 + static_cast<double>(t)));
   torch::NoGradGuard no_grad;
   for (const auto& p : m.named_parameters()) ema.at(p.key()).mul_(d).add_(p.value().detach(), 1.0 - d);
@@ -289,6 +102,321 @@ void update_ema(TensorMap& ema, torch::nn::Module& m, double decay, int64_t t) {
 bool in_average_window(const TrainConfig& tc, int64_t epoch) {
   const int64_t back = tc.epochs - epoch;
   return back >= 0 && back % tc.average_every == 0 && back / tc.average_every < tc.average_last;
+}
+
+/// The peak memory of one epoch, the paper's Table 4 figure. On a GPU the caching
+/// allocator's peak (where the build can read it), else the process's resident peak.
+class EpochMemoryProbe {
+ public:
+  explicit EpochMemoryProbe(const at::Device& device)
+      : device_(device), gpu_(device.is_cuda() && has_device_memory_stats()) {}
+  /// Starts the epoch's measurement window.
+  void start() const {
+    if (gpu_)
+      reset_device_peak_memory(device_.index());
+    else
+      reset_peak_memory();
+  }
+  /// The peak in bytes since start().
+  int64_t peak() const { return gpu_ ? device_peak_memory_bytes(device_.index()) : peak_memory_bytes(); }
+
+ private:
+  at::Device device_;
+  bool gpu_;
+};
+
+/// The figures of one evaluation: validation and test RMSE (NaN when the epoch is not
+/// evaluated) and the clipped predictions they score.
+struct Scores {
+  double val = std::numeric_limits<double>::quiet_NaN();
+  double test = std::numeric_limits<double>::quiet_NaN();
+  at::Tensor val_pred, test_pred;
+};
+
+/// The model of run `run`, built from its seeds: the init seed before construction, the
+/// dropout seed after it (derive_seeds).
+std::shared_ptr<models::RatingModel> seeded_model(const RunConfig& cfg, const models::ModelContext& ctx,
+                                                  const TrainerOptions& opts, const RunSeeds& seeds,
+                                                  const at::Device& device) {
+  torch::manual_seed(seeds.init);
+  auto model = opts.factory ? opts.factory(cfg, ctx) : models::make_model(cfg, ctx);
+  model->to(device);
+  torch::manual_seed(seeds.dropout);
+  return model;
+}
+
+/// One run of the early-stopping protocol (train_run without train.protocol = retrain),
+/// one method per concern: the optimiser step, evaluation, checkpoint averaging, model
+/// selection with early stopping, the learning-rate decay, the memory probe (EpochMemoryProbe)
+/// and checkpointing. The run's whole state is `st_` (RunState, what a checkpoint saves).
+class RunTrainer {
+ public:
+  RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::ModelContext& ctx, int64_t run,
+             const TrainerOptions& opts, Progress& progress);
+
+  /// Trains to train.epochs or until early stopping, then restores the selected weights
+  /// and writes the run's files.
+  RunResult train();
+
+ private:
+  /// The training objective of one step and the training predictions it scored.
+  struct Step {
+    double loss;
+    at::Tensor pred;
+  };
+
+  // Checkpointing.
+  void open_run_dir();
+  void checkpoint(bool last);
+  void interrupt_if_asked(bool last);
+  // One epoch.
+  Step step();
+  bool evaluates(bool averaged) const;
+  Scores evaluate();
+  void average_checkpoint(Scores& s);
+  void select(const Scores& s, bool evaluated);
+  void keep_best(double score, const Scores& s);
+  void decay_lr_on_plateau();
+  /// Early stopping: train.patience epochs without a better validation RMSE.
+  bool patience_exhausted() const { return st_.since_best >= tc_.patience; }
+  // The end of the run.
+  RunResult finish();
+  std::string summary(const RunResult& r) const;
+
+  RunConfig cfg_;
+  const TrainConfig& tc_;
+  const models::ModelContext& ctx_;
+  const int64_t run_;
+  const TrainerOptions& opts_;
+  Progress& progress_;
+  const at::Device device_;
+  const std::string config_text_;
+  std::shared_ptr<models::RatingModel> model_;
+  torch::optim::AdamW opt_;
+  const EvalSet eval_;
+  const bool has_val_;
+  const EpochMemoryProbe memory_;
+  RunState st_;
+  std::string run_dir_, ckpt_;  // empty without an out_dir
+  int64_t epochs_this_call_ = 0;
+};
+
+RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::ModelContext& ctx, int64_t run,
+                       const TrainerOptions& opts, Progress& progress)
+    : cfg_(cfg),
+      tc_(cfg_.train),
+      ctx_(ctx),
+      run_(run),
+      opts_(opts),
+      progress_(progress),
+      device_(tc_.device),
+      config_text_(to_text(cfg_)),
+      model_(seeded_model(cfg_, ctx, opts, derive_seeds(tc_.seed, run), device_)),
+      opt_(model_->parameters(), torch::optim::AdamWOptions(tc_.lr).weight_decay(tc_.weight_decay)),
+      eval_(make_eval_set(ds, device_)),
+      has_val_(eval_.n_val > 0),
+      memory_(device_) {
+  st_.lr = tc_.lr;
+  st_.best = module_state(*model_);
+  if (tc_.ema > 0) st_.ema = module_state(*model_);
+  open_run_dir();
+  set_lr(opt_, st_.lr);
+}
+
+/// <out>/run<r>/ with its checkpoint; with opts.resume, the run continues from it.
+void RunTrainer::open_run_dir() {
+  if (opts_.out_dir.empty()) return;
+  run_dir_ = opts_.out_dir + "/run" + std::to_string(run_);
+  fs::create_directories(run_dir_);
+  ckpt_ = run_dir_ + "/checkpoint.pt";
+  if (opts_.resume && fs::exists(ckpt_)) {
+    load_checkpoint(ckpt_, config_text_, run_, *model_, opt_, st_, device_);
+    progress_.message("resumed run " + std::to_string(run_ + 1) + " at epoch " + std::to_string(st_.epoch));
+  }
+}
+
+/// Every train.checkpoint_every epochs and after the last one.
+void RunTrainer::checkpoint(bool last) {
+  if (!ckpt_.empty() && (last || st_.epoch % tc_.checkpoint_every == 0))
+    save_checkpoint(ckpt_, config_text_, run_, *model_, opt_, st_);
+}
+
+/// The testing hook TrainerOptions::interrupt_after: checkpoint and stop as if killed.
+void RunTrainer::interrupt_if_asked(bool last) {
+  if (opts_.interrupt_after <= 0 || epochs_this_call_ < opts_.interrupt_after || last) return;
+  if (!ckpt_.empty()) save_checkpoint(ckpt_, config_text_, run_, *model_, opt_, st_);
+  throw Error("interrupted after " + std::to_string(epochs_this_call_) + " epochs (testing hook)");
+}
+
+/// One full-batch optimiser step on the training ratings (loss plus the model's
+/// regularisers), then the moving average of the weights (train.ema).
+RunTrainer::Step RunTrainer::step() {
+  model_->train();
+  opt_.zero_grad();
+  at::Tensor pred;
+  at::Tensor loss = model_->training_loss(ctx_.train_users, ctx_.train_items, ctx_.train_values, &pred);
+  at::Tensor reg = model_->regularization();
+  at::Tensor total = reg.defined() ? loss + reg : loss;
+  total.backward();
+  opt_.step();
+  if (tc_.ema > 0) update_ema(st_.ema, *model_, tc_.ema, st_.epoch);
+  const double loss_v = total.item<double>();
+  if (!std::isfinite(loss_v))
+    throw Error("training diverged (loss is " + std::to_string(loss_v) + " at epoch " +
+                std::to_string(st_.epoch + 1) + "); lower train.lr");
+  return Step{loss_v, pred};
+}
+
+/// Whether the epoch just completed needs a forward pass: always with a validation split;
+/// without one only the averaged checkpoints, the last epoch and the logged epochs do.
+bool RunTrainer::evaluates(bool averaged) const {
+  return has_val_ || averaged || st_.epoch >= tc_.epochs || st_.epoch % tc_.log_every == 0;
+}
+
+/// One forward pass over the validation and test pairs, with the weights in place.
+Scores RunTrainer::evaluate() {
+  torch::NoGradGuard no_grad;
+  model_->eval();
+  Scores s;
+  at::Tensor p = model_->forward(eval_.users, eval_.items).clamp(ctx_.rating_min, ctx_.rating_max);
+  s.val_pred = p.narrow(0, 0, eval_.n_val);
+  s.val = rmse(s.val_pred, eval_.values.narrow(0, 0, eval_.n_val), ctx_.rating_min, ctx_.rating_max);
+  const int64_t n_test = p.size(0) - eval_.n_val;
+  s.test_pred = p.narrow(0, eval_.n_val, n_test);
+  s.test = rmse(s.test_pred, eval_.values.narrow(0, eval_.n_val, n_test), ctx_.rating_min, ctx_.rating_max);
+  return s;
+}
+
+/// train.average_last: adds this checkpoint to the average (its test predictions and its
+/// weights) and scores the mean prediction so far in place of this epoch's.
+void RunTrainer::average_checkpoint(Scores& s) {
+  const at::Tensor t = s.test_pred.detach().to(torch::kCPU).to(torch::kFloat64);
+  st_.avg_test_sum = st_.avg_test_sum.defined() ? st_.avg_test_sum + t : t.clone();
+  ++st_.avg_count;
+  st_.members.push_back(module_state(*model_));
+  s.test_pred = (st_.avg_test_sum / static_cast<double>(st_.avg_count)).to(torch::kFloat);
+  s.test = rmse(s.test_pred, eval_.values.narrow(0, eval_.n_val, s.test_pred.size(0)).to(torch::kCPU),
+                ctx_.rating_min, ctx_.rating_max);
+}
+
+/// Model selection and early stopping: keeps the epoch of the best validation RMSE
+/// (without a validation split, the last evaluated epoch); otherwise counts the epoch
+/// towards train.patience and the learning-rate decay.
+void RunTrainer::select(const Scores& s, bool evaluated) {
+  const double score = has_val_ ? s.val : -static_cast<double>(st_.epoch);
+  if (score < st_.best_val && (has_val_ || evaluated)) {
+    keep_best(score, s);
+  } else if (has_val_) {
+    ++st_.since_best;
+    decay_lr_on_plateau();
+  }
+}
+
+/// Records the current epoch as the selected one: its scores, its (evaluation) weights
+/// and its predictions.
+void RunTrainer::keep_best(double score, const Scores& s) {
+  st_.best_val = score;
+  st_.test_at_best = s.test;
+  st_.best_epoch = st_.epoch;
+  st_.best = module_state(*model_);
+  st_.best_test_pred = s.test_pred.detach().to(torch::kCPU).clone();
+  if (has_val_) st_.best_val_pred = s.val_pred.detach().to(torch::kCPU).clone();
+  st_.since_best = 0;
+  st_.since_lr = 0;
+}
+
+/// lr <- max(lr * train.lr_decay, train.min_lr) after train.lr_patience epochs without a
+/// better validation RMSE.
+void RunTrainer::decay_lr_on_plateau() {
+  if (++st_.since_lr >= tc_.lr_patience && st_.lr > tc_.min_lr) {
+    st_.lr = std::max(st_.lr * tc_.lr_decay, tc_.min_lr);
+    set_lr(opt_, st_.lr);
+    st_.since_lr = 0;
+  }
+}
+
+RunResult RunTrainer::train() {
+  progress_.start_run(run_, tc_.runs, tc_.epochs);
+  bool stopped = patience_exhausted();
+  while (!stopped && st_.epoch < tc_.epochs) {
+    const auto t0 = Clock::now();
+    memory_.start();
+    const Step done = step();
+    ++st_.epoch;
+    ++epochs_this_call_;
+
+    const bool averaged = !has_val_ && in_average_window(tc_, st_.epoch);
+    const bool evaluated = evaluates(averaged);
+    // The evaluation weights (the moving average with train.ema) stay in place through the
+    // averaging and the selection: the averaged members and the best snapshot are theirs.
+    Scores s;
+    std::optional<EvalWeights> weights;
+    if (evaluated) {
+      weights.emplace(*model_, st_.ema);
+      s = evaluate();
+    }
+    if (averaged) average_checkpoint(s);
+    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    st_.seconds += secs;
+    const int64_t peak = memory_.peak();
+    st_.peak_memory = std::max(st_.peak_memory, peak);
+    const double train_rmse = rmse(done.pred, ctx_.train_values, ctx_.rating_min, ctx_.rating_max);
+    select(s, evaluated);
+    weights.reset();  // back to the trained weights before the next step
+
+    st_.history.push_back(EpochRecord{st_.epoch, done.loss, train_rmse, s.val, s.test, st_.lr, secs, peak});
+    progress_.epoch(st_.epoch, done.loss, train_rmse, s.val, has_val_ ? st_.best_val : s.val);
+    stopped = patience_exhausted();
+    const bool last = stopped || st_.epoch >= tc_.epochs;
+    checkpoint(last);
+    interrupt_if_asked(last);
+  }
+  return finish();
+}
+
+/// The selected weights back in the model, the run's result, history.csv and model.pt.
+RunResult RunTrainer::finish() {
+  set_module_state(*model_, st_.best);
+  int64_t n_params = 0;
+  for (const auto& p : model_->parameters()) n_params += p.numel();
+  RunResult r;
+  r.run = run_;
+  r.seed = tc_.seed + run_;
+  r.val_rmse = has_val_ ? st_.best_val : std::numeric_limits<double>::quiet_NaN();
+  r.test_rmse = st_.test_at_best;
+  r.best_epoch = st_.best_epoch;
+  r.epochs_run = st_.epoch;
+  r.train_seconds = st_.seconds;
+  r.peak_memory_bytes = st_.peak_memory;
+  r.parameters = n_params;
+  r.model_name = model_->name();
+  r.history = st_.history;
+  r.test_predictions = st_.best_test_pred;
+  r.val_predictions = st_.best_val_pred;
+  r.averaged_checkpoints = std::max<int64_t>(1, st_.avg_count);
+  if (!run_dir_.empty()) {
+    write_history_csv(run_dir_ + "/history.csv", st_.history);
+    // Averaged checkpoints only when the selected epoch is the last: the run trained to
+    // its end without a validation split.
+    save_model(*model_, config_text_, run_dir_ + "/model.pt",
+               st_.avg_count > 1 && st_.best_epoch == st_.epoch ? st_.members : std::vector<ModuleState>{});
+  }
+  progress_.end_run(summary(r));
+  return r;
+}
+
+/// "run 1/5 (seed 1): test RMSE 0.9123 at best validation epoch 42 (val 0.9001), ..."
+std::string RunTrainer::summary(const RunResult& r) const {
+  std::string what = "test RMSE " + fixed(r.test_rmse, 4);
+  what += has_val_ ? " at best validation epoch " + std::to_string(r.best_epoch) + " (val " +
+                         fixed(r.val_rmse, 4) + ")"
+                   : " after " + std::to_string(r.best_epoch) + " epochs" +
+                         (st_.avg_count > 1
+                              ? ", mean of the last " + std::to_string(st_.avg_count) + " checkpoints"
+                              : std::string());
+  return "run " + std::to_string(run_ + 1) + "/" + std::to_string(tc_.runs) + " (seed " +
+         std::to_string(r.seed) + "): " + what + ", " + std::to_string(r.epochs_run) + " epochs, " +
+         fixed(r.train_seconds, 1) + " s";
 }
 
 /// The training ratings plus the validation ratings, with no validation split: what the
@@ -340,175 +468,12 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
 
 }  // namespace
 
-RunResult train_run(const RunConfig& cfg_in, const Dataset& ds, const models::ModelContext& ctx, int64_t run,
+RunResult train_run(const RunConfig& cfg, const Dataset& ds, const models::ModelContext& ctx, int64_t run,
                     const TrainerOptions& opts, Progress& progress) {
   // Without a validation split there is no epoch count to choose: a single phase trains
   // for train.epochs on all training ratings, which is what the retrain phase would do.
-  if (retrains(cfg_in, ds)) return train_retrain(cfg_in, ds, ctx, run, opts, progress);
-  RunConfig cfg = cfg_in;
-  const TrainConfig& tc = cfg.train;
-  const at::Device device(tc.device);
-  const std::string config_text = to_text(cfg);
-  const RunSeeds seeds = derive_seeds(tc.seed, run);
-
-  torch::manual_seed(seeds.init);
-  auto model = opts.factory ? opts.factory(cfg, ctx) : models::make_model(cfg, ctx);
-  model->to(device);
-  torch::manual_seed(seeds.dropout);
-  torch::optim::AdamW opt(model->parameters(),
-                          torch::optim::AdamWOptions(tc.lr).weight_decay(tc.weight_decay));
-
-  int64_t n_params = 0;
-  for (const auto& p : model->parameters()) n_params += p.numel();
-
-  const EvalSet eval = make_eval_set(ds, device);
-  const at::Tensor& tu = ctx.train_users;
-  const at::Tensor& ti = ctx.train_items;
-  const at::Tensor& tv = ctx.train_values;
-
-  RunState st;
-  st.lr = tc.lr;
-  st.best = module_state(*model);
-  if (tc.ema > 0) st.ema = module_state(*model);
-  std::string run_dir, ckpt;
-  if (!opts.out_dir.empty()) {
-    run_dir = opts.out_dir + "/run" + std::to_string(run);
-    fs::create_directories(run_dir);
-    ckpt = run_dir + "/checkpoint.pt";
-    if (opts.resume && fs::exists(ckpt)) {
-      load_checkpoint(ckpt, config_text, run, *model, opt, st, device);
-      progress.message("resumed run " + std::to_string(run + 1) + " at epoch " + std::to_string(st.epoch));
-    }
-  }
-  set_lr(opt, st.lr);
-
-  const bool gpu_peak = device.is_cuda() && has_device_memory_stats();
-  progress.start_run(run, tc.runs, tc.epochs);
-  const bool has_val = eval.n_val > 0;
-  int64_t epochs_this_call = 0;
-  bool stopped = st.since_best >= tc.patience;
-  while (!stopped && st.epoch < tc.epochs) {
-    const auto t0 = Clock::now();
-    // The paper's Table 4 figure: the peak of one epoch. On a GPU the caching
-    // allocator's peak (where the build can read it), else the process's resident peak.
-    if (gpu_peak)
-      reset_device_peak_memory(device.index());
-    else
-      reset_peak_memory();
-    model->train();
-    opt.zero_grad();
-    at::Tensor pred;
-    at::Tensor loss = model->training_loss(tu, ti, tv, &pred);
-    at::Tensor reg = model->regularization();
-    at::Tensor total = reg.defined() ? loss + reg : loss;
-    total.backward();
-    opt.step();
-    if (tc.ema > 0) update_ema(st.ema, *model, tc.ema, st.epoch);
-    const double loss_v = total.item<double>();
-    if (!std::isfinite(loss_v))
-      throw Error("training diverged (loss is " + std::to_string(loss_v) + " at epoch " +
-                  std::to_string(st.epoch + 1) + "); lower train.lr");
-    ++st.epoch;
-    ++epochs_this_call;
-
-    // Without a validation split only the averaged checkpoints and the logged epochs need
-    // a forward pass over the test pairs.
-    const bool averaged = !has_val && in_average_window(tc, st.epoch);
-    const bool last_epoch = st.epoch >= tc.epochs;
-    const bool evaluate = has_val || averaged || last_epoch || st.epoch % tc.log_every == 0;
-    double val = std::numeric_limits<double>::quiet_NaN(), test = val;
-    at::Tensor test_pred, val_pred;
-    std::optional<EvalWeights> weights;
-    if (evaluate) {
-      weights.emplace(*model, st.ema);
-      torch::NoGradGuard no_grad;
-      model->eval();
-      at::Tensor p = model->forward(eval.users, eval.items).clamp(ctx.rating_min, ctx.rating_max);
-      val_pred = p.narrow(0, 0, eval.n_val);
-      val = rmse(val_pred, eval.values.narrow(0, 0, eval.n_val), ctx.rating_min, ctx.rating_max);
-      const int64_t n_test = p.size(0) - eval.n_val;
-      test_pred = p.narrow(0, eval.n_val, n_test);
-      test = rmse(test_pred, eval.values.narrow(0, eval.n_val, n_test), ctx.rating_min, ctx.rating_max);
-    }
-    if (averaged) {
-      const at::Tensor t = test_pred.detach().to(torch::kCPU).to(torch::kFloat64);
-      st.avg_test_sum = st.avg_test_sum.defined() ? st.avg_test_sum + t : t.clone();
-      ++st.avg_count;
-      st.members.push_back(module_state(*model));
-      test_pred = (st.avg_test_sum / static_cast<double>(st.avg_count)).to(torch::kFloat);
-      test = rmse(test_pred, eval.values.narrow(0, eval.n_val, test_pred.size(0)).to(torch::kCPU),
-                  ctx.rating_min, ctx.rating_max);
-    }
-    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    st.seconds += secs;
-    const int64_t peak = gpu_peak ? device_peak_memory_bytes(device.index()) : peak_memory_bytes();
-    st.peak_memory = std::max(st.peak_memory, peak);
-    const double train_rmse = rmse(pred, tv, ctx.rating_min, ctx.rating_max);
-    // Without a validation split the last epoch is the selected one.
-    const double score = has_val ? val : -static_cast<double>(st.epoch);
-    if (score < st.best_val && (has_val || evaluate)) {
-      st.best_val = score;
-      st.test_at_best = test;
-      st.best_epoch = st.epoch;
-      st.best = module_state(*model);
-      st.best_test_pred = test_pred.detach().to(torch::kCPU).clone();
-      if (has_val) st.best_val_pred = val_pred.detach().to(torch::kCPU).clone();
-      st.since_best = 0;
-      st.since_lr = 0;
-    } else if (has_val) {
-      ++st.since_best;
-      if (++st.since_lr >= tc.lr_patience && st.lr > tc.min_lr) {
-        st.lr = std::max(st.lr * tc.lr_decay, tc.min_lr);
-        set_lr(opt, st.lr);
-        st.since_lr = 0;
-      }
-    }
-    weights.reset();  // back to the trained weights before the next step
-    st.history.push_back(EpochRecord{st.epoch, loss_v, train_rmse, val, test, st.lr, secs, peak});
-    progress.epoch(st.epoch, loss_v, train_rmse, val, has_val ? st.best_val : val);
-    stopped = st.since_best >= tc.patience;
-    const bool last = stopped || st.epoch >= tc.epochs;
-    if (!ckpt.empty() && (last || st.epoch % tc.checkpoint_every == 0))
-      save_checkpoint(ckpt, config_text, run, *model, opt, st);
-    if (opts.interrupt_after > 0 && epochs_this_call >= opts.interrupt_after && !last) {
-      if (!ckpt.empty()) save_checkpoint(ckpt, config_text, run, *model, opt, st);
-      throw Error("interrupted after " + std::to_string(epochs_this_call) + " epochs (testing hook)");
-    }
-  }
-
-  set_module_state(*model, st.best);
-  RunResult r;
-  r.run = run;
-  r.seed = tc.seed + run;
-  r.val_rmse = has_val ? st.best_val : std::numeric_limits<double>::quiet_NaN();
-  r.test_rmse = st.test_at_best;
-  r.best_epoch = st.best_epoch;
-  r.epochs_run = st.epoch;
-  r.train_seconds = st.seconds;
-  r.peak_memory_bytes = st.peak_memory;
-  r.parameters = n_params;
-  r.model_name = model->name();
-  r.history = st.history;
-  r.test_predictions = st.best_test_pred;
-  r.val_predictions = st.best_val_pred;
-  r.averaged_checkpoints = std::max<int64_t>(1, st.avg_count);
-  if (!run_dir.empty()) {
-    write_history_csv(run_dir + "/history.csv", st.history);
-    // Averaged checkpoints only when the selected epoch is the last: the run trained to
-    // its end without a validation split.
-    save_model(*model, config_text, run_dir + "/model.pt",
-               st.avg_count > 1 && st.best_epoch == st.epoch ? st.members : std::vector<TensorMap>{});
-  }
-  std::string what = "test RMSE " + fmt(r.test_rmse);
-  what += has_val
-              ? " at best validation epoch " + std::to_string(r.best_epoch) + " (val " + fmt(r.val_rmse) + ")"
-              : " after " + std::to_string(r.best_epoch) + " epochs" +
-                    (st.avg_count > 1 ? ", mean of the last " + std::to_string(st.avg_count) + " checkpoints"
-                                      : std::string());
-  progress.end_run("run " + std::to_string(run + 1) + "/" + std::to_string(tc.runs) + " (seed " +
-                   std::to_string(r.seed) + "): " + what + ", " + std::to_string(r.epochs_run) + " epochs, " +
-                   fmt(r.train_seconds, 1) + " s");
-  return r;
+  if (retrains(cfg, ds)) return train_retrain(cfg, ds, ctx, run, opts, progress);
+  return RunTrainer(cfg, ds, ctx, run, opts, progress).train();
 }
 
 SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOptions& opts) {

@@ -21,14 +21,9 @@
 #include "symgnn/dataset.h"
 #include "symgnn/model.h"
 #include "train/progress.h"
+#include "train/run_state.h"
 
 namespace symgnn::train {
-
-struct EpochRecord {
-  int64_t epoch = 0;
-  double loss = 0, train_rmse = 0, val_rmse = 0, test_rmse = 0, lr = 0, seconds = 0;
-  int64_t peak_memory_bytes = 0;
-};
 
 struct RunResult {
   int64_t run = 0;

@@ -1,7 +1,6 @@
 // Text form of RunConfig: parsing, overrides, printing and the generated docs page,
 // all driven by the single field list in each struct's visit().
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <type_traits>
 #include <vector>
@@ -9,6 +8,7 @@
 #include "symgnn/config.h"
 #include "symgnn/error.h"
 #include "util/strings.h"
+#include "util/text.h"
 
 namespace symgnn {
 namespace {
@@ -167,8 +167,9 @@ void load_config_text(RunConfig& cfg, const std::string& text, const std::string
 }
 
 std::string config_file_preset(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot open config file");
+  std::string text;
+  if (read_file(path, text) != ReadStatus::ok) throw ConfigError(path + ": cannot open config file");
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     const auto hash = line.find('#');
@@ -180,11 +181,9 @@ std::string config_file_preset(const std::string& path) {
 }
 
 void load_config_file(RunConfig& cfg, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot open config file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  load_config_text(cfg, buf.str(), path);
+  std::string text;
+  if (read_file(path, text) != ReadStatus::ok) throw ConfigError(path + ": cannot open config file");
+  load_config_text(cfg, text, path);
 }
 
 RunConfig start_config(const std::string& preset, const std::string& config_file) {

@@ -3,19 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "symgnn/error.h"
 
 namespace symgnn {
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  if (read_file(path, text) != ReadStatus::ok) throw Error(path + ": cannot read");
+  return text;
 }
 
 std::string fixed(double v, int digits) {

@@ -1,14 +1,38 @@
-// Small formatting and file helpers of the reports (reproduce, tune).
+// The project's text helpers, one of each: the whole-file reader and the fixed-precision
+// number formatter that every folder uses, and the duration of the reports (reproduce, tune).
 #pragma once
 
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <utility>
 
 namespace symgnn {
 
-/// The whole file; throws Error naming the path when it cannot be read.
+/// How read_file() ended.
+enum class ReadStatus { ok, cannot_open, read_error };
+
+/// The whole file as bytes into `text` (no decoding: MovieLens files are latin-1), or why
+/// it could not be read (`text` is then unchanged). The one whole-file reader: the wrappers
+/// word its failures for their callers (read_text_file below; data::read_text_file with the
+/// data loaders' "<path>: cannot open ..." / "<path>: file is empty"). Inline so that code
+/// compiled without the util library, the fuzzer over the data parsers (fuzz/,
+/// scripts/fuzz.sh), has it too.
+inline ReadStatus read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ReadStatus::cannot_open;
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return ReadStatus::read_error;
+  text = std::move(buf).str();
+  return ReadStatus::ok;
+}
+
+/// The whole file (read_file); throws Error "<path>: cannot read" when it cannot be read.
 std::string read_text_file(const std::string& path);
 
-/// v with `digits` decimals ("0.7357"); "n/a" when v is not finite.
+/// v with `digits` decimals ("0.7357"); "n/a" when v is not finite. The one fixed-precision
+/// number formatter of the project.
 std::string fixed(double v, int digits);
 
 /// "45s", "3m05s", "1h12m".

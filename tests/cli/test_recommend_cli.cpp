@@ -123,3 +123,29 @@ TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
   }
 }
+
+TEST(RecommendCli, EveryModelKindWritesTheSameModelDirectory) {
+  const std::string& d = model_dir();
+  std::string out;
+  ASSERT_EQ(run_symgnn("train --model sylvester --set sylvester.alphas=0.5,0.9 --quiet --out " + d + "/syl", &out),
+            0)
+      << out;
+  const auto learned = nlohmann::json::parse(symgnn::testing::read_file(d + "/run/metrics.json"));
+  const auto syl = nlohmann::json::parse(symgnn::testing::read_file(d + "/syl/metrics.json"));
+  for (const char* key : {"model", "test_rmse", "test_rmse_std", "val_rmse", "val_rmse_std", "test_mae",
+                          "train_seconds", "runs", "config", "dataset", "evaluation"}) {
+    EXPECT_TRUE(learned.contains(key)) << key;
+    EXPECT_TRUE(syl.contains(key)) << key;
+  }
+  EXPECT_EQ(syl["model"], "sylvester");
+  // predict, recommend and evaluate take the Sylv. directory like any other.
+  ASSERT_EQ(run_symgnn("evaluate --model " + d + "/syl --json " + d + "/syl_eval.json", &out), 0) << out;
+  const auto ev = nlohmann::json::parse(symgnn::testing::read_file(d + "/syl_eval.json"));
+  EXPECT_NEAR(ev["rmse"].get<double>(), syl["test_rmse"].get<double>(), 1e-5);
+  EXPECT_NEAR(ev["mae"].get<double>(), syl["test_mae"].get<double>(), 1e-5);
+  ASSERT_EQ(run_symgnn("recommend --model " + d + "/syl --user 0 --k 3", &out), 0) << out;
+  EXPECT_NE(out.find("user,item,prediction,rank"), std::string::npos) << out;
+  write_file(d, "pairs.csv", "0,1\n2,3\n");
+  ASSERT_EQ(run_symgnn("predict --model " + d + "/syl --pairs " + d + "/pairs.csv", &out), 0) << out;
+  EXPECT_NE(out.find("2,3,"), std::string::npos) << out;
+}

@@ -17,11 +17,14 @@
 #include "reproduce/report.h"
 #include "reproduce/results.h"
 #include "reproduce/runner.h"
-#include "reproduce/text.h"
 #include "symgnn/error.h"
+#include "util/text.h"
 
 namespace fs = std::filesystem;
 using namespace symgnn::reproduce;
+using symgnn::duration;
+using symgnn::fixed;
+using symgnn::read_text_file;
 namespace st = symgnn::testing;
 
 namespace {

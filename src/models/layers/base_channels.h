@@ -10,9 +10,10 @@
 /// X1, CGE-based aggregation. As printed:
 ///   `X1^(l) = sum_{i=1..l} phi(Ah1^i U1 W^(c)_i U2^T (Ah2^i)^T)`, `W^(c)_i = W'_i W'_i^T`,
 ///   `Ah = diag(sigma) + (I - diag(sigma)) At`.
-/// Computed (DESIGN.md "Readings"): `X1 = sum_i phi((Ah1^i U1 W'_i)(Ah2^i U2 W'_i)^T)`, one
-/// factor pair per hop i = 1..hops; `Ah = diag(s) + (I - diag(s)) At`, s = sigmoid(z) with a
-/// logit z per node (one vector per side, shared by the hops). Ah^i is never formed:
+/// Computed (docs/models.md, "Readings and measured facts"):
+///   `X1 = sum_i phi((Ah1^i U1 W'_i)(Ah2^i U2 W'_i)^T)`, one factor pair per hop i = 1..hops;
+/// `Ah = diag(s) + (I - diag(s)) At`, s = sigmoid(z) with a logit z per node (one vector per
+/// side, shared by the hops). Ah^i is never formed:
 /// `Ah Y = s * Y + (1 - s) * (At Y)` is applied i times to the thin U (n x d), one
 /// graph::spmm each, so X1's factors cost O(hops (nnz(At) d + n d^2)).
 /// Parameters: "s1_logit" [n1], "s2_logit" [n2] (0: s = 0.5), "w0".."w{hops-1}" [d, d] (W'_i).
@@ -24,7 +25,7 @@
 /// total n1^2 + n2^2 floats under autograd). Parameters: "w_a" [d, d].
 ///
 /// X3, prior association. As printed: `X3 = phi(U1 H U2^T)` (H n1 x n2: does not type-check).
-/// Computed (DESIGN.md "Readings", per rating class k = 1..K):
+/// Computed (docs/models.md, "Readings and measured facts", per rating class k = 1..K):
 ///   `X3 = phi(U1 S U2^T)`, `S = sum_k (U1^T Hn_k U2) Theta_k`   (d x d),
 /// Hn_k = D1^-1/2 H_k D2^-1/2 (D: rating counts over all classes). U1^T (Hn_k U2) is one
 /// spmm and one d x n1 x d product: H is never densified. Parameters: "theta" [K, d, d].

@@ -3,8 +3,8 @@
 ///
 /// As printed: `U^(l+1) = phi((diag(sigma) + (I - diag(sigma)) At) U^(l) W^(l))`, U^(0) = Uh.
 ///
-/// Computed (DESIGN.md "Readings"): `Ah = diag(s) + (I - diag(s)) At` with s = sigmoid(z),
-/// z a learnable logit per node, so each node weighs its own row against its neighbours'
+/// Computed (docs/models.md, "Readings and measured facts"): `Ah = diag(s) + (I - diag(s)) At`
+/// with s = sigmoid(z), z a learnable logit per node, so each node weighs its own row against its neighbours'
 /// with a weight in [0, 1]; then L layers `U^(l+1) = phi(Ah U^(l) W^(l))`, returning U^(L).
 /// Ah is never formed: `Ah Y = s * Y + (1 - s) * (At Y)` with Y = U^(l) W^(l) (n x d), and
 /// At Y is one graph::spmm, so a layer costs O(nnz(At) d + n d^2).

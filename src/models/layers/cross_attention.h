@@ -5,8 +5,8 @@
 /// `C(i, j) = exp(<u_i, u_j>) / sum_{k=1..n2} exp(<u_i, u_k>)`, i in G1, j in G2.
 /// C is n1 x n2, so C U^(h)_1 does not type-check.
 ///
-/// Computed (DESIGN.md "Readings"): `U_1^(c) = phi(C1 Uh2 Theta_c)`, C1 = row-softmax(Uh1 Uh2^T)
-/// (n1 x n2): each user attends over the items; symmetrically, for the items,
+/// Computed (docs/models.md, "Readings and measured facts"): `U_1^(c) = phi(C1 Uh2 Theta_c)`,
+/// C1 = row-softmax(Uh1 Uh2^T) (n1 x n2): each user attends over the items; symmetrically, for the items,
 /// `U_2^(c) = phi(C2 Uh1 Theta_c')` with C2 = row-softmax(Uh2 Uh1^T) (n2 x n1) and their own
 /// Theta. Evaluated in row blocks by blocked_attention() (within_attention.h), with the
 /// same memory caveat: the saved softmax blocks total n_this x n_other under autograd.

@@ -5,7 +5,7 @@
 /// `U_1^(p) = MLP([V^(p)_1 || ... || V^(p)_K])`. H_i is n1 x n2, so H_i U^(h)_1 does not
 /// type-check, and a raw H_i sums over a node's whole history, growing with its degree.
 ///
-/// Computed (DESIGN.md "Readings", GC-MC-like): for the users
+/// Computed (docs/models.md, "Readings and measured facts", GC-MC-like): for the users
 ///   `V_k = phi(norm(H_k) Uh2 Theta_k)`   (n1 x n2)(n2 x d)(d x d) -> n1 x d,
 /// each user aggregating the items it rated with class k; for the items the same with
 /// H_k^T and Uh1. Then `U^(p) = phi([V_1 || ... || V_K] W_p + b_p)` (n x Kd -> n x d), the

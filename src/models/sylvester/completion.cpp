@@ -64,6 +64,14 @@ std::pair<at::Tensor, at::Tensor> prior_matrices(int64_t n1, int64_t n2,
   return {hr, hm};
 }
 
+/// mu + Xr / (Xm + lambda (1 - a)) for every entry; mu where no rating reaches (as below).
+static at::Tensor predict_all(const at::Tensor& xr, const at::Tensor& xm, double mean, double alpha,
+                              double shrinkage) {
+  const at::Tensor den = xm + shrinkage * (1.0 - alpha);
+  const at::Tensor reached = den > 1e-12;
+  return at::where(reached, xr / at::where(reached, den, at::ones_like(den)), at::zeros_like(den)) + mean;
+}
+
 at::Tensor predict_entries(const at::Tensor& xr, const at::Tensor& xm, const RatingList& at_entries,
                            double mean, double alpha, double shrinkage, double rating_min,
                            double rating_max) {
@@ -124,7 +132,7 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
   res.mean_test_rmse = rmse(mean_test.clamp(lo, hi), ds.test);
 
   double best = std::numeric_limits<double>::infinity();
-  at::Tensor best_val, best_test;
+  at::Tensor best_val, best_test, best_xr, best_xm;
   for (const double a : opts.alphas) {
     const at::Tensor xr = solve_prior(hr, a, "ratings");
     const at::Tensor xm = solve_prior(hm, a, "mask");
@@ -143,6 +151,8 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
         res.test_rmse_train_only = c.test_rmse;
         best_val = val;
         best_test = test;
+        best_xr = xr;
+        best_xm = xm;
       }
     }
     // The literal reading: X itself, centred, as the prediction (Xm not used).
@@ -177,6 +187,9 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
     const at::Tensor xm = solve_prior(hm_all, res.alpha, "mask+val");
     best_test = predict_entries(xr, xm, ds.test, mu, res.alpha, res.shrinkage, lo, hi);
     res.test_rmse = rmse(best_test, ds.test);
+    res.scores = predict_all(xr, xm, mu, res.alpha, res.shrinkage).to(at::kCPU, at::kFloat);
+  } else if (best_xr.defined()) {
+    res.scores = predict_all(best_xr, best_xm, res.mean, res.alpha, res.shrinkage).to(at::kCPU, at::kFloat);
   }
   res.val_prediction = to_vector(best_val);
   res.test_prediction = to_vector(best_test);

@@ -77,6 +77,9 @@ struct CompletionResult {
   // validation rating predicts it), test from the final fit that test_rmse scores.
   std::vector<double> val_prediction;
   std::vector<double> test_prediction;
+  // The final fit's predictions of every (user, item) before clipping, n1 x n2 on the CPU:
+  // what completion_model.h saves for predict / recommend / evaluate.
+  at::Tensor scores;
 };
 
 /// "0.1,0.5,0.9" -> {0.1, 0.5, 0.9}; ConfigError (naming `key`) on bad numbers or a outside [0, 1).

@@ -1,0 +1,131 @@
+// Inductive prediction (infer/new_ratings.h): a model trained without some users is given
+// their ratings at load time; the new users' predictions come from those ratings through
+// the trained prior encoder, their rated items are not recommended, and bad files are
+// errors naming the line.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <sstream>
+
+#include "common/test_support.h"
+#include "symgnn/error.h"
+#include "symgnn/graph.h"
+#include "symgnn/recommend.h"
+#include "train/trainer.h"
+
+using namespace symgnn;
+
+namespace {
+
+/// Ratings of a 30 x 20 matrix in which users rate items of their "taste" high: users
+/// u0..u24 in the training CSV, u25..u29 held out for --new-ratings.
+struct Fixture {
+  std::string dir;
+  Fixture() {
+    dir = symgnn::testing::scratch_dir("infer_new_ratings");
+    std::mt19937 gen(11);
+    std::uniform_real_distribution<double> coin(0, 1);
+    std::ostringstream train, held;
+    train << "user,item,rating\n";
+    held << "user,item,rating\n";
+    for (int u = 0; u < 30; ++u)
+      for (int i = 0; i < 20; ++i) {
+        if (coin(gen) > 0.6) continue;
+        const int r = (u % 2 == i % 2) ? 5 : 1;  // two tastes: even and odd items
+        (u < 25 ? train : held) << "u" << u << ",i" << i << "," << r << "\n";
+      }
+    symgnn::testing::write_file(dir, "ratings.csv", train.str());
+    symgnn::testing::write_file(dir, "held.csv", held.str());
+    RunConfig cfg;
+    cfg.model = "lowrank";
+    cfg.data.source = dir + "/ratings.csv";
+    cfg.data.val_fraction = 0;
+    cfg.lowrank.hidden = 8;
+    cfg.lowrank.layers = 0;
+    cfg.lowrank.prior = "encoder";
+    cfg.lowrank.id_embedding = false;
+    cfg.lowrank.prior_width = 20;
+    cfg.lowrank.prior_node_dropout = 0.1;
+    cfg.lowrank.prior_dense_dropout = 0.1;
+    cfg.lowrank.decoder = "classes";
+    cfg.train.epochs = 150;
+    cfg.train.lr = 0.02;
+    cfg.train.weight_decay = 0;
+    cfg.train.runs = 1;
+    Dataset ds = load_dataset(cfg.data);
+    graph::resolve_graphs(ds, cfg.graph);
+    train::TrainerOptions opts;
+    opts.out_dir = dir + "/run";
+    opts.progress = "quiet";
+    train::train_sweep(cfg, ds, opts);
+  }
+};
+
+const Fixture& fixture() {
+  static const Fixture f;
+  return f;
+}
+
+}  // namespace
+
+TEST(NewRatings, NewUsersArePredictedFromTheRatingsGiven) {
+  const Fixture& f = fixture();
+  const TrainedModel m = TrainedModel::load(f.dir + "/run", "cpu", f.dir + "/held.csv");
+  EXPECT_EQ(m.users(), 30);
+  EXPECT_EQ(m.new_ratings().new_users, 5);
+  EXPECT_EQ(m.new_ratings().new_items, 0);
+  EXPECT_GT(m.new_ratings().ratings, 0);
+  // Each new user's unrated items of their own taste must score above the other taste's.
+  int agree = 0, total = 0;
+  for (int k = 0; k < 5; ++k) {
+    const int u = 25 + k;
+    int64_t index = -1;
+    for (int64_t x = 0; x < m.users(); ++x)
+      if (m.dataset().users.id_of(x) == "u" + std::to_string(u)) index = x;
+    ASSERT_GE(index, 25);
+    const std::vector<float> s = m.score_all_items({index});
+    double same = 0, other = 0;
+    int ns = 0, no = 0;
+    for (int64_t i = 0; i < 20; ++i) {
+      const int item_number = std::stoi(m.dataset().items.id_of(i).substr(1));
+      (item_number % 2 == u % 2 ? same : other) += s[static_cast<size_t>(i)];
+      (item_number % 2 == u % 2 ? ns : no) += 1;
+    }
+    agree += same / ns > other / no ? 1 : 0;
+    ++total;
+    // Their given items are seen: never recommended.
+    RecommendOptions ro;
+    ro.k = 3;
+    for (const int64_t i : recommend(m, {index}, ro)[0].items)
+      EXPECT_FALSE(std::binary_search(m.seen_items()[static_cast<size_t>(index)].begin(),
+                                      m.seen_items()[static_cast<size_t>(index)].end(), i));
+  }
+  EXPECT_EQ(agree, total);
+}
+
+TEST(NewRatings, BadFilesAreErrorsNamingTheLine) {
+  const Fixture& f = fixture();
+  const std::string& d = f.dir;
+  symgnn::testing::write_file(d, "level.csv", "u40,i1,5\nu40,i2,3.5\n");
+  symgnn::testing::write_file(d, "known.csv", "u41,i1,5\n");
+  // The first training line of ratings.csv, given again.
+  const std::string first = symgnn::testing::read_file(d + "/ratings.csv");
+  const std::string line1 = first.substr(first.find('\n') + 1, first.find('\n', first.find('\n') + 1) - first.find('\n') - 1);
+  symgnn::testing::write_file(d, "again.csv", line1 + "\n");
+  try {
+    TrainedModel::load(d + "/run", "cpu", d + "/level.csv");
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("level.csv:2"), std::string::npos) << e.what();
+  }
+  try {
+    TrainedModel::load(d + "/run", "cpu", d + "/again.csv");
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("already in the model's data"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(TrainedModel::load(d + "/run", "cpu", d + "/missing.csv"), DataError);
+  const TrainedModel m = TrainedModel::load(d + "/run", "cpu", d + "/known.csv");
+  EXPECT_EQ(m.new_ratings().new_users, 1);
+}
