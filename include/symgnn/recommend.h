@@ -63,4 +63,9 @@ struct Evaluation {
 /// DataError when the dataset has no test ratings.
 Evaluation evaluate(const TrainedModel& model, const EvaluateOptions& opts);
 
+/// The popularity baseline under the same rules, test users and candidates: every user
+/// gets the items with the most training ratings (ties: lower index); its RMSE and MAE are
+/// those of the item's mean training rating (the global mean for an unrated item).
+Evaluation evaluate_popularity(const TrainedModel& model, const EvaluateOptions& opts);
+
 }  // namespace symgnn

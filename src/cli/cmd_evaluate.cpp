@@ -1,4 +1,5 @@
 // `symgnn evaluate`: RMSE, MAE and ranking metrics of a trained model on its test ratings.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -64,6 +65,33 @@ nlohmann::json evaluation_json(const Evaluation& ev) {
     r["coverage@" + k] = a.coverage;
   }
   j["ranking"] = r;
+  return j;
+}
+
+nlohmann::json ranking_summary(const std::vector<Evaluation>& runs, const Evaluation& popularity) {
+  nlohmann::json j;
+  if (runs.empty() || runs[0].ranking.at_k.empty()) return j;
+  j["k"] = runs[0].ranking.at_k[0].k;
+  j["relevant_min"] = runs[0].relevant_min;
+  j["users_evaluated"] = runs[0].ranking.users_evaluated;
+  j["runs"] = runs.size();
+  using Field = double eval::RankingAtK::*;
+  const std::vector<std::pair<const char*, Field>> fields = {
+      {"precision", &eval::RankingAtK::precision}, {"recall", &eval::RankingAtK::recall},
+      {"ndcg", &eval::RankingAtK::ndcg},           {"map", &eval::RankingAtK::map},
+      {"hit_rate", &eval::RankingAtK::hit_rate},   {"coverage", &eval::RankingAtK::coverage}};
+  nlohmann::json pop;
+  for (const auto& [name, field] : fields) {
+    double mean = 0, var = 0;
+    const auto n = static_cast<double>(runs.size());
+    for (const auto& r : runs) mean += r.ranking.at_k[0].*field / n;
+    for (const auto& r : runs)
+      var += (r.ranking.at_k[0].*field - mean) * (r.ranking.at_k[0].*field - mean) / n;
+    j[name] = mean;
+    j[std::string(name) + "_std"] = std::sqrt(var);
+    if (!popularity.ranking.at_k.empty()) pop[name] = popularity.ranking.at_k[0].*field;
+  }
+  if (!pop.empty()) j["popularity"] = pop;
   return j;
 }
 

@@ -128,11 +128,23 @@ int run_train(const TrainOptions& o) {
     }
   }
   if (!topts.out_dir.empty() && !ds.test.empty()) {
+    // Ranking at 10 of every run's model (the retrained one under protocol = retrain), and
+    // the popularity baseline on the same data (docs/recommend.md).
     EvaluateOptions eo;
     eo.ks = {10};
-    metrics["evaluation"] =
-        evaluation_json(evaluate(TrainedModel::load(topts.out_dir, cfg.train.device), eo));
+    std::vector<Evaluation> runs;
+    Evaluation popularity;
+    for (size_t k = 0; k < s.runs.size(); ++k) {
+      const std::string run = "/run" + std::to_string(k) + "/model.pt";
+      const std::string final_path = topts.out_dir + "/final" + run;
+      const TrainedModel m =
+          TrainedModel::load(fs::exists(final_path) ? final_path : topts.out_dir + run, cfg.train.device);
+      runs.push_back(evaluate(m, eo));
+      if (k == 0) popularity = evaluate_popularity(m, eo);
+    }
+    metrics["evaluation"] = evaluation_json(runs[0]);
     metrics["evaluation"]["of"] = "the saved model (run 0), test ratings";
+    metrics["ranking_at_10"] = ranking_summary(runs, popularity);
   }
   if (!topts.out_dir.empty()) {
     train::write_json_atomic(topts.out_dir + "/metrics.json", metrics);

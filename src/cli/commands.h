@@ -43,6 +43,11 @@ namespace symgnn::cli {
 /// An evaluation as JSON (`evaluate --json`, and the "evaluation" of train's metrics.json).
 nlohmann::json evaluation_json(const symgnn::Evaluation& ev);
 
+/// The first cut-off's ranking metrics averaged over runs (mean and std) with the
+/// popularity baseline's beside them: train's metrics.json "ranking_at_10".
+nlohmann::json ranking_summary(const std::vector<symgnn::Evaluation>& runs,
+                               const symgnn::Evaluation& popularity);
+
 void add_version_command(CLI::App& app);
 void add_config_command(CLI::App& app);
 void add_data_command(CLI::App& app);

@@ -128,8 +128,11 @@ int train_sylvester(const RunConfig& cfg_in, const std::string& out_dir, const s
       if (!ds.test.empty()) {
         EvaluateOptions eo;
         eo.ks = {10};
-        j["evaluation"] = evaluation_json(evaluate(TrainedModel::load(out_dir), eo));
+        const TrainedModel m = TrainedModel::load(out_dir);
+        const Evaluation ev = evaluate(m, eo);
+        j["evaluation"] = evaluation_json(ev);
         j["evaluation"]["of"] = "the saved model, test ratings";
+        j["ranking_at_10"] = ranking_summary({ev}, evaluate_popularity(m, eo));
       }
       write_text_atomic(out_dir + "/metrics.json", j.dump(2) + "\n");
       data::write_predictions_csv(out_dir + "/predictions/val.csv", ds, ds.validation, r.val_prediction);

@@ -19,15 +19,18 @@ int64_t block_users(const TrainedModel& model, int64_t block_pairs) {
 
 /// Calls rank(user, scores) for each user of `users` in blocks; rank runs in parallel
 /// within a block and fills out[k] for the block's k-th user.
+/// Scores of every item for a block of users, row-major (TrainedModel::score_all_items).
+using BlockScorer = std::function<std::vector<float>(const std::vector<int64_t>&)>;
+
 template <typename Out, typename Rank>
-void for_each_block(const TrainedModel& model, const std::vector<int64_t>& users, int64_t block_pairs,
-                    Rank rank, const std::function<void(std::vector<Out>&)>& done) {
+void for_each_block(const TrainedModel& model, const BlockScorer& score, const std::vector<int64_t>& users,
+                    int64_t block_pairs, Rank rank, const std::function<void(std::vector<Out>&)>& done) {
   const int64_t n2 = model.items(), per = block_users(model, block_pairs);
   for (size_t b0 = 0; b0 < users.size(); b0 += static_cast<size_t>(per)) {
     const size_t b1 = std::min(users.size(), b0 + static_cast<size_t>(per));
     const std::vector<int64_t> block(users.begin() + static_cast<std::ptrdiff_t>(b0),
                                      users.begin() + static_cast<std::ptrdiff_t>(b1));
-    const std::vector<float> scores = model.score_all_items(block);
+    const std::vector<float> scores = score(block);
     std::vector<Out> out(block.size());
     at::parallel_for(0, static_cast<int64_t>(block.size()), 16, [&](int64_t a, int64_t z) {
       for (int64_t k = a; k < z; ++k)
@@ -72,7 +75,8 @@ void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users
     for (const int64_t i : r.items) r.scores.push_back(std::clamp(scores[i], lo, hi));
     return r;
   };
-  for_each_block<UserRecommendations>(model, users, opts.block_pairs, rank,
+  const BlockScorer score = [&](const std::vector<int64_t>& b) { return model.score_all_items(b); };
+  for_each_block<UserRecommendations>(model, score, users, opts.block_pairs, rank,
                                       [&](std::vector<UserRecommendations>& out) {
                                         for (const auto& r : out) sink(r);
                                       });
@@ -86,13 +90,14 @@ std::vector<UserRecommendations> recommend(const TrainedModel& model, const std:
   return all;
 }
 
-Evaluation evaluate(const TrainedModel& model, const EvaluateOptions& opts) {
+namespace {
+
+/// RMSE and MAE of `pred` (one per test rating) and the ranking metrics of `score`.
+Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
+                         const std::vector<float>& pred, const BlockScorer& score) {
   const RatingList& test = model.dataset().test;
-  if (test.size() == 0)
-    throw DataError(model.dataset().source + ": the dataset has no test ratings to evaluate on");
   Evaluation ev;
   ev.test_ratings = static_cast<int64_t>(test.size());
-  const std::vector<float> pred = model.predict(test.user, test.item);
   double se = 0, ae = 0;
   for (size_t e = 0; e < test.size(); ++e) {
     const double d = static_cast<double>(pred[e]) - static_cast<double>(test.value[e]);
@@ -123,13 +128,53 @@ Evaluation evaluate(const TrainedModel& model, const EvaluateOptions& opts) {
     return eval::top_k_items(scores, n2, kmax, seen_mask(model, user));
   };
   size_t next = 0;  // position in `users` of the block's first user
-  for_each_block<std::vector<int64_t>>(model, users, opts.block_pairs, rank,
+  for_each_block<std::vector<int64_t>>(model, score, users, opts.block_pairs, rank,
                                        [&](std::vector<std::vector<int64_t>>& out) {
                                          for (const auto& ranked : out)
                                            acc.add(ranked, relevant[static_cast<size_t>(users[next++])]);
                                        });
   ev.ranking = acc.report();
   return ev;
+}
+
+void require_test(const TrainedModel& model) {
+  if (model.dataset().test.size() == 0)
+    throw DataError(model.dataset().source + ": the dataset has no test ratings to evaluate on");
+}
+
+}  // namespace
+
+Evaluation evaluate(const TrainedModel& model, const EvaluateOptions& opts) {
+  require_test(model);
+  const RatingList& test = model.dataset().test;
+  const BlockScorer score = [&](const std::vector<int64_t>& b) { return model.score_all_items(b); };
+  return evaluate_with(model, opts, model.predict(test.user, test.item), score);
+}
+
+Evaluation evaluate_popularity(const TrainedModel& model, const EvaluateOptions& opts) {
+  require_test(model);
+  // Training ratings per item (the model's training data: train and validation) and their sums.
+  const int64_t n2 = model.items();
+  std::vector<float> count(static_cast<size_t>(n2), 0.0f);
+  std::vector<double> sum(static_cast<size_t>(n2), 0.0);
+  for (const RatingList* r : {&model.dataset().train, &model.dataset().validation})
+    for (size_t e = 0; e < r->size(); ++e) {
+      count[static_cast<size_t>(r->item[e])] += 1.0f;
+      sum[static_cast<size_t>(r->item[e])] += r->value[e];
+    }
+  const RatingList& test = model.dataset().test;
+  std::vector<float> pred(test.size());
+  for (size_t e = 0; e < test.size(); ++e) {
+    const auto i = static_cast<size_t>(test.item[e]);
+    pred[e] = count[i] > 0 ? static_cast<float>(sum[i] / count[i]) : model.global_mean();
+  }
+  const BlockScorer score = [&](const std::vector<int64_t>& b) {
+    std::vector<float> s;
+    s.reserve(b.size() * count.size());
+    for (size_t k = 0; k < b.size(); ++k) s.insert(s.end(), count.begin(), count.end());
+    return s;
+  };
+  return evaluate_with(model, opts, pred, score);
 }
 
 }  // namespace symgnn

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "infer/new_ratings.h"
+#include "models/lowrank_model.h"
 #include "models/sylvester/completion_model.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
@@ -25,6 +26,8 @@ struct TrainedModel::Impl {
   at::Device device{at::kCPU};
   std::vector<std::vector<int64_t>> seen;
   NewRatingsSummary added;
+  /// Per checkpoint, (U1, U2) of the low-rank model, computed on first use.
+  std::vector<std::pair<at::Tensor, at::Tensor>> embeddings;
 
   /// Mean prediction of the checkpoints for index tensors on the device, clipped to the
   /// rating range unless `clip` is false.
@@ -150,7 +153,9 @@ std::string TrainedModel::name() const {
 const std::vector<std::vector<int64_t>>& TrainedModel::seen_items() const {
   return impl_->seen;
 }
-const NewRatingsSummary& TrainedModel::new_ratings() const { return impl_->added; }
+const NewRatingsSummary& TrainedModel::new_ratings() const {
+  return impl_->added;
+}
 
 std::vector<float> TrainedModel::predict(const std::vector<int64_t>& users,
                                          const std::vector<int64_t>& items) const {
@@ -168,6 +173,27 @@ std::vector<float> TrainedModel::predict(const std::vector<int64_t>& users,
 std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& users) const {
   if (users.empty()) return {};
   check_ids(users, this->users(), "user");
+  // The low-rank model: representations computed once per checkpoint, then B x n2
+  // products per block; other models score the block's pairs through forward().
+  if (auto* lowrank = dynamic_cast<models::LowRankModel*>(impl_->model.get())) {
+    torch::NoGradGuard no_grad;
+    if (impl_->embeddings.empty())
+      for (const auto& m : impl_->members) {
+        train::set_module_state(*lowrank, m);
+        impl_->embeddings.push_back(lowrank->embeddings());
+      }
+    const at::Tensor block = torch::tensor(users, torch::kInt64).to(impl_->device);
+    at::Tensor sum;
+    for (size_t k = 0; k < impl_->members.size(); ++k) {
+      if (impl_->members.size() > 1) train::set_module_state(*lowrank, impl_->members[k]);  // decoder weights
+      const auto& [u1, u2] = impl_->embeddings[k];
+      const at::Tensor p = lowrank->score_all_items(u1, u2, block);
+      sum = sum.defined() ? sum + p : p;
+    }
+    const at::Tensor p =
+        (sum / static_cast<double>(impl_->members.size())).to(torch::kCPU, torch::kFloat).contiguous();
+    return std::vector<float>(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+  }
   const int64_t b = static_cast<int64_t>(users.size()), n2 = items();
   const auto opts = torch::TensorOptions().dtype(torch::kInt64).device(impl_->device);
   // Every (user, item) pair of the block: users repeated n2 times, items tiled.

@@ -148,6 +148,23 @@ at::Tensor LowRankModel::class_logits(const at::Tensor& u1, const at::Tensor& u2
   return torch::mm(s, a_.t());  // [K', levels]
 }
 
+at::Tensor LowRankModel::score_all_items(const at::Tensor& u1, const at::Tensor& u2,
+                                         const at::Tensor& block) {
+  const at::Tensor x1 = u1.index_select(0, block);  // [B, d]
+  if (!q_.defined()) {
+    at::Tensor r = torch::mm(x1, u2.t());  // [B, n2]
+    if (!b1_.defined()) return r;
+    r = r + b1_.index_select(0, block).unsqueeze(1) + b2_.unsqueeze(0);
+    return r * std_ + mean_;
+  }
+  // logits[b, j, l] = sum_q a_lq x1_b^T Q_q u2_j, then the expected rating over the levels.
+  const int64_t nb = q_.size(0);
+  std::vector<at::Tensor> s;
+  for (int64_t q = 0; q < nb; ++q) s.push_back(torch::mm(torch::mm(x1, q_[q]), u2.t()));  // [B, n2]
+  const at::Tensor logits = torch::matmul(torch::stack(s, 2), a_.t());                    // [B, n2, levels]
+  return torch::matmul(torch::softmax(logits, 2), levels_);
+}
+
 at::Tensor LowRankModel::forward(const at::Tensor& users, const at::Tensor& items) {
   TORCH_CHECK(users.dim() == 1 && users.sizes() == items.sizes(),
               "LowRankModel: users and items must be [K]");

@@ -56,6 +56,11 @@ class LowRankModel : public RatingModel {
   /// The final representations (U1 n1 x d, U2 n2 x d) of all nodes.
   std::pair<at::Tensor, at::Tensor> embeddings();
 
+  /// Predicted ratings of every item for the users `block` ([B, n2], unclipped) from
+  /// representations returned by embeddings(): B x d times d x n2 products (per basis for
+  /// the class decoder), for ranking all items (symgnn/recommend.h).
+  at::Tensor score_all_items(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& block);
+
   /// Ratings of the pairs from representations returned by embeddings().
   at::Tensor score(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                    const at::Tensor& items);

@@ -129,3 +129,17 @@ TEST(NewRatings, BadFilesAreErrorsNamingTheLine) {
   const TrainedModel m = TrainedModel::load(d + "/run", "cpu", d + "/known.csv");
   EXPECT_EQ(m.new_ratings().new_users, 1);
 }
+
+TEST(NewRatings, TheClassDecodersDenseScoresEqualItsPairPredictions) {
+  const Fixture& f = fixture();
+  const TrainedModel m = TrainedModel::load(f.dir + "/run");
+  const std::vector<int64_t> users{0, 3, 24};
+  const std::vector<float> dense = m.score_all_items(users);
+  std::vector<int64_t> pu, pi;
+  for (const int64_t u : users)
+    for (int64_t i = 0; i < m.items(); ++i) pu.push_back(u), pi.push_back(i);
+  const std::vector<float> pairs = m.predict(pu, pi);
+  ASSERT_EQ(dense.size(), pairs.size());
+  for (size_t k = 0; k < dense.size(); ++k)
+    EXPECT_NEAR(std::clamp(dense[k], m.rating_min(), m.rating_max()), pairs[k], 1e-5) << k;
+}
