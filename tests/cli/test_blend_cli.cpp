@@ -14,15 +14,12 @@
 
 using symgnn::data::PredictionRow;
 using symgnn::testing::run_command;
+using symgnn::testing::run_symgnn;
 using symgnn::testing::scratch_dir;
 using symgnn::testing::symgnn_binary;
 using symgnn::testing::write_file;
 
 namespace {
-
-int run_symgnn(const std::string& args, std::string* out = nullptr) {
-  return run_command(symgnn_binary() + " " + args, out);
-}
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);

@@ -14,6 +14,7 @@
 #include "symgnn/dataset.h"
 
 using symgnn::testing::run_command;
+using symgnn::testing::run_symgnn;
 using symgnn::testing::scratch_dir;
 using symgnn::testing::symgnn_binary;
 using symgnn::testing::write_file;
@@ -22,14 +23,11 @@ namespace {
 std::string read(const std::string& path) {
   return symgnn::testing::read_file(path);
 }
-int run_symgnn(const std::string& args, std::string* out = nullptr) {
-  return run_command(symgnn_binary() + " " + args, out);
-}
 }  // namespace
 
 TEST(Cli, HelpOnEverySubcommand) {
-  for (const char* sub :
-       {"", "data info", "train", "predict", "recommend", "evaluate", "sylvester", "config", "version", "tune", "blend"}) {
+  for (const char* sub : {"", "data info", "train", "predict", "recommend", "evaluate", "sylvester", "config",
+                          "version", "tune", "blend"}) {
     std::string out;
     EXPECT_EQ(run_symgnn(std::string(sub) + " --help", &out), 0) << sub;
     EXPECT_NE(out.find("Usage"), std::string::npos) << sub << ": " << out;
@@ -129,8 +127,9 @@ TEST(Cli, TrainThenPredictReproducesTheTestRmse) {
             0)
       << out;
   const auto metrics = nlohmann::json::parse(read(dir + "/m.json"));
-  for (const char* key : {"test_rmse", "test_rmse_std", "val_rmse", "best_epoch", "epochs_run",
-                          "train_seconds", "peak_memory_bytes", "runs", "config", "dataset", "test_mae", "evaluation"})
+  for (const char* key :
+       {"test_rmse", "test_rmse_std", "val_rmse", "best_epoch", "epochs_run", "train_seconds",
+        "peak_memory_bytes", "runs", "config", "dataset", "test_mae", "evaluation"})
     EXPECT_TRUE(metrics.contains(key)) << key;
   EXPECT_GT(metrics["peak_memory_bytes"].get<int64_t>(), 0);
   EXPECT_EQ(metrics["peak_memory_source"], "process resident set (VmHWM)");  // --device cpu

@@ -12,15 +12,12 @@
 #include "common/test_support.h"
 
 using symgnn::testing::run_command;
+using symgnn::testing::run_symgnn;
 using symgnn::testing::scratch_dir;
 using symgnn::testing::symgnn_binary;
 using symgnn::testing::write_file;
 
 namespace {
-
-int run_symgnn(const std::string& args, std::string* out = nullptr) {
-  return run_command(symgnn_binary() + " " + args, out);
-}
 
 /// A low-rank model trained for a few epochs on the synthetic default (300 x 300).
 const std::string& model_dir() {
@@ -127,8 +124,9 @@ TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
 TEST(RecommendCli, EveryModelKindWritesTheSameModelDirectory) {
   const std::string& d = model_dir();
   std::string out;
-  ASSERT_EQ(run_symgnn("train --model sylvester --set sylvester.alphas=0.5,0.9 --quiet --out " + d + "/syl", &out),
-            0)
+  ASSERT_EQ(
+      run_symgnn("train --model sylvester --set sylvester.alphas=0.5,0.9 --quiet --out " + d + "/syl", &out),
+      0)
       << out;
   const auto learned = nlohmann::json::parse(symgnn::testing::read_file(d + "/run/metrics.json"));
   const auto syl = nlohmann::json::parse(symgnn::testing::read_file(d + "/syl/metrics.json"));

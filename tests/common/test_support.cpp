@@ -63,6 +63,10 @@ std::string symgnn_binary() {
   return SYMGNN_BINARY;
 }
 
+int run_symgnn(const std::string& args, std::string* output) {
+  return run_command(symgnn_binary() + " " + args, output);
+}
+
 int run_command(const std::string& command, std::string* output) {
   const std::string full = command + " 2>&1";
   FILE* pipe = ::popen(full.c_str(), "r");

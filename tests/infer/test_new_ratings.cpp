@@ -8,11 +8,9 @@
 #include <random>
 #include <sstream>
 
-#include "common/test_support.h"
+#include "infer_test_util.h"
 #include "symgnn/error.h"
-#include "symgnn/graph.h"
 #include "symgnn/recommend.h"
-#include "train/trainer.h"
 
 using namespace symgnn;
 
@@ -35,11 +33,9 @@ struct Fixture {
         const int r = (u % 2 == i % 2) ? 5 : 1;  // two tastes: even and odd items
         (u < 25 ? train : held) << "u" << u << ",i" << i << "," << r << "\n";
       }
-    symgnn::testing::write_file(dir, "ratings.csv", train.str());
     symgnn::testing::write_file(dir, "held.csv", held.str());
     RunConfig cfg;
     cfg.model = "lowrank";
-    cfg.data.source = dir + "/ratings.csv";
     cfg.data.val_fraction = 0;
     cfg.lowrank.hidden = 8;
     cfg.lowrank.layers = 0;
@@ -53,12 +49,7 @@ struct Fixture {
     cfg.train.lr = 0.02;
     cfg.train.weight_decay = 0;
     cfg.train.runs = 1;
-    Dataset ds = load_dataset(cfg.data);
-    graph::resolve_graphs(ds, cfg.graph);
-    train::TrainerOptions opts;
-    opts.out_dir = dir + "/run";
-    opts.progress = "quiet";
-    train::train_sweep(cfg, ds, opts);
+    symgnn::testing::train_on_csv(dir, train.str(), cfg);
   }
 };
 
@@ -111,7 +102,8 @@ TEST(NewRatings, BadFilesAreErrorsNamingTheLine) {
   symgnn::testing::write_file(d, "known.csv", "u41,i1,5\n");
   // The first training line of ratings.csv, given again.
   const std::string first = symgnn::testing::read_file(d + "/ratings.csv");
-  const std::string line1 = first.substr(first.find('\n') + 1, first.find('\n', first.find('\n') + 1) - first.find('\n') - 1);
+  const std::string line1 =
+      first.substr(first.find('\n') + 1, first.find('\n', first.find('\n') + 1) - first.find('\n') - 1);
   symgnn::testing::write_file(d, "again.csv", line1 + "\n");
   try {
     TrainedModel::load(d + "/run", "cpu", d + "/level.csv");

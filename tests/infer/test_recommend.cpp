@@ -11,11 +11,9 @@
 #include <set>
 #include <sstream>
 
-#include "common/test_support.h"
+#include "infer_test_util.h"
 #include "symgnn/error.h"
-#include "symgnn/graph.h"
 #include "symgnn/recommend.h"
-#include "train/trainer.h"
 
 using namespace symgnn;
 
@@ -33,21 +31,13 @@ const std::string& trained_model_dir() {
     for (int u = 0; u < 30; ++u)
       for (int i = 0; i < 20; ++i)
         if (coin(gen) < 0.5) csv << "u" << u << ",i" << i << "," << star(gen) << "\n";
-    symgnn::testing::write_file(d, "ratings.csv", csv.str());
     RunConfig cfg;
     cfg.model = "lowrank";
-    cfg.data.source = d + "/ratings.csv";
     cfg.data.test_fraction = 0.3;
     cfg.lowrank.hidden = 4;
     cfg.train.epochs = 5;
     cfg.train.runs = 1;
-    Dataset ds = load_dataset(cfg.data);
-    graph::resolve_graphs(ds, cfg.graph);
-    train::TrainerOptions opts;
-    opts.out_dir = d + "/run";
-    opts.progress = "quiet";
-    train::train_sweep(cfg, ds, opts);
-    return d + "/run";
+    return symgnn::testing::train_on_csv(d, csv.str(), cfg);
   }();
   return dir;
 }
