@@ -88,7 +88,8 @@ TEST(NewRatings, NewUsersArePredictedFromTheRatingsGiven) {
     // Their given items are seen: never recommended.
     RecommendOptions ro;
     ro.k = 3;
-    for (const int64_t i : recommend(m, {index}, ro)[0].items)
+    const std::vector<UserRecommendations> recs = recommend(m, {index}, ro);  // kept: the loop reads it
+    for (const int64_t i : recs[0].items)
       EXPECT_FALSE(std::binary_search(m.seen_items()[static_cast<size_t>(index)].begin(),
                                       m.seen_items()[static_cast<size_t>(index)].end(), i));
   }
