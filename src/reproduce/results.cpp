@@ -45,6 +45,13 @@ CellResult load_cell(const std::string& runs_dir, const std::string& name) {
   if (j.contains("version") && j["version"].contains("git")) c.git = j["version"]["git"].get<std::string>();
   if (j.contains("alpha"))  // the Sylvester baseline: one deterministic solve, no seeds
     c.detail = "a = " + fixed(num(j, "alpha"), 2) + ", lambda = " + fixed(num(j, "shrinkage"), 2);
+  if (j.contains("ranking_at_10") && j["ranking_at_10"].is_object())
+    for (const auto& [key, value] : j["ranking_at_10"].items()) {
+      if (value.is_number()) c.ranking[key] = value.get<double>();
+      if (key == "popularity" && value.is_object())
+        for (const auto& [k, v] : value.items())
+          if (v.is_number()) c.ranking["popularity." + k] = v.get<double>();
+    }
   if (j.contains("runs") && j["runs"].is_array()) {
     for (const auto& r : j["runs"]) {
       SeedResult s;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct CellResult {
   std::string git;     // commit the cell was trained with
   std::string detail;  // Sylvester: chosen a and lambda
   std::vector<SeedResult> seeds;
+  /// metrics.json "ranking_at_10" (docs/recommend.md): "precision", "precision_std", ...,
+  /// and "popularity.precision", ... for the popularity baseline; empty when absent.
+  std::map<std::string, double> ranking;
 };
 
 /// Reads runs_dir/name/metrics.json; ok = false when absent or unreadable.
