@@ -3,9 +3,9 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <unordered_map>
 
 #include "cli/commands.h"
+#include "data/parsers.h"
 #include "symgnn/error.h"
 #include "symgnn/trained_model.h"
 #include "train/runtime.h"
@@ -56,17 +56,11 @@ class Fallback {
   std::vector<int64_t> count_;
 };
 
-std::unordered_map<std::string, int64_t> index_of(const NodeSet& side) {
-  std::unordered_map<std::string, int64_t> m;
-  for (int64_t i = 0; i < side.count; ++i) m.emplace(side.id_of(i), i);
-  return m;
-}
-
 int run_predict(const PredictOptions& o) {
   train::set_compute_threads(o.threads);
   const TrainedModel model = TrainedModel::load(o.model_dir, "cpu", o.new_ratings);
   const Dataset& ds = model.dataset();
-  const auto users = index_of(ds.users), items = index_of(ds.items);
+  const data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   std::ifstream in(o.pairs);
   if (!in) throw DataError(o.pairs + ": cannot open");
   std::vector<std::string> uid, iid;
@@ -81,16 +75,16 @@ int run_predict(const PredictOptions& o) {
     auto f = split(line, sep);
     if (f.size() < 2) throw DataError(o.pairs, lineno, "expected 'user,item', got '" + line + "'");
     const std::string u = trim(f[0]), i = trim(f[1]);
-    if (lineno == 1 && users.count(u) == 0 && (u == "user" || u == "user_id" || u == "userId")) continue;
-    auto uu = users.find(u), it = items.find(i);
-    if ((uu == users.end() || it == items.end()) && o.unknown == "error")
+    if (lineno == 1 && users.find(u) < 0 && (u == "user" || u == "user_id" || u == "userId")) continue;
+    const int64_t uu = users.find(u), it = items.find(i);
+    if ((uu < 0 || it < 0) && o.unknown == "error")
       throw DataError(o.pairs, lineno,
-                      std::string("unknown ") + (uu == users.end() ? "user '" + u : "item '" + i) +
+                      std::string("unknown ") + (uu < 0 ? "user '" + u : "item '" + i) +
                           "' (not in the training data; see --new-ratings, or --unknown for a fallback)");
     uid.push_back(u);
     iid.push_back(i);
-    ui.push_back(uu == users.end() ? -1 : uu->second);
-    ii.push_back(it == items.end() ? -1 : it->second);
+    ui.push_back(uu);
+    ii.push_back(it);
   }
   if (ui.empty()) throw DataError(o.pairs + ": no pairs to predict");
 

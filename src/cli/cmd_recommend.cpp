@@ -5,9 +5,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unordered_map>
 
 #include "cli/commands.h"
+#include "data/parsers.h"
 #include "data/text_reader.h"
 #include "symgnn/error.h"
 #include "symgnn/recommend.h"
@@ -31,21 +31,6 @@ struct RecommendCliOptions {
   std::string new_ratings;
 };
 
-/// Original user id -> index.
-class UserIndex {
- public:
-  explicit UserIndex(const NodeSet& users) {
-    for (int64_t u = 0; u < users.count; ++u) index_.emplace(users.id_of(u), u);
-  }
-  int64_t find(const std::string& id) const {
-    const auto it = index_.find(id);
-    return it == index_.end() ? -1 : it->second;
-  }
-
- private:
-  std::unordered_map<std::string, int64_t> index_;
-};
-
 /// Checked before any work: an output path must not be a directory and its folder must exist.
 void check_output_file(const std::string& path, const std::string& option) {
   namespace fs = std::filesystem;
@@ -57,7 +42,7 @@ void check_output_file(const std::string& path, const std::string& option) {
 
 /// User indices of the ids in `file`: one id per line (first field; '#' comments, an
 /// optional 'user' header). Unknown ids are errors naming the line.
-std::vector<int64_t> read_users_file(const std::string& file, const UserIndex& index) {
+std::vector<int64_t> read_users_file(const std::string& file, const data::IdIndex& index) {
   const std::string text = data::read_text_file(file);
   std::vector<int64_t> users;
   std::vector<std::string_view> fields;
@@ -77,7 +62,7 @@ std::vector<int64_t> read_users_file(const std::string& file, const UserIndex& i
 }
 
 std::vector<int64_t> chosen_users(const RecommendCliOptions& o, const Dataset& ds) {
-  const UserIndex index(ds.users);
+  const data::IdIndex index = data::id_index(ds.users);
   if (!o.user.empty()) {
     const int64_t u = index.find(o.user);
     if (u < 0) throw ConfigError("--user '" + o.user + "' is not in the model's training data");

@@ -1,4 +1,6 @@
 // load_dataset(): picks the reader from the source, carves validation, validates.
+#include "symgnn/dataset.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -8,9 +10,9 @@
 #include <unordered_set>
 
 #include "data/loaders.h"
+#include "data/parsers.h"
 #include "data/random_split.h"
 #include "symgnn/config.h"
-#include "symgnn/dataset.h"
 #include "symgnn/error.h"
 
 namespace fs = std::filesystem;
@@ -58,6 +60,12 @@ void carve_validation(Dataset& ds, double fraction, uint64_t seed) {
   ds.train = std::move(train);
 }
 
+data::IdIndex data::id_index(const NodeSet& side) {
+  IdIndex index;
+  for (int64_t i = 0; i < side.count; ++i) index.add(side.id_of(i));
+  return index;
+}
+
 namespace {
 
 void validate_ratings(const Dataset& ds, const RatingList& r, const char* split, const std::string& where,
@@ -66,14 +74,18 @@ void validate_ratings(const Dataset& ds, const RatingList& r, const char* split,
     const auto u = r.user[k], i = r.item[k];
     const float v = r.value[k];
     const std::string at = where + ": " + split + " rating " + std::to_string(k) + ": ";
-    if (u < 0 || u >= ds.users.count) throw DataError(at + "user index " + std::to_string(u) + " out of range");
-    if (i < 0 || i >= ds.items.count) throw DataError(at + "item index " + std::to_string(i) + " out of range");
+    if (u < 0 || u >= ds.users.count)
+      throw DataError(at + "user index " + std::to_string(u) + " out of range");
+    if (i < 0 || i >= ds.items.count)
+      throw DataError(at + "item index " + std::to_string(i) + " out of range");
     if (!std::isfinite(v)) throw DataError(at + "rating is not a finite number");
     if (v < ds.rating_min || v > ds.rating_max)
       throw DataError(at + "rating " + std::to_string(v) + " outside the rating range");
-    const uint64_t key = static_cast<uint64_t>(u) * static_cast<uint64_t>(ds.items.count) + static_cast<uint64_t>(i);
+    const uint64_t key =
+        static_cast<uint64_t>(u) * static_cast<uint64_t>(ds.items.count) + static_cast<uint64_t>(i);
     if (!seen.insert(key).second)
-      throw DataError(at + "duplicate (user, item) pair (" + ds.users.id_of(u) + ", " + ds.items.id_of(i) + ")");
+      throw DataError(at + "duplicate (user, item) pair (" + ds.users.id_of(u) + ", " + ds.items.id_of(i) +
+                      ")");
   }
 }
 
@@ -89,8 +101,8 @@ void validate_graph(const NodeSet& side, const char* name, const std::string& wh
     if (g.src[k] < 0 || g.src[k] >= g.num_nodes || g.dst[k] < 0 || g.dst[k] >= g.num_nodes)
       throw DataError(where + ": " + name + " graph edge " + std::to_string(k) + " has a node out of range");
     if (!std::isfinite(g.weight[k]) || g.weight[k] < 0)
-      throw DataError(where + ": " + name + " graph edge (" + side.id_of(g.src[k]) + ", " + side.id_of(g.dst[k]) +
-                      ") has negative or non-finite weight");
+      throw DataError(where + ": " + name + " graph edge (" + side.id_of(g.src[k]) + ", " +
+                      side.id_of(g.dst[k]) + ") has negative or non-finite weight");
     all.emplace_back(g.src[k], g.dst[k], g.weight[k]);
   }
   std::sort(all.begin(), all.end());
@@ -130,14 +142,16 @@ Dataset load_dataset(const DataConfig& cfg) {
   if (src == "synthetic") {
     ds = data::make_synthetic(cfg);
   } else {
-    if (!fs::exists(src)) throw DataError(src + ": no such file or directory (expected 'synthetic', a directory or a file)");
+    if (!fs::exists(src))
+      throw DataError(src + ": no such file or directory (expected 'synthetic', a directory or a file)");
     if (fs::is_directory(src)) {
       if (fs::exists(fs::path(src) / "u.data"))
         ds = data::load_movielens_100k(src, cfg);
       else if (fs::exists(fs::path(src) / "ratings.dat"))
         ds = data::load_movielens_1m(src, cfg);
       else
-        throw DataError(src + ": directory has neither u.data (MovieLens-100K) nor ratings.dat (MovieLens-1M)");
+        throw DataError(src +
+                        ": directory has neither u.data (MovieLens-100K) nor ratings.dat (MovieLens-1M)");
     } else if (fs::path(src).extension() == ".mat") {
       ds = data::load_mat_v73(src, cfg);
     } else {

@@ -16,6 +16,11 @@
 
 namespace symgnn::data {
 
+/// The original ids of a side (NodeSet::id_of of each index) as an IdIndex: what the id
+/// columns of a file are looked up in after loading (predict, recommend, new ratings).
+/// Defined in dataset.cpp, outside the fuzzer's sources.
+IdIndex id_index(const NodeSet& side);
+
 // ---- Generic "user,item,rating" files (ratings_csv.cpp) ----
 
 /// One rating with its original ids; the views point into the parsed text.

@@ -15,13 +15,6 @@ uint64_t pair_key(int64_t u, int64_t i) {
   return (static_cast<uint64_t>(u) << 32) | static_cast<uint64_t>(i);
 }
 
-/// The side's ids as an index (ids are implicit when NodeSet::ids is empty).
-data::IdIndex index_of(const NodeSet& side) {
-  data::IdIndex index;
-  for (int64_t i = 0; i < side.count; ++i) index.add(side.id_of(i));
-  return index;
-}
-
 /// Grows a side to the ids of `index`: explicit ids, isolated graph nodes, zero features.
 int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
   const int64_t added = index.size() - side.count;
@@ -41,7 +34,7 @@ int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
 NewRatingsSummary add_new_ratings(Dataset& ds, const std::string& file) {
   const std::string text = data::read_text_file(file);
   const std::vector<data::RawRating> raw = data::parse_ratings_text(text, file);
-  data::IdIndex users = index_of(ds.users), items = index_of(ds.items);
+  data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   data::PairRegistry within_file;  // duplicates inside the file, with both lines
   const RatingList added = data::index_ratings(raw, file, users, items, /*add_new=*/true, within_file);
   std::unordered_set<uint64_t> known;  // pairs the model's data already holds

@@ -5,18 +5,13 @@
 /// representations from them (the prior module aggregates the items a new user rated),
 /// with the trained weights. New nodes have no graph edges and zero side features; the
 /// weights of the rows a model keeps per node (free embeddings, per-node gates) start at
-/// zero for them (grow_state below).
+/// zero for them (`grown` in trained_model.cpp).
 #pragma once
 
-#include <map>
 #include <string>
 
 #include "symgnn/dataset.h"
 #include "symgnn/trained_model.h"
-
-namespace at {
-class Tensor;
-}
 
 namespace symgnn::infer {
 

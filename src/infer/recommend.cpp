@@ -17,11 +17,11 @@ int64_t block_users(const TrainedModel& model, int64_t block_pairs) {
   return std::max<int64_t>(1, block_pairs / std::max<int64_t>(1, model.items()));
 }
 
-/// Calls rank(user, scores) for each user of `users` in blocks; rank runs in parallel
-/// within a block and fills out[k] for the block's k-th user.
 /// Scores of every item for a block of users, row-major (TrainedModel::score_all_items).
 using BlockScorer = std::function<std::vector<float>(const std::vector<int64_t>&)>;
 
+/// Calls rank(user, scores) for each user of `users` in blocks scored by `score`; rank runs
+/// in parallel within a block and fills out[k] for the block's k-th user.
 template <typename Out, typename Rank>
 void for_each_block(const TrainedModel& model, const BlockScorer& score, const std::vector<int64_t>& users,
                     int64_t block_pairs, Rank rank, const std::function<void(std::vector<Out>&)>& done) {
