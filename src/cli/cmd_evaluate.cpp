@@ -10,6 +10,7 @@
 #include "symgnn/recommend.h"
 #include "train/runtime.h"
 #include "util/atomic_file.h"
+#include "util/stats.h"
 #include "util/strings.h"
 #include "util/text.h"
 
@@ -82,13 +83,11 @@ nlohmann::json ranking_summary(const std::vector<Evaluation>& runs, const Evalua
       {"hit_rate", &eval::RankingAtK::hit_rate},   {"coverage", &eval::RankingAtK::coverage}};
   nlohmann::json pop;
   for (const auto& [name, field] : fields) {
-    double mean = 0, var = 0;
-    const auto n = static_cast<double>(runs.size());
-    for (const auto& r : runs) mean += r.ranking.at_k[0].*field / n;
-    for (const auto& r : runs)
-      var += (r.ranking.at_k[0].*field - mean) * (r.ranking.at_k[0].*field - mean) / n;
-    j[name] = mean;
-    j[std::string(name) + "_std"] = std::sqrt(var);
+    std::vector<double> values;
+    for (const auto& r : runs) values.push_back(r.ranking.at_k[0].*field);
+    const MeanStd m = mean_std(values);
+    j[name] = m.mean;
+    j[std::string(name) + "_std"] = m.std;
     if (!popularity.ranking.at_k.empty()) pop[name] = popularity.ranking.at_k[0].*field;
   }
   if (!pop.empty()) j["popularity"] = pop;

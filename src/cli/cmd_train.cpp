@@ -15,6 +15,7 @@
 #include "train/metrics.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
+#include "util/stats.h"
 #include "util/text.h"
 
 namespace fs = std::filesystem;
@@ -120,11 +121,9 @@ int run_train(const TrainOptions& o) {
       if (r.test_predictions.defined() && r.test_predictions.numel() == target.numel())
         maes.push_back((r.test_predictions.to(torch::kDouble) - target).abs().mean().item<double>());
     if (!maes.empty()) {
-      double mean = 0, var = 0;
-      for (const double m : maes) mean += m / static_cast<double>(maes.size());
-      for (const double m : maes) var += (m - mean) * (m - mean) / static_cast<double>(maes.size());
-      metrics["test_mae"] = mean;
-      metrics["test_mae_std"] = std::sqrt(var);
+      const MeanStd m = mean_std(maes);
+      metrics["test_mae"] = m.mean;
+      metrics["test_mae_std"] = m.std;
     }
   }
   if (!topts.out_dir.empty() && !ds.test.empty()) {

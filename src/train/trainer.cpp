@@ -15,6 +15,7 @@
 #include "train/memory.h"
 #include "train/seeds.h"
 #include "util/atomic_file.h"
+#include "util/stats.h"
 #include "util/text.h"
 
 namespace fs = std::filesystem;
@@ -483,16 +484,11 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   SweepResult s;
   for (int64_t r = 0; r < cfg.train.runs; ++r) s.runs.push_back(train_run(cfg, ds, ctx, r, opts, progress));
   s.model_name = s.runs.front().model_name;
-  auto mean_std = [&](auto get, double& mean, double& sd) {
-    double sum = 0, sq = 0;
-    const double n = static_cast<double>(s.runs.size());
-    for (const auto& r : s.runs) sum += get(r);
-    mean = sum / n;
-    for (const auto& r : s.runs) sq += (get(r) - mean) * (get(r) - mean);
-    sd = s.runs.size() > 1 ? std::sqrt(sq / (n - 1)) : 0.0;
-  };
-  mean_std([](const RunResult& r) { return r.test_rmse; }, s.test_rmse, s.test_rmse_std);
-  mean_std([](const RunResult& r) { return r.val_rmse; }, s.val_rmse, s.val_rmse_std);
+  std::vector<double> test, val;
+  for (const auto& r : s.runs) test.push_back(r.test_rmse), val.push_back(r.val_rmse);
+  const MeanStd t = mean_std(test), v = mean_std(val);
+  s.test_rmse = t.mean, s.test_rmse_std = t.std;
+  s.val_rmse = v.mean, s.val_rmse_std = v.std;
   // Ensemble: the mean of the runs' predictions (each at its selected epoch).
   auto mean_of = [&](at::Tensor RunResult::*field) {
     at::Tensor sum;
