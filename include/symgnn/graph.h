@@ -9,6 +9,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <string>
 
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
@@ -64,6 +65,13 @@ SparseMatrix normalized_adjacency(const NodeSet& side);
 /// `block` rows, so memory stays O(block * n).
 EdgeList knn_graph(const at::Tensor& x, int64_t k, int64_t block = 1024);
 
+/// Directed k-NN edges of the rows first..n-1 of x (n x d), by knn_graph's similarity and
+/// tie rule: each of those rows links to its k most similar other rows (src = the row),
+/// nothing links back. A zero row gets no edges. How nodes added after training join a
+/// k-NN graph (symgnn/trained_model.h): they gather from their neighbours, and the trained
+/// nodes' rows stay as they were.
+EdgeList knn_out_edges(const at::Tensor& x, int64_t first, int64_t k, int64_t block = 1024);
+
 /// Completes ds.users.graph and ds.items.graph as cfg asks: "file" keeps the file's
 /// graph (error if none), "knn" builds one from side features (or from training rating
 /// rows when cfg.knn_source = ratings), "identity" uses I, and "auto" takes the file's
@@ -71,5 +79,13 @@ EdgeList knn_graph(const at::Tensor& x, int64_t k, int64_t block = 1024);
 /// of the side features when the set has them), else the identity.
 /// Prints a warning line (to stderr) for every substitution it makes.
 void resolve_graphs(Dataset& ds, const GraphConfig& cfg);
+
+/// After nodes were appended to a resolved side (indices `first`..count-1, inductive
+/// prediction, symgnn/trained_model.h): when that side's graph is a k-NN graph, links each
+/// new node to its cfg.knn_k nearest nodes by the vectors the graph was built from
+/// (knn_out_edges over the training rating rows or the features, per cfg.knn_source).
+/// Returns the entries added (0 for other graphs) and says which vectors in *how.
+int64_t link_new_nodes(Dataset& ds, bool user_side, int64_t first, const GraphConfig& cfg,
+                       std::string* how = nullptr);
 
 }  // namespace symgnn::graph

@@ -18,12 +18,34 @@
 
 namespace symgnn {
 
-/// What `new_ratings` added to a loaded model's data (TrainedModel::load).
+/// What is known about users and items absent from training (inductive prediction,
+/// TrainedModel::load): files in the formats of the data keys of the same names
+/// (docs/config.md), with original ids. Only `ratings` brings new ids; the other files
+/// describe ids that are new (absent from training, present in `ratings`).
+struct NewNodes {
+  std::string ratings;             // "user,item,rating": the new nodes' ratings
+  std::string user_graph_file;     // "a,b[,w]" edges, each touching a new user
+  std::string item_graph_file;     // "a,b[,w]" edges, each touching a new item
+  std::string user_features_file;  // "id,f1,..." one row per new user
+  std::string item_features_file;  // "id,f1,..." one row per new item
+  bool empty() const {
+    return ratings.empty() && user_graph_file.empty() && item_graph_file.empty() &&
+           user_features_file.empty() && item_features_file.empty();
+  }
+};
+
+/// What NewNodes added to a loaded model's data (TrainedModel::load).
 struct NewRatingsSummary {
   std::string file;
-  int64_t ratings = 0;    // ratings read
-  int64_t new_users = 0;  // ids absent from training, appended as users
-  int64_t new_items = 0;  // ids absent from training, appended as items
+  int64_t ratings = 0;         // ratings read
+  int64_t new_users = 0;       // ids absent from training, appended as users
+  int64_t new_items = 0;       // ids absent from training, appended as items
+  int64_t user_edges = 0;      // graph entries added to the new users' rows (file or k-NN)
+  int64_t item_edges = 0;      // graph entries added to the new items' rows
+  int64_t user_features = 0;   // new users given feature rows (the others have zeros)
+  int64_t item_features = 0;   // new items given feature rows
+  std::string user_graph_how;  // "file", "k-NN of ...", or "" (no graph): how new users were linked
+  std::string item_graph_how;
 };
 
 class TrainedModel {
@@ -32,12 +54,18 @@ class TrainedModel {
   /// or "cuda[:N]". Throws DataError when there is no model there or it does not match
   /// its data.
   ///
-  /// `new_ratings`: a "user,item,rating" file of ratings by users (or of items) absent
-  /// from training, for inductive prediction: they join the data as training ratings of
-  /// new nodes (no graph edges, zero side features), and the model computes those nodes'
-  /// representations from them with the trained weights; the weight rows a model keeps
-  /// per node (free embeddings, per-node gates, id inputs) are zero for new nodes. The
-  /// rating mean and scale the model was trained with are kept. Learned models only.
+  /// `new_nodes`, for inductive prediction: the ratings of users (or items) absent from
+  /// training join the data as training ratings of new nodes, and the model computes those
+  /// nodes' representations from them with the trained weights. New nodes join the graphs
+  /// as rows that gather from their neighbours (nothing of training links back to them):
+  /// a k-NN graph links each to its graph.knn_k nearest nodes by the vectors it was built
+  /// from (rating rows or features); a file graph takes the edges of
+  /// new_nodes.user_graph_file / item_graph_file. Their side features are the rows of the
+  /// features files, zeros without. The weight rows a model keeps per node (free
+  /// embeddings, per-node gates, id inputs) are zero for new nodes. The rating mean and
+  /// scale the model was trained with are kept. Learned models only.
+  static TrainedModel load(const std::string& path, const std::string& device, const NewNodes& new_nodes);
+  /// load() with new ratings only (`new_ratings` may be empty: none).
   static TrainedModel load(const std::string& path, const std::string& device = "cpu",
                            const std::string& new_ratings = "");
   TrainedModel(TrainedModel&&) noexcept;
@@ -67,7 +95,7 @@ class TrainedModel {
   /// The items each user rated in the data the model trained on (train and validation
   /// ratings), sorted ascending: what recommendations exclude.
   const std::vector<std::vector<int64_t>>& seen_items() const;
-  /// What load()'s new_ratings added (all zero without).
+  /// What load()'s new nodes added (all zero without).
   const NewRatingsSummary& new_ratings() const;
 
  private:

@@ -22,7 +22,7 @@ struct PredictOptions {
   std::string pairs;
   std::string out;
   std::string unknown = "error";
-  std::string new_ratings;
+  NewNodes new_nodes;
   int64_t threads = -1;
 };
 
@@ -58,7 +58,7 @@ class Fallback {
 
 int run_predict(const PredictOptions& o) {
   train::set_compute_threads(o.threads);
-  const TrainedModel model = TrainedModel::load(o.model_dir, "cpu", o.new_ratings);
+  const TrainedModel model = TrainedModel::load(o.model_dir, "cpu", o.new_nodes);
   const Dataset& ds = model.dataset();
   const data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   std::ifstream in(o.pairs);
@@ -104,11 +104,8 @@ int run_predict(const PredictOptions& o) {
     for (size_t k = 0; k < ui.size(); ++k) p[k] = fallback(ui[k], ii[k]);
   }
   for (size_t k = 0; k < where.size(); ++k) p[where[k]] = known[k];
-  const NewRatingsSummary& added = model.new_ratings();
-  std::cerr << "predict: " << ui.size() << " pair(s) by " << model.name();
-  if (!o.new_ratings.empty())
-    std::cerr << ", with " << added.ratings << " new rating(s) of " << added.new_users << " new user(s) and "
-              << added.new_items << " new item(s) from " << o.new_ratings;
+  std::cerr << "predict: " << ui.size() << " pair(s) by " << model.name()
+            << new_nodes_summary(model.new_ratings());
   std::cerr << "; " << ui.size() - where.size() << " pair(s) with an unknown id took the fallback ("
             << (o.unknown == "error" ? "none" : o.unknown) << ")\n";
   std::ostringstream os;
@@ -140,9 +137,7 @@ void add_predict_command(CLI::App& app) {
                   "pairs with an id the model knows nothing about: error (default), global-mean, item-mean "
                   "(the item's mean training rating, else the global mean), user-mean; mean = global-mean")
       ->check(CLI::IsMember({"error", "mean", "global-mean", "item-mean", "user-mean"}));
-  cmd->add_option("--new-ratings", o->new_ratings,
-                  "'user,item,rating' file of ratings by users (or of items) absent from training: the model "
-                  "computes their representations from these (docs/recommend.md, \"New users\")");
+  add_new_node_options(cmd, o->new_nodes);
   cmd->add_option("--threads", o->threads, "intra-op threads (default: one per core)");
   cmd->callback([o] { run_predict(*o); });
 }

@@ -28,7 +28,7 @@ struct RecommendCliOptions {
   std::string format = "csv";
   int64_t threads = -1;
   std::string device = "cpu";
-  std::string new_ratings;
+  NewNodes new_nodes;
 };
 
 /// Checked before any work: an output path must not be a directory and its folder must exist.
@@ -82,7 +82,7 @@ int run_recommend(const RecommendCliOptions& o) {
   if (!o.out.empty()) check_output_file(o.out, "--out");
   train::set_compute_threads(o.threads);
   const auto t0 = std::chrono::steady_clock::now();
-  const TrainedModel model = TrainedModel::load(o.model_dir, o.device, o.new_ratings);
+  const TrainedModel model = TrainedModel::load(o.model_dir, o.device, o.new_nodes);
   const Dataset& ds = model.dataset();
   const std::vector<int64_t> users = chosen_users(o, ds);
 
@@ -113,8 +113,8 @@ int run_recommend(const RecommendCliOptions& o) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr << "recommend: " << users.size() << " user(s), top " << o.k << " of " << model.items()
             << " items (" << (o.include_seen ? "rated items included" : "rated items excluded") << "), "
-            << model.name() << ", " << std::fixed << std::setprecision(1) << secs << " s"
-            << (o.out.empty() ? "" : ", wrote " + o.out) << "\n";
+            << model.name() << new_nodes_summary(model.new_ratings()) << ", " << std::fixed
+            << std::setprecision(1) << secs << " s" << (o.out.empty() ? "" : ", wrote " + o.out) << "\n";
   return 0;
 }
 
@@ -140,9 +140,7 @@ void add_recommend_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "csv (default) or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
   cmd->add_option("--threads", o->threads, "threads (default: one per core)");
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
-  cmd->add_option("--new-ratings", o->new_ratings,
-                  "'user,item,rating' file of ratings by users absent from training: they can then be "
-                  "given to --user / --users (docs/recommend.md, \"New users\")");
+  add_new_node_options(cmd, o->new_nodes);
   cmd->callback([o] { run_recommend(*o); });
 }
 

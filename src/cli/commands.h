@@ -37,6 +37,8 @@ void apply_runtime(const RunConfig& cfg);
 }  // namespace symgnn::cli
 namespace symgnn {
 struct Evaluation;
+struct NewNodes;
+struct NewRatingsSummary;
 }
 namespace symgnn::cli {
 
@@ -47,6 +49,11 @@ nlohmann::json evaluation_json(const symgnn::Evaluation& ev);
 /// popularity baseline's beside them: train's metrics.json "ranking_at_10".
 nlohmann::json ranking_summary(const std::vector<symgnn::Evaluation>& runs,
                                const symgnn::Evaluation& popularity);
+
+/// --new-ratings and the --new-{user,item}-{graph,features} files (predict, recommend).
+void add_new_node_options(CLI::App* cmd, symgnn::NewNodes& nodes);
+/// ", with N new rating(s) of ..." for the summary line on stderr; "" without new nodes.
+std::string new_nodes_summary(const symgnn::NewRatingsSummary& s);
 
 void add_version_command(CLI::App& app);
 void add_config_command(CLI::App& app);

@@ -31,6 +31,29 @@ at::Tensor top_k_mask(const at::Tensor& s, int64_t k) {
   return above | (at_kth & (rank_among_ties <= still_needed));
 }
 
+/// The k nearest other rows of each row in [first, n) of the unit-normalised xn: (src, dst)
+/// index tensors, src ascending.
+std::pair<at::Tensor, at::Tensor> nearest(const at::Tensor& xn, int64_t first, int64_t k, int64_t block) {
+  const int64_t n = xn.size(0);
+  std::vector<at::Tensor> src, dst;
+  for (int64_t b = first; b < n; b += block) {
+    const int64_t e = std::min(n, b + block);
+    at::Tensor s = xn.slice(0, b, e).mm(xn.t());                    // (e - b) x n
+    s.diagonal(b).fill_(-std::numeric_limits<double>::infinity());  // entries (r, b + r): self
+    const at::Tensor nz = top_k_mask(s, k).nonzero();               // [m, 2]: (row in block, col)
+    src.push_back(nz.select(1, 0) + b);
+    dst.push_back(nz.select(1, 1));
+  }
+  if (src.empty()) return {torch::empty({0}, torch::kLong), torch::empty({0}, torch::kLong)};
+  return {torch::cat(src), torch::cat(dst)};
+}
+
+at::Tensor unit_rows(const at::Tensor& x) {
+  const at::Tensor xf = x.is_floating_point() ? x.detach() : x.detach().to(torch::kFloat);
+  const double eps = 1e-12;
+  return xf / xf.norm(2, {1}, /*keepdim=*/true).clamp_min(eps);
+}
+
 }  // namespace
 
 EdgeList knn_graph(const at::Tensor& x, int64_t k, int64_t block) {
@@ -50,20 +73,7 @@ EdgeList knn_graph(const at::Tensor& x, int64_t k, int64_t block) {
   }
 
   torch::NoGradGuard no_grad;
-  const at::Tensor xf = x.is_floating_point() ? x.detach() : x.detach().to(torch::kFloat);
-  const double eps = 1e-12;
-  const at::Tensor xn = xf / xf.norm(2, {1}, /*keepdim=*/true).clamp_min(eps);
-
-  std::vector<at::Tensor> src, dst;
-  for (int64_t b = 0; b < n; b += block) {
-    const int64_t e = std::min(n, b + block);
-    at::Tensor s = xn.slice(0, b, e).mm(xn.t());                    // (e - b) x n
-    s.diagonal(b).fill_(-std::numeric_limits<double>::infinity());  // entries (r, b + r): self
-    const at::Tensor nz = top_k_mask(s, k).nonzero();               // [m, 2]: (row in block, col)
-    src.push_back(nz.select(1, 0) + b);
-    dst.push_back(nz.select(1, 1));
-  }
-  const at::Tensor s_all = torch::cat(src), d_all = torch::cat(dst);
+  const auto [s_all, d_all] = nearest(unit_rows(x), 0, k, block);
   // Union of both directions: linear keys of (i, j) and (j, i), sorted and deduplicated.
   const at::Tensor key = torch::cat({s_all * n + d_all, d_all * n + s_all});
   const at::Tensor uniq = std::get<0>(torch::unique_consecutive(std::get<0>(torch::sort(key)))).cpu();
@@ -74,6 +84,29 @@ EdgeList knn_graph(const at::Tensor& x, int64_t k, int64_t block) {
   out.dst.reserve(static_cast<size_t>(m));
   out.weight.reserve(static_cast<size_t>(m));
   for (int64_t e = 0; e < m; ++e) out.add(keys[e] / n, keys[e] % n, 1.0f);
+  return out;
+}
+
+EdgeList knn_out_edges(const at::Tensor& x, int64_t first, int64_t k, int64_t block) {
+  TORCH_CHECK(x.dim() == 2, "knn_out_edges: x must be n x d, got ", x.dim(), "-D");
+  TORCH_CHECK(k >= 1 && block >= 1, "knn_out_edges: k and block must be >= 1");
+  const int64_t n = x.size(0);
+  TORCH_CHECK(first >= 0 && first <= n, "knn_out_edges: first row ", first, " outside [0, ", n, "]");
+  EdgeList out;
+  out.num_nodes = n;
+  if (n <= 1 || first == n) return out;
+  torch::NoGradGuard no_grad;
+  const at::Tensor xn = unit_rows(x);
+  const auto [src, dst] = nearest(xn, first, std::min(k, n - 1), block);
+  // A zero query row is equally far from everything: it gets no edges rather than the
+  // first k nodes by the tie rule.
+  const at::Tensor zero = (xn.norm(2, {1}) == 0).cpu();
+  const at::Tensor s = src.cpu(), d = dst.cpu();
+  const int64_t* sp = s.data_ptr<int64_t>();
+  const int64_t* dp = d.data_ptr<int64_t>();
+  const bool* zp = zero.data_ptr<bool>();
+  for (int64_t e = 0; e < s.numel(); ++e)
+    if (!zp[sp[e]]) out.add(sp[e], dp[e], 1.0f);
   return out;
 }
 

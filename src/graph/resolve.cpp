@@ -115,4 +115,17 @@ void resolve_graphs(Dataset& ds, const GraphConfig& cfg) {
   resolve_side(ds, Side::Item, cfg.item_graph, cfg);
 }
 
+int64_t link_new_nodes(Dataset& ds, bool user_side, int64_t first, const GraphConfig& cfg, std::string* how) {
+  NodeSet& set = user_side ? ds.users : ds.items;
+  set.graph.num_nodes = set.count;
+  if (set.graph_origin != GraphOrigin::Knn || first >= set.count) return 0;
+  const Side side = user_side ? Side::User : Side::Item;
+  const bool by_ratings = cfg.knn_source == "ratings";
+  const at::Tensor x = by_ratings ? rating_vectors(ds, side) : feature_vectors(set, ds.name);
+  const EdgeList added = knn_out_edges(x, first, cfg.knn_k);
+  for (size_t e = 0; e < added.size(); ++e) set.graph.add(added.src[e], added.dst[e], added.weight[e]);
+  if (how) *how = std::to_string(cfg.knn_k) + "-NN of the " + (by_ratings ? "rating rows" : "features");
+  return static_cast<int64_t>(added.size());
+}
+
 }  // namespace symgnn::graph

@@ -6,6 +6,7 @@
 #include "data/parsers.h"
 #include "data/text_reader.h"
 #include "symgnn/error.h"
+#include "symgnn/graph.h"
 
 namespace symgnn::infer {
 
@@ -15,7 +16,7 @@ uint64_t pair_key(int64_t u, int64_t i) {
   return (static_cast<uint64_t>(u) << 32) | static_cast<uint64_t>(i);
 }
 
-/// Grows a side to the ids of `index`: explicit ids, isolated graph nodes, zero features.
+/// Grows a side to the ids of `index`: explicit ids, graph rows without edges, zero features.
 int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
   const int64_t added = index.size() - side.count;
   if (added == 0) return 0;
@@ -29,12 +30,10 @@ int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
   return added;
 }
 
-}  // namespace
-
-NewRatingsSummary add_new_ratings(Dataset& ds, const std::string& file) {
+void add_ratings(Dataset& ds, const std::string& file, data::IdIndex& users, data::IdIndex& items,
+                 NewRatingsSummary& s) {
   const std::string text = data::read_text_file(file);
   const std::vector<data::RawRating> raw = data::parse_ratings_text(text, file);
-  data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   data::PairRegistry within_file;  // duplicates inside the file, with both lines
   const RatingList added = data::index_ratings(raw, file, users, items, /*add_new=*/true, within_file);
   std::unordered_set<uint64_t> known;  // pairs the model's data already holds
@@ -55,11 +54,78 @@ NewRatingsSummary add_new_ratings(Dataset& ds, const std::string& file) {
       throw DataError(file, raw[e].line, "rating outside the model's rating range");
     ds.train.add(added.user[e], added.item[e], v);
   }
-  NewRatingsSummary s;
   s.file = file;
   s.ratings = static_cast<int64_t>(added.size());
+}
+
+/// Copies the rows of `file` ("id,f1,...", one per new node of the side: nodes first..)
+/// into the side's (already grown) feature matrix. Returns the rows read.
+int64_t add_features(NodeSet& side, int64_t first, const std::string& file, const char* noun) {
+  if (side.features.empty())
+    throw ConfigError(file + ": the model's " + noun + "s have no side features; drop this file");
+  if (first == side.count)
+    throw ConfigError(file + ": features of new " + noun + "s, but the new ratings bring none");
+  data::IdIndex fresh;  // the new ids only: a row for a trained node is an "unknown id"
+  for (int64_t k = first; k < side.count; ++k) fresh.add(side.ids[static_cast<size_t>(k)]);
+  const FeatureMatrix m = data::parse_features_text(data::read_text_file(file), file, fresh, noun);
+  if (m.cols != side.features.cols)
+    throw DataError(file + ": " + std::to_string(m.cols) + " feature column(s); the model's " + noun +
+                    " features have " + std::to_string(side.features.cols));
+  std::copy(m.values.begin(), m.values.end(), side.features.values.begin() + first * side.features.cols);
+  return m.rows;
+}
+
+/// Adds the entries of the edges file whose row is a new node (the file's graph is
+/// symmetric, so an edge (new, trained) gives the new node's row only). Returns them.
+int64_t add_edges(NodeSet& side, int64_t first, const std::string& file, const char* noun) {
+  if (side.graph_origin != GraphOrigin::File)
+    throw ConfigError(file + ": the model's " + noun + " graph is " +
+                      (side.graph_origin == GraphOrigin::Knn
+                           ? std::string("a k-NN graph, which links new ") + noun + "s by itself"
+                           : std::string("the identity (no graph)")) +
+                      "; drop this file");
+  data::IdIndex ids;
+  for (const auto& id : side.ids) ids.add(id);
+  const EdgeList g = data::parse_edge_list_text(data::read_text_file(file), file, ids, noun);
+  int64_t added = 0;
+  for (size_t e = 0; e < g.size(); ++e) {
+    if (g.src[e] < first && g.dst[e] < first)
+      throw DataError(file + ": edge (" + data::quote(side.ids[static_cast<size_t>(g.src[e])]) + ", " +
+                      data::quote(side.ids[static_cast<size_t>(g.dst[e])]) + ") joins two " + noun +
+                      "s of training; new edges must touch a new " + noun);
+    if (g.src[e] < first) continue;
+    side.graph.add(g.src[e], g.dst[e], g.weight[e]);
+    ++added;
+  }
+  return added;
+}
+
+}  // namespace
+
+NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphConfig& graph) {
+  NewRatingsSummary s;
+  const int64_t first_user = ds.users.count, first_item = ds.items.count;
+  data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
+  if (!nodes.ratings.empty()) add_ratings(ds, nodes.ratings, users, items, s);
   s.new_users = grow_side(ds.users, users);
   s.new_items = grow_side(ds.items, items);
+  if (!nodes.user_features_file.empty())
+    s.user_features = add_features(ds.users, first_user, nodes.user_features_file, "user");
+  if (!nodes.item_features_file.empty())
+    s.item_features = add_features(ds.items, first_item, nodes.item_features_file, "item");
+  // Graph rows after the features: a k-NN graph of features compares the new rows.
+  if (!nodes.user_graph_file.empty()) {
+    s.user_edges = add_edges(ds.users, first_user, nodes.user_graph_file, "user");
+    s.user_graph_how = "file";
+  } else {
+    s.user_edges = graph::link_new_nodes(ds, true, first_user, graph, &s.user_graph_how);
+  }
+  if (!nodes.item_graph_file.empty()) {
+    s.item_edges = add_edges(ds.items, first_item, nodes.item_graph_file, "item");
+    s.item_graph_how = "file";
+  } else {
+    s.item_edges = graph::link_new_nodes(ds, false, first_item, graph, &s.item_graph_how);
+  }
   return s;
 }
 

@@ -1,23 +1,31 @@
 /// @file
-/// Inductive prediction: ratings of users or items absent from training, given at
-/// prediction time (`--new-ratings FILE`, symgnn/trained_model.h). They join the model's
-/// data as training ratings of new nodes, so that the model computes the new nodes'
-/// representations from them (the prior module aggregates the items a new user rated),
-/// with the trained weights. New nodes have no graph edges and zero side features; the
-/// weights of the rows a model keeps per node (free embeddings, per-node gates) start at
-/// zero for them (`grown` in trained_model.cpp).
+/// Inductive prediction: users or items absent from training, described at prediction
+/// time (`--new-ratings FILE` and the --new-* files, symgnn/trained_model.h NewNodes).
+/// Their ratings join the model's data as training ratings of new nodes, so that the model
+/// computes the new nodes' representations from them (the prior module aggregates the
+/// items a new user rated), with the trained weights. Graphs: a new node's row gathers from
+/// its neighbours (its k nearest by the k-NN graph's vectors, or the edges of a new-edges
+/// file); no trained node's row changes. Side features: the rows of a new-features file,
+/// zeros without. The weights of the rows a model keeps per node (free embeddings, per-node
+/// gates) start at zero for new nodes (`grown` in trained_model.cpp).
 #pragma once
 
 #include <string>
 
+#include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/trained_model.h"
 
 namespace symgnn::infer {
 
-/// Appends the ratings of `file` ("user,item,rating" CSV/TSV, the ratings reader's format)
-/// to ds.train; ids not in ds become new users or items at the end. A pair the data
-/// already holds is a DataError naming the line. The graphs must already be resolved.
-NewRatingsSummary add_new_ratings(Dataset& ds, const std::string& file);
+/// Appends `nodes.ratings` ("user,item,rating" CSV/TSV, the ratings reader's format) to
+/// ds.train; ids not in ds become new users or items at the end. Then the new nodes' side
+/// features (rows of the features files, whose columns must match the model's) and graph
+/// rows (a k-NN graph: graph::link_new_nodes; a file graph: the edges of the graph files,
+/// each touching a new node). A pair the data already holds, an edge between two trained
+/// nodes, or a file the model has no use for (features for a side without features, edges
+/// for a side whose graph is not from a file) is an error naming the file. The graphs must
+/// already be resolved with `graph`.
+NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphConfig& graph);
 
 }  // namespace symgnn::infer

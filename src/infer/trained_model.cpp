@@ -89,6 +89,13 @@ static at::Tensor grown(const at::Tensor& saved, const at::Tensor& like) {
 
 TrainedModel TrainedModel::load(const std::string& path, const std::string& device,
                                 const std::string& new_ratings) {
+  NewNodes nodes;
+  nodes.ratings = new_ratings;
+  return load(path, device, nodes);
+}
+
+TrainedModel TrainedModel::load(const std::string& path, const std::string& device,
+                                const NewNodes& new_nodes) {
   const std::string model_path = fs::is_directory(path) ? (fs::path(path) / "model.pt").string() : path;
   if (!fs::is_regular_file(model_path))
     throw DataError(model_path + ": no model here (write one with `symgnn train --out DIR`)");
@@ -102,12 +109,12 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   impl->model = models::sylvester::make_inference_model(impl->cfg, impl->ctx);
   impl->model->to(impl->device);
   impl->members = train::load_model_members(*impl->model, model_path, impl->device);
-  if (!new_ratings.empty()) {
+  if (!new_nodes.empty()) {
     if (impl->cfg.model == "sylvester")
       throw ConfigError(
           "--new-ratings: the Sylv. baseline has no weights to apply to new ratings (its "
           "predictions are a solution of Eq. 1 for the training data); train a learned model");
-    impl->added = infer::add_new_ratings(impl->ds, new_ratings);
+    impl->added = infer::add_new_nodes(impl->ds, new_nodes, impl->cfg.graph);
     // The grown model: its context from the grown data with the trained rating scale, its
     // state the trained one with zero rows for the new nodes.
     models::ModelContext ctx = models::make_context(impl->ds);

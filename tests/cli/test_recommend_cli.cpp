@@ -121,6 +121,40 @@ TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
   }
 }
 
+TEST(RecommendCli, NewUsersFromTheirRatingsAndEdges) {
+  // The synthetic default's user graph comes with the data, so new users' edges are a file.
+  const std::string& d = model_dir();
+  write_file(d, "new_ratings.csv", "user,item,rating\nnew1,0,4\nnew1,1,3\nnew1,2,5\n");
+  write_file(d, "new_edges.csv", "new1,5\nnew1,7\n");
+  std::string out;
+  ASSERT_EQ(
+      run_symgnn("recommend --model " + d + "/run --user new1 --k 3 --new-ratings " + d +
+                     "/new_ratings.csv --new-user-graph " + d + "/new_edges.csv --out " + d + "/new.csv",
+                 &out),
+      0)
+      << out;
+  EXPECT_NE(out.find("1 new user(s)"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 graph entries (file)"), std::string::npos) << out;
+  const auto rows = lines_of(symgnn::testing::read_file(d + "/new.csv"));
+  ASSERT_EQ(rows.size(), 4u);
+  for (size_t r = 1; r < rows.size(); ++r) {
+    EXPECT_EQ(rows[r].substr(0, 5), "new1,") << rows[r];
+    for (const char* rated : {"new1,0,", "new1,1,", "new1,2,"})
+      EXPECT_NE(rows[r].substr(0, 7), rated) << rows[r];
+  }
+  // Edges of trained users only, or for the wrong side: one line, exit 2.
+  write_file(d, "old_edges.csv", "3,5\n");
+  for (const auto& [flag, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"--new-user-graph " + d + "/old_edges.csv", "old_edges.csv"},
+           {"--new-item-graph " + d + "/new_edges.csv", "new_edges.csv"}}) {
+    const std::string args = "predict --model " + d + "/run --pairs " + d +
+                             "/new_ratings.csv --new-ratings " + d + "/new_ratings.csv " + flag;
+    EXPECT_EQ(run_symgnn(args, &out), 2) << args << "\n" << out;
+    EXPECT_NE(out.find(needle), std::string::npos) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  }
+}
+
 TEST(RecommendCli, EveryModelKindWritesTheSameModelDirectory) {
   const std::string& d = model_dir();
   std::string out;

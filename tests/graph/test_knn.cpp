@@ -23,15 +23,15 @@ EdgeSet edges_of(const EdgeList& g) {
   return s;
 }
 
-/// Each node's k most similar others (similarity descending, index ascending), both
-/// directions of every pair kept.
-EdgeSet brute_force(const at::Tensor& x, int64_t k) {
+/// Each node's k most similar others (similarity descending, index ascending) as directed
+/// edges (node, neighbour), for the nodes from `first` on; with `both`, the reverse too.
+EdgeSet brute_force(const at::Tensor& x, int64_t k, int64_t first = 0, bool both = true) {
   const auto xd = x.to(torch::kDouble);
   const int64_t n = xd.size(0);
   std::vector<double> norm(n);
   for (int64_t i = 0; i < n; ++i) norm[i] = std::sqrt((xd[i] * xd[i]).sum().item<double>());
   EdgeSet out;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = first; i < n; ++i) {
     std::vector<std::pair<double, int64_t>> cand;
     for (int64_t j = 0; j < n; ++j) {
       if (j == i) continue;
@@ -42,7 +42,7 @@ EdgeSet brute_force(const at::Tensor& x, int64_t k) {
     std::sort(cand.begin(), cand.end());
     for (int64_t r = 0; r < std::min<int64_t>(k, n - 1); ++r) {
       out.emplace(i, cand[r].second);
-      out.emplace(cand[r].second, i);
+      if (both) out.emplace(cand[r].second, i);
     }
   }
   return out;
@@ -147,6 +147,61 @@ TEST(KnnGraph, DoubleInputAndBadArguments) {
   EXPECT_THROW(knn_graph(x, 0), c10::Error);
   EXPECT_THROW(knn_graph(x, 3, 0), c10::Error);
   EXPECT_THROW(knn_graph(torch::randn({4}), 3), c10::Error);
+}
+
+TEST(KnnOutEdges, LinksTheLastRowsToTheirNearestAndNothingBack) {
+  const auto x = tie_heavy_data(40, 4);  // row 5 is zero
+  for (int64_t first : {0, 30, 39, 40})
+    for (int64_t k : {1, 4})
+      for (int64_t block : {3, 1024}) {
+        const EdgeList g = knn_out_edges(x, first, k, block);
+        EXPECT_EQ(g.num_nodes, 40);
+        EdgeSet expected = brute_force(x, k, first, /*both=*/false);
+        for (auto it = expected.begin(); it != expected.end();)
+          it = it->first == 5 ? expected.erase(it) : ++it;
+        EXPECT_EQ(edges_of(g), expected) << "first " << first << ", k " << k << ", block " << block;
+        for (size_t e = 0; e < g.size(); ++e) EXPECT_GE(g.src[e], first);
+      }
+  EXPECT_EQ(knn_out_edges(x, 2, 3).size(), 3u * 38u - 3u);  // every row from 2 but the zero row 5
+  EXPECT_THROW(knn_out_edges(x, 41, 3), c10::Error);
+}
+
+TEST(KnnOutEdges, NewNodesOfARatingGraphLinkToTheirNearestByRatingRows) {
+  // Users 0..5 rated in training; users 6 and 7 arrive later. The k-NN graph of rating rows
+  // is resolved before they arrive; link_new_nodes then adds their rows only.
+  Dataset ds;
+  ds.users.count = 6;
+  ds.items.count = 4;
+  const float r[8][4] = {{5, 5, 0, 0}, {4, 5, 1, 0}, {0, 0, 5, 4}, {1, 0, 4, 5},
+                         {5, 0, 0, 5}, {0, 5, 5, 0}, {5, 4, 0, 0}, {0, 0, 0, 0}};
+  for (int64_t u = 0; u < 6; ++u)
+    for (int64_t i = 0; i < 4; ++i)
+      if (r[u][i] > 0) ds.train.add(u, i, r[u][i]);
+  GraphConfig cfg;
+  cfg.user_graph = "knn";
+  cfg.item_graph = "identity";
+  cfg.knn_source = "ratings";
+  cfg.knn_k = 2;
+  resolve_graphs(ds, cfg);
+  const EdgeList trained = ds.users.graph;
+  ds.users.count = 8;
+  for (int64_t i = 0; i < 4; ++i)
+    if (r[6][i] > 0) ds.train.add(6, i, r[6][i]);
+  std::string how;
+  EXPECT_EQ(link_new_nodes(ds, true, 6, cfg, &how), 2);  // user 7 has no ratings: no edges
+  EXPECT_EQ(how, "2-NN of the rating rows");
+  EXPECT_EQ(ds.users.graph.num_nodes, 8);
+  ASSERT_EQ(ds.users.graph.size(), trained.size() + 2);
+  for (size_t e = 0; e < trained.size(); ++e) EXPECT_EQ(ds.users.graph.src[e], trained.src[e]);
+  auto rows = torch::zeros({8, 4});
+  for (int64_t u = 0; u < 7; ++u)
+    for (int64_t i = 0; i < 4; ++i) rows[u][i] = r[u][i];
+  EdgeSet added;
+  for (size_t e = trained.size(); e < ds.users.graph.size(); ++e)
+    added.emplace(ds.users.graph.src[e], ds.users.graph.dst[e]);
+  EXPECT_EQ(added, brute_force(rows.slice(0, 0, 7), 2, 6, false));
+  EXPECT_EQ(added, (EdgeSet{{6, 0}, {6, 1}}));
+  EXPECT_EQ(link_new_nodes(ds, false, 4, cfg), 0);  // the identity has no rows to add
 }
 
 }  // namespace
