@@ -6,3 +6,13 @@ bash scripts/setup.sh
 jobs=${SYMGNN_JOBS:-$(nproc)}
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build build -j"$jobs"
+# The Python package (docs/python.md) into the system python3's site-packages, where it
+# was built (python3-dev and pybind11-dev present) and that folder is writable.
+if compgen -G "build/python/symgnn/_core*.so" >/dev/null; then
+  if cmake --install build --component python >/dev/null 2>&1; then
+    echo "build: installed the Python package (import symgnn) for $(command -v /usr/bin/python3 || echo python3)"
+  else
+    echo "build: the Python package is in build/python (PYTHONPATH=build/python); installing it needs root:" \
+         "sudo cmake --install build --component python"
+  fi
+fi

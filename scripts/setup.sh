@@ -11,6 +11,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgtest-dev
   clang libclang-rt-14-dev  # libFuzzer target for the text parsers (scripts/fuzz.sh)
   gnuplot-nox           # figures of the reproduction (docs/results.md)
+  python3-dev pybind11-dev  # the Python package (python/)
+  python3-numpy python3-scipy python3-pandas python3-pytest  # its arrays and its tests
 )
 
 missing=()

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -110,7 +111,7 @@ int run_predict(const PredictOptions& o) {
             << (o.unknown == "error" ? "none" : o.unknown) << ")\n";
   std::ostringstream os;
   os << "user,item,prediction\n";
-  os.precision(6);
+  os.precision(std::numeric_limits<float>::max_digits10);  // round-trips the float exactly
   for (size_t k = 0; k < uid.size(); ++k) os << uid[k] << "," << iid[k] << "," << p[k] << "\n";
   if (o.out.empty())
     std::cout << os.str();

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -90,7 +91,7 @@ int run_recommend(const RecommendCliOptions& o) {
   ro.k = o.k;
   ro.include_seen = o.include_seen;
   std::ostringstream os;
-  os.precision(6);
+  os.precision(std::numeric_limits<float>::max_digits10);  // round-trips the float exactly
   if (o.format == "csv") os << "user,item,prediction,rank\n";
   recommend_each(model, users, ro, [&](const UserRecommendations& r) {
     const std::string& uid = ds.users.id_of(r.user);

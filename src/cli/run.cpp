@@ -7,6 +7,40 @@
 
 namespace symgnn::cli {
 
+namespace {
+
+void add_commands(CLI::App& app) {
+  app.require_subcommand(1);
+  app.set_version_flag("--version", [] { return std::string("symgnn (see `symgnn version` for details)"); });
+  add_version_command(app);
+  add_config_command(app);
+  add_data_command(app);
+  add_train_command(app);
+  add_predict_command(app);
+  add_recommend_command(app);
+  add_evaluate_command(app);
+  add_sylvester_command(app);
+  add_reproduce_command(app);
+  add_tune_command(app);
+  add_blend_command(app);
+}
+
+}  // namespace
+
+void run_or_throw(const std::vector<std::string>& args) {
+  CLI::App app{"symgnn", "symgnn"};
+  add_commands(app);
+  std::vector<const char*> argv{"symgnn"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::RuntimeError& e) {
+    if (e.get_exit_code() != 0) throw Error("symgnn " + (args.empty() ? std::string() : args[0]) + " failed");
+  } catch (const CLI::ParseError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
 int run(int argc, const char* const* argv) {
   CLI::App app{
       "symgnn: geometric matrix completion with Sylvester Multi-Graph Neural Networks.\n"
@@ -21,19 +55,7 @@ int run(int argc, const char* const* argv) {
       "  symgnn tune --data synthetic --config base.conf --space configs/spaces/lowrank.space --budget 20\n"
       "  symgnn blend --models runs/lowrank runs/sylv  # weights fitted on validation, test RMSE\n",
       "symgnn"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", [] { return std::string("symgnn (see `symgnn version` for details)"); });
-  add_version_command(app);
-  add_config_command(app);
-  add_data_command(app);
-  add_train_command(app);
-  add_predict_command(app);
-  add_recommend_command(app);
-  add_evaluate_command(app);
-  add_sylvester_command(app);
-  add_reproduce_command(app);
-  add_tune_command(app);
-  add_blend_command(app);
+  add_commands(app);
   try {
     app.parse(argc, argv);
     return 0;

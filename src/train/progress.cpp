@@ -16,7 +16,15 @@ std::string clock_text(double seconds) {
                 static_cast<long long>(s % 60));
   return buf;
 }
+std::function<void(const ProgressEvent&)>& observer() {
+  static std::function<void(const ProgressEvent&)> f;
+  return f;
+}
 }  // namespace
+
+void set_progress_observer(std::function<void(const ProgressEvent&)> f) {
+  observer() = std::move(f);
+}
 
 Progress::Progress(std::string mode, int64_t log_every) : log_every_(log_every) {
   quiet_ = mode == "quiet";
@@ -31,6 +39,8 @@ void Progress::start_run(int64_t run, int64_t runs, int64_t max_epochs) {
 }
 
 void Progress::epoch(int64_t epoch, double loss, double train_rmse, double val_rmse, double best_val) {
+  if (observer())
+    observer()(ProgressEvent{run_, runs_, epoch, max_epochs_, loss, train_rmse, val_rmse, best_val});
   if (quiet_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
   const double eta =

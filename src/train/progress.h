@@ -4,9 +4,23 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace symgnn::train {
+
+/// One epoch of one run, as an observer sees it.
+struct ProgressEvent {
+  int64_t run = 0, runs = 1;  // run index (0-based) and count
+  int64_t epoch = 0, max_epochs = 0;
+  double loss = 0, train_rmse = 0, val_rmse = 0, best_val = 0;
+};
+
+/// Process-wide: called after every epoch of every run (Progress::epoch), on the training
+/// thread, whatever the progress mode. The Python package (python/src/) draws its bar
+/// and checks for Ctrl-C here: an exception thrown by the observer stops training and
+/// leaves train_sweep (the checkpoints written so far stay). Empty: none.
+void set_progress_observer(std::function<void(const ProgressEvent&)> observer);
 
 class Progress {
  public:

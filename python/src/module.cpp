@@ -1,0 +1,360 @@
+// symgnn._core: the Python package's thin binding of the C++ library (python/symgnn/).
+// Nothing is implemented twice: training runs the CLI's own `train` command in-process
+// (cli::run_or_throw), so a model directory written from Python is the CLI's; prediction,
+// ranking and evaluation are symgnn/trained_model.h and symgnn/recommend.h; the parameter
+// table is the config's field list (symgnn/config.h). The GIL is released while C++ works;
+// the progress observer (train/progress.h) takes it back once per epoch to report progress
+// and to check for Ctrl-C.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <type_traits>
+
+#include "cli/commands.h"
+#include "models/sylvester/sylvester.h"
+#include "symgnn/config.h"
+#include "symgnn/error.h"
+#include "symgnn/graph.h"
+#include "symgnn/recommend.h"
+#include "symgnn/trained_model.h"
+#include "train/progress.h"
+#include "train/runtime.h"
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+using namespace symgnn;
+
+namespace {
+
+/// std::cout and std::cerr sent nowhere for the lifetime of the guard (verbose=False).
+class Silence {
+ public:
+  explicit Silence(bool on) : on_(on) {
+    if (!on_) return;
+    out_ = std::cout.rdbuf(&null_);
+    err_ = std::cerr.rdbuf(&null_);
+  }
+  ~Silence() {
+    if (!on_) return;
+    std::cout.rdbuf(out_);
+    std::cerr.rdbuf(err_);
+  }
+
+ private:
+  struct NullBuffer : std::streambuf {
+    int overflow(int c) override { return c; }
+  };
+  bool on_;
+  NullBuffer null_;
+  std::streambuf* out_ = nullptr;
+  std::streambuf* err_ = nullptr;
+};
+
+/// The observer for the duration of a call, removed on every exit path.
+class ObserverScope {
+ public:
+  explicit ObserverScope(std::function<void(const train::ProgressEvent&)> f) {
+    train::set_progress_observer(std::move(f));
+  }
+  ~ObserverScope() { train::set_progress_observer(nullptr); }
+};
+
+/// One row per config key: what the Python parameters are generated from.
+py::list config_fields(const std::string& preset) {
+  RunConfig cfg = preset_config(preset);
+  py::list out;
+  cfg.visit_sections([&](const char* section, auto& sec) {
+    sec.visit([&](const char* name, auto& field, const char* doc, Check check) {
+      using T = std::decay_t<decltype(field)>;
+      py::dict row;
+      row["key"] = std::string(section) + "." + name;
+      row["section"] = section;
+      row["name"] = name;
+      row["doc"] = doc;
+      if constexpr (std::is_same_v<T, bool>)
+        row["type"] = "bool";
+      else if constexpr (std::is_integral_v<T>)
+        row["type"] = "int";
+      else if constexpr (std::is_floating_point_v<T>)
+        row["type"] = "float";
+      else
+        row["type"] = "str";
+      row["default"] = field;
+      row["min"] = check.min;
+      row["max"] = check.max;
+      row["choices"] = std::string(check.choices);
+      out.append(row);
+    });
+  });
+  return out;
+}
+
+/// The configuration a fit would use, as `key = value` text: the preset, the config file,
+/// then the assignments; every value checked (ConfigError names the key).
+std::string resolve_config(const std::string& preset, const std::string& config_file,
+                           const std::vector<std::string>& sets) {
+  RunConfig cfg = start_config(preset, config_file);
+  for (const auto& s : sets) apply_override(cfg, s);
+  check_config(cfg);
+  return to_text(cfg);
+}
+
+/// `symgnn <args>` in-process, the GIL released; `on_epoch(dict)` once per epoch with the
+/// GIL held (it may raise, e.g. KeyboardInterrupt from the signal check, to stop).
+void run_command(const std::vector<std::string>& args, bool verbose, py::object on_epoch) {
+  auto observer = [on_epoch](const train::ProgressEvent& e) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (on_epoch.is_none()) return;
+    py::dict d;
+    d["run"] = e.run;
+    d["runs"] = e.runs;
+    d["epoch"] = e.epoch;
+    d["max_epochs"] = e.max_epochs;
+    d["loss"] = e.loss;
+    d["train_rmse"] = e.train_rmse;
+    d["val_rmse"] = e.val_rmse;
+    d["best_val"] = e.best_val;
+    on_epoch(d);
+  };
+  ObserverScope scope(observer);
+  py::gil_scoped_release release;
+  Silence quiet(!verbose);
+  cli::run_or_throw(args);
+}
+
+/// A dataset as Python sees it: ids and the rating lists (indices into the ids).
+py::dict load_dataset_info(const std::vector<std::string>& sets) {
+  RunConfig cfg = preset_config("paper");
+  for (const auto& s : sets) apply_override(cfg, s);
+  Dataset ds;
+  {
+    py::gil_scoped_release release;
+    ds = load_dataset(cfg.data);
+  }
+  auto ids = [](const NodeSet& n) {
+    std::vector<std::string> v;
+    v.reserve(static_cast<size_t>(n.count));
+    for (int64_t k = 0; k < n.count; ++k) v.push_back(n.id_of(k));
+    return v;
+  };
+  auto ratings = [](const RatingList& r) {
+    return py::make_tuple(py::array_t<int64_t>(r.user.size(), r.user.data()),
+                          py::array_t<int64_t>(r.item.size(), r.item.data()),
+                          py::array_t<float>(r.value.size(), r.value.data()));
+  };
+  py::dict d;
+  d["name"] = ds.name;
+  d["user_ids"] = ids(ds.users);
+  d["item_ids"] = ids(ds.items);
+  d["train"] = ratings(ds.train);
+  d["validation"] = ratings(ds.validation);
+  d["test"] = ratings(ds.test);
+  d["rating_min"] = ds.rating_min;
+  d["rating_max"] = ds.rating_max;
+  d["user_graph_edges"] = ds.users.graph.size();
+  d["item_graph_edges"] = ds.items.graph.size();
+  d["user_feature_columns"] = ds.users.features.cols;
+  d["item_feature_columns"] = ds.items.features.cols;
+  return d;
+}
+
+std::vector<int64_t> as_indices(const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& a) {
+  return std::vector<int64_t>(a.data(), a.data() + a.size());
+}
+
+/// A side's graph as a SparseMatrix from COO arrays: At = D^-1/2 A D^-1/2 when
+/// `normalize` (what Eq. 1 takes, as `symgnn sylvester` does), else A as given.
+graph::SparseMatrix side_matrix(int64_t n, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols,
+                                const std::vector<double>& values, bool normalize, const char* which) {
+  if (rows.size() != cols.size() || rows.size() != values.size())
+    throw ConfigError(std::string(which) + ": rows, columns and values differ in length");
+  NodeSet side;
+  side.count = n;
+  side.graph.num_nodes = n;
+  side.graph_origin = GraphOrigin::File;
+  for (size_t e = 0; e < rows.size(); ++e) {
+    if (rows[e] < 0 || rows[e] >= n || cols[e] < 0 || cols[e] >= n)
+      throw ConfigError(std::string(which) + ": entry (" + std::to_string(rows[e]) + ", " +
+                        std::to_string(cols[e]) + ") outside the " + std::to_string(n) + " x " +
+                        std::to_string(n) + " matrix");
+    side.graph.add(rows[e], cols[e], static_cast<float>(values[e]));
+  }
+  if (normalize) return graph::normalized_adjacency(side);
+  const auto len = static_cast<int64_t>(rows.size());
+  return graph::from_coo(n, n, torch::tensor(rows, torch::kLong).view({len}),
+                         torch::tensor(cols, torch::kLong).view({len}),
+                         torch::tensor(values, torch::kDouble).view({len}).to(torch::kFloat));
+}
+
+py::tuple sylvester_solve(int64_t n1, std::vector<int64_t> r1, std::vector<int64_t> c1,
+                          std::vector<double> v1, int64_t n2, std::vector<int64_t> r2,
+                          std::vector<int64_t> c2, std::vector<double> v2,
+                          py::array_t<double, py::array::c_style | py::array::forcecast> prior, double alpha,
+                          const std::string& solver, double tol, int64_t max_iter, bool normalize) {
+  if (prior.ndim() != 2 || prior.shape(0) != n1 || prior.shape(1) != n2)
+    throw ConfigError("prior: expected a " + std::to_string(n1) + " x " + std::to_string(n2) + " matrix");
+  const graph::SparseMatrix at1 = side_matrix(n1, r1, c1, v1, normalize, "user_graph");
+  const graph::SparseMatrix at2 = side_matrix(n2, r2, c2, v2, normalize, "item_graph");
+  const at::Tensor h = torch::from_blob(const_cast<double*>(prior.data()), {n1, n2}, torch::kDouble).clone();
+  models::sylvester::SolverOptions opts;
+  opts.alpha = alpha;
+  opts.tol = tol;
+  opts.max_iter = max_iter;
+  models::sylvester::SolverResult r;
+  {
+    py::gil_scoped_release release;
+    r = models::sylvester::solve(solver, at1, at2, h, opts);
+  }
+  const at::Tensor x = r.x.to(torch::kCPU, torch::kDouble).contiguous();
+  py::array_t<double> out({n1, n2});
+  std::copy(x.data_ptr<double>(), x.data_ptr<double>() + x.numel(), out.mutable_data());
+  py::dict report;
+  report["solver"] = r.solver;
+  report["iterations"] = r.iterations;
+  report["relative_residual"] = r.relative_residual;
+  report["converged"] = r.converged;
+  report["seconds"] = r.seconds;
+  report["operator_applications"] = r.operator_applications;
+  return py::make_tuple(out, report);
+}
+
+/// Python's exception classes (python/symgnn/_errors.py) for the C++ ones.
+void register_errors() {
+  py::register_exception_translator([](std::exception_ptr p) {
+    if (!p) return;
+    const py::module_ errors = py::module_::import("symgnn._errors");
+    try {
+      std::rethrow_exception(p);
+    } catch (const DataError& e) {
+      const std::string what = e.what();
+      const bool missing = what.find("cannot open (missing or unreadable file)") != std::string::npos;
+      PyErr_SetString(errors.attr(missing ? "MissingFileError" : "DataError").ptr(), e.what());
+    } catch (const ConfigError& e) {
+      PyErr_SetString(errors.attr("ConfigError").ptr(), e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(errors.attr("Error").ptr(), e.what());
+    } catch (const c10::Error& e) {
+      // A LibTorch failure: its first line only (no C++ trace in Python).
+      const std::string what = e.what_without_backtrace();
+      PyErr_SetString(errors.attr("Error").ptr(), what.substr(0, what.find('\n')).c_str());
+    }
+  });
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "symgnn's C++ core (use the symgnn package, not this module)";
+  register_errors();
+  m.def("config_fields", &config_fields, py::arg("preset"),
+        "Every config key: key, section, name, type, default (under `preset`), doc, min, max, choices");
+  m.def("preset_names", [] { return std::string(preset_names()); });
+  m.def("default_preset", [] { return std::string(default_preset()); });
+  m.def("resolve_config", &resolve_config, py::arg("preset"), py::arg("config_file"), py::arg("sets"));
+  m.def("run_command", &run_command, py::arg("args"), py::arg("verbose"), py::arg("on_epoch"));
+  m.def("load_dataset", &load_dataset_info, py::arg("sets"));
+  m.def(
+      "set_threads", [](int64_t n) { train::set_compute_threads(n); }, py::arg("n"));
+  m.def(
+      "keep_freed_memory", [] { train::keep_freed_memory(); },
+      "keep freed memory in the heap, as the symgnn command does (src/train/runtime.cpp)");
+  m.def("sylvester_solve", &sylvester_solve);
+
+  py::class_<TrainedModel>(m, "TrainedModel")
+      .def(py::init([](const std::string& path, const std::string& device, const std::string& ratings,
+                       const std::string& user_graph, const std::string& item_graph,
+                       const std::string& user_features, const std::string& item_features) {
+             NewNodes nodes{ratings, user_graph, item_graph, user_features, item_features};
+             py::gil_scoped_release release;
+             return std::make_unique<TrainedModel>(TrainedModel::load(path, device, nodes));
+           }),
+           py::arg("path"), py::arg("device") = "cpu", py::arg("new_ratings") = "",
+           py::arg("new_user_graph") = "", py::arg("new_item_graph") = "", py::arg("new_user_features") = "",
+           py::arg("new_item_features") = "")
+      .def_property_readonly("users", &TrainedModel::users)
+      .def_property_readonly("items", &TrainedModel::items)
+      .def_property_readonly("name", &TrainedModel::name)
+      .def_property_readonly("rating_min", &TrainedModel::rating_min)
+      .def_property_readonly("rating_max", &TrainedModel::rating_max)
+      .def_property_readonly("global_mean", &TrainedModel::global_mean)
+      .def("config_text",
+           [](const TrainedModel& t) {
+             RunConfig c = t.config();
+             return to_text(c);
+           })
+      .def("user_ids",
+           [](const TrainedModel& t) {
+             std::vector<std::string> v;
+             for (int64_t k = 0; k < t.users(); ++k) v.push_back(t.dataset().users.id_of(k));
+             return v;
+           })
+      .def("item_ids",
+           [](const TrainedModel& t) {
+             std::vector<std::string> v;
+             for (int64_t k = 0; k < t.items(); ++k) v.push_back(t.dataset().items.id_of(k));
+             return v;
+           })
+      .def("seen_items",
+           [](const TrainedModel& t, int64_t u) { return t.seen_items().at(static_cast<size_t>(u)); })
+      .def("predict",
+           [](const TrainedModel& t,
+              const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& users,
+              const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& items) {
+             const std::vector<int64_t> u = as_indices(users), i = as_indices(items);
+             std::vector<float> p;
+             {
+               py::gil_scoped_release release;
+               p = t.predict(u, i);
+             }
+             return py::array_t<float>(p.size(), p.data());
+           })
+      .def("recommend",
+           [](const TrainedModel& t,
+              const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& users, int64_t k,
+              bool include_seen) {
+             const std::vector<int64_t> u = as_indices(users);
+             RecommendOptions ro;
+             ro.k = k;
+             ro.include_seen = include_seen;
+             std::vector<UserRecommendations> r;
+             {
+               py::gil_scoped_release release;
+               r = recommend(t, u, ro);
+             }
+             py::list out;
+             for (const auto& x : r) out.append(py::make_tuple(x.user, x.items, x.scores));
+             return out;
+           })
+      .def("evaluate",
+           [](const TrainedModel& t, const std::vector<int64_t>& ks, double relevant_min, bool popularity) {
+             EvaluateOptions eo;
+             eo.ks = ks;
+             eo.relevant_min = relevant_min;
+             Evaluation ev;
+             {
+               py::gil_scoped_release release;
+               ev = popularity ? evaluate_popularity(t, eo) : evaluate(t, eo);
+             }
+             return cli::evaluation_json(ev).dump();
+           })
+      .def("new_nodes", [](const TrainedModel& t) {
+        const NewRatingsSummary& s = t.new_ratings();
+        py::dict d;
+        d["ratings"] = s.ratings;
+        d["new_users"] = s.new_users;
+        d["new_items"] = s.new_items;
+        d["user_edges"] = s.user_edges;
+        d["item_edges"] = s.item_edges;
+        d["user_features"] = s.user_features;
+        d["item_features"] = s.item_features;
+        return d;
+      });
+}

@@ -1,0 +1,27 @@
+"""symgnn: geometric matrix completion with Sylvester Multi-Graph Neural Networks.
+
+A thin Python layer over the C++ core (the same code as the `symgnn` command line):
+
+    import symgnn
+    data = symgnn.load_dataset("../shared/data/ml-100k", split="u1")
+    model = symgnn.SyMGNN(config="configs/ml100k_lowrank_encoder.conf").fit(data)
+    print(model.score(data))            # test RMSE
+    print(model.recommend("1", k=10))   # top 10 for user 1
+    model.save("runs/ml100k")           # a directory `symgnn predict --model` reads
+"""
+
+import os as _os
+
+# As the symgnn command does (src/cli/main.cpp): GNU OpenMP reads its wait policy when it
+# is loaded, which is when the C++ core below is imported; spin-waiting threads made
+# element-wise ops 10-50x slower under CPU contention. A policy the user set is kept.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from . import sylvester  # noqa: E402
+from ._errors import ConfigError, DataError, Error, MissingFileError
+from .dataset import Dataset, load_dataset
+from .estimator import SyMGNN, load
+from .model import Model
+
+__all__ = ["SyMGNN", "Model", "Dataset", "load_dataset", "load", "sylvester", "Error", "ConfigError",
+           "DataError", "MissingFileError"]

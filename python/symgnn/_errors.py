@@ -1,0 +1,18 @@
+"""The exceptions symgnn raises. Every message is the command line's one-line error:
+it names the file and line, or the parameter, and what is wrong."""
+
+
+class Error(Exception):
+    """Base class of every symgnn error."""
+
+
+class ConfigError(Error, ValueError):
+    """A parameter or argument out of range, unknown or in conflict with another."""
+
+
+class DataError(Error, ValueError):
+    """A data, graph, features or model file that cannot be used (file and line named)."""
+
+
+class MissingFileError(Error, FileNotFoundError):
+    """A file or model directory that does not exist."""

@@ -1,0 +1,207 @@
+"""SyMGNN: the scikit-learn-style estimator. fit() runs the command line's own `train`
+in-process (the GIL released), so the model directory it writes is the one
+`symgnn train --out DIR` writes: `symgnn predict` reads it, and symgnn.load() reads
+directories the command line wrote."""
+
+import json
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from . import _core, _params
+from ._errors import ConfigError, MissingFileError
+from ._progress import Progress
+from .dataset import Dataset, load_dataset
+from .model import Model
+
+
+class SyMGNN:
+    __doc__ = (
+        "Geometric matrix completion with a Sylvester Multi-Graph Neural Network.\n\n"
+        "Parameters left at None take their value from the preset (and the config file);\n"
+        "each config key 'section.name' is the parameter 'section_name'.\n\n"
+        "Parameters\n----------\n" + _params.docstring()
+    )
+
+    def __init__(self, model="lowrank", variant=None, preset=None, config=None, seed=1, device="cpu",
+                 threads=None, verbose=True, **params):
+        for name, value in _params.EXPLICIT.items():
+            setattr(self, name, locals()[name])
+        self._check_names(params)
+        for name in _params.FIELDS:
+            setattr(self, name, params.get(name))
+        self.model_ = None
+        self._workdir = None
+
+    # ---- scikit-learn protocol ----
+    def get_params(self, deep=True):
+        names = list(_params.EXPLICIT) + list(_params.FIELDS)
+        return {n: getattr(self, n) for n in names}
+
+    def set_params(self, **params):
+        self._check_names({k: v for k, v in params.items() if k not in _params.EXPLICIT})
+        for k, v in params.items():
+            setattr(self, k, v)
+        return self
+
+    @staticmethod
+    def _check_names(params):
+        for name in params:
+            if name not in _params.FIELDS:
+                raise ConfigError(f"unknown parameter {name!r} (parameters are config keys with '_' for '.', "
+                                  f"e.g. lowrank_hidden; see help(symgnn.SyMGNN))")
+
+    def _assignments(self):
+        sets = []
+        if self.variant is not None:
+            sets.append(f"{self.model or 'lowrank'}.variant={self.variant}")
+        if self.seed is not None:
+            sets.append(f"train.seed={int(self.seed)}")
+        if self.device is not None:
+            sets.append(f"train.device={self.device}")
+        if self.threads is not None:
+            sets.append(f"train.threads={int(self.threads)}")
+        for name, f in _params.FIELDS.items():
+            value = getattr(self, name)
+            if value is not None:
+                sets.append(f"{f['key']}={_params.to_text(value)}")
+        return sets
+
+    def config_text(self, data=None):
+        """The configuration fit() would use, as 'key = value' lines (checked: a bad value
+        raises ConfigError naming the parameter's key)."""
+        sets = ([] if data is None else _as_dataset(data).settings())
+        if self.model is not None:
+            sets.append(f"model={self.model}")
+        return _core.resolve_config(self.preset or "", self._config_file(), sets + self._assignments())
+
+    def _config_file(self):
+        if self.config is None:
+            return ""
+        if not os.path.isfile(self.config):
+            raise MissingFileError(f"{self.config}: no such config file")
+        return os.path.abspath(self.config)
+
+    def fit(self, data, out=None):
+        """Trains on `data` (a Dataset, or a source for load_dataset) and keeps the model.
+
+        out: the model directory to write (default: a temporary one; save() copies it).
+        Ctrl-C stops training with KeyboardInterrupt; the checkpoints written so far stay in
+        `out` (`symgnn train --resume OUT` continues them)."""
+        ds = _as_dataset(data)
+        self.config_text(ds)  # every value checked before any work
+        if out is None:
+            self._workdir = tempfile.TemporaryDirectory(prefix="symgnn-")
+            out = os.path.join(self._workdir.name, "model")
+        out = os.path.abspath(os.fspath(out))
+        args = ["train", "--data", ds.source, "--out", out, "--no-compare", "--progress", "quiet"]
+        if self.preset:
+            args += ["--preset", self.preset]
+        if self.config:
+            args += ["--config", self._config_file()]
+        if self.model:
+            args += ["--model", self.model]
+        for s in ds.settings()[1:] + self._assignments():
+            args += ["--set", s]
+        _core.keep_freed_memory()  # as the symgnn command does: epochs reuse large tensors
+        progress = Progress(self.verbose)
+        try:
+            _core.run_command(args, bool(self.verbose), progress)
+        finally:
+            progress.close()
+        self._load(out)
+        return self
+
+    def _load(self, path):
+        self.model_ = Model(path, device=self.device or "cpu")
+        self.path_ = path
+        metrics = os.path.join(path, "metrics.json")
+        self.metrics_ = json.load(open(metrics)) if os.path.exists(metrics) else {}
+        return self
+
+    def _fitted(self):
+        if self.model_ is None:
+            raise ConfigError("this SyMGNN is not fitted yet: call fit() or symgnn.load()")
+        return self.model_
+
+    def predict(self, users, items=None):
+        """Predicted ratings of (user, item) pairs by original id: predict(users, items),
+        predict(DataFrame with user and item columns), or predict(Dataset) for its test
+        ratings."""
+        if isinstance(users, Dataset):
+            users, items, _ = users.ratings("test")
+        return self._fitted().predict(users, items)
+
+    def score(self, users, items=None, ratings=None):
+        """RMSE of the predictions: score(Dataset) on its test ratings, score(users, items,
+        ratings), or score(DataFrame with user, item, rating)."""
+        if isinstance(users, Dataset):
+            users, items, ratings = users.ratings("test")
+        elif items is None and hasattr(users, "columns"):
+            users, items, ratings = users["user"], users["item"], users["rating"]
+        p = self.predict(users, items)
+        r = np.asarray(ratings, dtype=float)
+        return float(np.sqrt(np.mean((p - r) ** 2)))
+
+    def recommend(self, users, k=10, exclude_seen=True):
+        """The top k items of each user (original ids); see Model.recommend."""
+        return self._fitted().recommend(users, k, exclude_seen)
+
+    def evaluate(self, k=(5, 10, 20), relevant_min=None):
+        """RMSE, MAE and ranking metrics on the test ratings; see Model.evaluate."""
+        return self._fitted().evaluate(k, relevant_min)
+
+    def save(self, path):
+        """Copies the model directory to `path` (a directory `symgnn predict --model` reads)."""
+        src = self._fitted().path
+        path = os.fspath(path)
+        if os.path.abspath(path) == os.path.abspath(src):
+            return path
+        if os.path.exists(path):
+            raise ConfigError(f"{path}: exists; save() does not overwrite")
+        tmp = path + ".tmp-" + str(os.getpid())
+        shutil.copytree(src, tmp)
+        os.rename(tmp, path)
+        return path
+
+    def __repr__(self):
+        changed = {k: v for k, v in self.get_params().items()
+                   if v is not None and v != _params.EXPLICIT.get(k)}
+        return "SyMGNN(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"
+
+
+def load(path, device="cpu", verbose=True):
+    """A SyMGNN from a model directory (written by fit() and save(), or by the command line's
+    `symgnn train --out`), with its parameters read from the model's configuration."""
+    model = Model(path, device=device)
+    cfg = model.config()
+    params = {}
+    for name, f in _params.FIELDS.items():
+        if f["key"] in cfg:
+            params[name] = _parse(cfg[f["key"]], f["type"])
+    est = SyMGNN(model=cfg.get("model", "lowrank"), preset=cfg.get("preset"),
+                 seed=int(cfg.get("train.seed", 1)), device=device, verbose=verbose, **params)
+    est.model_ = model
+    est.path_ = model.path
+    metrics = os.path.join(model.path if os.path.isdir(model.path) else os.path.dirname(model.path),
+                           "metrics.json")
+    est.metrics_ = json.load(open(metrics)) if os.path.exists(metrics) else {}
+    return est
+
+
+def _parse(text, kind):
+    if kind == "bool":
+        return text == "true"
+    if kind == "int":
+        return int(text)
+    if kind == "float":
+        return float(text)
+    return text
+
+
+def _as_dataset(data):
+    if isinstance(data, Dataset):
+        return data
+    return load_dataset(data)

@@ -1,0 +1,110 @@
+"""The estimator: parameters generated from the config's field list, fit / predict /
+save / load, and model directories shared with the command line (to 1e-6)."""
+
+import os
+
+import numpy as np
+import pytest
+
+import symgnn
+from symgnn import _params
+from conftest import FAST, run_cli
+
+
+def test_every_config_key_is_a_parameter_with_its_doc():
+    code, out = run_cli("config", "--defaults")
+    assert code == 0, out
+    keys = set()
+    for line in out.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "=" in line:
+            keys.add(line.split("=", 1)[0].strip())
+    section_keys = {k for k in keys if "." in k and not k.startswith("data.")}
+    assert section_keys, out
+    generated = {f["key"] for f in _params.FIELDS.values()} | {"train.seed", "train.device", "train.threads"}
+    assert section_keys == generated
+    doc = symgnn.SyMGNN.__doc__
+    for name, f in _params.FIELDS.items():
+        assert f"{name} : {f['type']}" in doc
+        assert f["doc"] in doc
+
+
+def test_get_and_set_params_round_trip():
+    m = symgnn.SyMGNN(lowrank_hidden=32, train_epochs=10)
+    p = m.get_params()
+    assert p["lowrank_hidden"] == 32 and p["train_epochs"] == 10 and p["model"] == "lowrank"
+    assert p["lowrank_layers"] is None  # from the preset
+    m2 = symgnn.SyMGNN(**p)
+    assert m2.get_params() == p
+    assert m.set_params(lowrank_hidden=8) is m and m.lowrank_hidden == 8
+    with pytest.raises(symgnn.ConfigError, match="lowrank_hiden"):
+        symgnn.SyMGNN(lowrank_hiden=3)
+    with pytest.raises(ValueError):
+        m.set_params(no_such_key=1)
+
+
+def test_bad_values_name_the_key_before_any_work():
+    with pytest.raises(symgnn.ConfigError, match="lowrank.hidden"):
+        symgnn.SyMGNN(lowrank_hidden=0, verbose=False).fit("synthetic")
+    with pytest.raises(symgnn.ConfigError, match="graph.user_graph"):
+        symgnn.SyMGNN(graph_user_graph="nope", verbose=False).config_text()
+    with pytest.raises(symgnn.MissingFileError):
+        symgnn.SyMGNN(config="/nonexistent.conf").config_text()
+
+
+def test_fit_predict_save_load_round_trip(fitted, tmp_path):
+    model, out = fitted
+    assert os.path.exists(out / "model.pt") and os.path.exists(out / "metrics.json")
+    data = symgnn.load_dataset("synthetic")
+    users, items, ratings = data.ratings("test")
+    p = model.predict(users, items)
+    assert p.shape == (len(ratings),) and np.all(np.isfinite(p))
+    rmse = model.score(data)
+    assert abs(rmse - model.metrics_["test_rmse"]) < 1e-4
+    saved = model.save(tmp_path / "copy")
+    again = symgnn.load(saved)
+    np.testing.assert_allclose(again.predict(users, items), p, atol=1e-6)
+    assert again.lowrank_hidden == 16 and again.train_epochs == 8
+    top = again.recommend(users[0], k=5)
+    assert list(top["rank"]) == [1, 2, 3, 4, 5]
+    assert set(top["user"]) == {users[0]}
+    ev = again.evaluate(k=[5, 10])
+    assert abs(ev["rmse"] - rmse) < 1e-4 and "precision@10" in ev["ranking"]
+    with pytest.raises(symgnn.ConfigError, match="exists"):
+        model.save(saved)
+
+
+def test_a_cli_model_loads_in_python_with_the_same_predictions(tmp_path):
+    out = tmp_path / "cli"
+    code, text = run_cli("train", "--quiet", "--no-compare", "--variant", "G", "--epochs", "6", "--threads", "1",
+                         "--set", "lowrank.hidden=16", "--out", out)
+    assert code == 0, text
+    data = symgnn.load_dataset("synthetic")
+    users, items, _ = data.ratings("test")
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("user,item\n" + "".join(f"{u},{i}\n" for u, i in zip(users, items)))
+    code, text = run_cli("predict", "--model", out, "--pairs", pairs, "--out", tmp_path / "cli.csv")
+    assert code == 0, text
+    cli = np.loadtxt(tmp_path / "cli.csv", delimiter=",", skiprows=1, usecols=2)
+    py = symgnn.load(out).predict(users, items)
+    np.testing.assert_allclose(py, cli, atol=1e-6)
+    exact = symgnn.Model(out).predict(users, items)
+    np.testing.assert_allclose(py, exact, atol=1e-6)
+
+
+def test_a_python_model_predicts_the_same_from_the_cli(fitted, tmp_path):
+    model, out = fitted
+    data = symgnn.load_dataset("synthetic")
+    users, items, _ = data.ratings("test")
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("user,item\n" + "".join(f"{u},{i}\n" for u, i in zip(users[:200], items[:200])))
+    code, text = run_cli("predict", "--model", out, "--pairs", pairs, "--out", tmp_path / "p.csv")
+    assert code == 0, text
+    cli = np.loadtxt(tmp_path / "p.csv", delimiter=",", skiprows=1, usecols=2)
+    np.testing.assert_allclose(model.predict(users[:200], items[:200]), cli, atol=1e-6)
+
+
+def test_verbose_false_is_silent(capfd):
+    symgnn.SyMGNN(**dict(FAST, train_epochs=2)).fit("synthetic")
+    captured = capfd.readouterr()
+    assert captured.out == "" and captured.err == ""
