@@ -3,7 +3,7 @@
 ML-100K u1 config (configs/ml100k_lowrank_encoder.conf, one seed) trained by
 `symgnn train` and by symgnn.SyMGNN.fit, alternately (CLI, Python, Python, CLI), wall
 clock of each, and the overhead of the means. Both write a full model directory (fit()
-also loads it back). About 10 minutes on 2 cores.
+also loads it back). About 6 minutes on 2 cores.
 
     PYTHONPATH=build/python python3 bench/bench_python_overhead.py [--repeats 2] [--threads 2]
 """

@@ -271,14 +271,15 @@ PYBIND11_MODULE(_core, m) {
   py::class_<TrainedModel>(m, "TrainedModel")
       .def(py::init([](const std::string& path, const std::string& device, const std::string& ratings,
                        const std::string& user_graph, const std::string& item_graph,
-                       const std::string& user_features, const std::string& item_features) {
+                       const std::string& user_features, const std::string& item_features, bool verbose) {
              NewNodes nodes{ratings, user_graph, item_graph, user_features, item_features};
              py::gil_scoped_release release;
+             Silence quiet(!verbose);  // the graph notes of loading the data
              return std::make_unique<TrainedModel>(TrainedModel::load(path, device, nodes));
            }),
            py::arg("path"), py::arg("device") = "cpu", py::arg("new_ratings") = "",
            py::arg("new_user_graph") = "", py::arg("new_item_graph") = "", py::arg("new_user_features") = "",
-           py::arg("new_item_features") = "")
+           py::arg("new_item_features") = "", py::arg("verbose") = true)
       .def_property_readonly("users", &TrainedModel::users)
       .def_property_readonly("items", &TrainedModel::items)
       .def_property_readonly("name", &TrainedModel::name)

@@ -115,7 +115,7 @@ class SyMGNN:
         return self
 
     def _load(self, path):
-        self.model_ = Model(path, device=self.device or "cpu")
+        self.model_ = Model(path, device=self.device or "cpu", verbose=bool(self.verbose))
         self.path_ = path
         metrics = os.path.join(path, "metrics.json")
         self.metrics_ = json.load(open(metrics)) if os.path.exists(metrics) else {}
@@ -175,7 +175,7 @@ class SyMGNN:
 def load(path, device="cpu", verbose=True):
     """A SyMGNN from a model directory (written by fit() and save(), or by the command line's
     `symgnn train --out`), with its parameters read from the model's configuration."""
-    model = Model(path, device=device)
+    model = Model(path, device=device, verbose=verbose)
     cfg = model.config()
     params = {}
     for name, f in _params.FIELDS.items():

@@ -15,10 +15,11 @@ class Model:
 
     new_ratings, new_user_graph, new_item_graph, new_user_features, new_item_features:
     files describing users or items absent from training (docs/recommend.md, "New users").
+    verbose: False silences the notes of loading the model's data.
     """
 
     def __init__(self, path, device="cpu", new_ratings=None, new_user_graph=None, new_item_graph=None,
-                 new_user_features=None, new_item_features=None):
+                 new_user_features=None, new_item_features=None, verbose=True):
         path = os.fspath(path)
         if not os.path.exists(path):
             raise MissingFileError(f"{path}: no such model directory")
@@ -27,7 +28,7 @@ class Model:
             if f and not os.path.exists(f):
                 raise MissingFileError(f"{f}: no such file")
         self.path = path
-        self._m = _core.TrainedModel(path, device, *[os.fspath(f) if f else "" for f in files])
+        self._m = _core.TrainedModel(path, device, *[os.fspath(f) if f else "" for f in files], bool(verbose))
         self._users = {u: k for k, u in enumerate(self._m.user_ids())}
         self._items = {i: k for k, i in enumerate(self._m.item_ids())}
 
