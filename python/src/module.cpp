@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <type_traits>
@@ -56,6 +57,15 @@ class Silence {
   std::streambuf* out_ = nullptr;
   std::streambuf* err_ = nullptr;
 };
+
+/// One C++ call at a time: a fit's progress hook and verbose=False's silencing are
+/// process-wide, and a model swaps its checkpoints' weights in place while predicting.
+/// Taken after the GIL is released (a fit's progress hook takes the GIL back while
+/// holding it), so other Python threads run meanwhile.
+std::mutex& core_mutex() {
+  static std::mutex m;
+  return m;
+}
 
 /// The observer for the duration of a call, removed on every exit path.
 class ObserverScope {
@@ -109,10 +119,13 @@ std::string resolve_config(const std::string& preset, const std::string& config_
 /// `symgnn <args>` in-process, the GIL released; `on_epoch(dict)` once per epoch with the
 /// GIL held (it may raise, e.g. KeyboardInterrupt from the signal check, to stop).
 void run_command(const std::vector<std::string>& args, bool verbose, py::object on_epoch) {
-  auto observer = [on_epoch](const train::ProgressEvent& e) {
+  // A borrowed handle: `on_epoch` outlives the call, and the observer is set and reset
+  // without the GIL, so it must own no Python reference.
+  const py::handle callback = on_epoch;
+  auto observer = [callback](const train::ProgressEvent& e) {
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-    if (on_epoch.is_none()) return;
+    if (callback.is_none()) return;
     py::dict d;
     d["run"] = e.run;
     d["runs"] = e.runs;
@@ -122,10 +135,11 @@ void run_command(const std::vector<std::string>& args, bool verbose, py::object 
     d["train_rmse"] = e.train_rmse;
     d["val_rmse"] = e.val_rmse;
     d["best_val"] = e.best_val;
-    on_epoch(d);
+    callback(d);
   };
-  ObserverScope scope(observer);
   py::gil_scoped_release release;
+  std::lock_guard<std::mutex> lock(core_mutex());
+  ObserverScope scope(observer);
   Silence quiet(!verbose);
   cli::run_or_throw(args);
 }
@@ -137,6 +151,7 @@ py::dict load_dataset_info(const std::vector<std::string>& sets) {
   Dataset ds;
   {
     py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(core_mutex());
     ds = load_dataset(cfg.data);
   }
   auto ids = [](const NodeSet& n) {
@@ -211,6 +226,7 @@ py::tuple sylvester_solve(int64_t n1, std::vector<int64_t> r1, std::vector<int64
   models::sylvester::SolverResult r;
   {
     py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(core_mutex());
     r = models::sylvester::solve(solver, at1, at2, h, opts);
   }
   const at::Tensor x = r.x.to(torch::kCPU, torch::kDouble).contiguous();
@@ -274,6 +290,7 @@ PYBIND11_MODULE(_core, m) {
                        const std::string& user_features, const std::string& item_features, bool verbose) {
              NewNodes nodes{ratings, user_graph, item_graph, user_features, item_features};
              py::gil_scoped_release release;
+             std::lock_guard<std::mutex> lock(core_mutex());
              Silence quiet(!verbose);  // the graph notes of loading the data
              return std::make_unique<TrainedModel>(TrainedModel::load(path, device, nodes));
            }),
@@ -313,6 +330,7 @@ PYBIND11_MODULE(_core, m) {
              std::vector<float> p;
              {
                py::gil_scoped_release release;
+               std::lock_guard<std::mutex> lock(core_mutex());
                p = t.predict(u, i);
              }
              return py::array_t<float>(p.size(), p.data());
@@ -328,6 +346,7 @@ PYBIND11_MODULE(_core, m) {
              std::vector<UserRecommendations> r;
              {
                py::gil_scoped_release release;
+               std::lock_guard<std::mutex> lock(core_mutex());
                r = recommend(t, u, ro);
              }
              py::list out;
@@ -342,6 +361,7 @@ PYBIND11_MODULE(_core, m) {
              Evaluation ev;
              {
                py::gil_scoped_release release;
+               std::lock_guard<std::mutex> lock(core_mutex());
                ev = popularity ? evaluate_popularity(t, eo) : evaluate(t, eo);
              }
              return cli::evaluation_json(ev).dump();

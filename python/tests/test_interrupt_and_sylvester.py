@@ -61,3 +61,38 @@ def test_sylvester_solve_matches_a_dense_direct_solve():
         symgnn.sylvester.solve(a1, a2, h, 1.5)
     with pytest.raises(symgnn.ConfigError, match="item_graph"):
         symgnn.sylvester.solve(a1, sp.eye(3), h, 0.5)
+
+
+def test_threads_share_a_model_and_fit_side_by_side(fitted):
+    """The GIL is released in C++; calls from several threads are serialised there, so a
+    model predicting from four threads gives the serial answer, and two fits at once both
+    finish."""
+    model, _ = fitted
+    data = symgnn.load_dataset("synthetic")
+    users, items, _ = data.ratings("test")
+    expected = model.predict(users, items)
+    results, errors = [], []
+
+    def predict():
+        try:
+            results.append(model.predict(users, items))
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    fits = []
+
+    def fit():
+        try:
+            fits.append(symgnn.SyMGNN(**dict(FAST, train_epochs=3)).fit("synthetic").metrics_["test_rmse"])
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=predict) for _ in range(4)] + [threading.Thread(target=fit) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for r in results:
+        np.testing.assert_array_equal(r, expected)
+    assert len(fits) == 2 and fits[0] == fits[1]
