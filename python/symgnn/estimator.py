@@ -109,6 +109,7 @@ class SyMGNN:
         progress = Progress(self.verbose)
         try:
             _core.run_command(args, bool(self.verbose), progress)
+            progress.close(finished=True)
         finally:
             progress.close()
         self._load(out)
