@@ -47,6 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   guarded([&] { parse_edge_list_text(text, "fuzz.edges", users, "user"); });
   guarded([&] { parse_features_text(text, "fuzz.features", items, "item"); });
   guarded([&] { parse_predictions_text(text, "fuzz.predictions"); });
+  guarded([&] { parse_pairs_text(text, "fuzz.pairs"); });
 
   guarded([&] {
     PairRegistry seen;

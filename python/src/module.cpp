@@ -27,6 +27,7 @@
 #include "symgnn/trained_model.h"
 #include "train/progress.h"
 #include "train/runtime.h"
+#include "util/json_text.h"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -364,7 +365,7 @@ PYBIND11_MODULE(_core, m) {
                std::lock_guard<std::mutex> lock(core_mutex());
                ev = popularity ? evaluate_popularity(t, eo) : evaluate(t, eo);
              }
-             return cli::evaluation_json(ev).dump();
+             return json_text(cli::evaluation_json(ev));
            })
       .def("new_nodes", [](const TrainedModel& t) {
         const NewRatingsSummary& s = t.new_ratings();

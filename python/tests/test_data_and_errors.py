@@ -92,3 +92,18 @@ def test_prediction_errors_name_the_id(fitted):
         model.recommend("0", k=100000)
     with pytest.raises(symgnn.ConfigError, match="not fitted"):
         symgnn.SyMGNN().predict(["0"], ["0"])
+
+
+def test_the_benchmark_sources_when_present():
+    import os
+
+    root = os.environ.get("SYMGNN_DATA_DIR") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "..", "shared", "data")
+    ml100k, douban = os.path.join(root, "ml-100k"), os.path.join(root, "monti", "douban.mat")
+    if not (os.path.isdir(ml100k) and os.path.exists(douban)):
+        pytest.skip(f"benchmark data absent under {root} (set SYMGNN_DATA_DIR)")
+    ml = symgnn.load_dataset(ml100k, split="u2", val_fraction=0)
+    assert len(ml.user_ids) == 943 and len(ml.ratings("test")[2]) == 20000
+    assert ml.info["user_feature_columns"] > 0
+    d = symgnn.load_dataset(douban)
+    assert len(d.user_ids) == 3000 and d.info["user_graph_edges"] > 0

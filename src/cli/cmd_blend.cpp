@@ -11,6 +11,7 @@
 #include "data/prediction_file.h"
 #include "symgnn/error.h"
 #include "util/atomic_file.h"
+#include "util/json_text.h"
 
 namespace symgnn::cli {
 namespace {
@@ -23,7 +24,7 @@ struct BlendOptions {
 };
 
 void write_json(const std::string& path, const nlohmann::json& j) {
-  write_text_atomic(path, j.dump(2) + "\n");
+  write_text_atomic(path, json_text(j, 2) + "\n");
 }
 
 void print_table(const blend::BlendResult& r) {

@@ -5,6 +5,7 @@
 #include "symgnn/dataset.h"
 #include "symgnn/graph.h"
 #include "train/dataset_stats.h"
+#include "util/json_text.h"
 
 namespace symgnn::cli {
 
@@ -31,7 +32,7 @@ void add_data_command(CLI::App& app) {
     Dataset ds = load_dataset(cfg.data);
     graph::resolve_graphs(ds, cfg.graph);
     if (*json)
-      std::cout << train::dataset_stats(ds).dump(2) << "\n";
+      std::cout << json_text(train::dataset_stats(ds), 2) << "\n";
     else
       std::cout << train::dataset_stats_text(ds);
   });

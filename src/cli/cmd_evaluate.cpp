@@ -10,6 +10,7 @@
 #include "symgnn/recommend.h"
 #include "train/runtime.h"
 #include "util/atomic_file.h"
+#include "util/json_text.h"
 #include "util/stats.h"
 #include "util/strings.h"
 #include "util/text.h"
@@ -101,6 +102,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
   eo.ks = parse_ks(o.ks);
   eo.relevant_min = o.relevant_min;
   train::set_compute_threads(o.threads);
+  if (!o.json.empty()) check_output_file(o.json, "--json");
   const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
   const Evaluation ev = evaluate(model, eo);
 
@@ -124,7 +126,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
     nlohmann::json j = evaluation_json(ev);
     j["model"] = model.name();
     j["dataset"] = model.dataset().name;
-    write_text_atomic(o.json, j.dump(2) + "\n");
+    write_text_atomic(o.json, json_text(j, 2) + "\n");
   }
   return 0;
 }
@@ -146,7 +148,8 @@ void add_evaluate_command(CLI::App& app) {
   cmd->add_option("--k", o->ks, "cut-offs, comma-separated (default 5,10,20)");
   cmd->add_option("--relevant-min", o->relevant_min, "a test rating >= R is relevant (default: see above)");
   cmd->add_option("--json", o->json, "also write the figures as JSON to this file");
-  cmd->add_option("--threads", o->threads, "threads (default: one per core)");
+  cmd->add_option("--threads", o->threads, "threads (default: one per core)")
+      ->check(config_value_check("train.threads"));
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
   cmd->callback([o] { run_evaluate(*o); });
 }

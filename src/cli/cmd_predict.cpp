@@ -59,29 +59,23 @@ class Fallback {
 
 int run_predict(const PredictOptions& o) {
   train::set_compute_threads(o.threads);
+  if (!o.out.empty()) check_output_file(o.out, "--out");
   const TrainedModel model = TrainedModel::load(o.model_dir, "cpu", o.new_nodes);
   const Dataset& ds = model.dataset();
   const data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
-  std::ifstream in(o.pairs);
-  if (!in) throw DataError(o.pairs + ": cannot open");
+  // The pairs file is read as the training loader reads its files (data/parsers.h).
+  const std::string text = data::read_text_file(o.pairs);
   std::vector<std::string> uid, iid;
   std::vector<int64_t> ui, ii;
-  std::string line;
-  long lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    line = trim(line);
-    if (line.empty() || line[0] == '#') continue;
-    const char sep = line.find('\t') != std::string::npos ? '\t' : ',';
-    auto f = split(line, sep);
-    if (f.size() < 2) throw DataError(o.pairs, lineno, "expected 'user,item', got '" + line + "'");
-    const std::string u = trim(f[0]), i = trim(f[1]);
-    if (lineno == 1 && users.find(u) < 0 && (u == "user" || u == "user_id" || u == "userId")) continue;
+  for (const data::RawPair& pair : data::parse_pairs_text(text, o.pairs)) {
+    const std::string u(pair.user), i(pair.item);
+    if (uid.empty() && users.find(u) < 0 && (u == "user" || u == "user_id" || u == "userId")) continue;
     const int64_t uu = users.find(u), it = items.find(i);
     if ((uu < 0 || it < 0) && o.unknown == "error")
-      throw DataError(o.pairs, lineno,
-                      std::string("unknown ") + (uu < 0 ? "user '" + u : "item '" + i) +
-                          "' (not in the training data; see --new-ratings, or --unknown for a fallback)");
+      throw DataError(o.pairs, pair.line,
+                      std::string("unknown ") +
+                          (uu < 0 ? "user " + data::quote(u) : "item " + data::quote(i)) +
+                          " (not in the training data; see --new-ratings, or --unknown for a fallback)");
     uid.push_back(u);
     iid.push_back(i);
     ui.push_back(uu);
@@ -139,7 +133,8 @@ void add_predict_command(CLI::App& app) {
                   "(the item's mean training rating, else the global mean), user-mean; mean = global-mean")
       ->check(CLI::IsMember({"error", "mean", "global-mean", "item-mean", "user-mean"}));
   add_new_node_options(cmd, o->new_nodes);
-  cmd->add_option("--threads", o->threads, "intra-op threads (default: one per core)");
+  cmd->add_option("--threads", o->threads, "intra-op threads (default: one per core)")
+      ->check(config_value_check("train.threads"));
   cmd->callback([o] { run_predict(*o); });
 }
 

@@ -14,6 +14,7 @@
 #include "symgnn/recommend.h"
 #include "train/runtime.h"
 #include "util/atomic_file.h"
+#include "util/json_text.h"
 
 namespace symgnn::cli {
 namespace {
@@ -33,14 +34,6 @@ struct RecommendCliOptions {
 };
 
 /// Checked before any work: an output path must not be a directory and its folder must exist.
-void check_output_file(const std::string& path, const std::string& option) {
-  namespace fs = std::filesystem;
-  if (fs::is_directory(path)) throw ConfigError(option + " " + path + " is a directory, not a file");
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent))
-    throw ConfigError(option + " " + path + ": folder " + parent.string() + " does not exist");
-}
-
 /// User indices of the ids in `file`: one id per line (first field; '#' comments, an
 /// optional 'user' header). Unknown ids are errors naming the line.
 std::vector<int64_t> read_users_file(const std::string& file, const data::IdIndex& index) {
@@ -104,7 +97,7 @@ int run_recommend(const RecommendCliOptions& o) {
       j["items"] = nlohmann::json::array();
       for (const int64_t i : r.items) j["items"].push_back(ds.items.id_of(i));
       j["predictions"] = r.scores;
-      os << j.dump() << '\n';
+      os << json_text(j) << '\n';
     }
   });
   if (o.out.empty())
@@ -139,7 +132,8 @@ void add_recommend_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "output file (default: standard output)");
   cmd->add_flag("--include-seen", o->include_seen, "also rank the items the user rated in training");
   cmd->add_option("--format", o->format, "csv (default) or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
-  cmd->add_option("--threads", o->threads, "threads (default: one per core)");
+  cmd->add_option("--threads", o->threads, "threads (default: one per core)")
+      ->check(config_value_check("train.threads"));
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
   add_new_node_options(cmd, o->new_nodes);
   cmd->callback([o] { run_recommend(*o); });

@@ -23,6 +23,7 @@ struct ReproduceOptions {
   std::string out;
   std::string configs;
   std::string only;
+  bool only_given = false;  // --only "" is an error, not "everything"
   int seeds = 0;
   int jobs = 1;
   int threads = 0;
@@ -64,6 +65,8 @@ int run_reproduce(const ReproduceOptions& o) {
   p.seeds = o.seeds > 0 ? o.seeds : (o.quick ? 1 : 5);
   for (const auto& part : split(o.only, ','))
     if (!trim(part).empty()) p.only.push_back(trim(part));
+  if (o.only_given && p.only.empty())
+    throw ConfigError("--only '" + o.only + "': name at least one part (table2, table3, table4, fig2, fig3)");
   if (!fs::is_directory(p.data_dir))
     throw UsageError(p.data_dir + ": data directory not found (use --data-dir or SYMGNN_DATA_DIR)");
   p.data_dir = fs::canonical(p.data_dir).string();
@@ -144,6 +147,7 @@ void add_reproduce_command(CLI::App& app) {
   cmd->add_option("--gnuplot", o->gnuplot, "the gnuplot executable (default gnuplot)");
   cmd->callback([o, cmd] {
     o->command = "symgnn reproduce";
+    o->only_given = cmd->count("--only") > 0;
     for (const auto& opt : cmd->get_options()) {
       if (opt->count() == 0 || opt->get_name() == "--help") continue;
       o->command += " " + opt->get_name();

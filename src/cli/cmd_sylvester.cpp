@@ -3,6 +3,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -150,7 +151,8 @@ void add_sylvester_command(CLI::App& app) {
   cmd->add_option("--prior", so->prior, "H from the ratings: centred (minus their mean, default) or raw")
       ->check(CLI::IsMember({"centred", "raw"}));
   cmd->add_option("--out", so->out, "write X (CSV with ids) here, atomically");
-  cmd->add_option("--top-k", so->top_k, "with --out: write the K largest unobserved scores per user instead");
+  cmd->add_option("--top-k", so->top_k, "with --out: write the K largest unobserved scores per user instead")
+      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
   cmd->callback([opts, so] { run_sylvester(*opts, *so); });
 }
 

@@ -69,6 +69,9 @@ RunConfig build_config(const TrainOptions& o) {
 }
 
 int run_train(const TrainOptions& o) {
+  // Where the results go is checked before the data is read, not after the training.
+  if (!o.out.empty()) check_output_dir(o.out, "--out");
+  if (!o.metrics_out.empty()) check_output_file(o.metrics_out, "--metrics-out");
   RunConfig cfg = build_config(o);
   apply_runtime(cfg);
   const std::string progress = o.quiet ? "quiet" : o.progress;
@@ -185,9 +188,12 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::IsMember({"lowrank", "base", "sylvester"}));
   cmd->add_option("--variant", o->variant, "full (default), G (CGE aggregation only) or A (attention only)")
       ->check(CLI::IsMember({"full", "G", "A"}));
-  cmd->add_option("--seed", o->common.seed, "seed of the first run (run r uses seed + r)");
-  cmd->add_option("--runs", o->runs, "number of seeds (default 1; the paper reports 5)");
-  cmd->add_option("--epochs", o->epochs, "maximum epochs (early stopping may end sooner)");
+  cmd->add_option("--seed", o->common.seed, "seed of the first run (run r uses seed + r)")
+      ->check(config_value_check("train.seed"));
+  cmd->add_option("--runs", o->runs, "number of seeds (default 1; the paper reports 5)")
+      ->check(config_value_check("train.runs"));
+  cmd->add_option("--epochs", o->epochs, "maximum epochs (early stopping may end sooner)")
+      ->check(config_value_check("train.epochs"));
   cmd->add_option("--out", o->out, "directory for checkpoints, per-epoch CSVs, model.pt and metrics.json");
   cmd->add_option("--metrics-out", o->metrics_out, "write the metrics JSON here too");
   cmd->add_option("--resume", o->resume,

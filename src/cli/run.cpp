@@ -11,6 +11,10 @@ namespace {
 
 void add_commands(CLI::App& app) {
   app.require_subcommand(1);
+  // Usage errors in one line, like every other error (CLI11's default adds a second).
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "symgnn: error: " + std::string(e.what()) + " (see --help)\n";
+  });
   app.set_version_flag("--version", [] { return std::string("symgnn (see `symgnn version` for details)"); });
   add_version_command(app);
   add_config_command(app);

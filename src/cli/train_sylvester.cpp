@@ -20,6 +20,7 @@
 #include "train/checkpoint.h"
 #include "train/dataset_stats.h"
 #include "util/atomic_file.h"
+#include "util/json_text.h"
 
 namespace symgnn::cli {
 
@@ -134,14 +135,14 @@ int train_sylvester(const RunConfig& cfg_in, const std::string& out_dir, const s
         j["evaluation"]["of"] = "the saved model, test ratings";
         j["ranking_at_10"] = ranking_summary({ev}, evaluate_popularity(m, eo));
       }
-      write_text_atomic(out_dir + "/metrics.json", j.dump(2) + "\n");
+      write_text_atomic(out_dir + "/metrics.json", json_text(j, 2) + "\n");
       data::write_predictions_csv(out_dir + "/predictions/val.csv", ds, ds.validation, r.val_prediction);
       data::write_predictions_csv(out_dir + "/predictions/test.csv", ds, ds.test, r.test_prediction);
       if (!quiet)
         std::cout << "wrote " << out_dir << "/{model.pt,metrics.json,config.txt,predictions/*.csv}\n";
     }
     if (!metrics_out.empty()) {
-      write_text_atomic(metrics_out, j.dump(2) + "\n");
+      write_text_atomic(metrics_out, json_text(j, 2) + "\n");
       if (!quiet) std::cout << "metrics written to " << metrics_out << "\n";
     }
   }

@@ -119,6 +119,9 @@ void validate_graph(const NodeSet& side, const char* name, const std::string& wh
 void validate_dataset(const Dataset& ds, const std::string& where) {
   if (ds.users.count <= 0 || ds.items.count <= 0) throw DataError(where + ": no users or no items");
   if (ds.train.empty()) throw DataError(where + ": no training ratings");
+  if (ds.test.empty())
+    throw DataError(where + ": no test ratings (the split left none: give more ratings, a larger " +
+                    "data.test_fraction, or data.test_file)");
   std::unordered_set<uint64_t> seen;
   seen.reserve(ds.num_ratings() * 2);
   validate_ratings(ds, ds.train, "training", where, seen);

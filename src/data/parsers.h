@@ -36,6 +36,19 @@ struct RawRating {
 /// user, item, rating, then any ignored ones; '#' comment lines. Ratings must be finite.
 std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name);
 
+/// One (user, item) pair of a pairs file (`symgnn predict --pairs`); views into the text.
+struct RawPair {
+  std::string_view user;
+  std::string_view item;
+  long line;
+};
+
+/// A pairs file "user,item[,...]": the ratings reader's lines and delimiters (tab, comma,
+/// semicolon or whitespace, detected from the first line; '#' comments; a UTF-8 BOM is
+/// dropped by read_text_file), columns after the second ignored. A header is the caller's
+/// to recognise (the ids are known there).
+std::vector<RawPair> parse_pairs_text(const std::string& text, const std::string& name);
+
 /// Maps ratings to dense indices. With `add_new`, unknown ids are appended to the indices;
 /// without, they are a DataError ("unknown user id"). Duplicate pairs (also against the
 /// pairs already in `seen`) are a DataError naming both places.

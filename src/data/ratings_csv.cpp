@@ -70,6 +70,25 @@ std::vector<RawRating> parse_ratings_text(const std::string& text, const std::st
   return out;
 }
 
+std::vector<RawPair> parse_pairs_text(const std::string& text, const std::string& name) {
+  const std::vector<TextLine> lines = split_lines(text, name, true);
+  const Delimiter d = detect_delimiter(lines.front().text);
+  std::vector<RawPair> out;
+  out.reserve(lines.size());
+  std::vector<std::string_view> f;
+  for (const TextLine& ln : lines) {
+    split_fields(ln.text, d, f);
+    if (f.size() < 2)
+      throw DataError(name, ln.number,
+                      std::string("expected at least 2 fields (user, item) separated by ") +
+                          delimiter_name(d) + ", found " + count_text(f.size()));
+    if (f[0].empty()) throw DataError(name, ln.number, "empty user id");
+    if (f[1].empty()) throw DataError(name, ln.number, "empty item id");
+    out.push_back({f[0], f[1], ln.number});
+  }
+  return out;
+}
+
 RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& name, IdIndex& users,
                          IdIndex& items, bool add_new, PairRegistry& seen) {
   RatingList out;

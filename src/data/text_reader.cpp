@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 
 #include "symgnn/error.h"
 #include "util/text.h"
@@ -149,7 +150,15 @@ bool to_double(std::string_view s, double& out) {
   if (s.empty()) return false;
   double v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return false;
+  if (end != s.data() + s.size()) return false;
+  if (ec == std::errc::result_out_of_range) {
+    // A number too large or too small for a double ("1e400") is still a number: +-inf or
+    // (nearly) zero, as strtod gives, so that callers reject it as "not finite" rather than
+    // taking it for a header's text.
+    out = std::strtod(std::string(s).c_str(), nullptr);
+    return true;
+  }
+  if (ec != std::errc()) return false;
   out = v;
   return true;
 }

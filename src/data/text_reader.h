@@ -43,7 +43,8 @@ Delimiter detect_delimiter(std::string_view line);
 void split_fields(std::string_view line, Delimiter d, std::vector<std::string_view>& out);
 
 /// Whole-field decimal parses (an optional leading '+'); false on anything else or overflow.
-/// to_double accepts "nan" and "inf": callers decide whether they are admissible.
+/// to_double accepts "nan" and "inf", and numbers beyond a double's range as +-inf or
+/// zero: callers decide whether they are admissible.
 bool to_int(std::string_view s, int64_t& out);
 bool to_double(std::string_view s, double& out);
 

@@ -5,6 +5,7 @@
 #include "train/dataset_stats.h"
 #include "train/memory.h"
 #include "util/atomic_file.h"
+#include "util/json_text.h"
 #include "util/version.h"
 
 namespace symgnn::train {
@@ -63,7 +64,7 @@ nlohmann::json sweep_metrics(const SweepResult& s, RunConfig& cfg, const Dataset
 }
 
 void write_json_atomic(const std::string& path, const nlohmann::json& j) {
-  write_text_atomic(path, j.dump(2) + "\n");
+  write_text_atomic(path, json_text(j, 2) + "\n");
 }
 
 }  // namespace symgnn::train

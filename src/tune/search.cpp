@@ -17,6 +17,7 @@
 #include "symgnn/error.h"
 #include "tune/report.h"
 #include "util/atomic_file.h"
+#include "util/json_text.h"
 #include "util/process.h"
 #include "util/strings.h"
 #include "util/text.h"
@@ -256,7 +257,8 @@ std::vector<Trial> run_search(const Space& space, const SearchOptions& o) {
     }
     write_text_atomic(
         dir + "/trial.json",
-        nlohmann::json{{"trial", t.number}, {"status", t.status}, {"seconds", t.seconds}}.dump(2) + "\n");
+        json_text(nlohmann::json{{"trial", t.number}, {"status", t.status}, {"seconds", t.seconds}}, 2) +
+            "\n");
     ran_seconds += e.seconds;
     ++ran;
     done.push_back(t);

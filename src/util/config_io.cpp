@@ -1,6 +1,7 @@
 // Text form of RunConfig: parsing, overrides, printing and the generated docs page,
 // all driven by the single field list in each struct's visit().
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <type_traits>
 #include <vector>
@@ -138,7 +139,8 @@ void set_config_value(RunConfig& cfg, const std::string& key_in, const std::stri
 }
 
 void load_config_text(RunConfig& cfg, const std::string& text, const std::string& where) {
-  std::istringstream in(text);
+  // A UTF-8 byte-order mark (editors on Windows write one) is not part of the first key.
+  std::istringstream in(text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? text.substr(3) : text);
   std::string line, section;
   long lineno = 0;
   bool any_key = false;
@@ -166,9 +168,19 @@ void load_config_text(RunConfig& cfg, const std::string& text, const std::string
   }
 }
 
-std::string config_file_preset(const std::string& path) {
+/// A config file's text: a directory or an unreadable file is an error naming it.
+static std::string read_config(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(path + ": is a directory, not a config file of 'key = value' lines");
   std::string text;
   if (read_file(path, text) != ReadStatus::ok) throw ConfigError(path + ": cannot open config file");
+  return text;
+}
+
+std::string config_file_preset(const std::string& path) {
+  std::string text = read_config(path);
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte-order mark
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
@@ -181,9 +193,7 @@ std::string config_file_preset(const std::string& path) {
 }
 
 void load_config_file(RunConfig& cfg, const std::string& path) {
-  std::string text;
-  if (read_file(path, text) != ReadStatus::ok) throw ConfigError(path + ": cannot open config file");
-  load_config_text(cfg, text, path);
+  load_config_text(cfg, read_config(path), path);
 }
 
 RunConfig start_config(const std::string& preset, const std::string& config_file) {
@@ -207,6 +217,26 @@ void apply_override(RunConfig& cfg, const std::string& assignment) {
 }
 
 void check_config(const RunConfig& cfg) {
+  // The file keys of the data section are read by the ratings CSV/TSV loader only: given
+  // with another source they would be ignored without a word.
+  const std::string& src = cfg.data.source;
+  std::error_code ec;
+  const bool mat = std::filesystem::path(src).extension() == ".mat";  // as load_dataset dispatches
+  const bool csv_source = src != "synthetic" && !mat && !std::filesystem::is_directory(src, ec);
+  if (!csv_source) {
+    const DataConfig& d = cfg.data;
+    for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"test_file", &d.test_file},
+                                     {"user_graph_file", &d.user_graph_file},
+                                     {"item_graph_file", &d.item_graph_file},
+                                     {"user_features_file", &d.user_features_file},
+                                     {"item_features_file", &d.item_features_file}})
+      if (!value->empty())
+        throw ConfigError(std::string("data.") + key + " = " + *value +
+                          ": read only with a ratings CSV/TSV source; data.source = " + src + " is " +
+                          (src == "synthetic" ? "the synthetic generator"
+                           : mat              ? "a .mat file (its graphs come from the file)"
+                                 : "a MovieLens directory (its features come from u.user / u.item)"));
+  }
   const auto& dev = cfg.train.device;
   if (dev != "cpu" && dev.rfind("cuda", 0) != 0)
     throw ConfigError("train.device = '" + dev + "': must be cpu, cuda or cuda:N");

@@ -155,6 +155,32 @@ TEST(RecommendCli, NewUsersFromTheirRatingsAndEdges) {
   }
 }
 
+TEST(RecommendCli, PredictReadsPairsAsTheLoaderReadsRatings) {
+  // A UTF-8 byte-order mark, a header and tabs: the ratings reader's rules (issue 13).
+  const std::string& d = model_dir();
+  write_file(d, "bom_pairs.tsv", "\xEF\xBB\xBFuser\titem\n0\t1\n5\t7\n");
+  std::string out;
+  ASSERT_EQ(
+      run_symgnn("predict --model " + d + "/run --pairs " + d + "/bom_pairs.tsv --out " + d + "/bom.csv",
+                 &out),
+      0)
+      << out;
+  const auto rows = lines_of(symgnn::testing::read_file(d + "/bom.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].substr(0, 4), "0,1,");
+  EXPECT_EQ(rows[2].substr(0, 4), "5,7,");
+  // Unknown ids with a fallback are counted on the summary line.
+  write_file(d, "unknown_pairs.csv", "0,1\nzz,1\n");
+  ASSERT_EQ(
+      run_symgnn("predict --model " + d + "/run --pairs " + d + "/unknown_pairs.csv --unknown item-mean",
+                 &out),
+      0)
+      << out;
+  EXPECT_NE(out.find("1 pair(s) with an unknown id took the fallback (item-mean)"), std::string::npos) << out;
+  EXPECT_EQ(run_symgnn("predict --model " + d + "/run --pairs " + d + "/unknown_pairs.csv", &out), 2);
+  EXPECT_NE(out.find("unknown_pairs.csv:2: unknown user 'zz'"), std::string::npos) << out;
+}
+
 TEST(RecommendCli, EveryModelKindWritesTheSameModelDirectory) {
   const std::string& d = model_dir();
   std::string out;

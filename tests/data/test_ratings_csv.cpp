@@ -152,6 +152,9 @@ TEST(RatingsCsv, RatingErrorsNameFileAndLine) {
   EXPECT_DATA_ERROR(load("nan.csv", "1,2,3\n1,3,nan\n"), "nan.csv:2:", "not a finite number");
   EXPECT_DATA_ERROR(load("inf.csv", "1,2,3\n1,3,-inf\n"), "inf.csv:2:", "not a finite number");
   EXPECT_DATA_ERROR(load("big.csv", "1,2,3\n1,3,1e300\n"), "big.csv:2:", "not a finite number");
+  // Beyond a double's range is still a number: an error on either line, never a header.
+  EXPECT_DATA_ERROR(load("huge1.csv", "1,2,1e400\n1,3,4\n"), "huge1.csv:1:", "not a finite number");
+  EXPECT_DATA_ERROR(load("huge2.csv", "1,2,4\n1,3,-1e400\n"), "huge2.csv:2:", "not a finite number");
   EXPECT_DATA_ERROR(load("dup.csv", "1,2,3\n\n1,3,4\n1,2,5\n"),
                     "dup.csv:4:", "duplicate (user, item) pair ('1', '2')", "dup.csv:1");
   EXPECT_DATA_ERROR(load("noid.csv", "1,2,3\n,3,4\n"), "noid.csv:2:", "empty user id");

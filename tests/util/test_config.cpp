@@ -187,3 +187,15 @@ TEST(ConfigPresets, AFilesPresetLineResetsEverythingAndMustComeFirst) {
   load_config_text(back, text, "text");
   EXPECT_EQ(to_text(back), text);
 }
+
+TEST(ConfigFile, AByteOrderMarkIsNotPartOfTheFirstKey) {
+  const std::string dir = symgnn::testing::scratch_dir("config_bom");
+  const std::string path =
+      symgnn::testing::write_file(dir, "bom.conf", "\xEF\xBB\xBF[train]\nepochs = 7\n");
+  RunConfig cfg;
+  load_config_file(cfg, path);
+  EXPECT_EQ(cfg.train.epochs, 7);
+  const std::string with_preset = symgnn::testing::write_file(dir, "p.conf", "\xEF\xBB\xBFpreset = paper\n");
+  EXPECT_EQ(config_file_preset(with_preset), "paper");
+  EXPECT_THROW(load_config_file(cfg, dir), ConfigError);
+}

@@ -1,0 +1,41 @@
+// Input a hostile or unlucky user gives (issue 13): a data path that is not valid UTF-8
+// trains and writes its metrics (the bad bytes replaced in the JSON), and a file too small
+// to leave any test rating is an error, not an RMSE of nan with exit 0.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/test_support.h"
+
+using symgnn::testing::run_symgnn;
+using symgnn::testing::scratch_dir;
+using symgnn::testing::write_file;
+
+TEST(HostileInput, ANonUtf8DataPathTrainsAndWritesItsMetrics) {
+  const std::string dir = scratch_dir("cli_non_utf8");
+  std::string csv = "user,item,rating\n";
+  for (int u = 0; u < 30; ++u)
+    for (int i = 0; i < 20; ++i)
+      if ((u * 7 + i * 3) % 4 != 0)
+        csv +=
+            "u" + std::to_string(u) + ",i" + std::to_string(i) + "," + std::to_string(1 + (u + i) % 5) + "\n";
+  const std::string path = write_file(dir, "r\xff\xfe.csv", csv);
+  std::string out;
+  ASSERT_EQ(run_symgnn("train --data '" + path + "' --epochs 2 --quiet --out '" + dir + "/run'", &out), 0)
+      << out;
+  const std::string metrics = symgnn::testing::read_file(dir + "/run/metrics.json");
+  ASSERT_FALSE(metrics.empty());
+  const auto j = nlohmann::json::parse(metrics);  // valid JSON, valid UTF-8
+  EXPECT_TRUE(j.contains("test_rmse"));
+}
+
+TEST(HostileInput, NoTestRatingLeftIsAnError) {
+  const std::string dir = scratch_dir("cli_tiny");
+  const std::string path = write_file(dir, "one.csv", "a,x,4\n");
+  std::string out;
+  EXPECT_EQ(run_symgnn("train --data " + path + " --epochs 2 --quiet", &out), 2) << out;
+  EXPECT_NE(out.find("one.csv"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
