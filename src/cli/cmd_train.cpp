@@ -48,7 +48,28 @@ std::string read_text(const std::string& path) {
 RunConfig build_config(const TrainOptions& o) {
   if (!o.resume.empty()) {
     // A resumed run must be the same run: its recorded config wins over any flag, only
-    // the runtime (threads, device) may change.
+    // the runtime (threads) may change. A flag that would change it is refused, not
+    // ignored.
+    std::vector<std::string> refused;
+    const CommonOptions& c = o.common;
+    if (!c.data.empty()) refused.push_back("--data");
+    if (!c.split.empty()) refused.push_back("--split");
+    if (!c.config_file.empty()) refused.push_back("--config");
+    if (!c.preset.empty()) refused.push_back("--preset");
+    if (!c.sets.empty()) refused.push_back("--set");
+    if (!c.device.empty()) refused.push_back("--device");
+    if (c.seed >= 0) refused.push_back("--seed");
+    if (!o.model.empty()) refused.push_back("--model");
+    if (!o.variant.empty()) refused.push_back("--variant");
+    if (o.runs > 0) refused.push_back("--runs");
+    if (o.epochs > 0) refused.push_back("--epochs");
+    if (!o.out.empty()) refused.push_back("--out");
+    if (!refused.empty()) {
+      std::string list;
+      for (const auto& f : refused) list += (list.empty() ? "" : ", ") + f;
+      throw ConfigError("--resume " + o.resume + " continues the recorded run with its config.txt; drop " +
+                        list + " (only --threads, --progress, --quiet and --metrics-out may change)");
+    }
     RunConfig cfg;
     load_config_text(cfg, read_text(o.resume + "/config.txt"), o.resume + "/config.txt");
     if (o.common.threads >= 0) cfg.train.threads = o.common.threads;

@@ -77,6 +77,7 @@ RunConfig make_config(const CommonOptions& opts, const std::string& model) {
   if (opts.seed >= 0) set_config_value(cfg, "train.seed", std::to_string(opts.seed), "--seed");
   for (const auto& s : opts.sets) apply_override(cfg, s);
   check_config(cfg);
+  train::check_device(cfg.train.device, opts.device.empty() ? "train.device =" : "--device");
   return cfg;
 }
 

@@ -12,6 +12,7 @@
 #include "symgnn/graph.h"
 #include "symgnn/model.h"
 #include "train/checkpoint.h"
+#include "train/runtime.h"
 
 namespace fs = std::filesystem;
 
@@ -96,6 +97,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
 
 TrainedModel TrainedModel::load(const std::string& path, const std::string& device,
                                 const NewNodes& new_nodes) {
+  train::check_device(device, "--device");
   const std::string model_path = fs::is_directory(path) ? (fs::path(path) / "model.pt").string() : path;
   if (!fs::is_regular_file(model_path))
     throw DataError(model_path + ": no model here (write one with `symgnn train --out DIR`)");

@@ -3,10 +3,14 @@
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
 #include <malloc.h>
+#include <torch/cuda.h>
 
 #include <algorithm>
 #include <limits>
+#include <string>
 #include <thread>
+
+#include "symgnn/error.h"
 
 namespace symgnn::train {
 
@@ -21,6 +25,25 @@ void set_compute_threads(int64_t n) {
   using SetBlasThreads = void (*)(int);
   if (auto set_blas = reinterpret_cast<SetBlasThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
     set_blas(static_cast<int>(n));
+}
+
+void check_device(const std::string& device, const std::string& option) {
+  if (device == "cpu") return;
+  if (device.rfind("cuda", 0) != 0)
+    throw ConfigError(option + " " + device + ": must be cpu, cuda or cuda:N");
+  int64_t index = 0;
+  if (device.size() > 4) {
+    const std::string n = device.substr(5);
+    if (device[4] != ':' || n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
+      throw ConfigError(option + " " + device + ": must be cpu, cuda or cuda:N");
+    index = std::stoll(n);
+  }
+  if (!torch::cuda::is_available())
+    throw ConfigError(option + " " + device +
+                      ": this LibTorch has no CUDA or sees no GPU (symgnn version says which); use cpu");
+  const auto count = static_cast<int64_t>(torch::cuda::device_count());
+  if (index >= count)
+    throw ConfigError(option + " " + device + ": only " + std::to_string(count) + " GPU(s) visible");
 }
 
 void keep_freed_memory() {

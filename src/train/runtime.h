@@ -5,12 +5,19 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace symgnn::train {
 
 /// Threads for LibTorch's intra-op pool and for OpenBLAS's own pool (where the process
 /// uses OpenBLAS); n <= 0 means one per core.
 void set_compute_threads(int64_t n);
+
+/// Checks a device string ("cpu", "cuda", "cuda:N") against this build and machine before
+/// any work: a CUDA device on a LibTorch without CUDA, or with no GPU visible, or an index
+/// beyond the GPUs present, is a ConfigError naming `option` (LibTorch's own error is a
+/// multi-screen trace).
+void check_device(const std::string& device, const std::string& option);
 
 /// Keep freed memory in the heap for reuse instead of returning it to the kernel.
 void keep_freed_memory();

@@ -34,6 +34,13 @@ TEST(ArgumentChecks, OutOfRangeOrIgnoredArgumentsExitTwoWithOneLine) {
       {"train --set data.user_graph_file=/nonexistent", "data.user_graph_file"},
       {"train --set data.test_file=t.csv --data synthetic", "synthetic generator"},
       {"train --epochz 3", "--epochz"},
+      // A device this build or machine does not have: one line, not LibTorch's trace.
+      {"train --device cuda:99", "cuda:99"},
+      {"train --set train.device=cuda:99", "cuda:99"},
+      {"recommend --model " + dir + " --all --device cuda:99", "cuda:99"},
+      // --resume keeps the recorded run: a flag that would change it is refused.
+      {"train --resume " + dir + " --epochs 5", "drop --epochs"},
+      {"train --resume " + dir + " --set train.lr=0.1 --data synthetic", "drop --data, --set"},
       // Output paths, before the data is read or a model loaded.
       {"train --out " + pairs, "is a file"},
       {"train --metrics-out " + dir + "/no/such/m.json", "does not exist"},
@@ -52,5 +59,6 @@ TEST(ArgumentChecks, OutOfRangeOrIgnoredArgumentsExitTwoWithOneLine) {
 TEST(ArgumentChecks, InRangeValuesStillWork) {
   std::string out;
   EXPECT_EQ(run_symgnn("config --set train.epochs=3", &out), 0) << out;
-  EXPECT_EQ(run_symgnn("train --epochs 1 --runs 1 --seed 0 --threads 1 --quiet --no-compare", &out), 0) << out;
+  EXPECT_EQ(run_symgnn("train --epochs 1 --runs 1 --seed 0 --threads 1 --quiet --no-compare", &out), 0)
+      << out;
 }
