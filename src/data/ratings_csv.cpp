@@ -33,6 +33,18 @@ std::string format_weight(double w) {
   return buf;
 }
 
+/// A ratings or pairs line's fields: at least `columns` of them (`names` says which, e.g.
+/// "user, item, rating"), the two ids not empty.
+void check_fields(const std::vector<std::string_view>& f, size_t columns, const char* names, Delimiter d,
+                  const std::string& name, long line) {
+  if (f.size() < columns)
+    throw DataError(name, line,
+                    "expected at least " + count_text(columns) + " fields (" + names + ") separated by " +
+                        delimiter_name(d) + ", found " + count_text(f.size()));
+  if (f[0].empty()) throw DataError(name, line, "empty user id");
+  if (f[1].empty()) throw DataError(name, line, "empty item id");
+}
+
 }  // namespace
 
 std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name) {
@@ -55,12 +67,7 @@ std::vector<RawRating> parse_ratings_text(const std::string& text, const std::st
   for (size_t k = first; k < lines.size(); ++k) {
     const TextLine& ln = lines[k];
     split_fields(ln.text, d, f);
-    if (f.size() < 3)
-      throw DataError(name, ln.number,
-                      std::string("expected at least 3 fields (user, item, rating) separated by ") +
-                          delimiter_name(d) + ", found " + count_text(f.size()));
-    if (f[0].empty()) throw DataError(name, ln.number, "empty user id");
-    if (f[1].empty()) throw DataError(name, ln.number, "empty item id");
+    check_fields(f, 3, "user, item, rating", d, name, ln.number);
     double v = 0;
     if (!to_double(f[2], v)) throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a number");
     if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
@@ -78,12 +85,7 @@ std::vector<RawPair> parse_pairs_text(const std::string& text, const std::string
   std::vector<std::string_view> f;
   for (const TextLine& ln : lines) {
     split_fields(ln.text, d, f);
-    if (f.size() < 2)
-      throw DataError(name, ln.number,
-                      std::string("expected at least 2 fields (user, item) separated by ") +
-                          delimiter_name(d) + ", found " + count_text(f.size()));
-    if (f[0].empty()) throw DataError(name, ln.number, "empty user id");
-    if (f[1].empty()) throw DataError(name, ln.number, "empty item id");
+    check_fields(f, 2, "user, item", d, name, ln.number);
     out.push_back({f[0], f[1], ln.number});
   }
   return out;
