@@ -39,3 +39,20 @@ TEST(HostileInput, NoTestRatingLeftIsAnError) {
   EXPECT_NE(out.find("one.csv"), std::string::npos) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
+
+TEST(HostileInput, TheDenseSylvesterBaselineRefusesASetItCannotHold) {
+  // 200,000 users x 200,000 items (one rating each): Eq. 1's dense matrices would need
+  // about 2.3 TiB; the refusal comes before any of it is allocated.
+  const std::string dir = scratch_dir("cli_huge_sylvester");
+  std::string csv;
+  csv.reserve(200000 * 20);
+  for (int k = 0; k < 200000; ++k) csv += "u" + std::to_string(k) + ",i" + std::to_string(k) + ",3\n";
+  const std::string path = write_file(dir, "huge.csv", csv);
+  std::string out;
+  EXPECT_EQ(run_symgnn("train --model sylvester --quiet --data " + path, &out), 2) << out;
+  EXPECT_NE(out.find("GiB"), std::string::npos) << out;
+  EXPECT_NE(out.find("200000 users x 200000 items"), std::string::npos) << out;
+  // The error is one line, the last (the identity-graph warnings come before it).
+  const std::string error = out.substr(std::min(out.size(), out.find("symgnn: error:")));
+  EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << out;
+}

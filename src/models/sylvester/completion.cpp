@@ -2,10 +2,12 @@
 #include "models/sylvester/completion.h"
 
 #include <ATen/ATen.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <string>
 
 #include "symgnn/error.h"
 #include "util/strings.h"
@@ -48,9 +50,32 @@ double mean_of(const RatingList& r) {
 
 }  // namespace
 
+/// The Sylv. baseline is dense by construction: the two priors, their two solutions and
+/// the iterative solver's four work matrices are n1 x n2 doubles each. Refused up front,
+/// with the size, when that cannot fit in this machine's memory (a 1.5M x 1.5M set would
+/// otherwise ask the allocator for terabytes and die with a bare bad_alloc).
+static void check_dense_fits(int64_t n1, int64_t n2, const at::Device& device) {
+  if (!device.is_cpu()) return;  // the CUDA allocator's own error names the size
+  constexpr double kMatrices = 8;
+  const double need = kMatrices * 8.0 * static_cast<double>(n1) * static_cast<double>(n2);
+  const double have =
+      static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  if (have > 0 && need > have) {
+    const auto gib = [](double b) {
+      return std::to_string(static_cast<int64_t>(std::ceil(b / (1024.0 * 1024 * 1024))));
+    };
+    throw Error(
+        "sylvester: Eq. 1 on " + std::to_string(n1) + " users x " + std::to_string(n2) +
+        " items needs about " + gib(need) + " GiB (8 dense n1 x n2 matrices of doubles); this machine has " +
+        gib(have) +
+        " GiB. The Sylv. baseline is dense; use the learned models (lowrank, base) for sets this large");
+  }
+}
+
 std::pair<at::Tensor, at::Tensor> prior_matrices(int64_t n1, int64_t n2,
                                                  const std::vector<const RatingList*>& ratings, double mean,
                                                  const at::Device& device) {
+  check_dense_fits(n1, n2, device);
   const auto opt = at::TensorOptions().dtype(at::kDouble).device(device);
   at::Tensor hr = at::zeros({n1, n2}, opt);
   at::Tensor hm = at::zeros({n1, n2}, opt);
