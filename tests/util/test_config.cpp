@@ -190,8 +190,7 @@ TEST(ConfigPresets, AFilesPresetLineResetsEverythingAndMustComeFirst) {
 
 TEST(ConfigFile, AByteOrderMarkIsNotPartOfTheFirstKey) {
   const std::string dir = symgnn::testing::scratch_dir("config_bom");
-  const std::string path =
-      symgnn::testing::write_file(dir, "bom.conf", "\xEF\xBB\xBF[train]\nepochs = 7\n");
+  const std::string path = symgnn::testing::write_file(dir, "bom.conf", "\xEF\xBB\xBF[train]\nepochs = 7\n");
   RunConfig cfg;
   load_config_file(cfg, path);
   EXPECT_EQ(cfg.train.epochs, 7);
