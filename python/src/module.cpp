@@ -145,6 +145,14 @@ void run_command(const std::vector<std::string>& args, bool verbose, py::object 
   cli::run_or_throw(args);
 }
 
+/// The original ids of a side, in index order.
+std::vector<std::string> ids_of(const NodeSet& side) {
+  std::vector<std::string> v;
+  v.reserve(static_cast<size_t>(side.count));
+  for (int64_t k = 0; k < side.count; ++k) v.push_back(side.id_of(k));
+  return v;
+}
+
 /// A dataset as Python sees it: ids and the rating lists (indices into the ids).
 py::dict load_dataset_info(const std::vector<std::string>& sets) {
   RunConfig cfg = preset_config("paper");
@@ -155,12 +163,6 @@ py::dict load_dataset_info(const std::vector<std::string>& sets) {
     std::lock_guard<std::mutex> lock(core_mutex());
     ds = load_dataset(cfg.data);
   }
-  auto ids = [](const NodeSet& n) {
-    std::vector<std::string> v;
-    v.reserve(static_cast<size_t>(n.count));
-    for (int64_t k = 0; k < n.count; ++k) v.push_back(n.id_of(k));
-    return v;
-  };
   auto ratings = [](const RatingList& r) {
     return py::make_tuple(py::array_t<int64_t>(r.user.size(), r.user.data()),
                           py::array_t<int64_t>(r.item.size(), r.item.data()),
@@ -168,8 +170,8 @@ py::dict load_dataset_info(const std::vector<std::string>& sets) {
   };
   py::dict d;
   d["name"] = ds.name;
-  d["user_ids"] = ids(ds.users);
-  d["item_ids"] = ids(ds.items);
+  d["user_ids"] = ids_of(ds.users);
+  d["item_ids"] = ids_of(ds.items);
   d["train"] = ratings(ds.train);
   d["validation"] = ratings(ds.validation);
   d["test"] = ratings(ds.test);
@@ -309,18 +311,8 @@ PYBIND11_MODULE(_core, m) {
              RunConfig c = t.config();
              return to_text(c);
            })
-      .def("user_ids",
-           [](const TrainedModel& t) {
-             std::vector<std::string> v;
-             for (int64_t k = 0; k < t.users(); ++k) v.push_back(t.dataset().users.id_of(k));
-             return v;
-           })
-      .def("item_ids",
-           [](const TrainedModel& t) {
-             std::vector<std::string> v;
-             for (int64_t k = 0; k < t.items(); ++k) v.push_back(t.dataset().items.id_of(k));
-             return v;
-           })
+      .def("user_ids", [](const TrainedModel& t) { return ids_of(t.dataset().users); })
+      .def("item_ids", [](const TrainedModel& t) { return ids_of(t.dataset().items); })
       .def("seen_items",
            [](const TrainedModel& t, int64_t u) { return t.seen_items().at(static_cast<size_t>(u)); })
       .def("predict",

@@ -117,9 +117,9 @@ def load_dataset(source, split=None, **data_keys):
     if source != "synthetic":
         source = os.path.abspath(source)
     for key, value in data_keys.items():
-        if key.endswith("_file") and value and not os.path.exists(value):
-            raise MissingFileError(f"{value}: no such file (data key {key})")
         if key.endswith("_file") and value:
+            if not os.path.exists(value):
+                raise MissingFileError(f"{value}: no such file (data key {key})")
             data_keys[key] = os.path.abspath(value)
     if split is not None:
         data_keys["split"] = split

@@ -115,10 +115,12 @@ class SyMGNN:
         self._load(out)
         return self
 
-    def _load(self, path):
-        self.model_ = Model(path, device=self.device or "cpu", verbose=bool(self.verbose))
-        self.path_ = path
-        metrics = os.path.join(path, "metrics.json")
+    def _load(self, path, model=None):
+        """Keeps the model directory `path` (loaded here unless `model` is given) and its metrics."""
+        self.model_ = model or Model(path, device=self.device or "cpu", verbose=bool(self.verbose))
+        self.path_ = self.model_.path
+        folder = self.path_ if os.path.isdir(self.path_) else os.path.dirname(self.path_)
+        metrics = os.path.join(folder, "metrics.json")
         self.metrics_ = json.load(open(metrics)) if os.path.exists(metrics) else {}
         return self
 
@@ -184,12 +186,7 @@ def load(path, device="cpu", verbose=True):
             params[name] = _parse(cfg[f["key"]], f["type"])
     est = SyMGNN(model=cfg.get("model", "lowrank"), preset=cfg.get("preset"),
                  seed=int(cfg.get("train.seed", 1)), device=device, verbose=verbose, **params)
-    est.model_ = model
-    est.path_ = model.path
-    metrics = os.path.join(model.path if os.path.isdir(model.path) else os.path.dirname(model.path),
-                           "metrics.json")
-    est.metrics_ = json.load(open(metrics)) if os.path.exists(metrics) else {}
-    return est
+    return est._load(model.path, model)
 
 
 def _parse(text, kind):

@@ -69,7 +69,7 @@ int run_predict(const PredictOptions& o) {
   std::vector<int64_t> ui, ii;
   for (const data::RawPair& pair : data::parse_pairs_text(text, o.pairs)) {
     const std::string u(pair.user), i(pair.item);
-    if (uid.empty() && users.find(u) < 0 && (u == "user" || u == "user_id" || u == "userId")) continue;
+    if (uid.empty() && users.find(u) < 0 && data::is_user_column_name(u)) continue;
     const int64_t uu = users.find(u), it = items.find(i);
     if ((uu < 0 || it < 0) && o.unknown == "error")
       throw DataError(o.pairs, pair.line,

@@ -45,7 +45,7 @@ std::vector<int64_t> read_users_file(const std::string& file, const data::IdInde
     const std::string id(fields.empty() ? std::string_view{} : fields[0]);
     const int64_t u = index.find(id);
     if (u < 0) {
-      if (users.empty() && line.number == 1 && (id == "user" || id == "user_id" || id == "userId")) continue;
+      if (users.empty() && line.number == 1 && data::is_user_column_name(id)) continue;
       throw DataError(file, line.number,
                       "unknown user " + data::quote(id) + " (not in the model's training data)");
     }

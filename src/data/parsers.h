@@ -49,6 +49,10 @@ struct RawPair {
 /// to recognise (the ids are known there).
 std::vector<RawPair> parse_pairs_text(const std::string& text, const std::string& name);
 
+/// Whether a first-line id is a header's name for the user column (user, user_id, userId):
+/// files of user ids or (user, item) pairs may start with one.
+bool is_user_column_name(std::string_view field);
+
 /// Maps ratings to dense indices. With `add_new`, unknown ids are appended to the indices;
 /// without, they are a DataError ("unknown user id"). Duplicate pairs (also against the
 /// pairs already in `seen`) are a DataError naming both places.

@@ -77,6 +77,10 @@ std::vector<RawRating> parse_ratings_text(const std::string& text, const std::st
   return out;
 }
 
+bool is_user_column_name(std::string_view field) {
+  return field == "user" || field == "user_id" || field == "userId";
+}
+
 std::vector<RawPair> parse_pairs_text(const std::string& text, const std::string& name) {
   const std::vector<TextLine> lines = split_lines(text, name, true);
   const Delimiter d = detect_delimiter(lines.front().text);

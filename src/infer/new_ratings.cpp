@@ -75,17 +75,16 @@ int64_t add_features(NodeSet& side, int64_t first, const std::string& file, cons
   return m.rows;
 }
 
-/// Adds the entries of the edges file whose row is a new node (the file's graph is
-/// symmetric, so an edge (new, trained) gives the new node's row only). Returns them.
-int64_t add_edges(NodeSet& side, int64_t first, const std::string& file, const char* noun) {
+/// Adds the entries of the edges file (ids looked up in `ids`, the grown side's) whose row is a new node (the
+/// file's graph is symmetric, so an edge (new, trained) gives the new node's row only). Returns them.
+int64_t add_edges(NodeSet& side, const data::IdIndex& ids, int64_t first, const std::string& file,
+                  const char* noun) {
   if (side.graph_origin != GraphOrigin::File)
     throw ConfigError(file + ": the model's " + noun + " graph is " +
                       (side.graph_origin == GraphOrigin::Knn
                            ? std::string("a k-NN graph, which links new ") + noun + "s by itself"
                            : std::string("the identity (no graph)")) +
                       "; drop this file");
-  data::IdIndex ids;
-  for (const auto& id : side.ids) ids.add(id);
   const EdgeList g = data::parse_edge_list_text(data::read_text_file(file), file, ids, noun);
   int64_t added = 0;
   for (size_t e = 0; e < g.size(); ++e) {
@@ -115,13 +114,13 @@ NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphC
     s.item_features = add_features(ds.items, first_item, nodes.item_features_file, "item");
   // Graph rows after the features: a k-NN graph of features compares the new rows.
   if (!nodes.user_graph_file.empty()) {
-    s.user_edges = add_edges(ds.users, first_user, nodes.user_graph_file, "user");
+    s.user_edges = add_edges(ds.users, users, first_user, nodes.user_graph_file, "user");
     s.user_graph_how = "file";
   } else {
     s.user_edges = graph::link_new_nodes(ds, true, first_user, graph, &s.user_graph_how);
   }
   if (!nodes.item_graph_file.empty()) {
-    s.item_edges = add_edges(ds.items, first_item, nodes.item_graph_file, "item");
+    s.item_edges = add_edges(ds.items, items, first_item, nodes.item_graph_file, "item");
     s.item_graph_how = "file";
   } else {
     s.item_edges = graph::link_new_nodes(ds, false, first_item, graph, &s.item_graph_how);
