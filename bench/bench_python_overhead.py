@@ -35,7 +35,7 @@ def cli(k):
     out = os.path.join(args.out, f"cli{k}")
     t = time.perf_counter()
     subprocess.run([args.binary, "train", "--data", data, "--config", config, "--runs", "1", "--seed", "1",
-                    "--threads", str(args.threads), "--quiet", "--out", out], check=True, stdout=subprocess.DEVNULL)
+                    "--threads", str(args.threads), "--quiet", "--overwrite", "--out", out], check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t, out
 
 
@@ -43,7 +43,7 @@ def python(k):
     out = os.path.join(args.out, f"py{k}")
     t = time.perf_counter()
     m = symgnn.SyMGNN(config=config, train_runs=1, seed=1, threads=args.threads, verbose=False)
-    m.fit(symgnn.load_dataset(data, split="u1"), out=out)
+    m.fit(symgnn.load_dataset(data, split="u1"), out=out, overwrite=True)
     return time.perf_counter() - t, out
 
 

@@ -25,7 +25,7 @@ else:
     data = symgnn.load_dataset("synthetic")
     model = symgnn.SyMGNN(train_epochs=200)
 
-model.fit(data, out=os.path.join(root, "out", "quickstart"))
+model.fit(data, out=os.path.join(root, "out", "quickstart"), overwrite=True)
 print(f"{model.model_.name} on {data.name}: test RMSE {model.score(data):.4f}")
 user = data.user_ids[0]
 print(f"top 10 for user {user}:")

@@ -1,39 +1,69 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target over the text parsers with clang++ directly (no CMake: the root
-# project needs LibTorch, the parsers do not) and runs it for a bounded time.
+# Builds the libFuzzer targets with clang++ directly (no CMake: the root project needs
+# LibTorch, these readers do not) and runs each for a bounded time.
 #
 #   scripts/fuzz.sh [seconds=30] [extra libFuzzer flags...]
 #
-# Seeds come from fuzz/corpus/ (committed); new inputs go to fuzz/corpus-run/ (ignored).
-# Exits non-zero when the fuzzer finds a crash, a leak or undefined behaviour; the reproducer
-# is written to build-fuzz/ (crash-*, leak-*, ...).
+# Targets (fuzz/): text_parsers (every text format, the pairs reader included), config (config
+# files and --set), mat (the MATLAB v7.3 reader, from recipes for small HDF5 files). The
+# seconds are shared: half to text_parsers, a quarter to each of the others;
+# SYMGNN_FUZZ_TARGETS="config mat" runs only those. Seeds come from fuzz/corpus/<target>/
+# (committed; the config target also reads configs/); new inputs go to fuzz/corpus-run/
+# (ignored). Exits non-zero when a fuzzer finds a crash, a leak or undefined behaviour; the
+# reproducer is written to build-fuzz/ (crash-*, leak-*, ...).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-30}"
 shift || true
 build="$root/build-fuzz"
-bin="$build/fuzz_text_parsers"
-mkdir -p "$build" "$root/fuzz/corpus-run"
+mkdir -p "$build"
 
-sources=(
-  "$root/fuzz/fuzz_text_parsers.cpp"
-  "$root/src/data/text_reader.cpp"
-  "$root/src/data/ratings_csv.cpp"
-  "$root/src/data/movielens.cpp"
-  "$root/src/data/random_split.cpp"
-  "$root/src/data/prediction_file.cpp"
-)
-# Rebuild only when a source or header changed.
-if [[ ! -x "$bin" ]] || [[ -n "$(find "$root/fuzz" "$root/src/data" "$root/src/util" "$root/include" \
-      -newer "$bin" \( -name '*.cpp' -o -name '*.h' \) -print -quit)" ]]; then
-  echo "fuzz.sh: building $bin"
-  "${CXX:-clang++}" -std=c++17 -g -O1 -Wall -Wextra \
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$root/include" -I"$root/src" "${sources[@]}" -o "$bin"
-fi
+# The util sources the readers need (the checksum check of prediction files, the writer it uses).
+util=("$root/src/util/checksum.cpp" "$root/src/util/atomic_file.cpp" "$root/src/util/fault_injection.cpp"
+      "$root/src/util/strings.cpp")
+data=("$root/src/data/text_reader.cpp" "$root/src/data/ratings_csv.cpp" "$root/src/data/movielens.cpp"
+      "$root/src/data/random_split.cpp" "$root/src/data/prediction_file.cpp")
+hdf5_cflags=$(pkg-config --cflags hdf5 2>/dev/null || echo -I/usr/include/hdf5/serial)
+hdf5_libs=$(pkg-config --libs hdf5 2>/dev/null || echo "-L/usr/lib/x86_64-linux-gnu/hdf5/serial -lhdf5")
 
+# build <target> <sources...> -- <link flags...>: rebuilt only when a source or header changed.
+build() {
+  local name="$1"; shift
+  local sources=() flags=()
+  while [[ $# -gt 0 && "$1" != "--" ]]; do sources+=("$1"); shift; done
+  [[ $# -gt 0 ]] && shift
+  flags=("$@")
+  local bin="$build/fuzz_$name"
+  if [[ ! -x "$bin" ]] || [[ -n "$(find "$root/fuzz" "$root/src/data" "$root/src/util" "$root/include" \
+        -newer "$bin" \( -name '*.cpp' -o -name '*.h' \) -print -quit)" ]]; then
+    echo "fuzz.sh: building $bin"
+    "${CXX:-clang++}" -std=c++17 -g -O1 -Wall -Wextra \
+      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+      -I"$root/include" -I"$root/src" $hdf5_cflags "${sources[@]}" -o "$bin" -lcrypto "${flags[@]}"
+  fi
+}
+
+build text_parsers "$root/fuzz/fuzz_text_parsers.cpp" "${data[@]}" "${util[@]}"
+build config "$root/fuzz/fuzz_config.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" \
+  "$root/src/util/text.cpp" "${util[@]}"
+build mat "$root/fuzz/fuzz_mat.cpp" "$root/src/data/mat_v73.cpp" -- $hdf5_libs
+
+targets=(${SYMGNN_FUZZ_TARGETS:-text_parsers config mat})
 cd "$build"
-echo "fuzz.sh: running for ${seconds}s"
-exec "$bin" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  "$@" "$root/fuzz/corpus-run" "$root/fuzz/corpus"
+for t in "${targets[@]}"; do
+  case "$t" in
+    text_parsers) share=$(( seconds / 2 )); seeds=("$root/fuzz/corpus/text") ;;
+    config) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/config" "$root/configs") ;;
+    mat) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/mat") ;;
+    *) echo "fuzz.sh: unknown target '$t' (text_parsers, config, mat)" >&2; exit 2 ;;
+  esac
+  [[ ${#targets[@]} -eq 1 ]] && share=$seconds
+  (( share < 1 )) && share=1
+  mkdir -p "$root/fuzz/corpus-run/$t"
+  echo "fuzz.sh: $t for ${share}s"
+  "$build/fuzz_$t" -max_total_time="$share" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$@" "$root/fuzz/corpus-run/$t" "${seeds[@]}" 2>&1 | tail -n 12
+  status=${PIPESTATUS[0]}
+  if [[ $status -ne 0 ]]; then echo "fuzz.sh: $t failed (exit $status); see $build" >&2; exit "$status"; fi
+done

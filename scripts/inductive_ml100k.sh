@@ -39,8 +39,8 @@ with open(f"{out}/ml-100k/u.data", "w") as d:
 with open(f"{out}/held_users.txt", "w") as h:
     h.write("\n".join(map(str, sorted(held))) + "\n")
 PY
-"$bin" train --data "$out/ml-100k" --config "$config" --runs 1 --seed "$seed" --quiet --out "$out/without"
-"$bin" train --data "$data" --config "$config" --runs 1 --seed "$seed" --quiet --out "$out/full"
+"$bin" train --data "$out/ml-100k" --config "$config" --runs 1 --seed "$seed" --quiet --overwrite --out "$out/without"
+"$bin" train --data "$data" --config "$config" --runs 1 --seed "$seed" --quiet --overwrite --out "$out/full"
 "$bin" predict --model "$out/without" --pairs "$out/pairs.csv" --new-ratings "$out/new_ratings.csv" --out "$out/pred_new.csv"
 "$bin" predict --model "$out/without" --pairs "$out/pairs.csv" --out "$out/pred_none.csv"
 "$bin" predict --model "$out/full" --pairs "$out/pairs.csv" --out "$out/pred_full.csv"

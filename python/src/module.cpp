@@ -28,6 +28,7 @@
 #include "train/progress.h"
 #include "train/runtime.h"
 #include "util/json_text.h"
+#include "util/checksum.h"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -286,6 +287,9 @@ PYBIND11_MODULE(_core, m) {
       "keep_freed_memory", [] { train::keep_freed_memory(); },
       "keep freed memory in the heap, as the symgnn command does (src/train/runtime.cpp)");
   m.def("sylvester_solve", &sylvester_solve);
+  m.def(
+      "read_verified_file", [](const std::string& path) { return py::bytes(read_verified_file(path)); },
+      py::arg("path"), "a file symgnn wrote, checked against its folder's checksums.sha256 (src/util/checksum.h)");
 
   py::class_<TrainedModel>(m, "TrainedModel")
       .def(py::init([](const std::string& path, const std::string& device, const std::string& ratings,

@@ -84,10 +84,12 @@ class SyMGNN:
             raise MissingFileError(f"{self.config}: no such config file")
         return os.path.abspath(self.config)
 
-    def fit(self, data, out=None):
+    def fit(self, data, out=None, overwrite=False):
         """Trains on `data` (a Dataset, or a source for load_dataset) and keeps the model.
 
         out: the model directory to write (default: a temporary one; save() copies it).
+        overwrite: replace a run already in `out` (without it, such an `out` is refused, as
+        `symgnn train --out` refuses it).
         Ctrl-C stops training with KeyboardInterrupt; the checkpoints written so far stay in
         `out` (`symgnn train --resume OUT` continues them)."""
         ds = _as_dataset(data)
@@ -97,6 +99,8 @@ class SyMGNN:
             out = os.path.join(self._workdir.name, "model")
         out = os.path.abspath(os.fspath(out))
         args = ["train", "--data", ds.source, "--out", out, "--no-compare", "--progress", "quiet"]
+        if overwrite:
+            args.append("--overwrite")
         if self.preset:
             args += ["--preset", self.preset]
         if self.config:
@@ -121,7 +125,7 @@ class SyMGNN:
         self.path_ = self.model_.path
         folder = self.path_ if os.path.isdir(self.path_) else os.path.dirname(self.path_)
         metrics = os.path.join(folder, "metrics.json")
-        self.metrics_ = json.load(open(metrics)) if os.path.exists(metrics) else {}
+        self.metrics_ = json.loads(_core.read_verified_file(metrics)) if os.path.exists(metrics) else {}
         return self
 
     def _fitted(self):

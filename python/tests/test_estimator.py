@@ -2,6 +2,7 @@
 save / load, and model directories shared with the command line (to 1e-6)."""
 
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -108,3 +109,29 @@ def test_verbose_false_is_silent(capfd):
     symgnn.SyMGNN(**dict(FAST, train_epochs=2)).fit("synthetic")
     captured = capfd.readouterr()
     assert captured.out == "" and captured.err == ""
+
+
+def test_an_existing_run_is_replaced_only_when_asked(tmp_path):
+    out = tmp_path / "run"
+    symgnn.SyMGNN(**FAST).fit("synthetic", out=out)
+    with pytest.raises(symgnn.Error, match="already holds a run"):
+        symgnn.SyMGNN(**FAST).fit("synthetic", out=out)
+    again = symgnn.SyMGNN(**FAST).fit("synthetic", out=out, overwrite=True)
+    assert again.metrics_["test_rmse"] > 0
+
+
+def test_damaged_files_are_refused_naming_them(fitted, tmp_path):
+    _, out = fitted
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    with open(copy / "metrics.json", "a") as f:
+        f.write(" ")
+    with pytest.raises(symgnn.DataError, match="metrics.json: checksum differs"):
+        symgnn.load(copy)
+    model = copy / "model.pt"
+    data = bytearray(model.read_bytes())
+    data[len(data) // 2] ^= 1
+    model.write_bytes(bytes(data))
+    (copy / "metrics.json").unlink()
+    with pytest.raises(symgnn.Error, match="model.pt: checksum mismatch"):
+        symgnn.load(copy)

@@ -7,6 +7,7 @@
 
 #include "data/text_reader.h"
 #include "symgnn/error.h"
+#include "util/checksum.h"
 
 namespace symgnn::blend {
 
@@ -40,7 +41,7 @@ ModelPredictions load_model_predictions(const std::string& dir) {
   const std::string metrics_file = dir + "/metrics.json";
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(data::read_text_file(metrics_file));
+    j = nlohmann::json::parse(read_verified_file(metrics_file));
   } catch (const nlohmann::json::parse_error& e) {
     throw DataError(metrics_file, 0, std::string("not valid JSON (") + e.what() + ")");
   }

@@ -24,7 +24,7 @@ struct BlendOptions {
 };
 
 void write_json(const std::string& path, const nlohmann::json& j) {
-  write_text_atomic(path, json_text(j, 2) + "\n");
+  write_text_atomic(path, json_text(j, 2) + "\n", Integrity::none);
 }
 
 void print_table(const blend::BlendResult& r) {

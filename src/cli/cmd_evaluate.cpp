@@ -11,6 +11,7 @@
 #include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
+#include "util/memory_check.h"
 #include "util/stats.h"
 #include "util/strings.h"
 #include "util/text.h"
@@ -126,7 +127,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
     nlohmann::json j = evaluation_json(ev);
     j["model"] = model.name();
     j["dataset"] = model.dataset().name;
-    write_text_atomic(o.json, json_text(j, 2) + "\n");
+    write_text_atomic(o.json, json_text(j, 2) + "\n", Integrity::none);
   }
   return 0;
 }
@@ -151,7 +152,7 @@ void add_evaluate_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "threads (default: one per core)")
       ->check(config_value_check("train.threads"));
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
-  cmd->callback([o] { run_evaluate(*o); });
+  cmd->callback([o] { with_memory_context("evaluating", [&] { run_evaluate(*o); }); });
 }
 
 }  // namespace symgnn::cli

@@ -11,6 +11,7 @@
 #include "symgnn/trained_model.h"
 #include "train/runtime.h"
 #include "util/atomic_file.h"
+#include "util/memory_check.h"
 #include "util/strings.h"
 
 namespace fs = std::filesystem;
@@ -110,7 +111,7 @@ int run_predict(const PredictOptions& o) {
   if (o.out.empty())
     std::cout << os.str();
   else
-    write_text_atomic(o.out, os.str());
+    write_text_atomic(o.out, os.str(), Integrity::none);
   return 0;
 }
 
@@ -135,7 +136,7 @@ void add_predict_command(CLI::App& app) {
   add_new_node_options(cmd, o->new_nodes);
   cmd->add_option("--threads", o->threads, "intra-op threads (default: one per core)")
       ->check(config_value_check("train.threads"));
-  cmd->callback([o] { run_predict(*o); });
+  cmd->callback([o] { with_memory_context("predicting", [&] { run_predict(*o); }); });
 }
 
 }  // namespace symgnn::cli

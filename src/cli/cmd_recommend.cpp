@@ -15,6 +15,7 @@
 #include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
+#include "util/memory_check.h"
 
 namespace symgnn::cli {
 namespace {
@@ -103,7 +104,7 @@ int run_recommend(const RecommendCliOptions& o) {
   if (o.out.empty())
     std::cout << os.str();
   else
-    write_text_atomic(o.out, os.str());
+    write_text_atomic(o.out, os.str(), Integrity::none);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr << "recommend: " << users.size() << " user(s), top " << o.k << " of " << model.items()
             << " items (" << (o.include_seen ? "rated items included" : "rated items excluded") << "), "
@@ -136,7 +137,7 @@ void add_recommend_command(CLI::App& app) {
       ->check(config_value_check("train.threads"));
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
   add_new_node_options(cmd, o->new_nodes);
-  cmd->callback([o] { run_recommend(*o); });
+  cmd->callback([o] { with_memory_context("recommending", [&] { run_recommend(*o); }); });
 }
 
 }  // namespace symgnn::cli

@@ -13,6 +13,7 @@
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
 #include "util/atomic_file.h"
+#include "util/memory_check.h"
 
 namespace symgnn::cli {
 
@@ -106,12 +107,15 @@ void run_sylvester(CommonOptions opts, const SylvesterOptions& so) {
             << std::setprecision(3) << r.seconds << " s" << std::defaultfloat
             << (r.converged ? "" : "  (NOT converged: raise --max-iter or --tol)") << "\n";
   if (so.out.empty()) return;
-  write_file_atomic(so.out, [&](std::ostream& os) {
-    if (so.top_k > 0)
-      write_top_k(os, r.x, mask > 0.5, so.top_k, ds);
-    else
-      write_matrix(os, r.x, ds);
-  });
+  write_file_atomic(
+      so.out,
+      [&](std::ostream& os) {
+        if (so.top_k > 0)
+          write_top_k(os, r.x, mask > 0.5, so.top_k, ds);
+        else
+          write_matrix(os, r.x, ds);
+      },
+      Integrity::none);
   std::cout << (so.top_k > 0 ? "top-" + std::to_string(so.top_k) + " unobserved items per user"
                              : std::string("X"))
             << " written to " << so.out << "\n";
@@ -153,7 +157,7 @@ void add_sylvester_command(CLI::App& app) {
   cmd->add_option("--out", so->out, "write X (CSV with ids) here, atomically");
   cmd->add_option("--top-k", so->top_k, "with --out: write the K largest unobserved scores per user instead")
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
-  cmd->callback([opts, so] { run_sylvester(*opts, *so); });
+  cmd->callback([opts, so] { with_memory_context("solving Eq. 1", [&] { run_sylvester(*opts, *so); }); });
 }
 
 }  // namespace symgnn::cli

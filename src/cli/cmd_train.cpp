@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/train_sylvester.h"
@@ -15,6 +16,9 @@
 #include "train/metrics.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
+#include "util/checksum.h"
+#include "util/memory_check.h"
+#include "util/output_lock.h"
 #include "util/stats.h"
 #include "util/text.h"
 
@@ -36,13 +40,18 @@ struct TrainOptions {
   bool quiet = false;
   std::string progress = "auto";
   bool no_compare = false;
+  bool overwrite = false;
 };
 
-std::string read_text(const std::string& path) {
-  std::string text;
-  if (read_file(path, text) != ReadStatus::ok)
-    throw UsageError(path + ": cannot read (is this a directory written by symgnn train --out?)");
-  return text;
+/// The recorded config of a run, verified against the folder's checksums.sha256.
+std::string read_recorded_config(const std::string& dir) {
+  const std::string path = dir + "/config.txt";
+  if (!fs::exists(path))
+    throw UsageError(path + ": not found: " + dir +
+                     " holds no run to resume (not written by symgnn train --out, or killed before it "
+                     "started: run train --out " +
+                     dir + " again)");
+  return read_verified_file(path);
 }
 
 RunConfig build_config(const TrainOptions& o) {
@@ -64,6 +73,7 @@ RunConfig build_config(const TrainOptions& o) {
     if (o.runs > 0) refused.push_back("--runs");
     if (o.epochs > 0) refused.push_back("--epochs");
     if (!o.out.empty()) refused.push_back("--out");
+    if (o.overwrite) refused.push_back("--overwrite");
     if (!refused.empty()) {
       std::string list;
       for (const auto& f : refused) list += (list.empty() ? "" : ", ") + f;
@@ -71,7 +81,7 @@ RunConfig build_config(const TrainOptions& o) {
                         list + " (only --threads, --progress, --quiet and --metrics-out may change)");
     }
     RunConfig cfg;
-    load_config_text(cfg, read_text(o.resume + "/config.txt"), o.resume + "/config.txt");
+    load_config_text(cfg, read_recorded_config(o.resume), o.resume + "/config.txt");
     if (o.common.threads >= 0) cfg.train.threads = o.common.threads;
     return cfg;
   }
@@ -100,17 +110,32 @@ int run_train(const TrainOptions& o) {
   topts.out_dir = o.resume.empty() ? o.out : o.resume;
   topts.resume = !o.resume.empty();
   topts.progress = progress;
+  // One run per folder at a time, and a finished or interrupted run is not replaced unless
+  // asked (docs/reliability.md). The lock lives until this function returns.
+  std::optional<OutputLock> lock;
   if (!topts.out_dir.empty()) {
     fs::create_directories(topts.out_dir);
-    write_text_atomic(topts.out_dir + "/config.txt", to_text(cfg));
+    const std::string option = topts.resume ? "--resume" : "--out";
+    lock.emplace(topts.out_dir, option);
+    if (const int n = remove_stale_temporaries(topts.out_dir); n > 0 && !o.quiet)
+      std::cerr << "removed " << n << " temporary file(s) left in " << topts.out_dir << " by a killed run\n";
+    if (!topts.resume && holds_run(topts.out_dir)) {
+      if (!o.overwrite)
+        throw UsageError("--out " + topts.out_dir +
+                         " already holds a run (its config.txt); continue it with --resume " + topts.out_dir +
+                         ", replace it with --overwrite, or choose another folder");
+      clear_run(topts.out_dir);
+    }
+    if (!topts.resume) write_text_atomic(topts.out_dir + "/config.txt", to_text(cfg));
   }
   // The Sylvester baseline (cli/train_sylvester.cpp) has no learned weights to checkpoint.
   if (cfg.model == "sylvester") return train_sylvester(cfg, topts.out_dir, o.metrics_out, o.quiet);
 
-  Dataset ds = load_dataset(cfg.data);
-  graph::resolve_graphs(ds, cfg.graph);
+  Dataset ds = with_memory_context("loading " + cfg.data.source, [&] { return load_dataset(cfg.data); });
+  with_memory_context("building the graphs", [&] { graph::resolve_graphs(ds, cfg.graph); });
   if (!o.quiet) std::cerr << train::dataset_stats_text(ds);
-  train::SweepResult s = train::train_sweep(cfg, ds, topts);
+  train::SweepResult s = with_memory_context("training the " + cfg.model + " model",
+                                             [&] { return train::train_sweep(cfg, ds, topts); });
   nlohmann::json metrics = train::sweep_metrics(s, cfg, ds);
   std::cout << s.model_name << " on " << ds.name << ": test RMSE " << fixed(s.test_rmse, 4) << " +- "
             << fixed(s.test_rmse_std, 4) << " over " << s.runs.size() << " run(s) (validation "
@@ -160,10 +185,12 @@ int run_train(const TrainOptions& o) {
     for (size_t k = 0; k < s.runs.size(); ++k) {
       const std::string run = "/run" + std::to_string(k) + "/model.pt";
       const std::string final_path = topts.out_dir + "/final" + run;
-      const TrainedModel m =
-          TrainedModel::load(fs::exists(final_path) ? final_path : topts.out_dir + run, cfg.train.device);
-      runs.push_back(evaluate(m, eo));
-      if (k == 0) popularity = evaluate_popularity(m, eo);
+      with_memory_context("evaluating the ranking of run " + std::to_string(k), [&] {
+        const TrainedModel m =
+            TrainedModel::load(fs::exists(final_path) ? final_path : topts.out_dir + run, cfg.train.device);
+        runs.push_back(evaluate(m, eo));
+        if (k == 0) popularity = evaluate_popularity(m, eo);
+      });
     }
     metrics["evaluation"] = evaluation_json(runs[0]);
     metrics["evaluation"]["of"] = "the saved model (run 0), test ratings";
@@ -217,6 +244,9 @@ void add_train_command(CLI::App& app) {
       ->check(config_value_check("train.epochs"));
   cmd->add_option("--out", o->out, "directory for checkpoints, per-epoch CSVs, model.pt and metrics.json");
   cmd->add_option("--metrics-out", o->metrics_out, "write the metrics JSON here too");
+  cmd->add_flag("--overwrite", o->overwrite,
+                "replace the run already in --out (its config, checkpoints, model and metrics; other "
+                "files stay); without it such an --out is refused");
   cmd->add_option("--resume", o->resume,
                   "continue the interrupted training recorded in this --out directory");
   cmd->add_flag("--quiet", o->quiet, "print only the final result");

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "symgnn/error.h"
+#include "util/memory_check.h"
 
 namespace symgnn::cli {
 
@@ -72,6 +73,10 @@ int run(int argc, const char* const* argv) {
     return 2;
   } catch (const Error& e) {
     std::cerr << "symgnn: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {  // outside the steps that name themselves (util/memory_check.h)
+    std::cerr << "symgnn: error: "
+              << out_of_memory_message(argc > 1 ? std::string("symgnn ") + argv[1] : "symgnn", "") << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "symgnn: internal error: " << e.what() << "\n";

@@ -7,6 +7,7 @@
 
 #include "data/text_reader.h"
 #include "symgnn/error.h"
+#include "util/checksum.h"
 
 namespace symgnn::data {
 
@@ -62,7 +63,10 @@ std::vector<PredictionRow> parse_predictions_text(const std::string& text, const
 }
 
 std::vector<PredictionRow> read_predictions_csv(const std::string& path) {
-  return parse_predictions_text(read_text_file(path), path);
+  // Verified against the folder's checksums.sha256 when symgnn wrote the file.
+  const std::string text = read_verified_file(path);
+  if (text.empty()) throw DataError(path, 0, "file is empty");
+  return parse_predictions_text(text, path);
 }
 
 }  // namespace symgnn::data

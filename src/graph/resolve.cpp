@@ -14,6 +14,7 @@
 
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
+#include "util/memory_check.h"
 
 namespace symgnn::graph {
 
@@ -23,6 +24,13 @@ enum class Side { User, Item };
 
 /// The training rating matrix H (n1 x n2) as seen from `side`: users get H, items H^T.
 at::Tensor rating_vectors(const Dataset& ds, Side side) {
+  // H and, for items, its transpose: two dense n1 x n2 floats (graph.knn_source = ratings).
+  require_memory(2 * 4.0 * static_cast<double>(ds.users.count) * static_cast<double>(ds.items.count),
+                 "graph.knn_source = ratings on " + std::to_string(ds.users.count) + " users x " +
+                     std::to_string(ds.items.count) + " items",
+                 "the k-NN graph compares dense rating rows",
+                 "Use graph.knn_source = features, graphs from files (data.user_graph_file, "
+                 "data.item_graph_file), or graph.user_graph = identity");
   auto h = torch::zeros({ds.users.count, ds.items.count}, torch::kFloat);
   auto acc = h.accessor<float, 2>();
   for (size_t e = 0; e < ds.train.size(); ++e) {

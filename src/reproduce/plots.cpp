@@ -95,7 +95,7 @@ std::string curves_script(const std::vector<CurvePanel>& panels, const std::stri
 
 bool render(const std::string& gnuplot, const std::string& script_path, const std::string& svg,
             const std::string& script, std::string* why) {
-  write_text_atomic(script_path, script);
+  write_text_atomic(script_path, script, Integrity::none);
   // The script writes <svg>.tmp; rename it over the SVG only when gnuplot succeeded.
   const std::string log = script_path + ".log";
   const std::string cmd = gnuplot + " '" + script_path + "' > '" + log + "' 2>&1";

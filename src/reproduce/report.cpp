@@ -128,7 +128,7 @@ class Report {
        << "/<cell>/`. Times are wall-clock on this machine; other work may have shared its cores.\n\n";
     for (const auto& a : plan_.absent) md << "Not run, data absent: " << a << ".\n\n";
     md << summary() << body.str();
-    write_text_atomic(o_.out_dir + "/results.md", md.str());
+    write_text_atomic(o_.out_dir + "/results.md", md.str(), Integrity::none);
     files_.insert(files_.begin(), "results.md");
     return files_;
   }
@@ -285,7 +285,7 @@ class Report {
            << " MiB (the issue's bound: 2048 MiB).";
     }
     md << "\n\nCSV: [results/" << id << ".csv](results/" << id << ".csv)\n\n";
-    write_text_atomic(add_file(id + ".csv"), csv.str());
+    write_text_atomic(add_file(id + ".csv"), csv.str(), Integrity::none);
     return md.str();
   }
 
@@ -374,14 +374,14 @@ class Report {
     if (std::isfinite(mean_saving))
       claims_[mean_saving >= kPaperMemorySaving ? "beat" : "miss"].push_back(
           "ML-100K mean memory saving of G: " + fixed(100 * mean_saving, 1) + " % vs 16.98 %");
-    write_text_atomic(add_file("table4.csv"), csv.str());
+    write_text_atomic(add_file("table4.csv"), csv.str(), Integrity::none);
     return md.str();
   }
 
   std::string figure(const std::string& name, const std::string& csv_text, const std::string& dat_text,
                      const std::string& script) {
-    write_text_atomic(add_file(name + ".csv"), csv_text);
-    write_text_atomic(plots_dir_ + "/" + name + ".dat", dat_text);
+    write_text_atomic(add_file(name + ".csv"), csv_text, Integrity::none);
+    write_text_atomic(plots_dir_ + "/" + name + ".dat", dat_text, Integrity::none);
     std::string why;
     const std::string svg = results_dir_ + "/" + name + ".svg";
     if (render(o_.gnuplot, plots_dir_ + "/" + name + ".gp", svg, script, &why)) {
@@ -534,7 +534,7 @@ class Report {
       md << " A dash: the cell's metrics.json has no ranking (trained before `train` wrote it: rerun "
             "its part with --force, e.g. --only table2,table3 --force).";
     md << "\n\nCSV: [results/ranking.csv](results/ranking.csv)\n\n";
-    write_text_atomic(add_file("ranking.csv"), csv.str());
+    write_text_atomic(add_file("ranking.csv"), csv.str(), Integrity::none);
     return md.str();
   }
 
@@ -592,7 +592,7 @@ class Report {
             << s.best_epoch << "," << s.epochs_run << "," << s.seconds << "," << s.peak_mib << ","
             << s.parameters << "\n";
     }
-    write_text_atomic(add_file("runs.csv"), csv.str());
+    write_text_atomic(add_file("runs.csv"), csv.str(), Integrity::none);
     return "Every seed of every cell: [results/runs.csv](results/runs.csv).\n";
   }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/text.h"
+#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -29,7 +30,7 @@ CellResult load_cell(const std::string& runs_dir, const std::string& name) {
   if (!fs::exists(dir + "/metrics.json")) return c;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_text_file(dir + "/metrics.json"));
+    j = nlohmann::json::parse(read_verified_file(dir + "/metrics.json"));
   } catch (const std::exception&) {
     return c;
   }

@@ -11,6 +11,7 @@
 #include "util/atomic_file.h"
 #include "util/process.h"
 #include "util/text.h"
+#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -28,9 +29,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// A cell whose spec matches and whose files verify (a damaged one is run again).
 bool is_cached(const Cell& c, const std::string& dir) {
-  return fs::exists(dir + "/metrics.json") && fs::exists(dir + "/spec.txt") &&
-         read_text_file(dir + "/spec.txt") == cell_spec(c);
+  if (!fs::exists(dir + "/metrics.json") || !fs::exists(dir + "/spec.txt")) return false;
+  try {
+    read_verified_file(dir + "/metrics.json");
+    return read_verified_file(dir + "/spec.txt") == cell_spec(c);
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 /// "test 0.9250 +- 0.0020" from the cell's metrics (load_cell reads them for the report too).

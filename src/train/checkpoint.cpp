@@ -10,18 +10,22 @@
 
 #include "symgnn/error.h"
 #include "util/atomic_file.h"
+#include "util/checksum.h"
 
 namespace symgnn::train {
 
 void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path) {
-  write_file_atomic(path, [&](std::ostream& out) { archive.save_to(out); });
+  write_file_atomic(
+      path, [&](std::ostream& out) { archive.save_to(out); }, Integrity::sealed);
 }
 
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path,
                   const at::Device& device) {
   if (!std::filesystem::exists(path)) throw CheckpointError(path + ": no such file");
   try {
-    archive.load_from(path, device);
+    // The checksum first: a damaged tensor would otherwise load as garbage weights.
+    std::istringstream payload(read_sealed_file(path));
+    archive.load_from(payload, device);
   } catch (const c10::Error& e) {
     std::string what = e.what_without_backtrace();
     if (const auto nl = what.find('\n'); nl != std::string::npos) what = what.substr(0, nl);

@@ -15,6 +15,7 @@
 #include "train/memory.h"
 #include "train/seeds.h"
 #include "util/atomic_file.h"
+#include "util/fault_injection.h"
 #include "util/stats.h"
 #include "util/text.h"
 
@@ -371,6 +372,7 @@ RunResult RunTrainer::train() {
     const bool last = stopped || st_.epoch >= tc_.epochs;
     checkpoint(last);
     interrupt_if_asked(last);
+    fault::point();  // the fault-injection suite's kill:<n> (tests/reliability/)
   }
   return finish();
 }

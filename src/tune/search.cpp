@@ -21,6 +21,7 @@
 #include "util/process.h"
 #include "util/strings.h"
 #include "util/text.h"
+#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -81,7 +82,8 @@ RunConfig base_config(const Space& space, const SearchOptions& o) {
 bool is_cached(const std::string& dir, const std::string& spec) {
   if (!fs::exists(dir + "/metrics.json") || !fs::exists(dir + "/spec.txt")) return false;
   try {
-    return read_text_file(dir + "/spec.txt") == spec;
+    read_verified_file(dir + "/metrics.json");  // a damaged trial is run again
+    return read_verified_file(dir + "/spec.txt") == spec;
   } catch (const Error&) {
     return false;
   }
@@ -95,7 +97,7 @@ double number(const nlohmann::json& j, const char* key) {
 std::string read_metrics(const std::string& dir, Trial& t) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_text_file(dir + "/metrics.json"));
+    j = nlohmann::json::parse(read_verified_file(dir + "/metrics.json"));
   } catch (const std::exception& e) {
     return "metrics.json unreadable (" + std::string(e.what()) + ")";
   }
@@ -108,7 +110,7 @@ std::string read_metrics(const std::string& dir, Trial& t) {
 
 double recorded_seconds(const std::string& dir) {
   try {
-    return number(nlohmann::json::parse(read_text_file(dir + "/trial.json")), "seconds");
+    return number(nlohmann::json::parse(read_verified_file(dir + "/trial.json")), "seconds");
   } catch (const std::exception&) {
     return kNaN;
   }

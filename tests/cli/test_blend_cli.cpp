@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -83,6 +84,11 @@ TEST(BlendCli, BadInputExitsTwoNamingTheFile) {
   };
   expect_two("--models " + a, "at least 2");
   expect_two("--models " + a + " " + root + "/missing", root + "/missing/metrics.json: cannot open");
+  // An edited file no longer matches the checksum symgnn listed for it ...
+  write_file(b + "/predictions", "test.csv", "user,item,rating,prediction\nx,y,3,3\nx,y,3,3\n");
+  expect_two("--models " + a + " " + b, b + "/predictions/test.csv: checksum differs");
+  // ... and without the list, it is read as any hand-made file is.
+  std::filesystem::remove(b + "/predictions/checksums.sha256");
   write_file(b + "/predictions", "test.csv", "user,item,rating,prediction\nx,y,3,3\nx,y,3,3\n");
   expect_two("--models " + a + " " + b, b + "/predictions/test.csv:3: duplicate");
   write_file(b + "/predictions", "test.csv", "user,item,rating,prediction\nx,y,3,3\n");

@@ -56,3 +56,24 @@ TEST(HostileInput, TheDenseSylvesterBaselineRefusesASetItCannotHold) {
   const std::string error = out.substr(std::min(out.size(), out.find("symgnn: error:")));
   EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << out;
 }
+
+TEST(HostileInput, ARatingRowGraphTooLargeForMemoryIsRefusedBeforeAllocating) {
+  // graph.knn_source = ratings compares dense rating rows: 2 x 200,000 x 200,000 floats.
+  const std::string dir = scratch_dir("cli_huge_knn");
+  std::string csv;
+  csv.reserve(200000 * 20);
+  for (int k = 0; k < 200000; ++k) csv += "u" + std::to_string(k) + ",i" + std::to_string(k) + ",3\n";
+  const std::string path = write_file(dir, "huge.csv", csv);
+  std::string out;
+  EXPECT_EQ(run_symgnn("train --quiet --epochs 1 --data " + path +
+                           " --set graph.user_graph=knn --set graph.knn_source=ratings",
+                       &out),
+            2)
+      << out;
+  const std::string error = out.substr(std::min(out.size(), out.find("symgnn: error:")));
+  EXPECT_NE(error.find("graph.knn_source = ratings on 200000 users x 200000 items needs about"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(error.find("Use graph.knn_source = features"), std::string::npos) << out;
+  EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << out;
+}

@@ -63,8 +63,8 @@ std::string symgnn_binary() {
   return SYMGNN_BINARY;
 }
 
-int run_symgnn(const std::string& args, std::string* output) {
-  return run_command(symgnn_binary() + " " + args, output);
+int run_symgnn(const std::string& args, std::string* output, const std::string& env) {
+  return run_command((env.empty() ? "" : "env " + env + " ") + symgnn_binary() + " " + args, output);
 }
 
 int run_command(const std::string& command, std::string* output) {

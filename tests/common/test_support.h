@@ -24,8 +24,9 @@ std::string symgnn_binary();
 /// Runs a shell command, returns its exit status; stdout+stderr go to *output if given.
 int run_command(const std::string& command, std::string* output = nullptr);
 
-/// run_command of the built `symgnn` with `args`.
-int run_symgnn(const std::string& args, std::string* output = nullptr);
+/// run_command of the built `symgnn` with `args`, with environment assignments `env`
+/// ("NAME=value ...") before it.
+int run_symgnn(const std::string& args, std::string* output = nullptr, const std::string& env = "");
 
 }  // namespace symgnn::testing
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "symgnn/error.h"
+#include "util/memory_check.h"
 #include "util/strings.h"
 
 namespace symgnn::models::sylvester {
@@ -56,20 +57,10 @@ double mean_of(const RatingList& r) {
 /// otherwise ask the allocator for terabytes and die with a bare bad_alloc).
 static void check_dense_fits(int64_t n1, int64_t n2, const at::Device& device) {
   if (!device.is_cpu()) return;  // the CUDA allocator's own error names the size
-  constexpr double kMatrices = 8;
-  const double need = kMatrices * 8.0 * static_cast<double>(n1) * static_cast<double>(n2);
-  const double have =
-      static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
-  if (have > 0 && need > have) {
-    const auto gib = [](double b) {
-      return std::to_string(static_cast<int64_t>(std::ceil(b / (1024.0 * 1024 * 1024))));
-    };
-    throw Error(
-        "sylvester: Eq. 1 on " + std::to_string(n1) + " users x " + std::to_string(n2) +
-        " items needs about " + gib(need) + " GiB (8 dense n1 x n2 matrices of doubles); this machine has " +
-        gib(have) +
-        " GiB. The Sylv. baseline is dense; use the learned models (lowrank, base) for sets this large");
-  }
+  require_memory(8 * 8.0 * static_cast<double>(n1) * static_cast<double>(n2),
+                 "sylvester: Eq. 1 on " + std::to_string(n1) + " users x " + std::to_string(n2) + " items",
+                 "8 dense n1 x n2 matrices of doubles",
+                 "The Sylv. baseline is dense; use the learned models (lowrank, base) for sets this large");
 }
 
 std::pair<at::Tensor, at::Tensor> prior_matrices(int64_t n1, int64_t n2,

@@ -1,0 +1,84 @@
+#include "util/output_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+#include <vector>
+
+#include "symgnn/error.h"
+#include "util/checksum.h"
+#include "util/text.h"
+
+namespace symgnn {
+
+namespace fs = std::filesystem;
+
+OutputLock::OutputLock(const std::string& dir, const std::string& option) {
+  const std::string path = dir + "/.symgnn.lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd_ < 0)
+    throw Error(path + ": cannot create the lock file of " + option + " (" + std::strerror(errno) + ")");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    std::string holder;
+    read_file(path, holder);
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    ::close(fd_);
+    fd_ = -1;
+    if (e == EWOULDBLOCK)
+      throw UsageError(option + " " + dir + " is in use by another symgnn run" +
+                       (holder.empty() ? std::string() : " (process " + holder + ")") +
+                       "; wait for it to finish or choose another folder");
+    throw Error(path + ": cannot lock (" + std::strerror(e) + ")");
+  }
+  // Who holds it, for the message above (informative only: the flock is the lock).
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+    // Not fatal: the lock holds without the note.
+  }
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int remove_stale_temporaries(const std::string& dir) {
+  static const std::regex temporary(R"(.*\.tmp\.[0-9]+)");
+  int removed = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it.depth() > 2) it.disable_recursion_pending();
+    if (it->is_regular_file(ec) && std::regex_match(it->path().filename().string(), temporary))
+      removed += fs::remove(it->path(), ec) ? 1 : 0;
+  }
+  return removed;
+}
+
+bool holds_run(const std::string& dir) {
+  std::error_code ec;
+  return fs::exists(dir + "/config.txt", ec);
+}
+
+void clear_run(const std::string& dir) {
+  static const std::regex run_folder(R"(run[0-9]+)");
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool file = name == "config.txt" || name == "metrics.json" || name == "model.pt";
+    const bool folder = name == "final" || name == "predictions" || std::regex_match(name, run_folder);
+    if (!file && !folder) continue;
+    fs::remove_all(entry.path(), ec);
+    if (ec) throw Error(entry.path().string() + ": cannot remove (" + ec.message() + ")");
+    removed.push_back(name);
+  }
+  manifest::forget(dir, removed);
+}
+
+}  // namespace symgnn
