@@ -21,7 +21,7 @@ mkdir -p "$build"
 
 # The util sources the readers need (the checksum check of prediction files, the writer it uses).
 util=("$root/src/util/checksum.cpp" "$root/src/util/atomic_file.cpp" "$root/src/util/fault_injection.cpp"
-      "$root/src/util/strings.cpp")
+      "$root/src/util/strings.cpp" "$root/src/util/text.cpp")
 data=("$root/src/data/text_reader.cpp" "$root/src/data/ratings_csv.cpp" "$root/src/data/movielens.cpp"
       "$root/src/data/random_split.cpp" "$root/src/data/prediction_file.cpp")
 hdf5_cflags=$(pkg-config --cflags hdf5 2>/dev/null || echo -I/usr/include/hdf5/serial)
@@ -46,7 +46,7 @@ build() {
 
 build text_parsers "$root/fuzz/fuzz_text_parsers.cpp" "${data[@]}" "${util[@]}"
 build config "$root/fuzz/fuzz_config.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" \
-  "$root/src/util/text.cpp" "${util[@]}"
+  "${util[@]}"
 build mat "$root/fuzz/fuzz_mat.cpp" "$root/src/data/mat_v73.cpp" -- $hdf5_libs
 
 targets=(${SYMGNN_FUZZ_TARGETS:-text_parsers config mat})

@@ -23,8 +23,10 @@ struct BlendOptions {
   bool intercept = false;
 };
 
-void write_json(const std::string& path, const nlohmann::json& j) {
-  write_text_atomic(path, json_text(j, 2) + "\n", Integrity::none);
+/// Files in --out are listed in its checksums.sha256 (a blend directory is blended again);
+/// --json goes where the user says, unlisted.
+void write_json(const std::string& path, const nlohmann::json& j, Integrity integrity = Integrity::listed) {
+  write_text_atomic(path, json_text(j, 2) + "\n", integrity);
 }
 
 void print_table(const blend::BlendResult& r) {
@@ -84,7 +86,7 @@ int run_blend(const BlendOptions& o) {
                                          {"dataset", models[0].dataset}});
     std::cout << "wrote " << o.out << "/{blend.json,metrics.json,predictions/val.csv,predictions/test.csv}\n";
   }
-  if (!o.json.empty()) write_json(o.json, record);
+  if (!o.json.empty()) write_json(o.json, record, Integrity::none);
   return 0;
 }
 

@@ -79,7 +79,16 @@ int run(int argc, const char* const* argv) {
               << out_of_memory_message(argc > 1 ? std::string("symgnn ") + argv[1] : "symgnn", "") << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "symgnn: internal error: " << e.what() << "\n";
+    // LibTorch's errors carry a backtrace after their first line: the line is the message.
+    if (is_allocation_failure(e.what())) {
+      std::cerr << "symgnn: error: "
+                << out_of_memory_message(argc > 1 ? std::string("symgnn ") + argv[1] : "symgnn", e.what())
+                << "\n";
+      return 2;
+    }
+    std::string what = e.what();
+    if (const size_t nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
+    std::cerr << "symgnn: internal error: " << what << "\n";
     return 1;
   }
 }

@@ -12,12 +12,7 @@
 namespace symgnn::data {
 
 std::string read_text_file(const std::string& path) {
-  std::string text;
-  switch (read_file(path, text)) {
-    case ReadStatus::cannot_open: throw DataError(path, 0, "cannot open (missing or unreadable file)");
-    case ReadStatus::read_error: throw DataError(path, 0, "read error");
-    case ReadStatus::ok: break;
-  }
+  std::string text = symgnn::read_text_file(path);
   if (text.empty()) throw DataError(path, 0, "file is empty");
   return text;
 }

@@ -83,7 +83,10 @@ void write_and_rename(const std::string& path, const std::string& tmp, const std
   } else {
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   }
-  if (fd < 0) fail(path, "cannot create " + tmp, errno);
+  if (fd < 0) {
+    const int e = errno;
+    fail(path, "cannot create " + tmp, e);
+  }
   const auto abandon = [&](const std::string& what, int error) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -94,13 +97,17 @@ void write_and_rename(const std::string& path, const std::string& tmp, const std
     write_all(fd, bytes.data(), bytes.size() / 2);
     abandon("write failed", injected.error);
   }
+  // errno is read before anything else can change it.
   if (const int e = write_all(fd, head.data(), head.size()); e != 0) abandon("write failed", e);
   if (const int e = write_all(fd, bytes.data(), bytes.size()); e != 0) abandon("write failed", e);
   if (injected.error != 0 && injected.stage == fault::WriteStage::sync)
     abandon("flush to disk failed", injected.error);
   // fsync before rename: without it a crash of the machine can leave the new name on an
   // empty file (ext4 delayed allocation).
-  if (::fsync(fd) != 0) abandon("flush to disk failed", errno);
+  if (::fsync(fd) != 0) {
+    const int e = errno;
+    abandon("flush to disk failed", e);
+  }
   if (::close(fd) != 0) {
     const int e = errno;
     ::unlink(tmp.c_str());
@@ -111,6 +118,14 @@ void write_and_rename(const std::string& path, const std::string& tmp, const std
     const int e = errno;
     ::unlink(tmp.c_str());
     fail(path, "cannot rename " + tmp + " into place", e);
+  }
+  // The rename itself reaches the disk with the folder's own fsync (best effort: some file
+  // systems refuse it on a folder, and the file is already complete).
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
   }
   fault::point();
 }

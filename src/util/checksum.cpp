@@ -92,12 +92,7 @@ std::string read_sealed_file(const std::string& path) {
 }
 
 std::string read_verified_file(const std::string& path) {
-  std::string bytes;
-  switch (read_file(path, bytes)) {
-    case ReadStatus::cannot_open: throw DataError(path, 0, "cannot open (missing or unreadable file)");
-    case ReadStatus::read_error: throw DataError(path, 0, "read error");
-    case ReadStatus::ok: break;
-  }
+  const std::string bytes = read_text_file(path);
   const std::string name = std::filesystem::path(path).filename().string();
   bool listed = false;
   const std::string hash = sha256_hex(bytes);

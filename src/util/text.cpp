@@ -10,7 +10,11 @@ namespace symgnn {
 
 std::string read_text_file(const std::string& path) {
   std::string text;
-  if (read_file(path, text) != ReadStatus::ok) throw Error(path + ": cannot read");
+  switch (read_file(path, text)) {
+    case ReadStatus::cannot_open: throw DataError(path, 0, "cannot open (missing or unreadable file)");
+    case ReadStatus::read_error: throw DataError(path, 0, "read error");
+    case ReadStatus::ok: break;
+  }
   return text;
 }
 

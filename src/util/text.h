@@ -14,10 +14,8 @@ enum class ReadStatus { ok, cannot_open, read_error };
 
 /// The whole file as bytes into `text` (no decoding: MovieLens files are latin-1), or why
 /// it could not be read (`text` is then unchanged). The one whole-file reader: the wrappers
-/// word its failures for their callers (read_text_file below; data::read_text_file with the
-/// data loaders' "<path>: cannot open ..." / "<path>: file is empty"). Inline so that code
-/// compiled without the util library, the fuzzer over the data parsers (fuzz/,
-/// scripts/fuzz.sh), has it too.
+/// word its failures for their callers (read_text_file below; data::read_text_file adds
+/// "<path>: file is empty").
 inline ReadStatus read_file(const std::string& path, std::string& text) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return ReadStatus::cannot_open;
@@ -28,7 +26,8 @@ inline ReadStatus read_file(const std::string& path, std::string& text) {
   return ReadStatus::ok;
 }
 
-/// The whole file (read_file); throws Error "<path>: cannot read" when it cannot be read.
+/// The whole file (read_file); DataError "<path>: cannot open (missing or unreadable file)"
+/// or "<path>: read error" when it cannot be read.
 std::string read_text_file(const std::string& path);
 
 /// v with `digits` decimals ("0.7357"); "n/a" when v is not finite. The one fixed-precision

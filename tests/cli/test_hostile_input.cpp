@@ -40,14 +40,22 @@ TEST(HostileInput, NoTestRatingLeftIsAnError) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
 
-TEST(HostileInput, TheDenseSylvesterBaselineRefusesASetItCannotHold) {
-  // 200,000 users x 200,000 items (one rating each): Eq. 1's dense matrices would need
-  // about 2.3 TiB; the refusal comes before any of it is allocated.
-  const std::string dir = scratch_dir("cli_huge_sylvester");
+namespace {
+
+/// A ratings CSV of 200,000 users x 200,000 items, one rating each: small on disk, huge dense.
+std::string huge_diagonal_csv(const std::string& dir) {
   std::string csv;
   csv.reserve(200000 * 20);
   for (int k = 0; k < 200000; ++k) csv += "u" + std::to_string(k) + ",i" + std::to_string(k) + ",3\n";
-  const std::string path = write_file(dir, "huge.csv", csv);
+  return write_file(dir, "huge.csv", csv);
+}
+
+}  // namespace
+
+TEST(HostileInput, TheDenseSylvesterBaselineRefusesASetItCannotHold) {
+  // 200,000 users x 200,000 items (one rating each): Eq. 1's dense matrices would need
+  // about 2.3 TiB; the refusal comes before any of it is allocated.
+  const std::string path = huge_diagonal_csv(scratch_dir("cli_huge_sylvester"));
   std::string out;
   EXPECT_EQ(run_symgnn("train --model sylvester --quiet --data " + path, &out), 2) << out;
   EXPECT_NE(out.find("GiB"), std::string::npos) << out;
@@ -59,11 +67,7 @@ TEST(HostileInput, TheDenseSylvesterBaselineRefusesASetItCannotHold) {
 
 TEST(HostileInput, ARatingRowGraphTooLargeForMemoryIsRefusedBeforeAllocating) {
   // graph.knn_source = ratings compares dense rating rows: 2 x 200,000 x 200,000 floats.
-  const std::string dir = scratch_dir("cli_huge_knn");
-  std::string csv;
-  csv.reserve(200000 * 20);
-  for (int k = 0; k < 200000; ++k) csv += "u" + std::to_string(k) + ",i" + std::to_string(k) + ",3\n";
-  const std::string path = write_file(dir, "huge.csv", csv);
+  const std::string path = huge_diagonal_csv(scratch_dir("cli_huge_knn"));
   std::string out;
   EXPECT_EQ(run_symgnn("train --quiet --epochs 1 --data " + path +
                            " --set graph.user_graph=knn --set graph.knn_source=ratings",

@@ -19,6 +19,7 @@
 
 namespace fs = std::filesystem;
 using symgnn::testing::read_file;
+using symgnn::testing::run_command;
 using symgnn::testing::run_symgnn;
 using symgnn::testing::scratch_dir;
 
@@ -287,4 +288,25 @@ TEST(FaultInjection, AnExistingRunIsReplacedOnlyWhenAsked) {
   EXPECT_FALSE(fs::exists(dir + "/run1"));             // the old run's second seed is gone
   EXPECT_EQ(read_file(dir + "/notes.txt"), "mine\n");  // a file symgnn did not write stays
   EXPECT_EQ(run_symgnn("train --resume " + dir + " --overwrite", &out), 2) << out;  // nothing to replace
+}
+
+TEST(FaultInjection, RunningOutOfMemoryIsAOneLineErrorNamingTheStep) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: ulimit -v cannot apply";
+#else
+  // A 2 GB address-space limit, and 10,000 users x 4096-wide representations to train.
+  const std::string dir = scratch_dir("reliability_oom") + "/run";
+  std::string out;
+  const int rc = run_command(
+      "bash -c 'ulimit -v 2000000; exec " + symgnn::testing::symgnn_binary() +
+          " train --no-compare --quiet --epochs 1 --threads 1 --set data.synthetic_users=10000 --set "
+          "data.synthetic_items=100 --set data.synthetic_density=0.01 --set lowrank.hidden=4096 --out " +
+          dir + "'",
+      &out);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_EQ(out.rfind("symgnn: error: out of memory while training the lowrank model (", 0), 0u) << out;
+  EXPECT_NE(out.find("can't allocate memory"), std::string::npos) << out;
+  EXPECT_EQ(lines_of(out), 1) << out;
+  EXPECT_TRUE(temporaries(dir).empty());
+#endif
 }

@@ -34,7 +34,7 @@ TEST(Text, ReadFileReportsAMissingFile) {
     read_text_file(path);
     FAIL() << "no error for a missing file";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), path + ": cannot read");
+    EXPECT_EQ(std::string(e.what()), path + ": cannot open (missing or unreadable file)");
   }
 }
 
