@@ -14,6 +14,7 @@
 #include "symgnn/recommend.h"
 #include "train/dataset_stats.h"
 #include "train/metrics.h"
+#include "train/runtime.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
 #include "util/checksum.h"
@@ -82,8 +83,7 @@ RunConfig build_config(const TrainOptions& o) {
     }
     RunConfig cfg;
     load_config_text(cfg, read_recorded_config(o.resume), o.resume + "/config.txt");
-    if (o.common.threads >= 0) cfg.train.threads = o.common.threads;
-    return cfg;
+    return cfg;  // --threads applies to this process only (run_train): the checkpoints record the config
   }
   RunConfig cfg = make_config(o.common, o.model);
   if (!o.variant.empty()) {
@@ -105,6 +105,7 @@ int run_train(const TrainOptions& o) {
   if (!o.metrics_out.empty()) check_output_file(o.metrics_out, "--metrics-out");
   RunConfig cfg = build_config(o);
   apply_runtime(cfg);
+  if (!o.resume.empty() && o.common.threads >= 0) train::set_compute_threads(o.common.threads);
   const std::string progress = o.quiet ? "quiet" : o.progress;
   train::TrainerOptions topts;
   topts.out_dir = o.resume.empty() ? o.out : o.resume;

@@ -310,3 +310,13 @@ TEST(FaultInjection, RunningOutOfMemoryIsAOneLineErrorNamingTheStep) {
   EXPECT_TRUE(temporaries(dir).empty());
 #endif
 }
+
+TEST(FaultInjection, AResumedRunMayUseAnotherThreadCount) {
+  // --threads belongs to the process, not to the recorded run: the checkpoints still match.
+  const std::string dir = scratch_dir("reliability_threads") + "/run";
+  std::string out;
+  ASSERT_TRUE(died_of(run_symgnn(kTrain + " --out " + dir, &out, "SYMGNN_FAULT_INJECT=kill:50"), SIGKILL))
+      << out;
+  ASSERT_EQ(run_symgnn("train --quiet --threads 2 --resume " + dir, &out), 0) << out;
+  EXPECT_EQ(result_files(dir), result_files(reference()));
+}
