@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole C++ test suite under AddressSanitizer + UndefinedBehaviorSanitizer, in its own
-# build folder (build-asan/). Too long for CI's budget (about 30-40 min on 2 cores: a full
+# build folder (build-asan/). Too long for CI's budget (about an hour on 2 cores: a full
 # instrumented build, then the tests at roughly 2-3x their usual time), so it runs on its
 # own: before a release and after any change to memory-handling code (docs/reliability.md).
 #
@@ -21,7 +21,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMGNN_PYTHON=OFF -
   "${launcher[@]}" >/dev/null
 cmake --build build-asan -j"$jobs"
 # detect_leaks=0: LibTorch and OpenBLAS keep per-thread pools and registries alive until
-# exit by design; every leak report seen was one of those, none in symgnn's code.
+# exit by design; this run judges memory errors and undefined behaviour, not exit-time state.
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=0:detect_odr_violation=0:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 export OMP_WAIT_POLICY=PASSIVE
