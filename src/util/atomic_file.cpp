@@ -4,11 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <sstream>
+#include <vector>
 
 #include "symgnn/error.h"
 #include "util/checksum.h"
@@ -71,12 +74,9 @@ int write_all(int fd, const char* data, size_t size) {
   return 0;
 }
 
-/// Writes `head` then `bytes` to `tmp` and renames it to `path`; the temporary is gone on
-/// every error. (Two pieces: a sealed file's header is not copied in front of its payload.)
-void write_and_rename(const std::string& path, const std::string& tmp, const std::string& head,
-                      const std::string& bytes) {
-  const fault::WriteFault injected = fault::write_fault(path);
-  InFlight registered(tmp);
+/// Creates (truncating) the temporary `tmp` for `path`, or throws the writer's one-line
+/// error; an injected create fault fails here.
+int create_temporary(const std::string& path, const std::string& tmp, const fault::WriteFault& injected) {
   int fd = -1;
   if (injected.error != 0 && injected.stage == fault::WriteStage::create) {
     errno = injected.error;
@@ -87,26 +87,27 @@ void write_and_rename(const std::string& path, const std::string& tmp, const std
     const int e = errno;
     fail(path, "cannot create " + tmp, e);
   }
-  const auto abandon = [&](const std::string& what, int error) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    fail(path, what, error);
-  };
-  if (injected.error != 0 && injected.stage == fault::WriteStage::write) {
-    // A disk that fills part-way: half the bytes land, then the error.
-    write_all(fd, bytes.data(), bytes.size() / 2);
-    abandon("write failed", injected.error);
-  }
-  // errno is read before anything else can change it.
-  if (const int e = write_all(fd, head.data(), head.size()); e != 0) abandon("write failed", e);
-  if (const int e = write_all(fd, bytes.data(), bytes.size()); e != 0) abandon("write failed", e);
+  return fd;
+}
+
+/// Closes and removes the temporary, then throws the writer's error.
+[[noreturn]] void abandon(int fd, const std::string& path, const std::string& tmp, const std::string& what,
+                          int error) {
+  ::close(fd);
+  ::unlink(tmp.c_str());
+  fail(path, what, error);
+}
+
+/// fsync, close, rename `tmp` over `path` and fsync the folder: the end of every write.
+void sync_and_rename(int fd, const std::string& path, const std::string& tmp,
+                     const fault::WriteFault& injected) {
   if (injected.error != 0 && injected.stage == fault::WriteStage::sync)
-    abandon("flush to disk failed", injected.error);
+    abandon(fd, path, tmp, "flush to disk failed", injected.error);
   // fsync before rename: without it a crash of the machine can leave the new name on an
   // empty file (ext4 delayed allocation).
   if (::fsync(fd) != 0) {
     const int e = errno;
-    abandon("flush to disk failed", e);
+    abandon(fd, path, tmp, "flush to disk failed", e);
   }
   if (::close(fd) != 0) {
     const int e = errno;
@@ -130,6 +131,30 @@ void write_and_rename(const std::string& path, const std::string& tmp, const std
   fault::point();
 }
 
+std::string temporary_name(const std::string& path) {
+  return path + ".tmp." + std::to_string(::getpid());
+}
+
+/// Writes `head` then `bytes` to `tmp` and renames it to `path`; the temporary is gone on
+/// every error. (Two pieces: a sealed file's header is not copied in front of its payload.)
+void write_and_rename(const std::string& path, const std::string& tmp, const std::string& head,
+                      const std::string& bytes) {
+  const fault::WriteFault injected = fault::write_fault(path);
+  InFlight registered(tmp);
+  const int fd = create_temporary(path, tmp, injected);
+  if (injected.error != 0 && injected.stage == fault::WriteStage::write) {
+    // A disk that fills part-way: half the bytes land, then the error.
+    write_all(fd, bytes.data(), bytes.size() / 2);
+    abandon(fd, path, tmp, "write failed", injected.error);
+  }
+  // errno is read before anything else can change it.
+  if (const int e = write_all(fd, head.data(), head.size()); e != 0)
+    abandon(fd, path, tmp, "write failed", e);
+  if (const int e = write_all(fd, bytes.data(), bytes.size()); e != 0)
+    abandon(fd, path, tmp, "write failed", e);
+  sync_and_rename(fd, path, tmp, injected);
+}
+
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write,
@@ -140,7 +165,7 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
     write(out);
     bytes = std::move(out).str();
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = temporary_name(path);
   if (integrity == Integrity::sealed) return write_and_rename(path, tmp, seal_header(bytes), bytes);
   if (integrity == Integrity::none) return write_and_rename(path, tmp, "", bytes);
 
@@ -176,6 +201,71 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
 void write_text_atomic(const std::string& path, const std::string& contents, Integrity integrity) {
   write_file_atomic(
       path, [&](std::ostream& out) { out << contents; }, integrity);
+}
+
+struct StreamingFileWriter::State {
+  std::string path, tmp;
+  fault::WriteFault injected;
+  InFlight registered;
+  int fd = -1;
+  std::vector<char> buffer;
+  size_t used = 0;
+  bool first_flush = true;
+  State(std::string p, std::string t, fault::WriteFault f)
+      : path(std::move(p)), tmp(std::move(t)), injected(f), registered(tmp) {}
+};
+
+StreamingFileWriter::StreamingFileWriter(const std::string& path, size_t buffer_bytes)
+    : state_(std::make_unique<State>(path, temporary_name(path), fault::write_fault(path))) {
+  state_->buffer.resize(std::max<size_t>(buffer_bytes, 1));
+  state_->fd = create_temporary(path, state_->tmp, state_->injected);
+}
+
+StreamingFileWriter::~StreamingFileWriter() {
+  // Never committed (an exception unwound past it): the temporary goes, the target stays.
+  if (state_ && state_->fd >= 0) {
+    ::close(state_->fd);
+    ::unlink(state_->tmp.c_str());
+  }
+}
+
+void StreamingFileWriter::flush_buffer() {
+  State& s = *state_;
+  if (s.fd < 0) throw Error(s.path + ": cannot write: the file was already committed or failed");
+  if (s.first_flush && s.injected.error != 0 && s.injected.stage == fault::WriteStage::write) {
+    // A disk that fills part-way: half the first buffer lands, then the error.
+    write_all(s.fd, s.buffer.data(), s.used / 2);
+    const int fd = s.fd;
+    s.fd = -1;
+    abandon(fd, s.path, s.tmp, "write failed", s.injected.error);
+  }
+  s.first_flush = false;
+  if (const int e = write_all(s.fd, s.buffer.data(), s.used); e != 0) {
+    const int fd = s.fd;
+    s.fd = -1;
+    abandon(fd, s.path, s.tmp, "write failed", e);
+  }
+  written_ += s.used;
+  s.used = 0;
+}
+
+void StreamingFileWriter::write(std::string_view bytes) {
+  State& s = *state_;
+  while (!bytes.empty()) {
+    if (s.used == s.buffer.size()) flush_buffer();
+    const size_t n = std::min(bytes.size(), s.buffer.size() - s.used);
+    std::memcpy(s.buffer.data() + s.used, bytes.data(), n);
+    s.used += n;
+    bytes.remove_prefix(n);
+  }
+}
+
+void StreamingFileWriter::commit() {
+  flush_buffer();
+  State& s = *state_;
+  const int fd = s.fd;
+  s.fd = -1;  // from here sync_and_rename owns the descriptor and the temporary
+  sync_and_rename(fd, s.path, s.tmp, s.injected);
 }
 
 void remove_temporaries_in_flight() noexcept {

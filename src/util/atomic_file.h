@@ -7,9 +7,13 @@
 // its folder (util/output_lock.h).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 namespace symgnn {
 
@@ -27,6 +31,32 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
 /// Atomically writes `contents` to `path`.
 void write_text_atomic(const std::string& path, const std::string& contents,
                        Integrity integrity = Integrity::listed);
+
+/// The same atomic write for files too large to hold in memory (generated data sets of
+/// gigabytes): bytes go through a buffer of `buffer_bytes` to "<path>.tmp.<pid>" as they
+/// come, and commit() fsyncs, renames it over `path` and fsyncs the folder. Destroyed
+/// without commit() (an exception, a failed write), the temporary is removed and `path` is
+/// left as it was. Errors are the writer's one-line Error. No checksum: the files it writes
+/// are exports for other tools and the loaders (Integrity::none, docs/reliability.md).
+class StreamingFileWriter {
+ public:
+  explicit StreamingFileWriter(const std::string& path, size_t buffer_bytes = size_t{4} << 20);
+  ~StreamingFileWriter();
+  StreamingFileWriter(const StreamingFileWriter&) = delete;
+  StreamingFileWriter& operator=(const StreamingFileWriter&) = delete;
+
+  void write(std::string_view bytes);
+  /// Makes the file visible under its name; the writer takes no more bytes after it.
+  void commit();
+  /// Bytes handed to the file so far (those still in the buffer not counted).
+  uint64_t bytes_written() const { return written_; }
+
+ private:
+  void flush_buffer();
+  struct State;
+  std::unique_ptr<State> state_;
+  uint64_t written_ = 0;
+};
 
 /// Removes every temporary file being written now. Async-signal-safe: only for the
 /// signal handler of cli/main.cpp.
