@@ -7,7 +7,6 @@
 #include <numeric>
 #include <random>
 #include <set>
-#include <unordered_set>
 
 #include "data/loaders.h"
 #include "data/parsers.h"
@@ -52,12 +51,25 @@ void carve_validation(Dataset& ds, double fraction, uint64_t seed) {
   data::portable_shuffle(order, rng);  // same validation split with any standard library
   std::vector<char> is_val(n, 0);
   for (size_t k = 0; k < n_val; ++k) is_val[order[k]] = 1;
-  RatingList train;
+  order = std::vector<size_t>();
+  // In place (kept ratings shift down, in order): a second copy of a large training list
+  // would double the peak memory of loading.
+  RatingList& t = ds.train;
+  ds.validation.user.reserve(n_val);
+  ds.validation.item.reserve(n_val);
+  ds.validation.value.reserve(n_val);
+  size_t kept = 0;
   for (size_t k = 0; k < n; ++k) {
-    RatingList& dst = is_val[k] ? ds.validation : train;
-    dst.add(ds.train.user[k], ds.train.item[k], ds.train.value[k]);
+    if (is_val[k]) {
+      ds.validation.add(t.user[k], t.item[k], t.value[k]);
+      continue;
+    }
+    t.user[kept] = t.user[k], t.item[kept] = t.item[k], t.value[kept] = t.value[k];
+    ++kept;
   }
-  ds.train = std::move(train);
+  t.user.resize(kept);
+  t.item.resize(kept);
+  t.value.resize(kept);
 }
 
 data::IdIndex data::id_index(const NodeSet& side) {
@@ -68,25 +80,42 @@ data::IdIndex data::id_index(const NodeSet& side) {
 
 namespace {
 
-void validate_ratings(const Dataset& ds, const RatingList& r, const char* split, const std::string& where,
-                      std::unordered_set<uint64_t>& seen) {
+/// The first rating of `r` out of range or not finite, as a message ("" when none); the
+/// valid pairs go into `seen` ("file" = the split, "line" = index + 1) for the repeat check.
+std::string check_ratings(const Dataset& ds, const RatingList& r, const char* split, const std::string& where,
+                          data::PairRegistry& seen) {
   for (size_t k = 0; k < r.size(); ++k) {
     const auto u = r.user[k], i = r.item[k];
     const float v = r.value[k];
     const std::string at = where + ": " + split + " rating " + std::to_string(k) + ": ";
-    if (u < 0 || u >= ds.users.count)
-      throw DataError(at + "user index " + std::to_string(u) + " out of range");
-    if (i < 0 || i >= ds.items.count)
-      throw DataError(at + "item index " + std::to_string(i) + " out of range");
-    if (!std::isfinite(v)) throw DataError(at + "rating is not a finite number");
+    if (u < 0 || u >= ds.users.count) return at + "user index " + std::to_string(u) + " out of range";
+    if (i < 0 || i >= ds.items.count) return at + "item index " + std::to_string(i) + " out of range";
+    if (!std::isfinite(v)) return at + "rating is not a finite number";
     if (v < ds.rating_min || v > ds.rating_max)
-      throw DataError(at + "rating " + std::to_string(v) + " outside the rating range");
-    const uint64_t key =
-        static_cast<uint64_t>(u) * static_cast<uint64_t>(ds.items.count) + static_cast<uint64_t>(i);
-    if (!seen.insert(key).second)
-      throw DataError(at + "duplicate (user, item) pair (" + ds.users.id_of(u) + ", " + ds.items.id_of(i) +
-                      ")");
+      return at + "rating " + std::to_string(v) + " outside the rating range";
+    seen.add(static_cast<uint64_t>(u), static_cast<uint64_t>(i), split, static_cast<long>(k) + 1);
   }
+  return "";
+}
+
+/// Every rating in range and no (user, item) pair twice across the splits; of several
+/// faults the first in order (training, validation, test) is reported. The repeat check is
+/// one sort of 12 bytes a rating (PairRegistry), not a hash set of 50+.
+void validate_all_ratings(const Dataset& ds, const std::string& where) {
+  data::PairRegistry seen;
+  seen.reserve(ds.num_ratings());
+  std::string bad;
+  for (const auto& [list, split] : {std::pair<const RatingList*, const char*>{&ds.train, "training"},
+                                    {&ds.validation, "validation"},
+                                    {&ds.test, "test"}}) {
+    bad = check_ratings(ds, *list, split, where, seen);
+    if (!bad.empty()) break;  // pairs after it were not recorded: any repeat found is earlier
+  }
+  if (const auto d = seen.first_duplicate())
+    throw DataError(where + ": " + d->file + " rating " + std::to_string(d->line - 1) +
+                    ": duplicate (user, item) pair (" + ds.users.id_of(static_cast<int64_t>(d->a)) + ", " +
+                    ds.items.id_of(static_cast<int64_t>(d->b)) + ")");
+  if (!bad.empty()) throw DataError(bad);
 }
 
 void validate_graph(const NodeSet& side, const char* name, const std::string& where) {
@@ -122,11 +151,7 @@ void validate_dataset(const Dataset& ds, const std::string& where) {
   if (ds.test.empty())
     throw DataError(where + ": no test ratings (the split left none: give more ratings, a larger " +
                     "data.test_fraction, or data.test_file)");
-  std::unordered_set<uint64_t> seen;
-  seen.reserve(ds.num_ratings() * 2);
-  validate_ratings(ds, ds.train, "training", where, seen);
-  validate_ratings(ds, ds.validation, "validation", where, seen);
-  validate_ratings(ds, ds.test, "test", where, seen);
+  validate_all_ratings(ds, where);
   validate_graph(ds.users, "user", where);
   validate_graph(ds.items, "item", where);
   for (const NodeSet* side : {&ds.users, &ds.items}) {

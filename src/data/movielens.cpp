@@ -130,26 +130,37 @@ std::vector<IdRating> parse_movielens_ratings(const std::string& text, const std
   std::vector<std::string_view> f;
   const std::string layout =
       std::string("user, item, rating, timestamp; ") + delimiter_name(d) + " separated";
-  for (const TextLine& ln : lines) {
-    split_fields(ln.text, d, f);
-    expect_fields(f, 4, layout.c_str(), name, ln.number);
-    const int64_t u = parse_id(f[0], "user", max_user, name, ln.number);
-    const int64_t i = parse_id(f[1], "item", max_item, name, ln.number);
-    double v = 0;
-    if (!to_double(f[2], v)) throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a number");
-    if (!std::isfinite(v))
-      throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a finite number");
-    if (v < 1 || v > 5 || v != std::floor(v))
-      throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not one of the levels 1..5");
-    int64_t t = 0;
-    if (!to_int(f[3], t) || t < 0)
-      throw DataError(name, ln.number, "timestamp " + quote(f[3]) + " is not a non-negative integer");
-    if (const auto* first = seen.insert(static_cast<uint64_t>(u), static_cast<uint64_t>(i), name, ln.number))
-      throw DataError(name, ln.number,
-                      "duplicate (user, item) pair (" + std::to_string(u) + ", " + std::to_string(i) +
-                          "), first at " + seen.where(*first));
-    out.push_back({u, i, static_cast<float>(v), ln.number});
+  // Repeats are found in one sort (PairRegistry); one on a line before a parse error is
+  // still the error reported, as when each line was checked in turn.
+  const auto throw_repeat = [&] {
+    if (const auto r = seen.first_duplicate())
+      throw DataError(r->file, r->line,
+                      "duplicate (user, item) pair (" + std::to_string(r->a) + ", " + std::to_string(r->b) +
+                          "), first at " + r->first_at);
+  };
+  try {
+    for (const TextLine& ln : lines) {
+      split_fields(ln.text, d, f);
+      expect_fields(f, 4, layout.c_str(), name, ln.number);
+      const int64_t u = parse_id(f[0], "user", max_user, name, ln.number);
+      const int64_t i = parse_id(f[1], "item", max_item, name, ln.number);
+      double v = 0;
+      if (!to_double(f[2], v)) throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a number");
+      if (!std::isfinite(v))
+        throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a finite number");
+      if (v < 1 || v > 5 || v != std::floor(v))
+        throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not one of the levels 1..5");
+      int64_t t = 0;
+      if (!to_int(f[3], t) || t < 0)
+        throw DataError(name, ln.number, "timestamp " + quote(f[3]) + " is not a non-negative integer");
+      seen.add(static_cast<uint64_t>(u), static_cast<uint64_t>(i), name, ln.number);
+      out.push_back({u, i, static_cast<float>(v), ln.number});
+    }
+  } catch (const DataError&) {
+    throw_repeat();
+    throw;
   }
+  throw_repeat();
   return out;
 }
 

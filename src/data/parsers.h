@@ -1,12 +1,14 @@
 /// @file parsers.h
-/// In-memory parsers of every text format, separated from file reading so that the fuzzer
-/// (fuzz/fuzz_text_parsers.cpp) can call them on arbitrary bytes. Each takes the whole text
-/// and the name used in messages, and throws DataError "<name>:<line>: <what>" on bad input.
+/// The parsers of every text format. The generic formats read from a LineReader, which
+/// streams a file of any size or splits text in memory; the *_text forms take the whole
+/// text (the fuzzer, fuzz/fuzz_text_parsers.cpp, calls them on arbitrary bytes, and small
+/// files). Each throws DataError "<name>:<line>: <what>" on bad input.
 /// Generic formats (ratings CSV, edge lists, features) live in ratings_csv.cpp; the MovieLens
 /// formats in movielens.cpp.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +25,8 @@ IdIndex id_index(const NodeSet& side);
 
 // ---- Generic "user,item,rating" files (ratings_csv.cpp) ----
 
-/// One rating with its original ids; the views point into the parsed text.
+/// One rating with its original ids; the views point into the parsed text (or, from
+/// read_ratings, into the reader's buffer for the time of the call).
 struct RawRating {
   std::string_view user;
   std::string_view item;
@@ -34,6 +37,9 @@ struct RawRating {
 /// A ratings CSV/TSV: delimiter detected from the first data line (tab, comma, semicolon or
 /// whitespace); optional header (first line whose third field is not a number); columns
 /// user, item, rating, then any ignored ones; '#' comment lines. Ratings must be finite.
+/// read_ratings hands each rating to `sink` in file order as its line is read;
+/// parse_ratings_text collects them from text in memory.
+void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& sink);
 std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name);
 
 /// One (user, item) pair of a pairs file (`symgnn predict --pairs`); views into the text.
@@ -53,9 +59,31 @@ std::vector<RawPair> parse_pairs_text(const std::string& text, const std::string
 /// files of user ids or (user, item) pairs may start with one.
 bool is_user_column_name(std::string_view field);
 
-/// Maps ratings to dense indices. With `add_new`, unknown ids are appended to the indices;
-/// without, they are a DataError ("unknown user id"). Duplicate pairs (also against the
-/// pairs already in `seen`) are a DataError naming both places.
+/// Maps ratings to dense indices as they are read, appending them to `out`. With `add_new`,
+/// unknown ids are appended to the indices; without, they are a DataError ("unknown user
+/// id"). Duplicate pairs (also against the pairs already in `seen`) are a DataError naming
+/// both places. Errors wait for finish(), so that a parse error later in the file is
+/// still the one reported, as when a file was parsed whole before its ids were looked up;
+/// of the indexing errors the first in file order is reported.
+class RatingIndexer {
+ public:
+  RatingIndexer(const std::string& name, IdIndex& users, IdIndex& items, bool add_new, PairRegistry& seen,
+                RatingList& out);
+  void add(const RawRating& r);
+  /// Throws the file's first unknown id or duplicate pair, if any.
+  void finish();
+
+ private:
+  std::string name_;
+  IdIndex& users_;
+  IdIndex& items_;
+  bool add_new_;
+  PairRegistry& seen_;
+  RatingList& out_;
+  std::string error_;  // the first unknown id's message
+};
+
+/// All of `raw` through a RatingIndexer.
 RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& name, IdIndex& users,
                          IdIndex& items, bool add_new, PairRegistry& seen);
 
@@ -63,11 +91,13 @@ RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& n
 /// messages); weight 1 when absent; optional header. Returns the symmetric graph: (a, b)
 /// alone gets (b, a) added; both with different weights is an "asymmetric" DataError.
 /// Zero-weight edges are dropped.
+EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side);
 EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
                               const char* side);
 
 /// Side features "id,f1,f2,..." with an optional header (a first line with a non-numeric
 /// feature; its fields name the columns). Every id in `ids` needs exactly one row.
+FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side);
 FeatureMatrix parse_features_text(const std::string& text, const std::string& name, const IdIndex& ids,
                                   const char* side);
 

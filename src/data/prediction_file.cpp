@@ -36,29 +36,40 @@ std::vector<PredictionRow> parse_predictions_text(const std::string& text, const
   std::vector<PredictionRow> rows;
   rows.reserve(lines.size() - 1);
   std::vector<std::string_view> f;
-  for (size_t k = 1; k < lines.size(); ++k) {
-    const TextLine& ln = lines[k];
-    split_fields(ln.text, Delimiter::Comma, f);
-    if (f.size() != 4)
-      throw DataError(name, ln.number,
-                      "expected 4 comma-separated fields (user, item, rating, prediction), found " +
-                          std::to_string(f.size()));
-    if (f[0].empty()) throw DataError(name, ln.number, "empty user id");
-    if (f[1].empty()) throw DataError(name, ln.number, "empty item id");
-    PredictionRow row;
-    row.rating = finite_number(f[2], "rating", name, ln.number);
-    row.prediction = finite_number(f[3], "prediction", name, ln.number);
-    const auto u = static_cast<uint64_t>(users.add(f[0]));
-    const auto i = static_cast<uint64_t>(items.add(f[1]));
-    if (const auto* first = seen.insert(u, i, name, ln.number))
-      throw DataError(name, ln.number,
-                      "duplicate (user, item) pair (" + quote(f[0]) + ", " + quote(f[1]) + "), first at " +
-                          seen.where(*first));
-    row.user = std::string(f[0]);
-    row.item = std::string(f[1]);
-    row.line = ln.number;
-    rows.push_back(std::move(row));
+  // A repeat is found in one sort at the end (PairRegistry); one before a bad line is still
+  // the error reported, as when each line was checked in turn.
+  const auto throw_repeat = [&] {
+    if (const auto r = seen.first_duplicate())
+      throw DataError(r->file, r->line,
+                      "duplicate (user, item) pair (" + quote(users.ids()[r->a]) + ", " +
+                          quote(items.ids()[r->b]) + "), first at " + r->first_at);
+  };
+  try {
+    for (size_t k = 1; k < lines.size(); ++k) {
+      const TextLine& ln = lines[k];
+      split_fields(ln.text, Delimiter::Comma, f);
+      if (f.size() != 4)
+        throw DataError(name, ln.number,
+                        "expected 4 comma-separated fields (user, item, rating, prediction), found " +
+                            std::to_string(f.size()));
+      if (f[0].empty()) throw DataError(name, ln.number, "empty user id");
+      if (f[1].empty()) throw DataError(name, ln.number, "empty item id");
+      PredictionRow row;
+      row.rating = finite_number(f[2], "rating", name, ln.number);
+      row.prediction = finite_number(f[3], "prediction", name, ln.number);
+      const auto u = static_cast<uint64_t>(users.add(f[0]));
+      const auto i = static_cast<uint64_t>(items.add(f[1]));
+      seen.add(u, i, name, ln.number);
+      row.user = std::string(f[0]);
+      row.item = std::string(f[1]);
+      row.line = ln.number;
+      rows.push_back(std::move(row));
+    }
+  } catch (const DataError&) {
+    throw_repeat();
+    throw;
   }
+  throw_repeat();
   return rows;
 }
 

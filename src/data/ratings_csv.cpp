@@ -3,9 +3,11 @@
 /// optional test file, edge lists and feature tables over original string ids. Ids become
 /// dense indices in order of first appearance in the training file (kept in NodeSet::ids).
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
-#include <map>
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <tuple>
 
@@ -47,33 +49,38 @@ void check_fields(const std::vector<std::string_view>& f, size_t columns, const 
 
 }  // namespace
 
-std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name) {
-  const std::vector<TextLine> lines = split_lines(text, name, true);
+void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& sink) {
+  const std::string& name = in.name();
+  TextLine ln;
+  in.next(ln);  // "file is empty (no data lines)" when there is none
   std::vector<std::string_view> f;
   // A header is the first line when its third field is not a number; the delimiter then comes
   // from the first data line, as a header may be written differently.
-  Delimiter d = detect_delimiter(lines.front().text);
-  split_fields(lines.front().text, d, f);
+  Delimiter d = detect_delimiter(ln.text);
+  split_fields(ln.text, d, f);
   if (f.size() < 3)
-    throw DataError(name, lines.front().number,
+    throw DataError(name, ln.number,
                     std::string("expected at least 3 fields (user, item, rating) separated by ") +
                         delimiter_name(d) + ", found " + count_text(f.size()));
-  const size_t first = is_numeric(f[2]) ? 0 : 1;
-  if (first == 1 && lines.size() == 1) throw DataError(name, 0, "file has a header line but no ratings");
-  if (first == 1) d = detect_delimiter(lines[1].text);
-
-  std::vector<RawRating> out;
-  out.reserve(lines.size() - first);
-  for (size_t k = first; k < lines.size(); ++k) {
-    const TextLine& ln = lines[k];
+  if (!is_numeric(f[2])) {
+    if (!in.next(ln)) throw DataError(name, 0, "file has a header line but no ratings");
+    d = detect_delimiter(ln.text);
+  }
+  do {
     split_fields(ln.text, d, f);
     check_fields(f, 3, "user, item, rating", d, name, ln.number);
     double v = 0;
     if (!to_double(f[2], v)) throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a number");
     if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
       throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a finite number");
-    out.push_back({f[0], f[1], v, ln.number});
-  }
+    sink({f[0], f[1], v, ln.number});
+  } while (in.next(ln));
+}
+
+std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name) {
+  LineReader in(std::string_view(text), name, true);
+  std::vector<RawRating> out;
+  read_ratings(in, [&](const RawRating& r) { out.push_back(r); });  // views into `text`
   return out;
 }
 
@@ -95,99 +102,179 @@ std::vector<RawPair> parse_pairs_text(const std::string& text, const std::string
   return out;
 }
 
+RatingIndexer::RatingIndexer(const std::string& name, IdIndex& users, IdIndex& items, bool add_new,
+                             PairRegistry& seen, RatingList& out)
+    : name_(name), users_(users), items_(items), add_new_(add_new), seen_(seen), out_(out) {}
+
+void RatingIndexer::add(const RawRating& r) {
+  if (!error_.empty()) return;  // the file is failing: only a parse error could still come first
+  const int64_t u = add_new_ ? users_.add(r.user) : users_.find(r.user);
+  if (u < 0) {
+    error_ = DataError(name_, r.line, "unknown user id " + quote(r.user) + " (not in the training ratings)")
+                 .what();
+    return;
+  }
+  const int64_t i = add_new_ ? items_.add(r.item) : items_.find(r.item);
+  if (i < 0) {
+    error_ = DataError(name_, r.line, "unknown item id " + quote(r.item) + " (not in the training ratings)")
+                 .what();
+    return;
+  }
+  seen_.add(static_cast<uint64_t>(u), static_cast<uint64_t>(i), name_, r.line);
+  out_.add(u, i, static_cast<float>(r.value));
+}
+
+void RatingIndexer::finish() {
+  // Pairs stop being recorded at an unknown id, so any repeat found lies before it.
+  if (const auto d = seen_.first_duplicate())
+    throw DataError(d->file, d->line,
+                    "duplicate (user, item) pair (" + quote(users_.ids()[d->a]) + ", " +
+                        quote(items_.ids()[d->b]) + "), first at " + d->first_at);
+  if (!error_.empty()) throw DataError(error_);
+}
+
 RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& name, IdIndex& users,
                          IdIndex& items, bool add_new, PairRegistry& seen) {
   RatingList out;
   out.user.reserve(raw.size());
   out.item.reserve(raw.size());
   out.value.reserve(raw.size());
-  for (const RawRating& r : raw) {
-    const int64_t u = add_new ? users.add(r.user) : users.find(r.user);
-    if (u < 0)
-      throw DataError(name, r.line, "unknown user id " + quote(r.user) + " (not in the training ratings)");
-    const int64_t i = add_new ? items.add(r.item) : items.find(r.item);
-    if (i < 0)
-      throw DataError(name, r.line, "unknown item id " + quote(r.item) + " (not in the training ratings)");
-    if (const auto* first = seen.insert(static_cast<uint64_t>(u), static_cast<uint64_t>(i), name, r.line))
-      throw DataError(name, r.line,
-                      "duplicate (user, item) pair (" + quote(r.user) + ", " + quote(r.item) +
-                          "), first at " + seen.where(*first));
-    out.add(u, i, static_cast<float>(r.value));
-  }
+  RatingIndexer indexer(name, users, items, add_new, seen, out);
+  for (const RawRating& r : raw) indexer.add(r);
+  indexer.finish();
   return out;
+}
+
+EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
+  const std::string& name = in.name();
+  // Each directed line as (a * n + b, weight, line): 16 bytes, sorted once at the end
+  // instead of a tree node per edge.
+  struct Directed {
+    uint64_t key;
+    float weight;
+    uint32_t line;
+  };
+  const auto n = static_cast<uint64_t>(ids.size());
+  std::vector<Directed> directed;
+  const auto by_key_then_line = [](const Directed& x, const Directed& y) {
+    return x.key != y.key ? x.key < y.key : x.line < y.line;
+  };
+  // The earliest line that repeats an edge with another weight than its first occurrence,
+  // as the line-by-line check found it; throws it. `directed` is left sorted by key.
+  const auto check_repeats = [&] {
+    std::sort(directed.begin(), directed.end(), by_key_then_line);
+    const Directed* bad = nullptr;
+    const Directed* bad_first = nullptr;
+    for (size_t k = 0; k < directed.size();) {
+      size_t e = k + 1;
+      for (; e < directed.size() && directed[e].key == directed[k].key; ++e)
+        if (directed[e].weight != directed[k].weight && (!bad || directed[e].line < bad->line)) {
+          bad = &directed[e], bad_first = &directed[k];
+          break;
+        }
+      while (e < directed.size() && directed[e].key == directed[k].key) ++e;
+      k = e;
+    }
+    if (bad)
+      throw DataError(name, bad->line,
+                      "edge (" + quote(ids.ids()[bad->key / n]) + ", " + quote(ids.ids()[bad->key % n]) +
+                          ") given again with weight " + format_weight(bad->weight) + ", line " +
+                          std::to_string(bad_first->line) + " has " + format_weight(bad_first->weight));
+  };
+  TextLine ln;
+  in.next(ln);
+  const Delimiter d = detect_delimiter(ln.text);
+  std::vector<std::string_view> f;
+  bool first = true;
+  try {
+    do {
+      split_fields(ln.text, d, f);
+      if (f.size() < 2 || f.size() > 3)
+        throw DataError(name, ln.number,
+                        std::string("expected 2 or 3 fields (a, b[, weight]) separated by ") +
+                            delimiter_name(d) + ", found " + count_text(f.size()));
+      const int64_t a = ids.find(f[0]), b = ids.find(f[1]);
+      double w = 1.0;
+      const bool weight_ok = f.size() < 3 || to_double(f[2], w);
+      // Header: a non-numeric weight, or two unknown non-numeric ids ("src,dst"), on line one.
+      const bool header =
+          first &&
+          (!weight_ok || (f.size() == 2 && a < 0 && b < 0 && !is_numeric(f[0]) && !is_numeric(f[1])));
+      first = false;
+      if (header) continue;
+      if (!weight_ok) throw DataError(name, ln.number, "weight " + quote(f[2]) + " is not a number");
+      if (!std::isfinite(w) || !std::isfinite(static_cast<float>(w)) || w < 0)
+        throw DataError(name, ln.number, "weight " + quote(f[2]) + " is negative or not finite");
+      if (a < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[0]));
+      if (b < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[1]));
+      if (static_cast<uint64_t>(ln.number) > UINT32_MAX)
+        throw DataError(name, ln.number, "more than 4294967295 lines");
+      directed.push_back({static_cast<uint64_t>(a) * n + static_cast<uint64_t>(b), static_cast<float>(w),
+                          static_cast<uint32_t>(ln.number)});
+    } while (in.next(ln));
+  } catch (const DataError&) {
+    check_repeats();  // a repeat with another weight on an earlier line is reported first
+    throw;
+  }
+  check_repeats();
+  // First occurrence of each directed edge (all repeats agree by now).
+  directed.erase(std::unique(directed.begin(), directed.end(),
+                             [](const Directed& x, const Directed& y) { return x.key == y.key; }),
+                 directed.end());
+  const auto find = [&](uint64_t key) -> const Directed* {
+    const auto it = std::lower_bound(directed.begin(), directed.end(), key,
+                                     [](const Directed& x, uint64_t k) { return x.key < k; });
+    return it != directed.end() && it->key == key ? &*it : nullptr;
+  };
+  for (const Directed& e : directed) {
+    const uint64_t a = e.key / n, b = e.key % n;
+    const Directed* rev = find(b * n + a);
+    if (rev && rev->weight != e.weight)
+      throw DataError(name, std::max(e.line, rev->line),
+                      "asymmetric: edge (" + quote(ids.ids()[a]) + ", " + quote(ids.ids()[b]) +
+                          ") has weight " + format_weight(e.weight) + " on line " + std::to_string(e.line) +
+                          " but the reverse has " + format_weight(rev->weight) + " on line " +
+                          std::to_string(rev->line));
+  }
+  // Both directions of every nonzero edge, each once, sorted by (src, dst).
+  std::vector<std::pair<uint64_t, float>> all;
+  all.reserve(2 * directed.size());
+  for (const Directed& e : directed) {
+    if (e.weight == 0.0f) continue;
+    const uint64_t a = e.key / n, b = e.key % n;
+    all.emplace_back(e.key, e.weight);
+    if (a != b) all.emplace_back(b * n + a, e.weight);
+  }
+  directed = std::vector<Directed>();
+  std::sort(all.begin(), all.end());
+  all.erase(
+      std::unique(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+      all.end());
+  EdgeList g;
+  g.num_nodes = ids.size();
+  g.src.reserve(all.size());
+  g.dst.reserve(all.size());
+  g.weight.reserve(all.size());
+  for (const auto& [key, w] : all) g.add(static_cast<int64_t>(key / n), static_cast<int64_t>(key % n), w);
+  return g;
 }
 
 EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
                               const char* side) {
-  const std::vector<TextLine> lines = split_lines(text, name, true);
-  const Delimiter d = detect_delimiter(lines.front().text);
-  struct Seen {
-    float weight;
-    long line;
-  };
-  std::map<std::pair<int64_t, int64_t>, Seen> directed;
-  std::vector<std::string_view> f;
-  for (size_t k = 0; k < lines.size(); ++k) {
-    const TextLine& ln = lines[k];
-    split_fields(ln.text, d, f);
-    if (f.size() < 2 || f.size() > 3)
-      throw DataError(name, ln.number,
-                      std::string("expected 2 or 3 fields (a, b[, weight]) separated by ") +
-                          delimiter_name(d) + ", found " + count_text(f.size()));
-    const int64_t a = ids.find(f[0]), b = ids.find(f[1]);
-    double w = 1.0;
-    const bool weight_ok = f.size() < 3 || to_double(f[2], w);
-    // Header: a non-numeric weight, or two unknown non-numeric ids ("src,dst"), on line one.
-    if (k == 0 && (!weight_ok || (f.size() == 2 && a < 0 && b < 0 && !is_numeric(f[0]) && !is_numeric(f[1]))))
-      continue;
-    if (!weight_ok) throw DataError(name, ln.number, "weight " + quote(f[2]) + " is not a number");
-    if (!std::isfinite(w) || !std::isfinite(static_cast<float>(w)) || w < 0)
-      throw DataError(name, ln.number, "weight " + quote(f[2]) + " is negative or not finite");
-    if (a < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[0]));
-    if (b < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[1]));
-    const float wf = static_cast<float>(w);
-    const auto [it, inserted] = directed.emplace(std::make_pair(a, b), Seen{wf, ln.number});
-    if (!inserted && it->second.weight != wf)
-      throw DataError(name, ln.number,
-                      "edge (" + quote(f[0]) + ", " + quote(f[1]) + ") given again with weight " +
-                          format_weight(w) + ", line " + std::to_string(it->second.line) + " has " +
-                          format_weight(it->second.weight));
-  }
-  EdgeList g;
-  g.num_nodes = ids.size();
-  for (const auto& [key, s] : directed) {
-    const auto [a, b] = key;
-    const auto rev = directed.find({b, a});
-    if (rev != directed.end() && rev->second.weight != s.weight)
-      throw DataError(name, std::max(s.line, rev->second.line),
-                      "asymmetric: edge (" + quote(ids.ids()[a]) + ", " + quote(ids.ids()[b]) +
-                          ") has weight " + format_weight(s.weight) + " on line " + std::to_string(s.line) +
-                          " but the reverse has " + format_weight(rev->second.weight) + " on line " +
-                          std::to_string(rev->second.line));
-  }
-  // Emit each unordered pair once from its smaller end so that the list is sorted and symmetric.
-  std::map<std::pair<int64_t, int64_t>, float> undirected;
-  for (const auto& [key, s] : directed)
-    undirected[{std::min(key.first, key.second), std::max(key.first, key.second)}] = s.weight;
-  std::vector<std::tuple<int64_t, int64_t, float>> all;
-  for (const auto& [key, w] : undirected) {
-    if (w == 0.0f) continue;
-    all.emplace_back(key.first, key.second, w);
-    if (key.first != key.second) all.emplace_back(key.second, key.first, w);
-  }
-  std::sort(all.begin(), all.end());
-  for (const auto& [s, t, w] : all) g.add(s, t, w);
-  return g;
+  LineReader in(std::string_view(text), name, true);
+  return read_edge_list(in, ids, side);
 }
 
-FeatureMatrix parse_features_text(const std::string& text, const std::string& name, const IdIndex& ids,
-                                  const char* side) {
-  const std::vector<TextLine> lines = split_lines(text, name, true);
-  const Delimiter d = detect_delimiter(lines.front().text);
+FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side) {
+  const std::string& name = in.name();
+  TextLine ln;
+  in.next(ln);
+  const long first_line = ln.number;
+  const Delimiter d = detect_delimiter(ln.text);
   std::vector<std::string_view> f;
-  split_fields(lines.front().text, d, f);
+  split_fields(ln.text, d, f);
   if (f.size() < 2)
-    throw DataError(name, lines.front().number,
+    throw DataError(name, first_line,
                     std::string("expected an id and at least one feature separated by ") + delimiter_name(d) +
                         ", found " + count_text(f.size()) + " field(s)");
   const size_t cols = f.size() - 1;
@@ -203,13 +290,12 @@ FeatureMatrix parse_features_text(const std::string& text, const std::string& na
   // file (a short file with a huge node set fails on the missing rows, not on memory).
   std::vector<long> row_line(static_cast<size_t>(ids.size()), 0);
   std::vector<std::pair<int64_t, std::vector<float>>> rows;
-  for (size_t k = header ? 1 : 0; k < lines.size(); ++k) {
-    const TextLine& ln = lines[k];
+  for (bool more = header ? in.next(ln) : true; more; more = in.next(ln)) {
     split_fields(ln.text, d, f);
     if (f.size() != cols + 1)
       throw DataError(name, ln.number,
                       "expected " + count_text(cols + 1) + " fields (id and " + count_text(cols) +
-                          " features, as on line " + std::to_string(lines.front().number) + "), found " +
+                          " features, as on line " + std::to_string(first_line) + "), found " +
                           count_text(f.size()));
     const int64_t id = ids.find(f[0]);
     if (id < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[0]));
@@ -245,16 +331,60 @@ FeatureMatrix parse_features_text(const std::string& text, const std::string& na
   return m;
 }
 
+FeatureMatrix parse_features_text(const std::string& text, const std::string& name, const IdIndex& ids,
+                                  const char* side) {
+  LineReader in(std::string_view(text), name, true);
+  return read_features(in, ids, side);
+}
+
+namespace {
+
+/// Reserves room for about `n` more ratings (the estimate of a file's line count), so that
+/// the lists of a large file grow once instead of doubling past their size.
+void reserve_more(RatingList& r, PairRegistry& seen, size_t n) {
+  const size_t want = r.size() + n + n / 50;
+  r.user.reserve(want);
+  r.item.reserve(want);
+  r.value.reserve(want);
+  seen.reserve(seen.size() + n + n / 50);
+}
+
+/// The ratings of `path` streamed into `out` through `indexer`; the lists are sized from the
+/// first lines' mean length (`extra` more lines for the registry: the test file's to come).
+void stream_ratings(const std::string& path, RatingIndexer& indexer, RatingList& out, PairRegistry& seen,
+                    double extra_bytes) {
+  LineReader in(path, true);
+  size_t count = 0;
+  read_ratings(in, [&](const RawRating& r) {
+    if (++count == 4096) {
+      const size_t lines = in.estimated_lines();
+      reserve_more(out, seen, lines);
+      seen.reserve(seen.size() +
+                   static_cast<size_t>(extra_bytes * static_cast<double>(lines) /
+                                       std::max(1.0, static_cast<double>(std::filesystem::file_size(path)))));
+    }
+    indexer.add(r);
+  });
+  indexer.finish();
+}
+
+}  // namespace
+
 Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
   Dataset ds;
   IdIndex users, items;
   PairRegistry seen;
-  const std::string text = read_text_file(path);
-  RatingList all = index_ratings(parse_ratings_text(text, path), path, users, items, true, seen);
+  RatingList all;
+  // Streamed: neither file's text is ever held, only the lists and 12 bytes a rating for
+  // the duplicate check.
+  std::error_code ec;
+  const double test_bytes =
+      cfg.test_file.empty() ? 0.0 : static_cast<double>(std::filesystem::file_size(cfg.test_file, ec));
+  RatingIndexer train_indexer(path, users, items, true, seen, all);
+  stream_ratings(path, train_indexer, all, seen, ec ? 0.0 : test_bytes);
   if (!cfg.test_file.empty()) {
-    const std::string test_text = read_text_file(cfg.test_file);
-    ds.test =
-        index_ratings(parse_ratings_text(test_text, cfg.test_file), cfg.test_file, users, items, false, seen);
+    RatingIndexer test_indexer(cfg.test_file, users, items, false, seen, ds.test);
+    stream_ratings(cfg.test_file, test_indexer, ds.test, seen, 0.0);
     ds.train = std::move(all);
   } else {
     random_test_split(all, cfg.test_fraction, static_cast<uint64_t>(cfg.split_seed), ds.train, ds.test);
@@ -269,11 +399,13 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
   const auto load_side = [](NodeSet& side, const IdIndex& ids, const std::string& graph_file,
                             const std::string& features_file, const char* what) {
     if (!graph_file.empty()) {
-      side.graph = parse_edge_list_text(read_text_file(graph_file), graph_file, ids, what);
+      LineReader in(graph_file, true);
+      side.graph = read_edge_list(in, ids, what);
       side.graph_origin = GraphOrigin::File;
     }
     if (!features_file.empty()) {
-      side.features = parse_features_text(read_text_file(features_file), features_file, ids, what);
+      LineReader in(features_file, true);
+      side.features = read_features(in, ids, what);
       side.features_origin = features_file + ": " + std::to_string(side.features.cols) + " columns";
     }
   };

@@ -2,9 +2,14 @@
 /// Line reading, field splitting and number parsing for the text formats (see text_reader.h).
 #include "data/text_reader.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 #include "symgnn/error.h"
 #include "util/text.h"
@@ -43,28 +48,91 @@ std::string_view trim_field(std::string_view s) {
 
 }  // namespace
 
-std::vector<TextLine> split_lines(const std::string& text, const std::string& name, bool comments) {
-  std::vector<TextLine> lines;
-  std::string_view all(text);
-  if (all.substr(0, 3) == "\xEF\xBB\xBF") all.remove_prefix(3);
-  long number = 0;
-  size_t start = 0;
-  while (start < all.size()) {
-    size_t end = all.find('\n', start);
-    if (end == std::string_view::npos) end = all.size();
-    ++number;
-    std::string_view line = trim_spaces(all.substr(start, end - start));
-    start = end + 1;
+LineReader::LineReader(const std::string& path, bool comments, size_t chunk)
+    : name_(path), comments_(comments), chunk_(std::max<size_t>(chunk, 1)), eof_(false) {
+  file_ = std::fopen(path.c_str(), "rb");
+  if (!file_) throw DataError(path, 0, "cannot open (missing or unreadable file)");
+  struct stat st {};
+  if (::fstat(::fileno(file_), &st) == 0) total_bytes_ = static_cast<uint64_t>(st.st_size);
+  // At least the three bytes of a byte-order mark, however small the chunk.
+  while (buffer_.size() < 3 && fill()) {
+  }
+  if (buffer_.empty()) {
+    std::fclose(file_);
+    file_ = nullptr;
+    throw DataError(path, 0, "file is empty");
+  }
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") begin_ = 3;
+}
+
+LineReader::LineReader(std::string_view text, std::string name, bool comments)
+    : name_(std::move(name)), comments_(comments), text_(text), total_bytes_(text.size()) {
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") begin_ = 3;
+}
+
+LineReader::~LineReader() {
+  if (file_) std::fclose(file_);
+}
+
+bool LineReader::fill() {
+  if (eof_) return false;
+  // Keep the unread tail (a partial line) at the front, then append a chunk behind it.
+  buffer_.erase(0, std::min(begin_, buffer_.size()));
+  begin_ = 0;
+  const size_t have = buffer_.size();
+  buffer_.resize(have + chunk_);
+  const size_t n = std::fread(&buffer_[have], 1, chunk_, file_);
+  buffer_.resize(have + n);
+  if (n < chunk_) {
+    if (std::ferror(file_)) throw DataError(name_, 0, "read error");
+    eof_ = std::feof(file_) != 0;
+  }
+  text_ = buffer_;
+  return n > 0;
+}
+
+bool LineReader::next(TextLine& out) {
+  for (;;) {
+    size_t end = text_.find('\n', begin_);
+    if (end == std::string_view::npos) {
+      if (!eof_) {
+        fill();
+        continue;
+      }
+      if (begin_ >= text_.size()) {
+        if (returned_ == 0) throw DataError(name_, 0, "file is empty (no data lines)");
+        return false;
+      }
+      end = text_.size();  // a last line without '\n'
+    }
+    const std::string_view line = trim_spaces(text_.substr(begin_, end - begin_));
+    consumed_ += end - begin_ + 1;
+    begin_ = end + 1;
+    ++number_;
     bool blank = true;
     for (char c : line)
       if (!is_space(c)) {
         blank = false;
         break;
       }
-    if (blank || (comments && line.front() == '#')) continue;
-    lines.push_back({number, line});
+    if (blank || (comments_ && line.front() == '#')) continue;
+    out = {number_, line};
+    ++returned_;
+    return true;
   }
-  if (lines.empty()) throw DataError(name, 0, "file is empty (no data lines)");
+}
+
+size_t LineReader::estimated_lines() const {
+  if (number_ == 0 || consumed_ == 0) return 0;
+  return static_cast<size_t>(static_cast<double>(total_bytes_) * static_cast<double>(number_) /
+                             static_cast<double>(consumed_));
+}
+
+std::vector<TextLine> split_lines(const std::string& text, const std::string& name, bool comments) {
+  LineReader in(std::string_view(text), name, comments);
+  std::vector<TextLine> lines;
+  TextLine ln;
+  while (in.next(ln)) lines.push_back(ln);
   return lines;
 }
 
@@ -187,17 +255,50 @@ int64_t IdIndex::add(std::string_view id) {
   return it->second;
 }
 
-const PairRegistry::Origin* PairRegistry::insert(uint64_t a, uint64_t b, const std::string& file, long line) {
-  size_t f = 0;
-  while (f < files_.size() && files_[f] != file) ++f;
-  if (f == files_.size()) files_.push_back(file);
-  const Origin o{static_cast<uint32_t>(f), line};
-  const auto [it, inserted] = seen_.emplace((a << 32) | (b & 0xffffffffu), o);
-  return inserted ? nullptr : &it->second;
+void PairRegistry::add(uint64_t a, uint64_t b, const std::string& file, long line) {
+  if (files_.empty() || files_.back().second != file) files_.emplace_back(keys_.size(), file);
+  if (line < 0 || static_cast<uint64_t>(line) > UINT32_MAX)
+    throw DataError(file, line, "more than 4294967295 lines (too many to check for duplicates)");
+  keys_.push_back((a << 32) | (b & 0xffffffffu));
+  lines_.push_back(static_cast<uint32_t>(line));
 }
 
-std::string PairRegistry::where(const Origin& o) const {
-  return files_.at(o.file) + ":" + std::to_string(o.line);
+void PairRegistry::reserve(size_t n) {
+  keys_.reserve(n);
+  lines_.reserve(n);
+}
+
+std::string PairRegistry::file_of(size_t k) const {
+  auto it = std::upper_bound(files_.begin(), files_.end(), k,
+                             [](size_t v, const std::pair<size_t, std::string>& f) { return v < f.first; });
+  return std::prev(it)->second;
+}
+
+std::optional<PairRegistry::Duplicate> PairRegistry::first_duplicate() const {
+  std::vector<uint64_t> sorted(keys_);
+  std::sort(sorted.begin(), sorted.end());
+  // The common case ends here: no two keys alike.
+  if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) return std::nullopt;
+  std::vector<uint64_t> repeated;
+  for (size_t k = 1; k < sorted.size(); ++k)
+    if (sorted[k] == sorted[k - 1] && (repeated.empty() || repeated.back() != sorted[k]))
+      repeated.push_back(sorted[k]);
+  sorted = std::vector<uint64_t>();
+  // The first repeat in reading order, and where its key was first seen.
+  std::unordered_map<uint64_t, size_t> first;
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    if (!std::binary_search(repeated.begin(), repeated.end(), keys_[k])) continue;
+    const auto [it, inserted] = first.emplace(keys_[k], k);
+    if (inserted) continue;
+    Duplicate d;
+    d.a = keys_[k] >> 32;
+    d.b = keys_[k] & 0xffffffffu;
+    d.file = file_of(k);
+    d.line = static_cast<long>(lines_[k]);
+    d.first_at = file_of(it->second) + ":" + std::to_string(lines_[it->second]);
+    return d;
+  }
+  return std::nullopt;
 }
 
 }  // namespace symgnn::data

@@ -1,11 +1,14 @@
 /// @file text_reader.h
 /// The line reader shared by every text format (MovieLens, CSV/TSV ratings, edge lists, feature
-/// tables): whole-file reading, numbered lines, field splitting, number parsing, id maps and the
-/// duplicate-pair registry. Kept apart from the formats so that each parser reports errors the
-/// same way ("<file>:<line>: <what>") and the fuzzer links only torch-free, HDF5-free code.
+/// tables): a chunked line reader (files of any size, never held whole), numbered lines, field
+/// splitting, number parsing, id maps and the duplicate-pair registry. Kept apart from the formats so that
+/// each parser reports errors the same way ("<file>:<line>: <what>") and the fuzzer links only torch-free,
+/// HDF5-free code.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,15 +21,57 @@ namespace symgnn::data {
 /// "<path>: read error" or "<path>: file is empty".
 std::string read_text_file(const std::string& path);
 
-/// One non-blank line; `text` points into the buffer given to split_lines().
+/// One non-blank line; `text` points into the reader's buffer (or the text given to it).
 struct TextLine {
   long number;  // 1-based
   std::string_view text;
 };
 
-/// The non-blank lines of `text` with their 1-based numbers, trimmed of spaces and '\r' (a
-/// UTF-8 byte-order mark on the first line is dropped). With `comments`, lines starting with
-/// '#' are skipped too. Throws DataError "<name>: file is empty" when no line is left.
+/// The non-blank lines of a file or of text in memory, one at a time, with their 1-based
+/// numbers, trimmed of spaces and '\r' (a UTF-8 byte-order mark at the start is dropped).
+/// With `comments`, lines starting with '#' are skipped too. A file is read in chunks of
+/// `chunk` bytes (a line longer than a chunk grows the buffer), so memory stays O(chunk +
+/// longest line) whatever the file's size. The one line splitter of every text format.
+class LineReader {
+ public:
+  static constexpr size_t kDefaultChunk = size_t{1} << 20;
+  /// Streams file `path`. Throws DataError "<path>: cannot open (missing or unreadable
+  /// file)" or "<path>: file is empty" (no byte at all).
+  LineReader(const std::string& path, bool comments, size_t chunk = kDefaultChunk);
+  /// Over `text` (which must outlive the reader; the lines are views into it), `name` in messages.
+  LineReader(std::string_view text, std::string name, bool comments);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  /// The next line, valid until the following call; false at the end. With no line at all
+  /// in the input: DataError "<name>: file is empty (no data lines)". "<name>: read error"
+  /// when the file cannot be read further.
+  bool next(TextLine& line);
+  const std::string& name() const { return name_; }
+  /// About how many lines the whole input has (its size over the mean line length so far;
+  /// 0 before the first line): for reserving memory.
+  size_t estimated_lines() const;
+
+ private:
+  bool fill();  // reads more of the file behind the unread bytes; false at its end
+
+  std::string name_;
+  bool comments_;
+  std::FILE* file_ = nullptr;
+  std::string buffer_;     // a file's bytes: [begin_, end_) unread
+  std::string_view text_;  // what is being split: the buffer, or the caller's text
+  size_t begin_ = 0;
+  size_t chunk_ = kDefaultChunk;
+  bool eof_ = true;
+  long number_ = 0;           // lines seen, blank ones included
+  long returned_ = 0;         // lines returned
+  uint64_t consumed_ = 0;     // bytes of the lines seen
+  uint64_t total_bytes_ = 0;  // of the file or text
+};
+
+/// Every line LineReader gives of `text` (views into it). Throws DataError "<name>: file is
+/// empty (no data lines)" when no line is left.
 std::vector<TextLine> split_lines(const std::string& text, const std::string& name, bool comments);
 
 enum class Delimiter { Tab, Comma, Semicolon, Whitespace, Pipe, DoubleColon };
@@ -67,23 +112,32 @@ class IdIndex {
   std::vector<std::string> ids_;
 };
 
-/// Remembers where each (user, item) pair was first read, across files, so that a duplicate
-/// is reported with both places.
+/// The (user, item) pairs read so far, across files, with where each was read, so that a
+/// repeat is reported with both places. 12 bytes a pair (its 64-bit key and a 32-bit line;
+/// files are kept as ranges): checked in one sort when a file is done (first_duplicate)
+/// rather than with a hash map entry per pair, which cost 50+ bytes each.
 class PairRegistry {
  public:
-  struct Origin {
-    uint32_t file;
-    long line;
+  /// Records (a, b) read at file:line. Both keys must be below 2^32; DataError for a line
+  /// number beyond 2^32 - 1.
+  void add(uint64_t a, uint64_t b, const std::string& file, long line);
+  size_t size() const { return keys_.size(); }
+  void reserve(size_t n);
+
+  struct Duplicate {
+    uint64_t a = 0, b = 0;  // the pair
+    std::string file;       // where the repeat is
+    long line = 0;
+    std::string first_at;  // "file:line" of its first occurrence
   };
-  /// Records (a, b) read at file:line. Returns nullptr when new, else the first occurrence.
-  /// Both keys must be below 2^32.
-  const Origin* insert(uint64_t a, uint64_t b, const std::string& file, long line);
-  /// "file:line" of an origin returned by insert().
-  std::string where(const Origin& o) const;
+  /// The earliest pair, in the order added, equal to one added before it.
+  std::optional<Duplicate> first_duplicate() const;
 
  private:
-  std::unordered_map<uint64_t, Origin> seen_;
-  std::vector<std::string> files_;
+  std::string file_of(size_t k) const;
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> lines_;
+  std::vector<std::pair<size_t, std::string>> files_;  // (first pair, file), in order
 };
 
 }  // namespace symgnn::data
