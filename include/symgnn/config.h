@@ -130,6 +130,7 @@ struct LowRankConfig {
   double prior_dense_dropout = 0.7;
   int64_t prior_side_width = 10;
   bool cge_bias = false;
+  int64_t decoder_chunk = 1000000;
 
   template <class V>
   void visit(V&& v) {
@@ -156,6 +157,7 @@ struct LowRankConfig {
     v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout on the aggregated hidden layer before the dense layer to `hidden` units", range(0.0, 0.95));
     v("cge_bias", cge_bias, "add a learned bias in every CGE layer, phi(Ah U W + b) (false: as printed, no bias)", any());
     v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no side features)", range(0, 4096));
+    v("decoder_chunk", decoder_chunk, "training pairs the decoder scores at once: a step over more pairs scores them chunk by chunk and accumulates the representations' gradients, the same loss and gradients with memory O(chunk) instead of O(ratings) (0: all at once)", range(0, 1e12));
   }
 };
 

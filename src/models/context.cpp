@@ -68,6 +68,10 @@ ModelContext make_context(const Dataset& ds) {
   }
   for (size_t k = 0; k < num_levels; ++k) {
     const at::Tensor r = long_tensor(rows[k]), c = long_tensor(cols[k]);
+    // The class's lists are copied into r and c: free them now, so that building the
+    // classes one after another never holds two copies of every rating (docs/scale.md).
+    std::vector<int64_t>().swap(rows[k]);
+    std::vector<int64_t>().swap(cols[k]);
     ctx.h.push_back(graph::from_coo(ctx.n1, ctx.n2, r, c, torch::ones({r.numel()}, torch::kFloat)));
     ctx.ht.push_back(ctx.h.back().transpose());
   }

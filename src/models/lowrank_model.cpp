@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -178,12 +179,18 @@ at::Tensor LowRankModel::training_loss(const at::Tensor& users, const at::Tensor
   auto [u1, u2] = embeddings();
   last_u1_ = u1;
   last_u2_ = u2;
+  const int64_t chunk = cfg_.decoder_chunk;
+  if (chunk > 0 && users.size(0) > chunk && at::GradMode::is_enabled())
+    return chunked_loss(u1, u2, users, items, target, pred);
   if (!q_.defined()) {
     at::Tensor p = score(u1, u2, users, items);
     if (pred) *pred = p.detach();
     return torch::mse_loss(p, target);
   }
-  const at::Tensor logits = class_logits(u1, u2, users, items);
+  return class_loss(class_logits(u1, u2, users, items), target, pred);
+}
+
+at::Tensor LowRankModel::class_loss(const at::Tensor& logits, const at::Tensor& target, at::Tensor* pred) {
   // Class index of each target: the nearest level (targets are levels by construction).
   const at::Tensor cls = (target.unsqueeze(1) - levels_.unsqueeze(0)).abs().argmin(1);
   const at::Tensor expected = torch::mv(torch::softmax(logits, 1), levels_);
@@ -191,6 +198,50 @@ at::Tensor LowRankModel::training_loss(const at::Tensor& users, const at::Tensor
   at::Tensor loss = torch::nll_loss(torch::log_softmax(logits, 1), cls);
   if (cfg_.class_mse_weight > 0) loss = loss + cfg_.class_mse_weight * torch::mse_loss(expected, target);
   return loss;
+}
+
+at::Tensor LowRankModel::chunked_loss(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
+                                      const at::Tensor& items, const at::Tensor& target, at::Tensor* pred) {
+  // The decoder's input, computed once: U1 for the dot product, U1 Q_b for every basis
+  // for the class decoder ([n1, nb, d] either way, pair_bilinear's P). The chunks'
+  // backward passes stop at detached copies (`p`, `v`) and accumulate their gradients;
+  // the decoder's own parameters (a, b1, b2) get theirs directly.
+  const int64_t n = users.size(0), chunk = cfg_.decoder_chunk;
+  at::Tensor p_full;
+  if (q_.defined()) {
+    const int64_t nb = q_.size(0), d = q_.size(1);
+    p_full = torch::mm(u1, q_.permute({1, 0, 2}).reshape({d, nb * d})).view({-1, nb, d});
+  } else {
+    p_full = u1.unsqueeze(1);
+  }
+  const at::Tensor p = p_full.detach().requires_grad_(), v = u2.detach().requires_grad_();
+  double total = 0;
+  std::vector<at::Tensor> preds;
+  for (int64_t start = 0; start < n; start += chunk) {
+    const int64_t len = std::min(chunk, n - start);
+    const at::Tensor cu = users.narrow(0, start, len), ci = items.narrow(0, start, len);
+    const at::Tensor ct = target.narrow(0, start, len);
+    const at::Tensor s = pair_bilinear(p, v, cu, ci);  // [len, nb]
+    at::Tensor chunk_pred, loss;
+    if (q_.defined()) {
+      loss = class_loss(torch::mm(s, a_.t()), ct, pred ? &chunk_pred : nullptr);
+    } else {
+      at::Tensor r = s.squeeze(1);
+      if (b1_.defined()) r = (r + b1_.index_select(0, cu) + b2_.index_select(0, ci)) * std_ + mean_;
+      chunk_pred = r.detach();
+      loss = torch::mse_loss(r, ct);
+    }
+    // Each chunk's mean weighted by its share: the sum is the mean over all pairs.
+    loss = loss * (static_cast<double>(len) / static_cast<double>(n));
+    loss.backward();
+    total += loss.item<double>();
+    if (pred) preds.push_back(chunk_pred);
+  }
+  if (pred) *pred = torch::cat(preds);
+  // A stand-in whose gradient carries the accumulated ones back through the model and
+  // whose value is the loss: d/dU1 (P(U1) . dP) = dP^T dP/dU1, and likewise for U2.
+  const at::Tensor back = (p_full * p.grad()).sum() + (u2 * v.grad()).sum();
+  return back - back.detach() + total;
 }
 
 at::Tensor LowRankModel::regularization() {

@@ -88,6 +88,14 @@ class LowRankModel : public RatingModel {
   /// decoder = classes: logits [K', levels] of the pairs (GC-MC bilinear decoder).
   at::Tensor class_logits(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                           const at::Tensor& items);
+  /// decoder = classes: cross-entropy (+ class_mse_weight x MSE) of the logits [K', levels].
+  at::Tensor class_loss(const at::Tensor& logits, const at::Tensor& target, at::Tensor* pred);
+  /// training_loss with more pairs than lowrank.decoder_chunk: the decoder scores the
+  /// pairs chunk by chunk, each chunk's backward runs at once, and the representations'
+  /// accumulated gradients go back through the model in one pass. Same loss and
+  /// gradients as one pass over all pairs; memory O(chunk) instead of O(pairs).
+  at::Tensor chunked_loss(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
+                          const at::Tensor& items, const at::Tensor& target, at::Tensor* pred);
   at::Tensor b1_, b2_;             // defined only with cfg.biases
   at::Tensor q_;                   // decoder = classes: [bases, d, d] shared bilinear bases Q_b
   at::Tensor a_;                   // decoder = classes: [levels, bases] class coefficients a_kb

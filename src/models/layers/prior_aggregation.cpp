@@ -35,13 +35,28 @@ std::vector<graph::SparseMatrix> normalize_prior(const std::vector<graph::Sparse
     deg.index_add_(0, hk.row_idx, hk.values);
     deg_other.index_add_(0, hk.col_idx, hk.values);
   }
+  // Only the values change: the normalised matrix shares the raw prior's index arrays
+  // (row_ptr, col_idx, row_idx and those of the stored transpose), so K classes seen
+  // from both sides, in every module that normalises them, add 8 bytes per rating each
+  // instead of a full CSR pair (40 bytes per rating; docs/scale.md, "Memory").
+  // In the stored transpose the rows are this side's columns: t_col_idx names this
+  // side's node, t_row_idx the other side's.
   std::vector<graph::SparseMatrix> out;
-  for (const auto& hk : h) {
-    at::Tensor values =
-        norm == "left"
-            ? hk.values / deg.index_select(0, hk.row_idx)
-            : hk.values / (deg.index_select(0, hk.row_idx) * deg_other.index_select(0, hk.col_idx)).sqrt();
-    out.push_back(graph::from_coo(n, m, hk.row_idx, hk.col_idx, values));
+  for (const auto& raw : h) {
+    // A hand-filled matrix without its stored transpose gets one (from_coo builds both).
+    const graph::SparseMatrix hk =
+        raw.t_row_ptr.defined() ? raw
+                                : graph::from_coo(raw.rows, raw.cols, raw.row_idx, raw.col_idx, raw.values);
+    graph::SparseMatrix m = hk;
+    if (norm == "left") {
+      m.values = hk.values / deg.index_select(0, hk.row_idx);
+      m.t_values = hk.t_values / deg.index_select(0, hk.t_col_idx);
+    } else {
+      m.values = hk.values / (deg.index_select(0, hk.row_idx) * deg_other.index_select(0, hk.col_idx)).sqrt();
+      m.t_values =
+          hk.t_values / (deg.index_select(0, hk.t_col_idx) * deg_other.index_select(0, hk.t_row_idx)).sqrt();
+    }
+    out.push_back(std::move(m));
   }
   return out;
 }
