@@ -10,6 +10,7 @@ packages=(
   libhdf5-dev           # MATLAB v7.3 .mat files are HDF5
   libcli11-dev nlohmann-json3-dev libgtest-dev
   libssl-dev            # SHA-256 of the files symgnn writes (docs/reliability.md)
+  libgloo-dev           # Gloo's headers for LibTorch's c10d process group: multi-process training (docs/scale.md)
   clang libclang-rt-14-dev  # libFuzzer target for the text parsers (scripts/fuzz.sh)
   gnuplot-nox           # figures of the reproduction (docs/results.md)
   python3-dev pybind11-dev  # the Python package (python/)

@@ -1,11 +1,15 @@
 // `symgnn train`: trains a model on a dataset, reports test RMSE over seeds, and writes
 // checkpoints, per-epoch CSVs, the model and a metrics file.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "cli/commands.h"
+#include "cli/launch.h"
 #include "cli/train_sylvester.h"
 #include "data/prediction_file.h"
 #include "symgnn/dataset.h"
@@ -13,6 +17,7 @@
 #include "symgnn/graph.h"
 #include "symgnn/recommend.h"
 #include "train/dataset_stats.h"
+#include "train/distributed.h"
 #include "train/metrics.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
@@ -42,6 +47,7 @@ struct TrainOptions {
   std::string progress = "auto";
   bool no_compare = false;
   bool overwrite = false;
+  int64_t nproc = 1;  // > 1: launch that many ranks on this machine (cli/launch.h)
 };
 
 /// The recorded config of a run, verified against the folder's checksums.sha256.
@@ -79,7 +85,8 @@ RunConfig build_config(const TrainOptions& o) {
       std::string list;
       for (const auto& f : refused) list += (list.empty() ? "" : ", ") + f;
       throw ConfigError("--resume " + o.resume + " continues the recorded run with its config.txt; drop " +
-                        list + " (only --threads, --progress, --quiet and --metrics-out may change)");
+                        list +
+                        " (only --threads, --nproc, --progress, --quiet and --metrics-out may change)");
     }
     RunConfig cfg;
     load_config_text(cfg, read_recorded_config(o.resume), o.resume + "/config.txt");
@@ -99,14 +106,46 @@ RunConfig build_config(const TrainOptions& o) {
   return cfg;
 }
 
+/// `train --nproc N`: the ranks' threads are the given --threads (else the cores) split
+/// between them.
+int launch_train(const TrainOptions& o) {
+  if (std::getenv("WORLD_SIZE") != nullptr)
+    throw ConfigError("--nproc " + std::to_string(o.nproc) +
+                      " starts the ranks itself: drop it when WORLD_SIZE, RANK, MASTER_ADDR and MASTER_PORT "
+                      "are set (docs/scale.md)");
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const int64_t threads = o.common.threads > 0 ? o.common.threads : cores;
+  return launch_ranks(o.nproc, std::max<int64_t>(1, threads / o.nproc), o.resume.empty() ? o.out : o.resume);
+}
+
+/// The same model and seeds with both graphs replaced by the identity: what the graphs
+/// are worth on the synthetic default (on every rank of a group).
+train::SweepResult train_without_graphs(const RunConfig& cfg, const std::string& progress,
+                                        const std::shared_ptr<train::ProcessGroup>& group) {
+  RunConfig plain = cfg;
+  plain.graph.user_graph = plain.graph.item_graph = "identity";
+  Dataset ds_plain = load_dataset(plain.data);
+  graph::resolve_graphs(ds_plain, plain.graph);
+  train::TrainerOptions popts;
+  popts.progress = progress;
+  popts.group = group;
+  return train::train_sweep(plain, ds_plain, popts);
+}
+
 int run_train(const TrainOptions& o) {
+  if (o.nproc > 1) return launch_train(o);
+  // torchrun's variables (docs/scale.md): one rank of a multi-process run, or (unset) the
+  // whole run. Only rank 0 touches --out; the others read it to resume.
+  const train::DistributedEnv dist = train::read_distributed_env();
+  const bool rank0 = dist.rank == 0;
   // Where the results go is checked before the data is read, not after the training.
-  if (!o.out.empty()) check_output_dir(o.out, "--out");
-  if (!o.metrics_out.empty()) check_output_file(o.metrics_out, "--metrics-out");
+  if (rank0 && !o.out.empty()) check_output_dir(o.out, "--out");
+  if (rank0 && !o.metrics_out.empty()) check_output_file(o.metrics_out, "--metrics-out");
   RunConfig cfg = build_config(o);
   apply_runtime(cfg);
   if (!o.resume.empty() && o.common.threads >= 0) train::set_compute_threads(o.common.threads);
-  const std::string progress = o.quiet ? "quiet" : o.progress;
+  const std::string progress = o.quiet || !rank0 ? "quiet" : o.progress;
+  const bool quiet = o.quiet || !rank0;
   train::TrainerOptions topts;
   topts.out_dir = o.resume.empty() ? o.out : o.resume;
   topts.resume = !o.resume.empty();
@@ -114,7 +153,7 @@ int run_train(const TrainOptions& o) {
   // One run per folder at a time, and a finished or interrupted run is not replaced unless
   // asked (docs/reliability.md). The lock lives until this function returns.
   std::optional<OutputLock> lock;
-  if (!topts.out_dir.empty()) {
+  if (rank0 && !topts.out_dir.empty()) {
     fs::create_directories(topts.out_dir);
     const std::string option = topts.resume ? "--resume" : "--out";
     lock.emplace(topts.out_dir, option);
@@ -130,13 +169,27 @@ int run_train(const TrainOptions& o) {
     if (!topts.resume) write_text_atomic(topts.out_dir + "/config.txt", to_text(cfg));
   }
   // The Sylvester baseline (cli/train_sylvester.cpp) has no learned weights to checkpoint.
+  if (cfg.model == "sylvester" && dist.world_size > 1)
+    throw ConfigError("WORLD_SIZE=" + std::to_string(dist.world_size) +
+                      ": the Sylvester baseline (--model sylvester) solves one equation and has no training "
+                      "to share: run it as one process");
   if (cfg.model == "sylvester") return train_sylvester(cfg, topts.out_dir, o.metrics_out, o.quiet);
 
+  // Every rank joins here, after rank 0 holds the folder: a rank 0 that refuses it never
+  // serves the rendezvous, and the others stop at its timeout.
+  if (dist.world_size > 1) topts.group = std::make_shared<train::ProcessGroup>(dist, cfg.train.device);
   Dataset ds = with_memory_context("loading " + cfg.data.source, [&] { return load_dataset(cfg.data); });
   with_memory_context("building the graphs", [&] { graph::resolve_graphs(ds, cfg.graph); });
-  if (!o.quiet) std::cerr << train::dataset_stats_text(ds);
+  if (!quiet) std::cerr << train::dataset_stats_text(ds);
   train::SweepResult s = with_memory_context("training the " + cfg.model + " model",
                                              [&] { return train::train_sweep(cfg, ds, topts); });
+  const bool compare = cfg.data.source == "synthetic" && !o.no_compare && o.resume.empty();
+  if (!rank0) {
+    // The other ranks share the training (the comparison's too) and write nothing.
+    if (compare) train_without_graphs(cfg, progress, topts.group);
+    topts.group->barrier();
+    return 0;
+  }
   nlohmann::json metrics = train::sweep_metrics(s, cfg, ds);
   std::cout << s.model_name << " on " << ds.name << ": test RMSE " << fixed(s.test_rmse, 4) << " +- "
             << fixed(s.test_rmse_std, 4) << " over " << s.runs.size() << " run(s) (validation "
@@ -147,21 +200,17 @@ int run_train(const TrainOptions& o) {
 
   // On the embedded synthetic default, show what the graphs are worth: the same model
   // and seeds with both graphs replaced by the identity.
-  const bool compare = cfg.data.source == "synthetic" && !o.no_compare && o.resume.empty();
   if (compare) {
-    RunConfig plain = cfg;
-    plain.graph.user_graph = plain.graph.item_graph = "identity";
-    Dataset ds_plain = load_dataset(plain.data);
-    graph::resolve_graphs(ds_plain, plain.graph);
-    train::TrainerOptions popts;
-    popts.progress = progress;
-    train::SweepResult p = train::train_sweep(plain, ds_plain, popts);
+    const train::SweepResult p = train_without_graphs(cfg, progress, topts.group);
     metrics["without_graphs"] = {{"test_rmse", p.test_rmse}, {"test_rmse_std", p.test_rmse_std}};
     std::cout << "without graphs (identity At): test RMSE " << fixed(p.test_rmse, 4) << " +- "
               << fixed(p.test_rmse_std, 4) << "; the graphs "
               << (s.test_rmse < p.test_rmse ? "help" : "do not help") << " by "
               << fixed(p.test_rmse - s.test_rmse, 4) << "\n";
   }
+  // The other ranks wait here (cmd_train's !rank0 branch): the run ends when rank 0's
+  // model files are written.
+  if (topts.group) topts.group->barrier();
   // MAE per run (mean, std) beside the RMSE, and the saved model's ranking metrics at
   // k = 10 (docs/recommend.md): the model in --out is run 0's.
   {
@@ -228,6 +277,7 @@ void add_train_command(CLI::App& app) {
       "  symgnn train --data ../shared/data/monti/douban.mat --config configs/douban_lowrank.conf --runs 5\n"
       "  symgnn train --data ../shared/data/ml-100k --split u1 --variant G --out runs/ml100k\n"
       "  symgnn train --resume runs/ml100k               # continue an interrupted run\n"
+      "  symgnn train --data ../shared/data/monti/douban.mat --nproc 2 --out runs/d2   # 2 processes\n"
       "  symgnn train --model sylvester --data ../shared/data/monti/flixster.mat");
   auto o = std::make_shared<TrainOptions>();
   add_common_options(cmd, o->common);
@@ -254,6 +304,10 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--progress", o->progress, "auto (bar on a terminal, else lines), lines or quiet")
       ->check(CLI::IsMember({"auto", "lines", "quiet"}));
   cmd->add_flag("--no-compare", o->no_compare, "on synthetic data, skip the run without graphs");
+  cmd->add_option("--nproc", o->nproc,
+                  "train with N processes on this machine (data-parallel: each takes a share of the "
+                  "training ratings and of --threads; docs/scale.md)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}));
   cmd->callback([o] {
     const int code = run_train(*o);
     if (code != 0) throw CLI::RuntimeError(code);

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/launch.h"
 #include "symgnn/error.h"
 #include "util/memory_check.h"
 
@@ -61,6 +62,7 @@ int run(int argc, const char* const* argv) {
       "  symgnn blend --models runs/lowrank runs/sylv  # weights fitted on validation, test RMSE\n",
       "symgnn"};
   add_commands(app);
+  set_process_arguments(argc, argv);  // for train --nproc, which runs the same command N times
   try {
     app.parse(argc, argv);
     return 0;

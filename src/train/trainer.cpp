@@ -12,6 +12,7 @@
 
 #include "symgnn/error.h"
 #include "train/checkpoint.h"
+#include "train/distributed.h"
 #include "train/memory.h"
 #include "train/seeds.h"
 #include "util/atomic_file.h"
@@ -22,6 +23,10 @@
 namespace fs = std::filesystem;
 
 namespace symgnn::train {
+
+bool TrainerOptions::writes_files() const {
+  return !group || group->rank() == 0;
+}
 
 double rmse(const at::Tensor& pred, const at::Tensor& target, float lo, float hi) {
   if (target.numel() == 0) return std::numeric_limits<double>::quiet_NaN();
@@ -135,6 +140,26 @@ struct Scores {
   at::Tensor val_pred, test_pred;
 };
 
+/// This rank's shard of the training pairs, whose mean loss it computes: all of them in a
+/// single process; in a group a contiguous slice, weighted by its share of all pairs so
+/// that the summed gradients are the mean over all pairs (train/distributed.h).
+struct LossShard {
+  at::Tensor users, items, values;
+  double weight = 1.0;
+};
+
+LossShard make_loss_shard(const models::ModelContext& ctx, const ProcessGroup* group) {
+  if (!group) return LossShard{ctx.train_users, ctx.train_items, ctx.train_values, 1.0};
+  const int64_t n = ctx.train_values.size(0);
+  const auto [begin, end] = shard_range(n, group->rank(), group->size());
+  if (end <= begin)
+    throw Error("WORLD_SIZE=" + std::to_string(group->size()) + " exceeds the " + std::to_string(n) +
+                " training ratings: rank " + std::to_string(group->rank()) + " would have none to train on");
+  return LossShard{ctx.train_users.slice(0, begin, end), ctx.train_items.slice(0, begin, end),
+                   ctx.train_values.slice(0, begin, end),
+                   static_cast<double>(end - begin) / static_cast<double>(n)};
+}
+
 /// The model of run `run`, built from its seeds: the init seed before construction, the
 /// dropout seed after it (derive_seeds).
 std::shared_ptr<models::RatingModel> seeded_model(const RunConfig& cfg, const models::ModelContext& ctx,
@@ -164,11 +189,12 @@ class RunTrainer {
   /// The training objective of one step and the training predictions it scored.
   struct Step {
     double loss;
-    at::Tensor pred;
+    double train_rmse;  // of the training predictions, clipped to the rating range
   };
 
   // Checkpointing.
   void open_run_dir();
+  void check_ranks_agree();
   void checkpoint(bool last);
   void interrupt_if_asked(bool last);
   // One epoch.
@@ -190,6 +216,9 @@ class RunTrainer {
   const models::ModelContext& ctx_;
   const int64_t run_;
   const TrainerOptions& opts_;
+  ProcessGroup* const group_;  // null in a single process
+  const bool writes_;          // this process writes the run's files (rank 0)
+  const LossShard shard_;
   Progress& progress_;
   const at::Device device_;
   const std::string config_text_;
@@ -210,6 +239,9 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
       ctx_(ctx),
       run_(run),
       opts_(opts),
+      group_(opts.group.get()),
+      writes_(opts.writes_files()),
+      shard_(make_loss_shard(ctx, group_)),
       progress_(progress),
       device_(tc_.device),
       config_text_(to_text(cfg_)),
@@ -218,18 +250,22 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
       eval_(make_eval_set(ds, device_)),
       has_val_(eval_.n_val > 0),
       memory_(device_) {
+  // Same seeds give the same initial weights everywhere; rank 0's make sure of it.
+  if (group_) broadcast_module(*group_, *model_);
   st_.lr = tc_.lr;
   st_.best = module_state(*model_);
   if (tc_.ema > 0) st_.ema = module_state(*model_);
   open_run_dir();
   set_lr(opt_, st_.lr);
+  if (group_) check_ranks_agree();
 }
 
-/// <out>/run<r>/ with its checkpoint; with opts.resume, the run continues from it.
+/// <out>/run<r>/ with its checkpoint; with opts.resume, the run continues from it. Every
+/// rank of a group reads rank 0's checkpoint; only rank 0 creates the folder.
 void RunTrainer::open_run_dir() {
   if (opts_.out_dir.empty()) return;
   run_dir_ = opts_.out_dir + "/run" + std::to_string(run_);
-  fs::create_directories(run_dir_);
+  if (writes_) fs::create_directories(run_dir_);
   ckpt_ = run_dir_ + "/checkpoint.pt";
   if (opts_.resume && fs::exists(ckpt_)) {
     load_checkpoint(ckpt_, config_text_, run_, *model_, opt_, st_, device_);
@@ -237,36 +273,56 @@ void RunTrainer::open_run_dir() {
   }
 }
 
+/// A resumed rank that found another checkpoint than rank 0's (a folder not shared between
+/// machines) would train another model silently: compare the epochs reached.
+void RunTrainer::check_ranks_agree() {
+  at::Tensor epoch = torch::tensor({st_.epoch}, torch::kInt64);
+  group_->broadcast(epoch);
+  const int64_t at_zero = epoch.item<int64_t>();
+  if (at_zero != st_.epoch)
+    throw Error("rank " + std::to_string(group_->rank()) + ": run " + std::to_string(run_ + 1) +
+                " starts at epoch " + std::to_string(st_.epoch) + " but rank 0 at epoch " +
+                std::to_string(at_zero) + ": every rank must read rank 0's checkpoints (" +
+                (ckpt_.empty() ? std::string("no --out") : ckpt_) +
+                "): give --resume a folder shared between the machines (docs/scale.md)");
+}
+
 /// Every train.checkpoint_every epochs and after the last one.
 void RunTrainer::checkpoint(bool last) {
-  if (!ckpt_.empty() && (last || st_.epoch % tc_.checkpoint_every == 0))
+  if (writes_ && !ckpt_.empty() && (last || st_.epoch % tc_.checkpoint_every == 0))
     save_checkpoint(ckpt_, config_text_, run_, *model_, opt_, st_);
 }
 
 /// The testing hook TrainerOptions::interrupt_after: checkpoint and stop as if killed.
 void RunTrainer::interrupt_if_asked(bool last) {
   if (opts_.interrupt_after <= 0 || epochs_this_call_ < opts_.interrupt_after || last) return;
-  if (!ckpt_.empty()) save_checkpoint(ckpt_, config_text_, run_, *model_, opt_, st_);
+  if (writes_ && !ckpt_.empty()) save_checkpoint(ckpt_, config_text_, run_, *model_, opt_, st_);
   throw Error("interrupted after " + std::to_string(epochs_this_call_) + " epochs (testing hook)");
 }
 
 /// One full-batch optimiser step on the training ratings (loss plus the model's
-/// regularisers), then the moving average of the weights (train.ema).
+/// regularisers), then the moving average of the weights (train.ema). In a process group
+/// the loss covers this rank's shard, and the gradients, the loss and the mean squared
+/// error are averaged over the ranks (weighted by shard size) before the step.
 RunTrainer::Step RunTrainer::step() {
   model_->train();
   opt_.zero_grad();
   at::Tensor pred;
-  at::Tensor loss = model_->training_loss(ctx_.train_users, ctx_.train_items, ctx_.train_values, &pred);
+  at::Tensor loss = model_->training_loss(shard_.users, shard_.items, shard_.values, &pred);
   at::Tensor reg = model_->regularization();
   at::Tensor total = reg.defined() ? loss + reg : loss;
   total.backward();
+  const at::Tensor error = pred.detach().to(torch::kFloat64).clamp(ctx_.rating_min, ctx_.rating_max) -
+                           shard_.values.to(torch::kFloat64);
+  std::vector<double> figures{total.item<double>(), error.pow(2).mean().item<double>()};
+  average_gradients(group_, model_->parameters(), shard_.weight, figures);
   opt_.step();
   if (tc_.ema > 0) update_ema(st_.ema, *model_, tc_.ema, st_.epoch);
-  const double loss_v = total.item<double>();
+  const double loss_v = figures[0];
   if (!std::isfinite(loss_v))
     throw Error("training diverged (loss is " + std::to_string(loss_v) + " at epoch " +
                 std::to_string(st_.epoch + 1) + "); lower train.lr");
-  return Step{loss_v, pred};
+  return Step{loss_v, std::sqrt(figures[1])};
 }
 
 /// Whether the epoch just completed needs a forward pass: always with a validation split;
@@ -362,7 +418,7 @@ RunResult RunTrainer::train() {
     st_.seconds += secs;
     const int64_t peak = memory_.peak();
     st_.peak_memory = std::max(st_.peak_memory, peak);
-    const double train_rmse = rmse(done.pred, ctx_.train_values, ctx_.rating_min, ctx_.rating_max);
+    const double train_rmse = done.train_rmse;
     select(s, evaluated);
     weights.reset();  // back to the trained weights before the next step
 
@@ -397,7 +453,7 @@ RunResult RunTrainer::finish() {
   r.test_predictions = st_.best_test_pred;
   r.val_predictions = st_.best_val_pred;
   r.averaged_checkpoints = std::max<int64_t>(1, st_.avg_count);
-  if (!run_dir_.empty()) {
+  if (writes_ && !run_dir_.empty()) {
     write_history_csv(run_dir_ + "/history.csv", st_.history);
     // Averaged checkpoints only when the selected epoch is the last: the run trained to
     // its end without a validation split.
@@ -506,7 +562,7 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   if (s.runs.size() > 1 && s.test_predictions.defined())
     s.ensemble_test_rmse =
         rmse(s.test_predictions, torch::tensor(ds.test.value, torch::kFloat32), ds.rating_min, ds.rating_max);
-  if (!opts.out_dir.empty()) {
+  if (!opts.out_dir.empty() && opts.writes_files()) {
     // protocol = retrain: the model to keep is the one trained on all training ratings.
     const std::string from = opts.out_dir + (retrains(cfg, ds) ? "/final" : "") + "/run0/model.pt";
     const std::string tmp = opts.out_dir + "/model.pt.tmp";

@@ -56,6 +56,8 @@ struct SweepResult {
   at::Tensor test_predictions, val_predictions;
 };
 
+class ProcessGroup;  // train/distributed.h
+
 struct TrainerOptions {
   std::string out_dir;            // checkpoints, per-epoch CSVs and the final model; "" = none
   bool resume = false;            // continue from the checkpoints in out_dir
@@ -64,6 +66,12 @@ struct TrainerOptions {
   int64_t interrupt_after = 0;
   /// Builds the model of a run; empty means models::make_model (tests inject small ones).
   std::function<std::shared_ptr<models::RatingModel>(const RunConfig&, const models::ModelContext&)> factory;
+  /// Data-parallel training (train/distributed.h): this process's group, null for a single
+  /// process. Each rank's loss covers its shard of the training pairs; only rank 0 writes
+  /// into out_dir (every rank reads its checkpoints to resume).
+  std::shared_ptr<ProcessGroup> group;
+  /// Whether this process writes the run's files: a single process or rank 0.
+  bool writes_files() const;
 };
 
 /// Root-mean-square error of predictions clipped to [lo, hi].
