@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
@@ -64,6 +65,25 @@ SparseMatrix normalized_adjacency(const NodeSet& side);
 /// Zero rows have similarity 0 to everything. Computed in row blocks of at most
 /// `block` rows, so memory stays O(block * n).
 EdgeList knn_graph(const at::Tensor& x, int64_t k, int64_t block = 1024);
+
+/// The rows of a sparse n x d matrix in CSR form (columns ascending within a row): the
+/// training rating rows of one side, for k-NN graphs without a dense n1 x n2 matrix.
+struct SparseRows {
+  int64_t cols = 0;
+  std::vector<int64_t> row_ptr{0};  // n + 1
+  std::vector<int64_t> col;         // nnz
+  std::vector<float> value;         // nnz
+  int64_t rows() const { return static_cast<int64_t>(row_ptr.size()) - 1; }
+};
+
+/// knn_graph over sparse rows: the same similarity (cosine, zero rows 0 to everything), tie
+/// rule and symmetric union, computed in double over the shared columns only (a row's
+/// similarities come from the columns it has and, for each, the rows that have it). Memory
+/// O(threads x n + nnz + n k); rows are processed in parallel (at::parallel_for).
+EdgeList knn_graph(const SparseRows& x, int64_t k);
+
+/// knn_out_edges over sparse rows (a zero query row gets no edges).
+EdgeList knn_out_edges(const SparseRows& x, int64_t first, int64_t k);
 
 /// Directed k-NN edges of the rows first..n-1 of x (n x d), by knn_graph's similarity and
 /// tie rule: each of those rows links to its k most similar other rows (src = the row),

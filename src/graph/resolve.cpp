@@ -4,8 +4,8 @@
 ///
 /// Shapes: the training ratings form H (n1 x n2, zero where unobserved; train split only,
 /// so validation and test ratings never shape the graph); user vectors are the rows of H
-/// (n1 x n2), item vectors its columns (n2 x n1). The k-NN graph of n nodes is built by
-/// knn_graph in row blocks; H itself is dense, O(n1 n2) memory.
+/// (n1 x n2), item vectors its columns (n2 x n1). H is kept sparse (CSR of the side's rows,
+/// O(nnz) memory) and the k-NN graph is computed over its nonzeros (knn.cpp).
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -14,7 +14,6 @@
 
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
-#include "util/memory_check.h"
 
 namespace symgnn::graph {
 
@@ -22,26 +21,41 @@ namespace {
 
 enum class Side { User, Item };
 
-/// The training rating matrix H (n1 x n2) as seen from `side`: users get H, items H^T.
-at::Tensor rating_vectors(const Dataset& ds, Side side) {
-  // H and, for items, its transpose: two dense n1 x n2 floats (graph.knn_source = ratings).
-  require_memory(2 * 4.0 * static_cast<double>(ds.users.count) * static_cast<double>(ds.items.count),
-                 "graph.knn_source = ratings on " + std::to_string(ds.users.count) + " users x " +
-                     std::to_string(ds.items.count) + " items",
-                 "the k-NN graph compares dense rating rows",
-                 "Use graph.knn_source = features, graphs from files (data.user_graph_file, "
-                 "data.item_graph_file), or graph.user_graph = identity");
-  auto h = torch::zeros({ds.users.count, ds.items.count}, torch::kFloat);
-  auto acc = h.accessor<float, 2>();
+/// The training rating matrix H (n1 x n2) as seen from `side`, sparse: users get the rows
+/// of H, items those of H^T, columns ascending within each row.
+SparseRows rating_vectors(const Dataset& ds, Side side) {
+  const bool users = side == Side::User;
+  const int64_t n = users ? ds.users.count : ds.items.count;
+  SparseRows h;
+  h.cols = users ? ds.items.count : ds.users.count;
+  h.row_ptr.assign(static_cast<size_t>(n) + 1, 0);
   for (size_t e = 0; e < ds.train.size(); ++e) {
     const int64_t u = ds.train.user[e], i = ds.train.item[e];
     if (u < 0 || u >= ds.users.count || i < 0 || i >= ds.items.count)
       throw DataError(ds.name + ": training rating " + std::to_string(e) + " (" + std::to_string(u) + ", " +
                       std::to_string(i) + ") outside the " + std::to_string(ds.users.count) + " x " +
                       std::to_string(ds.items.count) + " rating matrix");
-    acc[u][i] = ds.train.value[e];
+    ++h.row_ptr[static_cast<size_t>(users ? u : i) + 1];
   }
-  return side == Side::User ? h : h.t().contiguous();
+  for (size_t r = 0; r < static_cast<size_t>(n); ++r) h.row_ptr[r + 1] += h.row_ptr[r];
+  h.col.resize(ds.train.size());
+  h.value.resize(ds.train.size());
+  std::vector<int64_t> fill(h.row_ptr.begin(), h.row_ptr.end() - 1);
+  for (size_t e = 0; e < ds.train.size(); ++e) {
+    const int64_t row = users ? ds.train.user[e] : ds.train.item[e];
+    const auto at = static_cast<size_t>(fill[static_cast<size_t>(row)]++);
+    h.col[at] = users ? ds.train.item[e] : ds.train.user[e];
+    h.value[at] = ds.train.value[e];
+  }
+  std::vector<std::pair<int64_t, float>> row;
+  for (int64_t r = 0; r < n; ++r) {
+    const auto b = static_cast<size_t>(h.row_ptr[r]), e = static_cast<size_t>(h.row_ptr[r + 1]);
+    row.clear();
+    for (size_t k = b; k < e; ++k) row.emplace_back(h.col[k], h.value[k]);
+    std::sort(row.begin(), row.end());
+    for (size_t k = b; k < e; ++k) h.col[k] = row[k - b].first, h.value[k] = row[k - b].second;
+  }
+  return h;
 }
 
 at::Tensor feature_vectors(const NodeSet& set, const std::string& where) {
@@ -61,7 +75,8 @@ void set_identity(NodeSet& set) {
   set.graph_origin = GraphOrigin::Identity;
 }
 
-void set_knn(NodeSet& set, const at::Tensor& vectors, int64_t k) {
+template <class Vectors>
+void set_knn(NodeSet& set, const Vectors& vectors, int64_t k) {
   set.graph = knn_graph(vectors, k);
   set.graph.num_nodes = set.count;
   set.graph_origin = GraphOrigin::Knn;
@@ -129,8 +144,8 @@ int64_t link_new_nodes(Dataset& ds, bool user_side, int64_t first, const GraphCo
   if (set.graph_origin != GraphOrigin::Knn || first >= set.count) return 0;
   const Side side = user_side ? Side::User : Side::Item;
   const bool by_ratings = cfg.knn_source == "ratings";
-  const at::Tensor x = by_ratings ? rating_vectors(ds, side) : feature_vectors(set, ds.name);
-  const EdgeList added = knn_out_edges(x, first, cfg.knn_k);
+  const EdgeList added = by_ratings ? knn_out_edges(rating_vectors(ds, side), first, cfg.knn_k)
+                                    : knn_out_edges(feature_vectors(set, ds.name), first, cfg.knn_k);
   for (size_t e = 0; e < added.size(); ++e) set.graph.add(added.src[e], added.dst[e], added.weight[e]);
   if (how) *how = std::to_string(cfg.knn_k) + "-NN of the " + (by_ratings ? "rating rows" : "features");
   return static_cast<int64_t>(added.size());
