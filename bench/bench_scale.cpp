@@ -269,7 +269,7 @@ Roofline step_roofline(const Machine& mach, const models::ModelContext& ctx, int
 // ---- in-process timing -----------------------------------------------------------------
 
 struct StepTimes {
-  double embeddings = 0, loss = 0, backward = 0, step = 0, total = 0;
+  double loss = 0, backward = 0, step = 0, total = 0;  // step: zero_grad and the optimiser
 };
 
 StepTimes time_symgnn(const models::ModelContext& ctx, int repeats, int64_t* params) {
@@ -282,13 +282,12 @@ StepTimes time_symgnn(const models::ModelContext& ctx, int repeats, int64_t* par
   for (const auto& p : model->parameters()) *params += p.numel();
   torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(0.01));
   StepTimes t;
-  auto* lowrank = dynamic_cast<models::RatingModel*>(model.get());
   for (int i = -1; i < repeats; ++i) {
     const auto t0 = Clock::now();
     model->train();
     opt.zero_grad();
     const auto t1 = Clock::now();
-    at::Tensor loss = lowrank->training_loss(ctx.train_users, ctx.train_items, ctx.train_values, nullptr);
+    at::Tensor loss = model->training_loss(ctx.train_users, ctx.train_items, ctx.train_values, nullptr);
     const auto t2 = Clock::now();
     loss.backward();
     const auto t3 = Clock::now();

@@ -339,29 +339,30 @@ FeatureMatrix parse_features_text(const std::string& text, const std::string& na
 
 namespace {
 
-/// Reserves room for about `n` more ratings (the estimate of a file's line count), so that
-/// the lists of a large file grow once instead of doubling past their size.
-void reserve_more(RatingList& r, PairRegistry& seen, size_t n) {
+/// Reserves room for about `n` more ratings in `r` and `pairs` more in the registry, so
+/// that the lists of a large file grow once instead of doubling past their size.
+void reserve_more(RatingList& r, size_t n, PairRegistry& seen, size_t pairs) {
   const size_t want = r.size() + n + n / 50;
   r.user.reserve(want);
   r.item.reserve(want);
   r.value.reserve(want);
-  seen.reserve(seen.size() + n + n / 50);
+  seen.reserve(seen.size() + pairs + pairs / 50);
 }
 
 /// The ratings of `path` streamed into `out` through `indexer`; the lists are sized from the
-/// first lines' mean length (`extra` more lines for the registry: the test file's to come).
+/// first lines' mean length, the registry also for `extra_bytes` more of the same lines
+/// (the test file's, which it takes next).
 void stream_ratings(const std::string& path, RatingIndexer& indexer, RatingList& out, PairRegistry& seen,
                     double extra_bytes) {
   LineReader in(path, true);
+  std::error_code ec;  // a size that cannot be read (a pipe) reserves for this file alone
+  const auto bytes = std::filesystem::file_size(path, ec);
+  const double share = ec ? 1.0 : 1.0 + extra_bytes / std::max(1.0, static_cast<double>(bytes));
   size_t count = 0;
   read_ratings(in, [&](const RawRating& r) {
     if (++count == 4096) {
       const size_t lines = in.estimated_lines();
-      reserve_more(out, seen, lines);
-      seen.reserve(seen.size() +
-                   static_cast<size_t>(extra_bytes * static_cast<double>(lines) /
-                                       std::max(1.0, static_cast<double>(std::filesystem::file_size(path)))));
+      reserve_more(out, lines, seen, static_cast<size_t>(share * static_cast<double>(lines)));
     }
     indexer.add(r);
   });

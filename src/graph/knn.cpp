@@ -60,6 +60,17 @@ at::Tensor unit_rows(const at::Tensor& x) {
   return xf / xf.norm(2, {1}, /*keepdim=*/true).clamp_min(eps);
 }
 
+/// The k-NN graph where nothing is left to choose (n <= 1, or k >= n - 1): no edge for
+/// one node, else the complete graph without self-loops.
+EdgeList trivial_graph(int64_t n) {
+  EdgeList out;
+  out.num_nodes = n;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      if (i != j) out.add(i, j, 1.0f);
+  return out;
+}
+
 /// A symmetric EdgeList over n nodes holding (s, d) and (d, s) for every directed pair.
 EdgeList symmetric_union(int64_t n, const at::Tensor& s_all, const at::Tensor& d_all) {
   // Linear keys of (i, j) and (j, i), sorted and deduplicated.
@@ -184,15 +195,7 @@ std::vector<int64_t> nearest_sparse(const UnitRows& u, int64_t first, int64_t k)
 EdgeList knn_graph(const SparseRows& x, int64_t k) {
   TORCH_CHECK(k >= 1, "knn_graph: k must be >= 1, got ", k);
   const int64_t n = x.rows();
-  EdgeList out;
-  out.num_nodes = n;
-  if (n <= 1) return out;
-  if (k >= n - 1) {
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        if (i != j) out.add(i, j, 1.0f);
-    return out;
-  }
+  if (n <= 1 || k >= n - 1) return trivial_graph(n);
   const std::vector<int64_t> nb = nearest_sparse(unit_rows(x), 0, k);
   const at::Tensor dst = torch::tensor(nb, torch::kLong);
   const at::Tensor src = torch::arange(n, torch::kLong).repeat_interleave(k);
@@ -220,16 +223,7 @@ EdgeList knn_graph(const at::Tensor& x, int64_t k, int64_t block) {
   TORCH_CHECK(k >= 1, "knn_graph: k must be >= 1, got ", k);
   TORCH_CHECK(block >= 1, "knn_graph: block must be >= 1, got ", block);
   const int64_t n = x.size(0);
-  EdgeList out;
-  out.num_nodes = n;
-  if (n <= 1) return out;
-
-  if (k >= n - 1) {
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        if (i != j) out.add(i, j, 1.0f);
-    return out;
-  }
+  if (n <= 1 || k >= n - 1) return trivial_graph(n);
 
   torch::NoGradGuard no_grad;
   const auto [s_all, d_all] = nearest(unit_rows(x), 0, k, block);

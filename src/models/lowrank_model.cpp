@@ -128,16 +128,24 @@ at::Tensor LowRankModel::score(const at::Tensor& u1, const at::Tensor& u2, const
   at::Tensor r = users.size(0) > u1.size(0)
                      ? pair_bilinear(u1.unsqueeze(1), u2, users, items).squeeze(1)
                      : (u1.index_select(0, users) * u2.index_select(0, items)).sum(1);  // [K]
+  return with_biases(r, users, items);
+}
+
+at::Tensor LowRankModel::with_biases(const at::Tensor& r, const at::Tensor& users, const at::Tensor& items) {
   if (!b1_.defined()) return r;
-  r = r + b1_.index_select(0, users) + b2_.index_select(0, items);
-  return r * std_ + mean_;
+  return (r + b1_.index_select(0, users) + b2_.index_select(0, items)) * std_ + mean_;
+}
+
+at::Tensor LowRankModel::stacked_bases() const {
+  const int64_t nb = q_.size(0), d = q_.size(1);
+  return q_.permute({1, 0, 2}).reshape({d, nb * d});
 }
 
 at::Tensor LowRankModel::class_logits(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                                       const at::Tensor& items) {
   const int64_t nb = q_.size(0), d = q_.size(1);
-  const at::Tensor q = q_.permute({1, 0, 2}).reshape({d, nb * d});  // [Q_1 .. Q_nb], d x nb d
-  at::Tensor s;                                                     // [K', nb]
+  const at::Tensor q = stacked_bases();
+  at::Tensor s;  // [K', nb]
   if (users.size(0) > u1.size(0)) {
     // More pairs than users (training, full evaluation): U1 Q for the n1 users, then the
     // fused per-pair forms (pair_bilinear.h), n1 / K' of the FLOPs of gathering first.
@@ -209,8 +217,7 @@ at::Tensor LowRankModel::chunked_loss(const at::Tensor& u1, const at::Tensor& u2
   const int64_t n = users.size(0), chunk = cfg_.decoder_chunk;
   at::Tensor p_full;
   if (q_.defined()) {
-    const int64_t nb = q_.size(0), d = q_.size(1);
-    p_full = torch::mm(u1, q_.permute({1, 0, 2}).reshape({d, nb * d})).view({-1, nb, d});
+    p_full = torch::mm(u1, stacked_bases()).view({-1, q_.size(0), q_.size(1)});
   } else {
     p_full = u1.unsqueeze(1);
   }
@@ -226,8 +233,7 @@ at::Tensor LowRankModel::chunked_loss(const at::Tensor& u1, const at::Tensor& u2
     if (q_.defined()) {
       loss = class_loss(torch::mm(s, a_.t()), ct, pred ? &chunk_pred : nullptr);
     } else {
-      at::Tensor r = s.squeeze(1);
-      if (b1_.defined()) r = (r + b1_.index_select(0, cu) + b2_.index_select(0, ci)) * std_ + mean_;
+      const at::Tensor r = with_biases(s.squeeze(1), cu, ci);
       chunk_pred = r.detach();
       loss = torch::mse_loss(r, ct);
     }

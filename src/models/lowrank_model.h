@@ -88,6 +88,11 @@ class LowRankModel : public RatingModel {
   /// decoder = classes: logits [K', levels] of the pairs (GC-MC bilinear decoder).
   at::Tensor class_logits(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                           const at::Tensor& items);
+  /// The dot decoder's output in rating units: with biases, mean + std (r + b1_i + b2_j).
+  at::Tensor with_biases(const at::Tensor& r, const at::Tensor& users, const at::Tensor& items);
+  /// decoder = classes: the bases side by side, [Q_1 .. Q_nb] (d x nb d), so that U1 times
+  /// it is every user's row times every basis in one product.
+  at::Tensor stacked_bases() const;
   /// decoder = classes: cross-entropy (+ class_mse_weight x MSE) of the logits [K', levels].
   at::Tensor class_loss(const at::Tensor& logits, const at::Tensor& target, at::Tensor* pred);
   /// training_loss with more pairs than lowrank.decoder_chunk: the decoder scores the

@@ -147,13 +147,22 @@ struct ProcessGroup::Impl {
                   " failed (another process of the group died or the network failed): " + first_line(e));
     }
   }
-  bool on_nccl(const at::Tensor& t) const {
+  /// One collective over `t` in place: `op(group, tensors)` on NCCL for a CUDA tensor
+  /// where the build has it, else on Gloo with the tensor staged through the CPU.
+  template <typename Op>
+  void on_tensor(const char* what, at::Tensor& t, Op op) {
+    collective(what, [&] {
 #if SYMGNN_HAVE_NCCL
-    return nccl && t.is_cuda();
-#else
-    (void)t;
-    return false;
+      if (nccl && t.is_cuda()) {
+        std::vector<at::Tensor> v{t};
+        op(*nccl, v);
+        return;
+      }
 #endif
+      std::vector<at::Tensor> v{t.is_cpu() ? t : t.to(at::kCPU)};
+      op(*gloo, v);
+      if (!t.is_cpu()) t.copy_(v[0]);
+    });
   }
 };
 
@@ -232,33 +241,11 @@ std::string ProcessGroup::backend() const {
 }
 
 void ProcessGroup::sum(at::Tensor& t) {
-  impl_->collective("all-reduce", [&] {
-#if SYMGNN_HAVE_NCCL
-    if (impl_->on_nccl(t)) {
-      std::vector<at::Tensor> v{t};
-      impl_->nccl->allreduce(v)->wait();
-      return;
-    }
-#endif
-    std::vector<at::Tensor> v{t.is_cpu() ? t : t.to(at::kCPU)};
-    impl_->gloo->allreduce(v)->wait();
-    if (!t.is_cpu()) t.copy_(v[0]);
-  });
+  impl_->on_tensor("all-reduce", t, [](auto& pg, std::vector<at::Tensor>& v) { pg.allreduce(v)->wait(); });
 }
 
 void ProcessGroup::broadcast(at::Tensor& t) {
-  impl_->collective("broadcast", [&] {
-#if SYMGNN_HAVE_NCCL
-    if (impl_->on_nccl(t)) {
-      std::vector<at::Tensor> v{t};
-      impl_->nccl->broadcast(v)->wait();
-      return;
-    }
-#endif
-    std::vector<at::Tensor> v{t.is_cpu() ? t : t.to(at::kCPU)};
-    impl_->gloo->broadcast(v)->wait();
-    if (!t.is_cpu()) t.copy_(v[0]);
-  });
+  impl_->on_tensor("broadcast", t, [](auto& pg, std::vector<at::Tensor>& v) { pg.broadcast(v)->wait(); });
 }
 
 void ProcessGroup::barrier() {

@@ -312,9 +312,8 @@ RunTrainer::Step RunTrainer::step() {
   at::Tensor reg = model_->regularization();
   at::Tensor total = reg.defined() ? loss + reg : loss;
   total.backward();
-  const at::Tensor error = pred.detach().to(torch::kFloat64).clamp(ctx_.rating_min, ctx_.rating_max) -
-                           shard_.values.to(torch::kFloat64);
-  std::vector<double> figures{total.item<double>(), error.pow(2).mean().item<double>()};
+  const double shard_rmse = rmse(pred, shard_.values, ctx_.rating_min, ctx_.rating_max);
+  std::vector<double> figures{total.item<double>(), shard_rmse * shard_rmse};  // mean squared errors average
   average_gradients(group_, model_->parameters(), shard_.weight, figures);
   opt_.step();
   if (tc_.ema > 0) update_ema(st_.ema, *model_, tc_.ema, st_.epoch);
