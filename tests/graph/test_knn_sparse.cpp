@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include "common/test_support.h"
+#include "symgnn/dataset.h"
 #include "symgnn/graph.h"
 
 namespace symgnn::graph {
@@ -122,4 +125,65 @@ TEST(SparseKnn, MatchesTheDensePathAndItsEdgeCases) {
   EXPECT_THROW(knn_graph(x, 0), c10::Error);
 }
 
+}  // namespace symgnn::graph
+
+namespace symgnn::graph {
+namespace {
+
+// configs/ml100k_lowrank.conf and ml100k_base.conf build their graphs from the training
+// rating rows of ML-100K u1. The sparse path sums in double where the dense one multiplied
+// in float32, so a neighbour list may differ, but only where two candidates for the k-th
+// place are equally similar up to float32 rounding.
+TEST(SparseKnn, MovieLensRatingRowNeighboursDifferFromTheDenseFloatPathOnlyAtTies) {
+  SYMGNN_REQUIRE_DATA("ml-100k/u1.base");
+  DataConfig dc;
+  dc.source = testing::data_dir() + "/ml-100k";
+  const Dataset ds = load_dataset(dc);
+  at::Tensor h = torch::zeros({ds.users.count, ds.items.count}, torch::kFloat);
+  auto acc = h.accessor<float, 2>();
+  for (size_t e = 0; e < ds.train.size(); ++e) acc[ds.train.user[e]][ds.train.item[e]] = ds.train.value[e];
+  const int64_t k = 10;
+  for (bool user_side : {true, false}) {
+    const at::Tensor x = user_side ? h : h.t().contiguous();
+    const int64_t n = x.size(0);
+    const auto xa = x.accessor<float, 2>();
+    SparseRows rows;
+    rows.cols = x.size(1);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < x.size(1); ++j)
+        if (const float v = xa[i][j]; v != 0.0f) rows.col.push_back(j), rows.value.push_back(v);
+      rows.row_ptr.push_back(static_cast<int64_t>(rows.col.size()));
+    }
+    // Exact cosine similarities, in double.
+    const at::Tensor xd = x.to(torch::kDouble);
+    const at::Tensor unit = xd / xd.norm(2, {1}, true).clamp_min(1e-12);
+    const at::Tensor sim = unit.mm(unit.t());
+    const auto sa = sim.accessor<double, 2>();
+    const EdgeList sparse = knn_out_edges(rows, 0, k), dense = knn_out_edges(x, 0, k);
+    std::vector<std::set<int64_t>> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (size_t e = 0; e < sparse.size(); ++e) a[static_cast<size_t>(sparse.src[e])].insert(sparse.dst[e]);
+    for (size_t e = 0; e < dense.size(); ++e) b[static_cast<size_t>(dense.src[e])].insert(dense.dst[e]);
+    int64_t differing = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const auto& si = a[static_cast<size_t>(i)];
+      const auto& di = b[static_cast<size_t>(i)];
+      if (si == di) continue;
+      ++differing;
+      ASSERT_EQ(si.size(), di.size()) << i;
+      // The k-th best exact similarity of row i (itself left out).
+      std::vector<double> others;
+      for (int64_t j = 0; j < n; ++j)
+        if (j != i) others.push_back(sa[i][j]);
+      std::nth_element(others.begin(), others.begin() + (k - 1), others.end(), std::greater<double>());
+      const double kth = others[static_cast<size_t>(k - 1)];
+      for (const auto* side : {&si, &di})
+        for (int64_t j : *side)
+          if (!(side == &si ? di : si).count(j))
+            EXPECT_NEAR(sa[i][j], kth, 1e-6) << (user_side ? "user " : "item ") << i << " neighbour " << j;
+    }
+    EXPECT_LE(differing, n / 100) << (user_side ? "users" : "items");  // ties are rare
+  }
+}
+
+}  // namespace
 }  // namespace symgnn::graph
