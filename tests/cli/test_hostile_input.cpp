@@ -67,4 +67,4 @@ TEST(HostileInput, TheDenseSylvesterBaselineRefusesASetItCannotHold) {
 
 // graph.knn_source = ratings no longer builds a dense n1 x n2 matrix, so a 200,000 x
 // 200,000 set is no longer refused: the sparse k-NN (tests/graph/test_knn_sparse.cpp)
-// builds its graph in O(nnz + block x n) memory.
+// builds its graph in O(threads x n + nnz + n k) memory.
