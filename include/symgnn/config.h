@@ -214,10 +214,11 @@ struct TrainConfig {
   std::string protocol = "early_stop";
   int64_t average_last = 1;
   int64_t average_every = 5;
+  int64_t batch_size = 0;
 
   template <class V>
   void visit(V&& v) {
-    v("epochs", epochs, "maximum number of full-batch epochs", range(1, 1000000));
+    v("epochs", epochs, "maximum number of epochs (passes over the training ratings)", range(1, 1000000));
     v("lr", lr, "AdamW learning rate", range(1e-8, 10.0));
     v("weight_decay", weight_decay, "AdamW decoupled weight decay (paper: 0.01)", range(0.0, 10.0));
     v("patience", patience, "stop after this many epochs without a better validation RMSE", range(1, 1000000));
@@ -234,6 +235,7 @@ struct TrainConfig {
     v("protocol", protocol, "early_stop: test at the best validation epoch; retrain (GC-MC/IGMC's): choose the epoch count on validation, then train a fresh model on all training ratings for that many epochs and score the test set once (without a validation split: one phase of `epochs` epochs on all ratings)", one_of("early_stop|retrain"));
     v("average_last", average_last, "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean over the last N checkpoints, average_every epochs apart (1: the last epoch only)", range(1, 1000));
     v("average_every", average_every, "epochs between the averaged checkpoints", range(1, 100000));
+    v("batch_size", batch_size, "training ratings per optimiser step: an epoch takes ceil(ratings / batch_size) steps over a shuffled order, each on the full graph's representations (0: full batch, one step an epoch; docs/scale.md)", range(0, 1e12));
   }
 };
 

@@ -9,11 +9,13 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "symgnn/error.h"
 #include "train/checkpoint.h"
 #include "train/distributed.h"
 #include "train/memory.h"
+#include "train/minibatch.h"
 #include "train/seeds.h"
 #include "util/atomic_file.h"
 #include "util/fault_injection.h"
@@ -199,6 +201,10 @@ class RunTrainer {
   void interrupt_if_asked(bool last);
   // One epoch.
   Step step();
+  /// One optimiser step on the pairs at `positions` of this rank's shard (all of it when
+  /// undefined), its gradients weighted by `weight` before the all-reduce: the
+  /// data-parallel step's loss and mean squared error, averaged over the ranks.
+  std::pair<double, double> descend(const at::Tensor& positions, double weight);
   bool evaluates(bool averaged) const;
   Scores evaluate();
   void average_checkpoint(Scores& s);
@@ -219,6 +225,8 @@ class RunTrainer {
   ProcessGroup* const group_;  // null in a single process
   const bool writes_;          // this process writes the run's files (rank 0)
   const LossShard shard_;
+  int64_t shard_begin_ = 0;  // where shard_ starts among the training pairs
+  const uint64_t batch_seed_;
   Progress& progress_;
   const at::Device device_;
   const std::string config_text_;
@@ -242,6 +250,8 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
       group_(opts.group.get()),
       writes_(opts.writes_files()),
       shard_(make_loss_shard(ctx, group_)),
+      shard_begin_(group_ ? shard_range(ctx.train_values.size(0), group_->rank(), group_->size()).first : 0),
+      batch_seed_(derive_seeds(tc_.seed, run).batches),
       progress_(progress),
       device_(tc_.device),
       config_text_(to_text(cfg_)),
@@ -300,28 +310,63 @@ void RunTrainer::interrupt_if_asked(bool last) {
   throw Error("interrupted after " + std::to_string(epochs_this_call_) + " epochs (testing hook)");
 }
 
-/// One full-batch optimiser step on the training ratings (loss plus the model's
-/// regularisers), then the moving average of the weights (train.ema). In a process group
-/// the loss covers this rank's shard, and the gradients, the loss and the mean squared
-/// error are averaged over the ranks (weighted by shard size) before the step.
+/// One epoch of optimiser steps: full batch (train.batch_size = 0), one step on all
+/// training ratings; else ceil(ratings / batch_size) steps over the epoch's shuffled order
+/// (train/minibatch.h), each with the full graph's representations. Each step's loss is
+/// the model's loss plus its regularisers; in a process group a rank scores its shard's
+/// part of each batch, and the gradients, the loss and the mean squared error are averaged
+/// over the ranks (weighted by their shares) before the step. Then the moving average of
+/// the weights (train.ema), once an epoch. The epoch's loss and training RMSE are the
+/// steps' figures weighted by batch size.
 RunTrainer::Step RunTrainer::step() {
   model_->train();
+  const int64_t n = ctx_.train_values.size(0);
+  const int64_t count = batch_count(n, tc_.batch_size);
+  double loss_sum = 0, sq_sum = 0;
+  if (count == 1) {
+    std::tie(loss_sum, sq_sum) = descend(at::Tensor(), shard_.weight);
+  } else {
+    const EpochBatches batches(n, count, epoch_seed(batch_seed_, st_.epoch), shard_begin_,
+                               shard_begin_ + shard_.values.size(0));
+    for (int64_t b = 0; b < count; ++b) {
+      const at::Tensor pos = batches.shard_positions(b);
+      const double share = static_cast<double>(batches.size(b)) / static_cast<double>(n);
+      const auto [loss, mse] =
+          descend(pos, static_cast<double>(pos.numel()) / static_cast<double>(batches.size(b)));
+      loss_sum += loss * share;
+      sq_sum += mse * share;
+    }
+  }
+  if (tc_.ema > 0) update_ema(st_.ema, *model_, tc_.ema, st_.epoch);
+  return Step{loss_sum, std::sqrt(sq_sum)};
+}
+
+std::pair<double, double> RunTrainer::descend(const at::Tensor& positions, double weight) {
+  at::Tensor users = shard_.users, items = shard_.items, values = shard_.values;
+  if (positions.defined()) {
+    // A rank with none of the batch still runs the step on one pair with weight 0: the
+    // forward draws the same dropout masks as on the other ranks, and every gradient the
+    // all-reduce sums is defined (zero).
+    const at::Tensor pos =
+        (positions.numel() > 0 ? positions : torch::zeros({1}, torch::kInt64)).to(users.device());
+    users = users.index_select(0, pos);
+    items = items.index_select(0, pos);
+    values = values.index_select(0, pos);
+  }
   opt_.zero_grad();
   at::Tensor pred;
-  at::Tensor loss = model_->training_loss(shard_.users, shard_.items, shard_.values, &pred);
+  at::Tensor loss = model_->training_loss(users, items, values, &pred);
   at::Tensor reg = model_->regularization();
   at::Tensor total = reg.defined() ? loss + reg : loss;
   total.backward();
-  const double shard_rmse = rmse(pred, shard_.values, ctx_.rating_min, ctx_.rating_max);
-  std::vector<double> figures{total.item<double>(), shard_rmse * shard_rmse};  // mean squared errors average
-  average_gradients(group_, model_->parameters(), shard_.weight, figures);
+  const double batch_rmse = rmse(pred, values, ctx_.rating_min, ctx_.rating_max);
+  std::vector<double> figures{total.item<double>(), batch_rmse * batch_rmse};  // mean squared errors average
+  average_gradients(group_, model_->parameters(), weight, figures);
   opt_.step();
-  if (tc_.ema > 0) update_ema(st_.ema, *model_, tc_.ema, st_.epoch);
-  const double loss_v = figures[0];
-  if (!std::isfinite(loss_v))
-    throw Error("training diverged (loss is " + std::to_string(loss_v) + " at epoch " +
+  if (!std::isfinite(figures[0]))
+    throw Error("training diverged (loss is " + std::to_string(figures[0]) + " at epoch " +
                 std::to_string(st_.epoch + 1) + "); lower train.lr");
-  return Step{loss_v, std::sqrt(figures[1])};
+  return {figures[0], figures[1]};
 }
 
 /// Whether the epoch just completed needs a forward pass: always with a validation split;

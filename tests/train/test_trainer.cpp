@@ -289,3 +289,39 @@ TEST(Trainer, RetrainChoosesTheEpochsOnValidationThenTrainsOnEverything) {
   EXPECT_TRUE(one.final_history.empty());
   EXPECT_EQ(one.test_predictions.numel(), static_cast<int64_t>(g.ds.test.size()));
 }
+
+TEST(Trainer, MiniBatchesTakeSeveralStepsAnEpochAndResumeExactly) {
+  Fixture full;
+  full.cfg.train.epochs = 20;
+  const auto one_step = full.run();
+  // A batch at least as large as the training set is the full batch, bit for bit.
+  Fixture whole;
+  whole.cfg.train.epochs = 20;
+  whole.cfg.train.batch_size = 1000;
+  const auto same = whole.run();
+  ASSERT_EQ(same.history.size(), one_step.history.size());
+  for (size_t k = 0; k < same.history.size(); ++k) EXPECT_EQ(same.history[k].loss, one_step.history[k].loss);
+
+  // Four batches an epoch: four times the steps, so five epochs fit better than five
+  // full-batch epochs (the training RMSE of an epoch is taken as its steps go).
+  Fixture a;
+  a.cfg.train.epochs = 20;
+  a.cfg.train.batch_size = static_cast<int64_t>(a.ds.train.size() + 3) / 4;
+  a.opts.out_dir = symgnn::testing::scratch_dir("trainer_mb_a");
+  const auto batched = a.run();
+  EXPECT_LT(batched.history[4].train_rmse, one_step.history[4].train_rmse);
+  EXPECT_LT(batched.history.back().train_rmse, batched.history.front().train_rmse);
+
+  Fixture b;
+  b.cfg = a.cfg;
+  b.opts.out_dir = symgnn::testing::scratch_dir("trainer_mb_b");
+  b.opts.interrupt_after = 7;
+  EXPECT_THROW(b.run(), Error);
+  b.opts.interrupt_after = 0;
+  b.opts.resume = true;
+  const auto resumed = b.run();
+  ASSERT_EQ(resumed.history.size(), batched.history.size());
+  for (size_t k = 0; k < batched.history.size(); ++k)
+    EXPECT_DOUBLE_EQ(resumed.history[k].loss, batched.history[k].loss) << "epoch " << k + 1;
+  EXPECT_DOUBLE_EQ(resumed.test_rmse, batched.test_rmse);
+}
