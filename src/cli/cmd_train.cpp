@@ -180,6 +180,7 @@ int run_train(const TrainOptions& o) {
   if (dist.world_size > 1) topts.group = std::make_shared<train::ProcessGroup>(dist, cfg.train.device);
   Dataset ds = with_memory_context("loading " + cfg.data.source, [&] { return load_dataset(cfg.data); });
   with_memory_context("building the graphs", [&] { graph::resolve_graphs(ds, cfg.graph); });
+  train::release_freed_memory();  // the loaders' temporaries
   if (!quiet) std::cerr << train::dataset_stats_text(ds);
   train::SweepResult s = with_memory_context("training the " + cfg.model + " model",
                                              [&] { return train::train_sweep(cfg, ds, topts); });

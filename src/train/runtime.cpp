@@ -56,4 +56,8 @@ void keep_freed_memory() {
   mallopt(M_TOP_PAD, 1 << 30);                                 // grow it in 1 GiB steps of address space
 }
 
+void release_freed_memory() {
+  malloc_trim(0);
+}
+
 }  // namespace symgnn::train

@@ -22,4 +22,10 @@ void check_device(const std::string& device, const std::string& option);
 /// Keep freed memory in the heap for reuse instead of returning it to the kernel.
 void keep_freed_memory();
 
+/// Returns the heap's free memory to the kernel once (malloc_trim), between the stages of
+/// a run whose temporaries the next stage does not reuse: the loaders' and the model
+/// context's, freed in blocks under keep_freed_memory's mmap threshold. Without it they
+/// stay resident under the training epochs' own peak (docs/scale.md, "Memory").
+void release_freed_memory();
+
 }  // namespace symgnn::train

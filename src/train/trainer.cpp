@@ -16,6 +16,7 @@
 #include "train/distributed.h"
 #include "train/memory.h"
 #include "train/minibatch.h"
+#include "train/runtime.h"
 #include "train/seeds.h"
 #include "util/atomic_file.h"
 #include "util/fault_injection.h"
@@ -551,6 +552,7 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
   final_cfg.train.epochs = std::max<int64_t>(1, chosen.best_epoch);
   const Dataset all = merge_validation(ds);
   const models::ModelContext all_ctx = models::make_context(all).to(at::Device(cfg.train.device));
+  release_freed_memory();
   TrainerOptions final_opts = opts;
   if (!opts.out_dir.empty()) final_opts.out_dir = opts.out_dir + "/final";
   progress.message("retraining on all " + std::to_string(all.train.size()) + " training ratings for " +
@@ -582,6 +584,7 @@ RunResult train_run(const RunConfig& cfg, const Dataset& ds, const models::Model
 SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOptions& opts) {
   const at::Device device(cfg.train.device);
   const models::ModelContext ctx = models::make_context(ds).to(device);
+  release_freed_memory();  // the context's temporaries (sorts of the rating classes)
   Progress progress(opts.progress, cfg.train.log_every);
   SweepResult s;
   for (int64_t r = 0; r < cfg.train.runs; ++r) s.runs.push_back(train_run(cfg, ds, ctx, r, opts, progress));
