@@ -86,6 +86,16 @@ struct Fixture {
     train::Progress progress("quiet", 10);
     return train::train_run(cfg, ds, ctx, r, opts, progress);
   }
+  /// Trains in a scratch folder until stopped as if killed after `after` epochs, then
+  /// resumes from its checkpoint to the end.
+  train::RunResult interrupted_and_resumed(const std::string& folder, int64_t after) {
+    opts.out_dir = symgnn::testing::scratch_dir(folder);
+    opts.interrupt_after = after;
+    EXPECT_THROW(run(), Error);
+    opts.interrupt_after = 0;
+    opts.resume = true;
+    return run();
+  }
 };
 
 }  // namespace
@@ -124,12 +134,7 @@ TEST(Trainer, ResumeEqualsUninterruptedRun) {
   const auto full = a.run();
 
   Fixture b;
-  b.opts.out_dir = symgnn::testing::scratch_dir("trainer_b");
-  b.opts.interrupt_after = 23;  // not a multiple of checkpoint_every
-  EXPECT_THROW(b.run(), Error);
-  b.opts.interrupt_after = 0;
-  b.opts.resume = true;
-  const auto resumed = b.run();
+  const auto resumed = b.interrupted_and_resumed("trainer_b", 23);  // not a multiple of checkpoint_every
   ASSERT_EQ(resumed.history.size(), full.history.size());
   for (size_t k = 0; k < full.history.size(); ++k) {
     EXPECT_DOUBLE_EQ(resumed.history[k].loss, full.history[k].loss) << "epoch " << k + 1;
@@ -209,12 +214,7 @@ TEST(Trainer, EmaResumeEqualsUninterruptedRun) {
   const auto full = a.run();
   Fixture b;
   b.cfg.train.ema = 0.9;
-  b.opts.out_dir = symgnn::testing::scratch_dir("trainer_ema_b");
-  b.opts.interrupt_after = 17;
-  EXPECT_THROW(b.run(), Error);
-  b.opts.interrupt_after = 0;
-  b.opts.resume = true;
-  const auto resumed = b.run();
+  const auto resumed = b.interrupted_and_resumed("trainer_ema_b", 17);
   ASSERT_EQ(resumed.history.size(), full.history.size());
   for (size_t k = 0; k < full.history.size(); ++k)
     EXPECT_DOUBLE_EQ(resumed.history[k].val_rmse, full.history[k].val_rmse) << "epoch " << k + 1;
@@ -314,12 +314,7 @@ TEST(Trainer, MiniBatchesTakeSeveralStepsAnEpochAndResumeExactly) {
 
   Fixture b;
   b.cfg = a.cfg;
-  b.opts.out_dir = symgnn::testing::scratch_dir("trainer_mb_b");
-  b.opts.interrupt_after = 7;
-  EXPECT_THROW(b.run(), Error);
-  b.opts.interrupt_after = 0;
-  b.opts.resume = true;
-  const auto resumed = b.run();
+  const auto resumed = b.interrupted_and_resumed("trainer_mb_b", 7);
   ASSERT_EQ(resumed.history.size(), batched.history.size());
   for (size_t k = 0; k < batched.history.size(); ++k)
     EXPECT_DOUBLE_EQ(resumed.history[k].loss, batched.history[k].loss) << "epoch " << k + 1;
