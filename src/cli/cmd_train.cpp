@@ -144,8 +144,8 @@ int run_train(const TrainOptions& o) {
   RunConfig cfg = build_config(o);
   apply_runtime(cfg);
   if (!o.resume.empty() && o.common.threads >= 0) train::set_compute_threads(o.common.threads);
-  const std::string progress = o.quiet || !rank0 ? "quiet" : o.progress;
   const bool quiet = o.quiet || !rank0;
+  const std::string progress = quiet ? "quiet" : o.progress;
   train::TrainerOptions topts;
   topts.out_dir = o.resume.empty() ? o.out : o.resume;
   topts.resume = !o.resume.empty();

@@ -133,10 +133,8 @@ std::vector<IdRating> parse_movielens_ratings(const std::string& text, const std
   // Repeats are found in one sort (PairRegistry); one on a line before a parse error is
   // still the error reported, as when each line was checked in turn.
   const auto throw_repeat = [&] {
-    if (const auto r = seen.first_duplicate())
-      throw DataError(r->file, r->line,
-                      "duplicate (user, item) pair (" + std::to_string(r->a) + ", " + std::to_string(r->b) +
-                          "), first at " + r->first_at);
+    seen.throw_first_duplicate(
+        [](uint64_t a, uint64_t b) { return std::to_string(a) + ", " + std::to_string(b); });
   };
   try {
     for (const TextLine& ln : lines) {

@@ -39,10 +39,8 @@ std::vector<PredictionRow> parse_predictions_text(const std::string& text, const
   // A repeat is found in one sort at the end (PairRegistry); one before a bad line is still
   // the error reported, as when each line was checked in turn.
   const auto throw_repeat = [&] {
-    if (const auto r = seen.first_duplicate())
-      throw DataError(r->file, r->line,
-                      "duplicate (user, item) pair (" + quote(users.ids()[r->a]) + ", " +
-                          quote(items.ids()[r->b]) + "), first at " + r->first_at);
+    seen.throw_first_duplicate(
+        [&](uint64_t a, uint64_t b) { return quote(users.ids()[a]) + ", " + quote(items.ids()[b]); });
   };
   try {
     for (size_t k = 1; k < lines.size(); ++k) {

@@ -126,10 +126,8 @@ void RatingIndexer::add(const RawRating& r) {
 
 void RatingIndexer::finish() {
   // Pairs stop being recorded at an unknown id, so any repeat found lies before it.
-  if (const auto d = seen_.first_duplicate())
-    throw DataError(d->file, d->line,
-                    "duplicate (user, item) pair (" + quote(users_.ids()[d->a]) + ", " +
-                        quote(items_.ids()[d->b]) + "), first at " + d->first_at);
+  seen_.throw_first_duplicate(
+      [&](uint64_t a, uint64_t b) { return quote(users_.ids()[a]) + ", " + quote(items_.ids()[b]); });
   if (!error_.empty()) throw DataError(error_);
 }
 

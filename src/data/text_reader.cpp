@@ -301,4 +301,11 @@ std::optional<PairRegistry::Duplicate> PairRegistry::first_duplicate() const {
   return std::nullopt;
 }
 
+void PairRegistry::throw_first_duplicate(
+    const std::function<std::string(uint64_t, uint64_t)>& id_text) const {
+  if (const auto d = first_duplicate())
+    throw DataError(d->file, d->line,
+                    "duplicate (user, item) pair (" + id_text(d->a, d->b) + "), first at " + d->first_at);
+}
+
 }  // namespace symgnn::data

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -132,6 +133,9 @@ class PairRegistry {
   };
   /// The earliest pair, in the order added, equal to one added before it.
   std::optional<Duplicate> first_duplicate() const;
+  /// Throws first_duplicate(), if any, as DataError "<file>:<line>: duplicate (user, item)
+  /// pair (<a>, <b>), first at <file>:<line>", the ids written by `id_text(a, b)` ("a, b").
+  void throw_first_duplicate(const std::function<std::string(uint64_t, uint64_t)>& id_text) const;
 
  private:
   std::string file_of(size_t k) const;

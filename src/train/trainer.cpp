@@ -149,10 +149,11 @@ struct Scores {
 struct LossShard {
   at::Tensor users, items, values;
   double weight = 1.0;
+  int64_t begin = 0;  // where the slice starts among the training pairs
 };
 
 LossShard make_loss_shard(const models::ModelContext& ctx, const ProcessGroup* group) {
-  if (!group) return LossShard{ctx.train_users, ctx.train_items, ctx.train_values, 1.0};
+  if (!group) return LossShard{ctx.train_users, ctx.train_items, ctx.train_values, 1.0, 0};
   const int64_t n = ctx.train_values.size(0);
   const auto [begin, end] = shard_range(n, group->rank(), group->size());
   if (end <= begin)
@@ -160,7 +161,7 @@ LossShard make_loss_shard(const models::ModelContext& ctx, const ProcessGroup* g
                 " training ratings: rank " + std::to_string(group->rank()) + " would have none to train on");
   return LossShard{ctx.train_users.slice(0, begin, end), ctx.train_items.slice(0, begin, end),
                    ctx.train_values.slice(0, begin, end),
-                   static_cast<double>(end - begin) / static_cast<double>(n)};
+                   static_cast<double>(end - begin) / static_cast<double>(n), begin};
 }
 
 /// The model of run `run`, built from its seeds: the init seed before construction, the
@@ -226,7 +227,6 @@ class RunTrainer {
   ProcessGroup* const group_;  // null in a single process
   const bool writes_;          // this process writes the run's files (rank 0)
   const LossShard shard_;
-  int64_t shard_begin_ = 0;  // where shard_ starts among the training pairs
   const uint64_t batch_seed_;
   Progress& progress_;
   const at::Device device_;
@@ -251,7 +251,6 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
       group_(opts.group.get()),
       writes_(opts.writes_files()),
       shard_(make_loss_shard(ctx, group_)),
-      shard_begin_(group_ ? shard_range(ctx.train_values.size(0), group_->rank(), group_->size()).first : 0),
       batch_seed_(derive_seeds(tc_.seed, run).batches),
       progress_(progress),
       device_(tc_.device),
@@ -327,8 +326,8 @@ RunTrainer::Step RunTrainer::step() {
   if (count == 1) {
     std::tie(loss_sum, sq_sum) = descend(at::Tensor(), shard_.weight);
   } else {
-    const EpochBatches batches(n, count, epoch_seed(batch_seed_, st_.epoch), shard_begin_,
-                               shard_begin_ + shard_.values.size(0));
+    const EpochBatches batches(n, count, epoch_seed(batch_seed_, st_.epoch), shard_.begin,
+                               shard_.begin + shard_.values.size(0));
     for (int64_t b = 0; b < count; ++b) {
       const at::Tensor pos = batches.shard_positions(b);
       const double share = static_cast<double>(batches.size(b)) / static_cast<double>(n);
