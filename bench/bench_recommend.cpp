@@ -4,6 +4,8 @@
 // matter here). Figures only, no assertions.
 //
 //   bench_recommend [users=100000] [items=20000] [ratings=2000000] [threads=2]
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -68,7 +70,10 @@ int main(int argc, char** argv) {
   symgnn::train::keep_freed_memory();
   const fs::path tmp = fs::temp_directory_path() / ("bench_recommend_" + std::to_string(::getpid()));
   fs::create_directories(tmp);
-  std::printf("recommend --all --k 10, the recommended preset's model (low-rank G, prior encoder, class decoder), %d thread(s)\n", threads);
+  std::printf(
+      "recommend --all --k 10, the recommended preset's model (low-rank G, prior encoder, class decoder), %d "
+      "thread(s)\n",
+      threads);
 
   const char* env = std::getenv("SYMGNN_DATA_DIR");
   const fs::path douban = fs::path(env ? env : "../shared/data") / "monti" / "douban.mat";

@@ -14,9 +14,14 @@
 //
 //   OMP_WAIT_POLICY=PASSIVE build/bench/bench_scale [--sets douban,1m,5m,10m,100m]
 //       [--work /tmp/symgnn-scale] [--epochs 4] [--threads 1] [--naive-max 10000000]
-//       [--no-nproc] [--no-inprocess] [--device cpu|cuda]
+//       [--no-nproc] [--no-inprocess] [--device cpu|cuda] [--cache-mib N]
+// With --device cuda the machine's rates are the GPU's (a float32 matrix product and a
+// copy on the device), every timed region ends with a device synchronisation, the cache of
+// the roofline is the GPU's L2 (--cache-mib, e.g. 50 for an H100: LibTorch's C++ API does
+// not report it), and the peak memory of a run is the CUDA caching allocator's.
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <torch/cuda.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -26,6 +31,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,9 +62,16 @@ struct Options {
   int epochs = 4;
   int threads = 1;
   int64_t naive_max = 10000000;
+  double cache_mib = 0;  // 0: the CPU's last-level cache from sysfs
   bool nproc = true;
   bool inprocess = true;
+  bool cuda() const { return device.rfind("cuda", 0) == 0; }
 };
+
+/// Waits for the device's queued work, so that a host clock read after it counts it.
+void sync(const Options& o) {
+  if (o.cuda()) torch::cuda::synchronize();
+}
 
 /// A set: a file the loaders read, or the arguments of `symgnn data generate`.
 struct SetSpec {
@@ -150,8 +163,17 @@ std::vector<std::string> data_args(const SetSpec& s, const Options& o) {
 struct TrainFigures {
   bool ok = false;
   double s_per_epoch = 0, wall = 0;
-  int64_t peak = 0;
+  int64_t peak = 0;         // the process's peak resident memory
+  int64_t device_peak = 0;  // on CUDA: the caching allocator's peak (metrics.json)
 };
+
+/// metrics.json's peak_memory_bytes: on CUDA, the caching allocator's allocated peak.
+int64_t metrics_peak(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return 0;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() && j.contains("peak_memory_bytes") ? j["peak_memory_bytes"].get<int64_t>() : 0;
+}
 
 TrainFigures train_cli(const std::vector<std::string>& data, const Options& o, const std::string& tag,
                        int nproc, int threads) {
@@ -171,6 +193,7 @@ TrainFigures train_cli(const std::vector<std::string>& data, const Options& o, c
   f.peak = r.peak_rss;
   f.ok = r.status == 0;
   if (f.ok) f.s_per_epoch = seconds_per_epoch(out + "/run0/history.csv");
+  if (f.ok && o.cuda()) f.device_peak = metrics_peak(out + "/metrics.json");
   return f;
 }
 
@@ -202,26 +225,34 @@ double last_level_cache() {
   return static_cast<double>(l3 > 0 ? l3 : (l2 > 0 ? l2 : 8 << 20));
 }
 
-Machine measure_machine() {
+Machine measure_machine(const Options& o) {
   Machine m;
-  const at::Tensor a = torch::randn({2048, 2048}), b = torch::randn({2048, 2048});
+  const auto on = torch::TensorOptions().device(at::Device(o.device));
+  const int64_t n = o.cuda() ? 8192 : 2048;  // big enough to reach the unit's rate
+  const at::Tensor a = torch::randn({n, n}, on), b = torch::randn({n, n}, on);
   at::Tensor c = torch::mm(a, b);
+  sync(o);
   double best = 1e30;
   for (int i = 0; i < 5; ++i) {
     const auto t0 = Clock::now();
     c = torch::mm(a, b);
+    sync(o);
     best = std::min(best, seconds_since(t0));
   }
-  m.flops = 2.0 * 2048 * 2048 * 2048 / best;
-  const at::Tensor x = torch::rand({64 << 20}), y = torch::empty_like(x);  // 256 MB each
+  m.flops = 2.0 * double(n) * double(n) * double(n) / best;
+  const int64_t len = o.cuda() ? (int64_t{512} << 20) : (int64_t{64} << 20);  // 2 GB / 256 MB each
+  const at::Tensor x = torch::rand({len}, on), y = torch::empty_like(x);
+  y.copy_(x);
+  sync(o);
   best = 1e30;
   for (int i = 0; i < 5; ++i) {
     const auto t0 = Clock::now();
     y.copy_(x);
+    sync(o);
     best = std::min(best, seconds_since(t0));
   }
   m.bandwidth = 2.0 * static_cast<double>(x.numel()) * 4 / best;
-  m.cache = last_level_cache();
+  m.cache = o.cache_mib > 0 ? o.cache_mib * (1 << 20) : last_level_cache();
   return m;
 }
 
@@ -291,12 +322,13 @@ struct StepTimes {
   double loss = 0, backward = 0, step = 0, total = 0;  // step: zero_grad and the optimiser
 };
 
-StepTimes time_symgnn(const models::ModelContext& ctx, int repeats, int64_t* params) {
+StepTimes time_symgnn(const models::ModelContext& ctx, int repeats, int64_t* params, const Options& o) {
   RunConfig cfg = preset_config("paper");
   cfg.lowrank.variant = "G";
   cfg.lowrank.hidden = 32;
   torch::manual_seed(1);
   auto model = models::make_model(cfg, ctx);
+  model->to(at::Device(o.device));
   *params = 0;
   for (const auto& p : model->parameters()) *params += p.numel();
   torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(0.01));
@@ -305,12 +337,16 @@ StepTimes time_symgnn(const models::ModelContext& ctx, int repeats, int64_t* par
     const auto t0 = Clock::now();
     model->train();
     opt.zero_grad();
+    sync(o);
     const auto t1 = Clock::now();
     at::Tensor loss = model->training_loss(ctx.train_users, ctx.train_items, ctx.train_values, nullptr);
+    sync(o);
     const auto t2 = Clock::now();
     loss.backward();
+    sync(o);
     const auto t3 = Clock::now();
     opt.step();
+    sync(o);
     const auto t4 = Clock::now();
     if (i < 0) continue;  // warm-up
     t.loss += std::chrono::duration<double>(t2 - t1).count();
@@ -322,9 +358,10 @@ StepTimes time_symgnn(const models::ModelContext& ctx, int repeats, int64_t* par
   return t;
 }
 
-double time_naive(const models::ModelContext& ctx, int repeats) {
+double time_naive(const models::ModelContext& ctx, int repeats, const Options& o) {
   torch::manual_seed(1);
   auto naive = std::make_shared<bench::NaiveLowRankG>(ctx, 32, 2);
+  naive->to(at::Device(o.device));
   torch::optim::AdamW opt(naive->parameters(), torch::optim::AdamWOptions(0.01));
   double total = 0;
   for (int i = -1; i < repeats; ++i) {
@@ -332,6 +369,7 @@ double time_naive(const models::ModelContext& ctx, int repeats) {
     opt.zero_grad();
     naive->loss(ctx.train_users, ctx.train_items, ctx.train_values).backward();
     opt.step();
+    sync(o);
     if (i >= 0) total += seconds_since(t0);
   }
   return total / repeats;
@@ -375,6 +413,8 @@ int main(int argc, char** argv) {
       o.naive_max = std::stoll(value());
     } else if (a == "--device") {
       o.device = value();
+    } else if (a == "--cache-mib") {
+      o.cache_mib = std::stod(value());
     } else if (a == "--no-nproc") {
       o.nproc = false;
     } else if (a == "--no-inprocess") {
@@ -416,11 +456,11 @@ int main(int argc, char** argv) {
     runs.push_back(r);
   }
 
-  const Machine mach = measure_machine();
+  const Machine mach = measure_machine(o);
   std::printf(
-      "machine: %.1f GFLOP/s (2048^3 float32 mm), %.1f GB/s (256 MB copy), last-level cache %.0f MiB; "
+      "machine (%s): %.1f GFLOP/s (float32 mm), %.1f GB/s (copy), last-level cache %.0f MiB; "
       "%d thread(s); model lowrank-G (paper preset), hidden 32, 2 CGE layers\n",
-      mach.flops / 1e9, mach.bandwidth / 1e9, mach.cache / (1 << 20), o.threads);
+      o.device.c_str(), mach.flops / 1e9, mach.bandwidth / 1e9, mach.cache / (1 << 20), o.threads);
   std::printf("baseline: peak %s for `symgnn train` on the embedded 300 x 300 set\n", mib(baseline).c_str());
   for (size_t i = 0; i < o.sets.size(); ++i) {
     const std::string& name = o.sets[i];
@@ -446,14 +486,14 @@ int main(int argc, char** argv) {
           static_cast<long long>(ctx.at1.nnz()), static_cast<long long>(ctx.at2.nnz()), seconds_since(t0));
       const int repeats = n_train > 20000000 ? 1 : 3;
       int64_t params = 0;
-      const StepTimes t = time_symgnn(ctx, repeats, &params);
+      const StepTimes t = time_symgnn(ctx, repeats, &params, o);
       const Roofline roof = step_roofline(mach, ctx, 32, 2, params);
       std::printf("  symgnn step %.3f s = forward+loss %.3f + backward %.3f + optimiser %.3f\n", t.total,
                   t.loss, t.backward, t.step);
       std::printf("  roofline    %.3f s (%.2f GFLOP, %.2f GB): measured / roofline = %.1fx\n", roof.seconds,
                   roof.flops / 1e9, roof.bytes / 1e9, t.total / roof.seconds);
       if (n_train <= o.naive_max) {
-        const double naive = time_naive(ctx, repeats);
+        const double naive = time_naive(ctx, repeats, o);
         std::printf("  naive torch %.3f s (sparse COO mm, index_select): symgnn is %.1fx faster\n", naive,
                     naive / t.total);
       } else {
@@ -470,6 +510,9 @@ int main(int argc, char** argv) {
     if (n_train > 0)
       std::printf(", %.0f bytes per training rating above the baseline",
                   double(r.one.peak - baseline) / double(n_train));
+    if (r.one.device_peak > 0)
+      std::printf(", GPU peak %s = %.0f bytes per training rating", mib(r.one.device_peak).c_str(),
+                  n_train > 0 ? double(r.one.device_peak) / double(n_train) : 0.0);
     std::printf(" (%d epochs, %.1f s wall)\n", o.epochs, r.one.wall);
     if (o.nproc && r.two.ok)
       std::printf(

@@ -17,8 +17,8 @@
 namespace bench {
 
 /// A SparseMatrix as a torch sparse COO tensor (what torch.sparse.mm takes).
-inline at::Tensor coo_of(const symgnn::graph::SparseMatrix& m) {
-  if (m.identity) return torch::eye(m.rows).to_sparse();
+inline at::Tensor coo_of(const symgnn::graph::SparseMatrix& m, const at::TensorOptions& on) {
+  if (m.identity) return torch::eye(m.rows, on).to_sparse();
   return torch::sparse_coo_tensor(torch::stack({m.row_idx, m.col_idx}), m.values, {m.rows, m.cols})
       .coalesce();
 }
@@ -27,6 +27,7 @@ class NaiveLowRankG : public torch::nn::Module {
  public:
   NaiveLowRankG(const symgnn::models::ModelContext& ctx, int64_t d, int64_t layers) {
     const auto k = static_cast<int64_t>(ctx.h.size());
+    const auto on = ctx.train_values.options();  // the context's device; the caller moves the parameters
     for (int side = 0; side < 2; ++side) {
       const int64_t n = side == 0 ? ctx.n1 : ctx.n2;
       const std::string s = std::to_string(side + 1);
@@ -39,10 +40,10 @@ class NaiveLowRankG : public torch::nn::Module {
                                           torch::nn::init::xavier_uniform_(torch::empty({d, d}))));
       sd.theta = register_parameter("theta" + s, torch::randn({k, d, d}) / std::sqrt(double(d)));
       sd.mlp = register_module("mlp" + s, torch::nn::Linear(k * d, d));
-      sd.at = coo_of(side == 0 ? ctx.at1 : ctx.at2);
+      sd.at = coo_of(side == 0 ? ctx.at1 : ctx.at2, on);
       // norm(H_k) = D^-1 H_k, D the node's rating count over all classes ("left").
       const auto& h = side == 0 ? ctx.h : ctx.ht;
-      at::Tensor deg = torch::zeros({n});
+      at::Tensor deg = torch::zeros({n}, on);
       for (const auto& hk : h) deg.index_add_(0, hk.row_idx, hk.values);
       for (const auto& hk : h) {
         const at::Tensor v = hk.values / deg.index_select(0, hk.row_idx);

@@ -126,7 +126,8 @@ TEST(LowRankModel, OverfitsATinyRatingMatrixWithAndWithoutSideFeatures) {
         cfg.hidden = 8;
         cfg.biases = biases;
         LowRankModel model(cfg, ctx);
-        EXPECT_LT(fit(model, ctx, 300), 0.05) << variant << " features " << features << " biases " << biases;
+        // 400 steps: at 300, PyPI's LibTorch 2.11 left variant A with biases at 0.054.
+        EXPECT_LT(fit(model, ctx, 400), 0.05) << variant << " features " << features << " biases " << biases;
       }
   }
 }

@@ -303,6 +303,8 @@ TEST(FaultInjection, RunningOutOfMemoryIsAOneLineErrorNamingTheStep) {
           "data.synthetic_items=100 --set data.synthetic_density=0.01 --set lowrank.hidden=4096 --out " +
           dir + "'",
       &out);
+  if (rc == 127 && out.find("error while loading shared libraries") != std::string::npos)
+    GTEST_SKIP() << "this LibTorch's libraries (a CUDA build's) do not load under a 2 GB address-space limit";
   EXPECT_EQ(rc, 2) << out;
   EXPECT_EQ(out.rfind("symgnn: error: out of memory while training the lowrank model (", 0), 0u) << out;
   EXPECT_NE(out.find("can't allocate memory"), std::string::npos) << out;
