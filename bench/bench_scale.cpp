@@ -488,13 +488,13 @@ int main(int argc, char** argv) {
       int64_t params = 0;
       const StepTimes t = time_symgnn(ctx, repeats, &params, o);
       const Roofline roof = step_roofline(mach, ctx, 32, 2, params);
-      std::printf("  symgnn step %.3f s = forward+loss %.3f + backward %.3f + optimiser %.3f\n", t.total,
+      std::printf("  symgnn step %.4f s = forward+loss %.4f + backward %.4f + optimiser %.4f\n", t.total,
                   t.loss, t.backward, t.step);
-      std::printf("  roofline    %.3f s (%.2f GFLOP, %.2f GB): measured / roofline = %.1fx\n", roof.seconds,
+      std::printf("  roofline    %.5f s (%.2f GFLOP, %.2f GB): measured / roofline = %.1fx\n", roof.seconds,
                   roof.flops / 1e9, roof.bytes / 1e9, t.total / roof.seconds);
       if (n_train <= o.naive_max) {
         const double naive = time_naive(ctx, repeats, o);
-        std::printf("  naive torch %.3f s (sparse COO mm, index_select): symgnn is %.1fx faster\n", naive,
+        std::printf("  naive torch %.4f s (sparse COO mm, index_select): symgnn is %.1fx faster\n", naive,
                     naive / t.total);
       } else {
         std::printf("  naive torch skipped above --naive-max %lld ratings\n",
@@ -505,7 +505,7 @@ int main(int argc, char** argv) {
       std::printf("  symgnn train failed (see %s/runs/%s-1proc.log)\n", o.work.c_str(), name.c_str());
       continue;
     }
-    std::printf("  train, 1 process x %d thread(s): %.3f s/epoch, peak %s", o.threads, r.one.s_per_epoch,
+    std::printf("  train, 1 process x %d thread(s): %.4f s/epoch, peak %s", o.threads, r.one.s_per_epoch,
                 mib(r.one.peak).c_str());
     if (n_train > 0)
       std::printf(", %.0f bytes per training rating above the baseline",

@@ -157,7 +157,7 @@ struct LowRankConfig {
     v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout on the aggregated hidden layer before the dense layer to `hidden` units", range(0.0, 0.95));
     v("cge_bias", cge_bias, "add a learned bias in every CGE layer, phi(Ah U W + b) (false: as printed, no bias)", any());
     v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no side features)", range(0, 4096));
-    v("decoder_chunk", decoder_chunk, "training pairs the decoder scores at once: a step over more pairs scores them chunk by chunk and accumulates the representations' gradients, the same loss and gradients with memory O(chunk) instead of O(ratings) (0: all at once)", range(0, 1e12));
+    v("decoder_chunk", decoder_chunk, "training pairs the class decoder (and the dot decoder off the CPU) scores at once: a step over more pairs scores them chunk by chunk and accumulates the representations' gradients, the same loss and gradients with memory O(chunk) instead of O(ratings) (0: all at once); on the CPU the dot decoder takes one fused pass that needs no chunks", range(0, 1e12));
   }
 };
 

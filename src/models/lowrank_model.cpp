@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/layers/dot_mse.h"
 #include "models/layers/pair_bilinear.h"
 
 namespace symgnn::models {
@@ -187,6 +188,11 @@ at::Tensor LowRankModel::training_loss(const at::Tensor& users, const at::Tensor
   auto [u1, u2] = embeddings();
   last_u1_ = u1;
   last_u2_ = u2;
+  // The dot decoder on the CPU: prediction, error and gradients in one pass over the pairs
+  // (dot_mse.h), which holds no per-pair tensor but the predictions: no chunks needed.
+  if (!q_.defined() && u1.device().is_cpu())
+    return dot_mse(DotDecoder{u1, u2, b1_, b2_, mean_, std_}, users, items, target,
+                   1.0 / static_cast<double>(std::max<int64_t>(1, users.size(0))), pred);
   const int64_t chunk = cfg_.decoder_chunk;
   if (chunk > 0 && users.size(0) > chunk && at::GradMode::is_enabled())
     return chunked_loss(u1, u2, users, items, target, pred);

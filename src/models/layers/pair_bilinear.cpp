@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "models/layers/row_dot.h"
+
 namespace symgnn::models {
 
 namespace {
@@ -25,10 +27,7 @@ void forward_kernel(const T* p, const T* v, const int64_t* users, const int64_t*
       const T* pe = p + users[e] * nb * d;
       const T* ve = v + items[e] * d;
       for (int64_t b = 0; b < nb; ++b) {
-        const T* pb = pe + b * d;
-        T acc = 0;
-        for (int64_t j = 0; j < d; ++j) acc += pb[j] * ve[j];
-        s[e * nb + b] = acc;
+        s[e * nb + b] = row_dot(pe + b * d, ve, d);
       }
     }
   });
