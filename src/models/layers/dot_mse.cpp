@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "models/layers/row_dot.h"
+#include "models/layers/pair_rows.h"
 
 namespace symgnn::models {
 
@@ -19,8 +19,6 @@ using torch::autograd::variable_list;
 /// Pairs per range of the parallel loop: enough that a range's private gradient tables
 /// are worth their reduction.
 constexpr int64_t kGrain = 4096;
-/// How many pairs ahead the item rows are prefetched.
-constexpr int64_t kAhead = 8;
 
 /// Where one range of pairs writes: its predictions, its loss, and (when training) its
 /// gradient tables.
@@ -42,17 +40,13 @@ void dot_mse_range(const T* u1, const T* u2, const T* b1, const T* b2, const int
   double loss = 0;
   for (int64_t e = begin; e < end; ++e) {
     const int64_t u = users[e], i = items[e];
-    if (e + kAhead < end) {  // the rows of the pair kAhead on: random gathers overlap their misses
-      const int64_t ua = users[e + kAhead], ia = items[e + kAhead];
-      __builtin_prefetch(u1 + ua * d);
-      __builtin_prefetch(u1 + ua * d + d - 1);
-      __builtin_prefetch(u2 + ia * d);
-      __builtin_prefetch(u2 + ia * d + d - 1);
+    if (e + kPrefetchAhead < end) {
+      const int64_t ua = users[e + kPrefetchAhead], ia = items[e + kPrefetchAhead];
+      prefetch_row(u1 + ua * d, d, false);
+      prefetch_row(u2 + ia * d, d, false);
       if (out.du1) {
-        __builtin_prefetch(out.du1 + ua * d, 1);
-        __builtin_prefetch(out.du1 + ua * d + d - 1, 1);
-        __builtin_prefetch(out.du2 + ia * d, 1);
-        __builtin_prefetch(out.du2 + ia * d + d - 1, 1);
+        prefetch_row(out.du1 + ua * d, d, true);
+        prefetch_row(out.du2 + ia * d, d, true);
       }
     }
     const T* x = u1 + u * d;

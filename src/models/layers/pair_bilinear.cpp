@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "models/layers/row_dot.h"
+#include "models/layers/pair_rows.h"
 
 namespace symgnn::models {
 
@@ -24,6 +24,10 @@ void forward_kernel(const T* p, const T* v, const int64_t* users, const int64_t*
                     int64_t nb, int64_t d) {
   at::parallel_for(0, k, kGrain, [&](int64_t begin, int64_t end) {
     for (int64_t e = begin; e < end; ++e) {
+      if (e + kPrefetchAhead < end) {
+        prefetch_row(p + users[e + kPrefetchAhead] * nb * d, nb * d, false);
+        prefetch_row(v + items[e + kPrefetchAhead] * d, d, false);
+      }
       const T* pe = p + users[e] * nb * d;
       const T* ve = v + items[e] * d;
       for (int64_t b = 0; b < nb; ++b) {
@@ -40,6 +44,13 @@ void backward_chunk(const T* p, const T* v, const int64_t* users, const int64_t*
                     T* dv, int64_t begin, int64_t end, int64_t nb, int64_t d) {
   for (int64_t e = begin; e < end; ++e) {
     const int64_t u = users[e], i = items[e];
+    if (e + kPrefetchAhead < end) {
+      const int64_t ua = users[e + kPrefetchAhead], ia = items[e + kPrefetchAhead];
+      prefetch_row(p + ua * nb * d, nb * d, false);
+      prefetch_row(v + ia * d, d, false);
+      prefetch_row(dp + ua * nb * d, nb * d, true);
+      prefetch_row(dv + ia * d, d, true);
+    }
     const T* pe = p + u * nb * d;
     const T* ve = v + i * d;
     T* dpe = dp + u * nb * d;
