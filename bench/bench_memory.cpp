@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
     m.begin();
     models::ModelContext ctx = models::make_context(ds);
     train::release_freed_memory();  // as train_sweep does
+    train::keep_large_blocks_in_heap();
     m.stage("make_context, then release_freed_memory");
     m.begin();
     torch::manual_seed(1);

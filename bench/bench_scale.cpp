@@ -2,7 +2,7 @@
 // hidden 32) on Douban and on generated sets of 1 M, 5 M, 10 M (ml10m-like) and 100 M
 // (netflix-like) ratings. Prints figures; asserts nothing. For each set:
 //   1. end to end, as a user runs it: `symgnn train` as a child process, seconds per epoch
-//      (history.csv, the first epoch left out), the process's peak resident memory
+//      (history.csv: the median of the epochs after the first), the process's peak resident memory
 //      (wait4's ru_maxrss) and that peak per training rating; then the same with
 //      `--nproc 2` (two processes, one thread each) beside one process with one thread;
 //   2. in this process, on the same data: one training step (forward, backward, AdamW) of
@@ -122,7 +122,10 @@ ChildResult run_child(const std::vector<std::string>& args, const std::string& l
   return r;
 }
 
-/// Mean of history.csv's `seconds` column over the epochs after the first.
+/// Median of history.csv's `seconds` column over the epochs after the first: the steady
+/// state. The first epochs also grow the heap that later ones reuse (train/runtime.h,
+/// keep_freed_memory), which at 5 M ratings made the second epoch 1.8 s against 0.6 s for
+/// the third and fourth.
 double seconds_per_epoch(const std::string& history) {
   std::ifstream in(history);
   std::string line;
@@ -136,9 +139,10 @@ double seconds_per_epoch(const std::string& history) {
     s.push_back(std::stod(field));
   }
   if (s.size() > 1) s.erase(s.begin());
-  double sum = 0;
-  for (double v : s) sum += v;
-  return s.empty() ? 0 : sum / static_cast<double>(s.size());
+  if (s.empty()) return 0;
+  std::sort(s.begin(), s.end());
+  const size_t m = s.size() / 2;
+  return s.size() % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /// The data arguments of `symgnn train` for a set, generating it first when needed.
@@ -478,6 +482,7 @@ int main(int argc, char** argv) {
       Dataset ds = load_dataset(cfg.data);
       graph::resolve_graphs(ds, cfg.graph);
       const models::ModelContext ctx = models::make_context(ds).to(at::Device(o.device));
+      train::keep_large_blocks_in_heap();  // as train_sweep does before training
       n_train = static_cast<int64_t>(ds.train.size());
       std::printf(
           "  %lld users x %lld items, %lld training ratings, user graph %lld / item graph %lld entries "

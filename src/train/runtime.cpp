@@ -50,18 +50,22 @@ void keep_freed_memory() {
   // Full-batch training allocates and frees the same large tensors every epoch. glibc
   // returns such blocks to the kernel and faults them in again, which cost 85 % of an
   // epoch here (Douban, prior encoder: 2.5 s -> 0.33 s per epoch with these settings,
-  // docs/experiments.md): keep freed memory in the heap for reuse instead. Blocks above
-  // 32 MiB (glibc's largest mmap threshold) would still be mapped and unmapped each time:
-  // with the fused dot decoder a 5 M-rating step faulted in 140 MB afresh in its backward,
-  // 0.36 s instead of 0.22 s (docs/scale.md), so no block is mapped on its own.
+  // docs/experiments.md): keep freed memory in the heap for reuse instead.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);                         // blocks up to 32 MiB come from the heap
-  mallopt(M_MMAP_MAX, 0);                                      // and so do larger ones
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());  // never shrink the heap
   mallopt(M_TOP_PAD, 1 << 30);                                 // grow it in 1 GiB steps of address space
 }
 
 void release_freed_memory() {
   malloc_trim(0);
+}
+
+void keep_large_blocks_in_heap() {
+  // Blocks above 32 MiB (glibc's largest mmap threshold) are mapped and unmapped each
+  // time: with the fused dot decoder a 5 M-rating step's backward faulted in 140 MB afresh,
+  // 0.36 s instead of 0.22 s (docs/scale.md). Not while loading: a growing vector's
+  // realloc then copies instead of remapping, and holds both copies.
+  mallopt(M_MMAP_MAX, 0);
 }
 
 }  // namespace symgnn::train

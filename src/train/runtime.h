@@ -28,4 +28,9 @@ void keep_freed_memory();
 /// stay resident under the training epochs' own peak (docs/scale.md, "Memory").
 void release_freed_memory();
 
+/// From here on every block comes from the heap, the large ones too, so that the training
+/// steps reuse them instead of mapping them afresh: called once loading and the model
+/// context are done (train_sweep), since it makes a growing buffer's reallocation copy.
+void keep_large_blocks_in_heap();
+
 }  // namespace symgnn::train

@@ -584,6 +584,7 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   const at::Device device(cfg.train.device);
   const models::ModelContext ctx = models::make_context(ds).to(device);
   release_freed_memory();  // the context's temporaries (sorts of the rating classes)
+  keep_large_blocks_in_heap();
   Progress progress(opts.progress, cfg.train.log_every);
   SweepResult s;
   for (int64_t r = 0; r < cfg.train.runs; ++r) s.runs.push_back(train_run(cfg, ds, ctx, r, opts, progress));

@@ -16,10 +16,6 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-/// Pairs per range of the parallel loop: enough that a range's private gradient tables
-/// are worth their reduction.
-constexpr int64_t kGrain = 4096;
-
 /// Where one range of pairs writes: its predictions, its loss, and (when training) its
 /// gradient tables.
 template <typename T>
@@ -89,8 +85,9 @@ DotMseResult run(const DotDecoder& dec, const at::Tensor& users, const at::Tenso
   r.pred = torch::empty({want_pred ? k : 0}, u1.options());
   // Range 0 writes into the returned tables, the others into private ones summed after.
   const int64_t ranges =
-      want_grads ? std::max<int64_t>(1, std::min<int64_t>(at::get_num_threads(), (k + kGrain - 1) / kGrain))
-                 : 1;
+      want_grads
+          ? std::max<int64_t>(1, std::min<int64_t>(at::get_num_threads(), (k + kPairGrain - 1) / kPairGrain))
+          : 1;
   std::vector<at::Tensor> du1(ranges), du2(ranges), db1(ranges), db2(ranges);
   if (want_grads)
     for (int64_t c = 0; c < ranges; ++c) {
@@ -183,13 +180,6 @@ struct DotMseFunction : public torch::autograd::Function<DotMseFunction> {
   }
 };
 
-void check_ids(const at::Tensor& ids, int64_t n, const char* what) {
-  if (ids.numel() == 0) return;
-  const auto [lo, hi] = torch::aminmax(ids);
-  TORCH_CHECK(lo.item<int64_t>() >= 0 && hi.item<int64_t>() < n, "dot_mse: ", what, " ids outside [0, ", n,
-              ")");
-}
-
 }  // namespace
 
 at::Tensor dot_mse_composite(const DotDecoder& dec, const at::Tensor& users, const at::Tensor& items,
@@ -218,8 +208,8 @@ at::Tensor dot_mse(const DotDecoder& dec, const at::Tensor& users, const at::Ten
        (dec.b1.device().is_cpu() && dec.b1.scalar_type() == type && dec.b2.scalar_type() == type &&
         dec.b1.size(0) == dec.u1.size(0) && dec.b2.size(0) == dec.u2.size(0)));
   if (!fused) return dot_mse_composite(dec, users, items, target, weight, pred);
-  check_ids(users, dec.u1.size(0), "user");
-  check_ids(items, dec.u2.size(0), "item");
+  check_pair_ids(users, dec.u1.size(0), "dot_mse", "user");
+  check_pair_ids(items, dec.u2.size(0), "dot_mse", "item");
   const bool grads = at::GradMode::is_enabled() &&
                      (dec.u1.requires_grad() || dec.u2.requires_grad() ||
                       (dec.b1.defined() && (dec.b1.requires_grad() || dec.b2.requires_grad())));

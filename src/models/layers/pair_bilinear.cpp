@@ -15,14 +15,10 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-/// Pairs per chunk of the parallel loops: large enough that a chunk's private dP, dV are
-/// worth their reduction.
-constexpr int64_t kGrain = 4096;
-
 template <typename T>
 void forward_kernel(const T* p, const T* v, const int64_t* users, const int64_t* items, T* s, int64_t k,
                     int64_t nb, int64_t d) {
-  at::parallel_for(0, k, kGrain, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, k, kPairGrain, [&](int64_t begin, int64_t end) {
     for (int64_t e = begin; e < end; ++e) {
       if (e + kPrefetchAhead < end) {
         prefetch_row(p + users[e + kPrefetchAhead] * nb * d, nb * d, false);
@@ -68,13 +64,6 @@ void backward_chunk(const T* p, const T* v, const int64_t* users, const int64_t*
   }
 }
 
-void check_ids(const at::Tensor& ids, int64_t n, const char* what) {
-  if (ids.numel() == 0) return;
-  const auto [lo, hi] = torch::aminmax(ids);
-  TORCH_CHECK(lo.item<int64_t>() >= 0 && hi.item<int64_t>() < n, "pair_bilinear: ", what, " ids outside [0, ",
-              n, ")");
-}
-
 struct PairBilinearFunction : public torch::autograd::Function<PairBilinearFunction> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& p, const at::Tensor& v,
                             const at::Tensor& users, const at::Tensor& items) {
@@ -96,7 +85,7 @@ struct PairBilinearFunction : public torch::autograd::Function<PairBilinearFunct
     const at::Tensor g = grads[0].contiguous();
     const int64_t k = users.size(0), nb = p.size(1), d = p.size(2);
     const int64_t chunks =
-        std::max<int64_t>(1, std::min<int64_t>(at::get_num_threads(), (k + kGrain - 1) / kGrain));
+        std::max<int64_t>(1, std::min<int64_t>(at::get_num_threads(), (k + kPairGrain - 1) / kPairGrain));
     at::Tensor dp = torch::zeros({chunks, p.size(0), nb, d}, p.options());
     at::Tensor dv = torch::zeros({chunks, v.size(0), d}, v.options());
     AT_DISPATCH_FLOATING_TYPES(p.scalar_type(), "pair_bilinear_backward", [&] {
@@ -133,8 +122,8 @@ at::Tensor pair_bilinear(const at::Tensor& p, const at::Tensor& v, const at::Ten
       !at::isFloatingType(p.scalar_type()) || p.scalar_type() == torch::kHalf ||
       p.scalar_type() == torch::kBFloat16)
     return pair_bilinear_composite(p, v, users, items);
-  check_ids(users, p.size(0), "user");
-  check_ids(items, v.size(0), "item");
+  check_pair_ids(users, p.size(0), "pair_bilinear", "user");
+  check_pair_ids(items, v.size(0), "pair_bilinear", "item");
   return PairBilinearFunction::apply(p, v, users, items);
 }
 

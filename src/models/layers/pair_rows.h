@@ -1,5 +1,5 @@
 /// @file
-/// Row helpers for the per-pair loops of the decoders (dot_mse.cpp, pair_bilinear.cpp),
+/// Helpers for the per-pair loops of the decoders (dot_mse.cpp, pair_bilinear.cpp),
 /// which gather a user's and an item's row for every rating.
 ///
 /// row_dot: the dot product of two rows. A single running sum is a chain of dependent additions the compiler
@@ -8,9 +8,19 @@
 /// the sequential sum by rounding only.
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <cstdint>
 
 namespace symgnn::models {
+
+/// Pairs per range of the loops' parallel split: enough that a range's private gradient
+/// tables are worth their reduction.
+constexpr int64_t kPairGrain = 4096;
+
+/// Throws c10::Error, naming `kernel` and `what` ("user", "item"), unless every id of
+/// `ids` indexes a table of n rows: the loops read and write rows by these ids unchecked.
+void check_pair_ids(const at::Tensor& ids, int64_t n, const char* kernel, const char* what);
 
 template <typename T>
 inline T row_dot(const T* x, const T* y, int64_t d) {
