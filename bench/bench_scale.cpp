@@ -304,7 +304,8 @@ Roofline step_roofline(const Machine& mach, const models::ModelContext& ctx, int
         if (pass < 2 && a_nnz > 0) r.spmm(a_nnz, n, n);  // At y forward; At^T dY backward
         r.elementwise(n * d, 4);
       }
-      for (int c = 0; c < static_cast<int>(k); ++c) r.gemm(n, d, d);  // V_k Theta_k
+      // the K products by Theta_k, on whichever side has fewer rows (prior_aggregation.h)
+      for (int c = 0; c < static_cast<int>(k); ++c) r.gemm(std::min(n, n_other), d, d);
       r.gemm(n, k * d, d);                                            // the prior's MLP
       r.elementwise(n * d * (k + 3), 2);
     }

@@ -108,6 +108,45 @@ TEST(DotMse, TheMeanOfTheSquaredErrorIsMseLossAndFloatTakesTheFusedPathToo) {
   EXPECT_TRUE(torch::allclose(pred, ref_pred, 1e-5, 1e-5));
 }
 
+TEST(DotMse, FloatAtTheWidthsWithTheirOwnCodeAndOthersMatchesDouble) {
+  // d = 16, 32, 64 have their own unrolled code, 33 a vector part and a tail; pairs grouped
+  // by user (the user's gradient summed over a run) and in random order, with and without
+  // biases, at one and two threads.
+  torch::manual_seed(11);
+  for (const int64_t d : {int64_t{16}, int64_t{32}, int64_t{64}, int64_t{33}, int64_t{3}})
+    for (const bool biases : {true, false})
+      for (const bool grouped : {true, false})
+        for (const int threads : {1, 2}) {
+          at::set_num_threads(threads);
+          const DotDecoder dbl = random_decoder(40, 25, d, biases);
+          DotDecoder flt = dbl;
+          for (at::Tensor* t : {&flt.u1, &flt.u2, &flt.b1, &flt.b2})
+            if (t->defined()) *t = t->to(torch::kFloat);
+          const int64_t k = 9000;  // above one range of pairs, so two threads split them
+          at::Tensor users = torch::randint(0, 40, {k}, torch::kLong);
+          if (grouped) users = std::get<0>(users.sort());
+          const at::Tensor items = torch::randint(0, 25, {k}, torch::kLong);
+          const at::Tensor target = torch::randint(1, 6, {k}, torch::kDouble);
+          const Result f = evaluate(flt, [&](const DotDecoder& x, at::Tensor* p) {
+            return dot_mse(x, users, items, target.to(torch::kFloat), 1.0 / k, p);
+          });
+          const Result r = evaluate(dbl, [&](const DotDecoder& x, at::Tensor* p) {
+            return dot_mse_composite(x, users, items, target, 1.0 / k, p);
+          });
+          const std::string what = "d=" + std::to_string(d) + (biases ? " biases" : "") +
+                                   (grouped ? " grouped" : " random") + " threads=" + std::to_string(threads);
+          EXPECT_NEAR(f.loss.item<double>(), r.loss.item<double>(), 1e-4 * r.loss.item<double>()) << what;
+          EXPECT_TRUE(torch::allclose(f.pred.to(torch::kDouble), r.pred, 1e-4, 1e-4)) << what;
+          EXPECT_TRUE(torch::allclose(f.du1.to(torch::kDouble), r.du1, 1e-3, 1e-5)) << what << ": du1";
+          EXPECT_TRUE(torch::allclose(f.du2.to(torch::kDouble), r.du2, 1e-3, 1e-5)) << what << ": du2";
+          if (biases) {
+            EXPECT_TRUE(torch::allclose(f.db1.to(torch::kDouble), r.db1, 1e-3, 1e-5)) << what << ": db1";
+            EXPECT_TRUE(torch::allclose(f.db2.to(torch::kDouble), r.db2, 1e-3, 1e-5)) << what << ": db2";
+          }
+        }
+  at::set_num_threads(1);
+}
+
 TEST(DotMse, WithoutGradientsItOnlyScores) {
   torch::manual_seed(5);
   const DotDecoder dec = random_decoder(5, 4, 3, true);

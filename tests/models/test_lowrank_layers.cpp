@@ -149,22 +149,27 @@ std::vector<graph::SparseMatrix> sparse_classes(const std::vector<at::Tensor>& h
   return out;
 }
 
-TEST(LowRankPrior, MatchesDenseReferenceForBothNormalisations) {
+const PriorOrder kOrders[] = {PriorOrder::kAggregateFirst, PriorOrder::kTransformFirst};
+
+TEST(LowRankPrior, MatchesDenseReferenceForBothNormalisationsAndOrders) {
   torch::manual_seed(6);
   const auto h = random_classes();
-  for (bool symmetric : {false, true}) {
-    PriorAggregation prior(sparse_classes(h), kD, symmetric ? "symmetric" : "left", 0.0, "tanh");
-    prior->to(torch::kDouble);
-    const at::Tensor uh2 = leaf({kN2, kD}), w = torch::randn({kN1, kD}, torch::kDouble);
-    {
-      torch::NoGradGuard g;
-      EXPECT_TRUE(torch::allclose(prior->forward(uh2), dense_prior(h, uh2, prior, symmetric), 1e-12, 1e-12));
+  for (bool symmetric : {false, true})
+    for (const PriorOrder order : kOrders) {
+      PriorAggregation prior(sparse_classes(h), kD, symmetric ? "symmetric" : "left", 0.0, "tanh");
+      prior->to(torch::kDouble);
+      prior->set_order(order);
+      const at::Tensor uh2 = leaf({kN2, kD}), w = torch::randn({kN1, kD}, torch::kDouble);
+      {
+        torch::NoGradGuard g;
+        EXPECT_TRUE(
+            torch::allclose(prior->forward(uh2), dense_prior(h, uh2, prior, symmetric), 1e-12, 1e-12));
+      }
+      const auto f = [&] { return weighted_sum(prior->forward(uh2), w); };
+      expect_gradient_matches(f, uh2, "dUh_other");
+      expect_gradient_matches(f, prior->named_parameters()["theta"], "dTheta");
+      expect_gradient_matches(f, prior->named_parameters()["mlp.weight"], "dW_p");
     }
-    const auto f = [&] { return weighted_sum(prior->forward(uh2), w); };
-    expect_gradient_matches(f, uh2, "dUh_other");
-    expect_gradient_matches(f, prior->named_parameters()["theta"], "dTheta");
-    expect_gradient_matches(f, prior->named_parameters()["mlp.weight"], "dW_p");
-  }
 }
 
 TEST(LowRankPrior, ItemSideUsesTheTransposes) {
@@ -176,60 +181,66 @@ TEST(LowRankPrior, ItemSideUsesTheTransposes) {
     ht.push_back(hk.t().contiguous());
     sparse_t.push_back(testing::sparse_of(hk).transpose());
   }
-  PriorAggregation prior(sparse_t, kD, "left", 0.0, "tanh");
-  prior->to(torch::kDouble);
-  const at::Tensor uh1 = torch::randn({kN1, kD}, torch::kDouble);
-  EXPECT_TRUE(torch::allclose(prior->forward(uh1), dense_prior(ht, uh1, prior, false), 1e-12, 1e-12));
+  for (const PriorOrder order : kOrders) {
+    PriorAggregation prior(sparse_t, kD, "left", 0.0, "tanh");
+    prior->to(torch::kDouble);
+    prior->set_order(order);
+    const at::Tensor uh1 = torch::randn({kN1, kD}, torch::kDouble);
+    EXPECT_TRUE(torch::allclose(prior->forward(uh1), dense_prior(ht, uh1, prior, false), 1e-12, 1e-12));
+  }
 }
 
 TEST(LowRankPrior, EdgeDropoutMasksForwardAndBackwardAlike) {
-  torch::manual_seed(8);
-  const auto h = random_classes();
-  const double p = 0.5;
-  PriorAggregation prior(sparse_classes(h), kD, "left", p, "tanh");
-  prior->to(torch::kDouble);
-  const at::Tensor uh2 = leaf({kN2, kD}), w = torch::randn({kN1, kD}, torch::kDouble);
+  for (const PriorOrder order : kOrders) {
+    torch::manual_seed(8);
+    const auto h = random_classes();
+    const double p = 0.5;
+    PriorAggregation prior(sparse_classes(h), kD, "left", p, "tanh");
+    prior->to(torch::kDouble);
+    prior->set_order(order);
+    const at::Tensor uh2 = leaf({kN2, kD}), w = torch::randn({kN1, kD}, torch::kDouble);
 
-  // Evaluation mode: no dropout.
-  prior->eval();
-  const at::Tensor clean = prior->forward(uh2).detach();
-  {
-    torch::NoGradGuard g;
-    EXPECT_TRUE(torch::allclose(clean, dense_prior(h, uh2, prior, false), 1e-12, 1e-12));
-  }
+    // Evaluation mode: no dropout.
+    prior->eval();
+    const at::Tensor clean = prior->forward(uh2).detach();
+    {
+      torch::NoGradGuard g;
+      EXPECT_TRUE(torch::allclose(clean, dense_prior(h, uh2, prior, false), 1e-12, 1e-12));
+    }
 
-  // Training: replay the layer's mask draws (one bernoulli per class, CSR order).
-  prior->train();
-  torch::manual_seed(99);
-  const at::Tensor out = prior->forward(uh2);
-  const at::Tensor grad = torch::autograd::grad({weighted_sum(out, w)}, {uh2})[0];
-  torch::manual_seed(99);
-  std::vector<at::Tensor> dropped;
-  at::Tensor any_dropped = torch::zeros({}, torch::kBool);
-  for (size_t k = 0; k < h.size(); ++k) {
-    const auto& hn = prior->normalized(k);
-    const at::Tensor keep = torch::empty_like(hn.values).bernoulli_(1 - p) / (1 - p);
-    any_dropped = any_dropped | (keep == 0).any();
-    at::Tensor dense = torch::zeros({kN1, kN2}, torch::kDouble);
-    dense.index_put_({hn.row_idx, hn.col_idx}, keep);
-    dropped.push_back(dense * h[k]);
+    // Training: replay the layer's mask draws (one bernoulli per class, CSR order).
+    prior->train();
+    torch::manual_seed(99);
+    const at::Tensor out = prior->forward(uh2);
+    const at::Tensor grad = torch::autograd::grad({weighted_sum(out, w)}, {uh2})[0];
+    torch::manual_seed(99);
+    std::vector<at::Tensor> dropped;
+    at::Tensor any_dropped = torch::zeros({}, torch::kBool);
+    for (size_t k = 0; k < h.size(); ++k) {
+      const auto& hn = prior->normalized(k);
+      const at::Tensor keep = torch::empty_like(hn.values).bernoulli_(1 - p) / (1 - p);
+      any_dropped = any_dropped | (keep == 0).any();
+      at::Tensor dense = torch::zeros({kN1, kN2}, torch::kDouble);
+      dense.index_put_({hn.row_idx, hn.col_idx}, keep);
+      dropped.push_back(dense * h[k]);
+    }
+    ASSERT_TRUE(any_dropped.item<bool>());
+    // dense_prior normalises by the degrees of its input; the layer by the full degrees.
+    at::Tensor deg = torch::zeros({kN1}, torch::kDouble);
+    for (const auto& hk : h) deg = deg + hk.sum(1);
+    const at::Tensor inv = torch::where(deg > 0, 1 / deg, torch::zeros_like(deg));
+    auto params = prior->named_parameters();
+    const at::Tensor uh2_ref = uh2.detach().clone().requires_grad_(true);
+    std::vector<at::Tensor> v;
+    for (size_t k = 0; k < h.size(); ++k)
+      v.push_back(torch::tanh(
+          (inv.unsqueeze(1) * dropped[k]).mm(uh2_ref).mm(params["theta"][static_cast<int64_t>(k)])));
+    const at::Tensor ref =
+        torch::tanh(torch::linear(torch::cat(v, 1), params["mlp.weight"], params["mlp.bias"]));
+    EXPECT_TRUE(torch::allclose(out, ref, 1e-12, 1e-12));
+    const at::Tensor ref_grad = torch::autograd::grad({weighted_sum(ref, w)}, {uh2_ref})[0];
+    EXPECT_TRUE(torch::allclose(grad, ref_grad, 1e-12, 1e-12));
   }
-  ASSERT_TRUE(any_dropped.item<bool>());
-  // dense_prior normalises by the degrees of its input; the layer by the full degrees.
-  at::Tensor deg = torch::zeros({kN1}, torch::kDouble);
-  for (const auto& hk : h) deg = deg + hk.sum(1);
-  const at::Tensor inv = torch::where(deg > 0, 1 / deg, torch::zeros_like(deg));
-  auto params = prior->named_parameters();
-  const at::Tensor uh2_ref = uh2.detach().clone().requires_grad_(true);
-  std::vector<at::Tensor> v;
-  for (size_t k = 0; k < h.size(); ++k)
-    v.push_back(torch::tanh(
-        (inv.unsqueeze(1) * dropped[k]).mm(uh2_ref).mm(params["theta"][static_cast<int64_t>(k)])));
-  const at::Tensor ref =
-      torch::tanh(torch::linear(torch::cat(v, 1), params["mlp.weight"], params["mlp.bias"]));
-  EXPECT_TRUE(torch::allclose(out, ref, 1e-12, 1e-12));
-  const at::Tensor ref_grad = torch::autograd::grad({weighted_sum(ref, w)}, {uh2_ref})[0];
-  EXPECT_TRUE(torch::allclose(grad, ref_grad, 1e-12, 1e-12));
 }
 
 TEST(LowRankMlp, EmbeddingAloneOrWithProjectedSideFeatures) {

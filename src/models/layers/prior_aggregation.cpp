@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "models/layers/activation.h"
+#include "models/layers/class_spmm.h"
 
 namespace symgnn::models {
 
@@ -78,21 +79,29 @@ PriorAggregationImpl::PriorAggregationImpl(const std::vector<graph::SparseMatrix
 
 at::Tensor PriorAggregationImpl::forward(const at::Tensor& uh_other) {
   const auto k = static_cast<int64_t>(hn_.size());
-  const bool drop = is_training() && edge_dropout_ > 0;
-  std::vector<at::Tensor> a;
-  for (int64_t c = 0; c < k; ++c) {
-    graph::SparseMatrix& stored = hn_[static_cast<size_t>(c)];
+  for (auto& stored : hn_)
     if (stored.values.scalar_type() != uh_other.scalar_type()) {  // the module was cast (e.g. to double)
       stored.values = stored.values.to(uh_other.scalar_type());
       stored.t_values = stored.t_values.to(uh_other.scalar_type());
     }
-    const graph::SparseMatrix hk =
-        drop ? drop_entries(stored, perm_[static_cast<size_t>(c)], edge_dropout_) : stored;
-    a.push_back(graph::spmm(hk, uh_other));  // n x d
+  std::vector<graph::SparseMatrix> dropped;
+  if (is_training() && edge_dropout_ > 0)
+    for (size_t c = 0; c < hn_.size(); ++c) dropped.push_back(drop_entries(hn_[c], perm_[c], edge_dropout_));
+  const std::vector<graph::SparseMatrix>& h = dropped.empty() ? hn_ : dropped;
+  const int64_t n = hn_[0].rows, m = hn_[0].cols, d = theta_.size(1);
+  const bool transform_first =
+      order_ == PriorOrder::kTransformFirst || (order_ == PriorOrder::kAuto && m < n);
+  at::Tensor cat;  // n x Kd = [V_1 || ... || V_K]
+  if (transform_first) {
+    // H_k (Uh_other Theta_k): the K products on the m rows of the other side, as one
+    // m x d by d x Kd product, then each class aggregates its block.
+    const at::Tensor theta_cat = theta_.permute({1, 0, 2}).reshape({d, k * d});  // [Theta_1 ... Theta_K]
+    cat = activate(class_spmm(h, uh_other.mm(theta_cat), ClassLayout::kBlocks), activation_);
+  } else {
+    // (H_k Uh_other) Theta_k: the K products on this side's n rows.
+    const at::Tensor v = activate(class_spmm(h, uh_other, ClassLayout::kBroadcast).bmm(theta_), activation_);
+    cat = v.permute({1, 0, 2}).reshape({n, k * d});  // K x n x d -> n x Kd
   }
-  const at::Tensor v = activate(torch::stack(a, 0).bmm(theta_), activation_);  // K x n x d
-  const int64_t n = v.size(1), d = v.size(2);
-  const at::Tensor cat = v.permute({1, 0, 2}).reshape({n, k * d});  // n x Kd = [V_1 || ... || V_K]
   return activate(mlp_->forward(cat), activation_);
 }
 
