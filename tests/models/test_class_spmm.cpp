@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lowrank_test_util.h"
@@ -67,50 +68,58 @@ at::Tensor dense_product(const std::vector<at::Tensor>& h, const at::Tensor& x, 
 
 TEST(ClassSpmm, EachLayoutMatchesTheDenseProductAndTheComposite) {
   torch::manual_seed(1);
-  const int64_t n = 23, m = 17, classes = 3;
-  for (const auto type : {torch::kDouble, torch::kFloat}) {
-    const auto h = dense_classes(n, m, classes, type);
-    const auto hs = sparse(h);
-    const double tol = type == torch::kDouble ? 1e-12 : 1e-5;
-    for (const int64_t d : {int64_t{32}, int64_t{16}, int64_t{64}, int64_t{5}}) {
-      for (const ClassLayout layout : kLayouts) {
-        for (const int threads : {1, 2}) {
-          at::set_num_threads(threads);
-          const at::Tensor x = input(layout, classes, m, d, type);
-          const at::Tensor fused = class_spmm(hs, x, layout);
-          const std::string what = name(layout) + " d=" + std::to_string(d) + " " +
-                                   std::string(c10::toString(type)) + " threads=" + std::to_string(threads);
-          EXPECT_TRUE(torch::allclose(fused, class_spmm_composite(hs, x, layout), tol, tol)) << what;
-          EXPECT_TRUE(torch::allclose(fused, dense_product(h, x, layout), tol, tol)) << what;
+  const int64_t classes = 3;
+  // 23 x 17: every layout but the sum gathers; 40 x 2600: the input is the larger table
+  // wherever it has the 2600 rows, and is scattered from the transposes, in two ranges at
+  // two threads.
+  for (const auto& [n, m] : {std::pair<int64_t, int64_t>{23, 17}, std::pair<int64_t, int64_t>{40, 2600}})
+    for (const auto type : {torch::kDouble, torch::kFloat}) {
+      const auto h = dense_classes(n, m, classes, type);
+      const auto hs = sparse(h);
+      const double tol = type == torch::kDouble ? 1e-12 : 1e-4;  // float: sums of up to 2,300 terms
+      for (const int64_t d : {int64_t{32}, int64_t{16}, int64_t{64}, int64_t{5}}) {
+        for (const ClassLayout layout : kLayouts) {
+          for (const int threads : {1, 2}) {
+            at::set_num_threads(threads);
+            const at::Tensor x = input(layout, classes, m, d, type);
+            const at::Tensor fused = class_spmm(hs, x, layout);
+            const std::string what = std::to_string(n) + " x " + std::to_string(m) + " " + name(layout) +
+                                     " d=" + std::to_string(d) + " " + std::string(c10::toString(type)) +
+                                     " threads=" + std::to_string(threads);
+            EXPECT_TRUE(torch::allclose(fused, class_spmm_composite(hs, x, layout), tol, tol)) << what;
+            EXPECT_TRUE(torch::allclose(fused, dense_product(h, x, layout), tol, tol)) << what;
+          }
         }
       }
     }
-  }
   at::set_num_threads(1);
 }
 
 TEST(ClassSpmm, GradientsOfFirstAndSecondOrderMatchTheComposite) {
   torch::manual_seed(2);
-  const int64_t n = 11, m = 9, classes = 3, d = 4;
-  const auto hs = sparse(dense_classes(n, m, classes, torch::kDouble));
-  for (const ClassLayout layout : kLayouts) {
-    const at::Tensor x0 = input(layout, classes, m, d, torch::kDouble);
-    const at::Tensor w = torch::randn_like(class_spmm_composite(hs, x0, layout));
-    // f(x) = sum(w * y^2): its gradient depends on x, so the second order is not trivial.
-    auto grads = [&](bool fused) {
+  const int64_t classes = 3, d = 4;
+  // 11 x 9 gathers both ways; 30 x 7 scatters the blocks' backward and the broadcast's.
+  for (const auto& [n, m] : {std::pair<int64_t, int64_t>{11, 9}, std::pair<int64_t, int64_t>{30, 7}})
+    for (const ClassLayout layout : kLayouts) {
+      const auto hs = sparse(dense_classes(n, m, classes, torch::kDouble));
+      const at::Tensor x0 = input(layout, classes, m, d, torch::kDouble);
+      const at::Tensor w = torch::randn_like(class_spmm_composite(hs, x0, layout));
+      // f(x) = sum(w * y^2): its gradient depends on x, so the second order is not trivial.
+      auto grads = [&](bool fused) {
+        const at::Tensor x = x0.clone().requires_grad_();
+        const at::Tensor y = fused ? class_spmm(hs, x, layout) : class_spmm_composite(hs, x, layout);
+        const at::Tensor g = torch::autograd::grad({(w * y * y).sum()}, {x}, {}, true, true)[0];
+        g.sum().backward();
+        return std::make_pair(g.detach(), x.grad());
+      };
+      const auto [g1, gg1] = grads(true);
+      const auto [g0, gg0] = grads(false);
+      EXPECT_TRUE(torch::allclose(g1, g0, 1e-12, 1e-12)) << name(layout);
+      EXPECT_TRUE(torch::allclose(gg1, gg0, 1e-12, 1e-12)) << name(layout) << ": second order";
       const at::Tensor x = x0.clone().requires_grad_();
-      const at::Tensor y = fused ? class_spmm(hs, x, layout) : class_spmm_composite(hs, x, layout);
-      const at::Tensor g = torch::autograd::grad({(w * y * y).sum()}, {x}, {}, true, true)[0];
-      g.sum().backward();
-      return std::make_pair(g.detach(), x.grad());
-    };
-    const auto [g1, gg1] = grads(true);
-    const auto [g0, gg0] = grads(false);
-    EXPECT_TRUE(torch::allclose(g1, g0, 1e-12, 1e-12)) << name(layout);
-    EXPECT_TRUE(torch::allclose(gg1, gg0, 1e-12, 1e-12)) << name(layout) << ": second order";
-    const at::Tensor x = x0.clone().requires_grad_();
-    testing::expect_gradient_matches([&] { return (w * class_spmm(hs, x, layout)).sum(); }, x, name(layout));
-  }
+      testing::expect_gradient_matches([&] { return (w * class_spmm(hs, x, layout)).sum(); }, x,
+                                       name(layout));
+    }
 }
 
 TEST(ClassSpmm, RejectsShapesThatDisagree) {

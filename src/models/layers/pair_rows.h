@@ -121,6 +121,15 @@ struct RowSum {
   SYMGNN_ALWAYS_INLINE void add_to(T* out) const {
     for (int64_t l = 0; l < kVectors; ++l) V::store(out + l * V::kWidth, V::load(out + l * V::kWidth) + v[l]);
   }
+  /// this = x
+  SYMGNN_ALWAYS_INLINE void load(const T* x) {
+    for (int64_t l = 0; l < kVectors; ++l) v[l] = V::load(x + l * V::kWidth);
+  }
+  /// out += a this
+  SYMGNN_ALWAYS_INLINE void scaled_add_to(T a, T* out) const {
+    for (int64_t l = 0; l < kVectors; ++l)
+      V::store(out + l * V::kWidth, V::load(out + l * V::kWidth) + a * v[l]);
+  }
 };
 
 template <typename T, int64_t D>
@@ -134,6 +143,10 @@ struct RowSum<T, D, false> {
   SYMGNN_ALWAYS_INLINE void store(T* out) const { std::copy(row.begin(), row.end(), out); }
   SYMGNN_ALWAYS_INLINE void add_to(T* out) const {
     row_axpy(T(1), row.data(), out, static_cast<int64_t>(row.size()));
+  }
+  SYMGNN_ALWAYS_INLINE void load(const T* x) { std::copy(x, x + row.size(), row.begin()); }
+  SYMGNN_ALWAYS_INLINE void scaled_add_to(T a, T* out) const {
+    row_axpy(a, row.data(), out, static_cast<int64_t>(row.size()));
   }
 };
 
