@@ -16,8 +16,11 @@
 /// Differentiable in x, to any order: the backward of each layout is the transposed layout
 /// with the stored transposes H_k^T (kBlocks -> kBlocks, kBroadcast <-> kSum). The matrices
 /// are fixed (no gradient). On the CPU for float and double one kernel computes each output
-/// row from the rows it gathers (no atomics, the same result whatever the threads); other
-/// devices and types take graph::spmm per class with stack or cat (the same values).
+/// row from the rows it gathers, or, where the input is more than twice the output, adds
+/// each input row into the rows its transposed entries name, one private table per range of
+/// input rows (as many ranges as threads), summed in range order: no atomics, the same
+/// result on every run with the same number of threads. Other devices and types take
+/// graph::spmm per class with stack or cat (the same values).
 #pragma once
 
 #include <ATen/core/Tensor.h>
