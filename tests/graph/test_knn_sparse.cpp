@@ -178,8 +178,9 @@ TEST(SparseKnn, MovieLensRatingRowNeighboursDifferFromTheDenseFloatPathOnlyAtTie
       const double kth = others[static_cast<size_t>(k - 1)];
       for (const auto* side : {&si, &di})
         for (int64_t j : *side)
-          if (!(side == &si ? di : si).count(j))
+          if (!(side == &si ? di : si).count(j)) {
             EXPECT_NEAR(sa[i][j], kth, 1e-6) << (user_side ? "user " : "item ") << i << " neighbour " << j;
+          }
     }
     EXPECT_LE(differing, n / 100) << (user_side ? "users" : "items");  // ties are rare
   }
