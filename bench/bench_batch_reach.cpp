@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "data_args.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
@@ -59,13 +60,8 @@ int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {4096, 16384, 65536, 262144, 1048576};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--config") {
-      load_config_file(cfg, v);
-    } else if (a == "--data") {
-      cfg.data.source = v;
-    } else if (a == "--set") {
-      apply_override(cfg, v);
-    } else if (a == "--batch-sizes") {
+    if (bench::apply_data_arg(cfg, a, v)) continue;
+    if (a == "--batch-sizes") {
       sizes.clear();
       std::stringstream ss(v);
       for (std::string s; std::getline(ss, s, ',');) sizes.push_back(std::stoll(s));

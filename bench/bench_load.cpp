@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 
+#include "data_args.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
@@ -22,12 +23,9 @@ int main(int argc, char** argv) {
   bool given = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--config") {
-      load_config_file(cfg, v);
-    } else if (a == "--data") {
-      cfg.data.source = v;
-    } else {
-      std::fprintf(stderr, "bench_load: unknown option %s (--config FILE or --data SOURCE)\n", a.c_str());
+    if (!bench::apply_data_arg(cfg, a, v)) {
+      std::fprintf(stderr, "bench_load: unknown option %s (--config FILE, --data SOURCE, --set k=v)\n",
+                   a.c_str());
       return 2;
     }
     given = true;

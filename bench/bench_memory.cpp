@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 
+#include "data_args.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
@@ -46,13 +47,8 @@ int main(int argc, char** argv) {
   int64_t batch = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--config") {
-      load_config_file(cfg, v);
-    } else if (a == "--data") {
-      cfg.data.source = v;
-    } else if (a == "--set") {
-      apply_override(cfg, v);
-    } else if (a == "--batch-size") {
+    if (bench::apply_data_arg(cfg, a, v)) continue;
+    if (a == "--batch-size") {
       batch = std::stoll(v);
     } else {
       std::fprintf(
