@@ -112,12 +112,8 @@ using RowsFn = void (*)(const ClassCsr<T>*, int64_t, const T*, T*, const Strides
                         bool);
 
 RowsFn<float> rows_fn(const float*, int64_t d) {
-  switch (d) {
-    case 16: return class_rows_float16;
-    case 32: return class_rows_float32;
-    case 64: return class_rows_float64;
-    default: return class_rows_float;
-  }
+  return pick_row_width<RowsFn<float>>(d, class_rows_float16, class_rows_float32, class_rows_float64,
+                                       class_rows_float);
 }
 RowsFn<double> rows_fn(const double*, int64_t) {
   return class_rows_double;
@@ -291,7 +287,6 @@ at::Tensor class_spmm(const std::vector<graph::SparseMatrix>& h, const at::Tenso
   bool fused = x.device().is_cpu() && (type == torch::kFloat || type == torch::kDouble);
   for (const auto& hk : h) fused = fused && hk.values.device().is_cpu() && hk.values.scalar_type() == type;
   if (!fused) return class_spmm_composite(h, x, layout);
-  (void)plan(layout, static_cast<int64_t>(h.size()), h[0].rows, h[0].cols, x);  // shape errors name x
   if (!(x.requires_grad() && at::GradMode::is_enabled())) return run(h, x, layout);
   std::vector<graph::SparseMatrix> with_t;  // the backward needs each stored transpose
   for (const auto& hk : h)

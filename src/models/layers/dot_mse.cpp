@@ -110,12 +110,7 @@ using RangeFn = void (*)(const T*, const T*, const T*, const T*, const int64_t*,
 /// The entry point for float rows of length d: the widths the presets and docs use have
 /// their own, others take the general loop.
 RangeFn<float> range_fn(const float*, int64_t d) {
-  switch (d) {
-    case 16: return dot_mse_float16;
-    case 32: return dot_mse_float32;
-    case 64: return dot_mse_float64;
-    default: return dot_mse_float;
-  }
+  return pick_row_width<RangeFn<float>>(d, dot_mse_float16, dot_mse_float32, dot_mse_float64, dot_mse_float);
 }
 RangeFn<double> range_fn(const double*, int64_t) {
   return dot_mse_double;

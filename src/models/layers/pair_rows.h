@@ -1,6 +1,7 @@
 /// @file
-/// Helpers for the per-pair loops of the decoders (dot_mse.cpp, pair_bilinear.cpp),
-/// which gather a user's and an item's row for every rating.
+/// Helpers for the row loops of the decoders (dot_mse.cpp, pair_bilinear.cpp), which
+/// gather a user's and an item's row for every rating, and of the prior's class products
+/// (class_spmm.cpp), which gather or scatter a row per rating.
 ///
 #pragma once
 
@@ -25,6 +26,18 @@ namespace symgnn::models {
 #else
 #define SYMGNN_CPU_CLONES
 #endif
+
+/// The row lengths compiled as fixed-length loops (the presets' and docs' hidden sizes): a
+/// kernel instantiated for 16, 32, 64 and any length passes the four, and this picks one.
+template <typename Fn>
+Fn pick_row_width(int64_t d, Fn d16, Fn d32, Fn d64, Fn any) {
+  switch (d) {
+    case 16: return d16;
+    case 32: return d32;
+    case 64: return d64;
+    default: return any;
+  }
+}
 
 /// Pairs per range of the loops' parallel split: enough that a range's private gradient
 /// tables are worth their reduction.
