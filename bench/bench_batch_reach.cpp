@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "data_args.h"
+#include "runtime/runtime.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
 #include "symgnn/model.h"
 #include "train/minibatch.h"
-#include "train/runtime.h"
 
 using namespace symgnn;
 
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    train::set_compute_threads(1);
+    runtime::set_compute_threads(1);
     Dataset ds = load_dataset(cfg.data);
     graph::resolve_graphs(ds, cfg.graph);
     const models::ModelContext ctx = models::make_context(ds);

@@ -1,5 +1,5 @@
 // The K rating classes' sparse products of the prior aggregation, in one pass
-// (src/models/layers/class_spmm.h) against graph::spmm per class and a stack, cat or sum
+// (src/models/kernels/class_spmm.h) against graph::spmm per class and a stack, cat or sum
 // (class_spmm_composite), in each layout and from both sides of a random n x m prior whose
 // rows are sorted as a rating file grouped by user is. From the m-row side, kSum reads a
 // K x n x d input into an m x d output and so takes the scatter path. Figures only.
@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "models/layers/class_spmm.h"
-#include "train/runtime.h"
+#include "models/kernels/class_spmm.h"
+#include "runtime/runtime.h"
 
 using Clock = std::chrono::steady_clock;
 using symgnn::models::ClassLayout;
@@ -41,9 +41,9 @@ int main(int argc, char** argv) {
                  "usage: bench_class_spmm [n] [m] [ratings] [classes] [d] [threads] [repeats], all >= 1\n");
     return 2;
   }
-  symgnn::train::set_compute_threads(threads);
-  symgnn::train::keep_freed_memory();
-  symgnn::train::keep_large_blocks_in_heap();
+  symgnn::runtime::set_compute_threads(threads);
+  symgnn::runtime::keep_freed_memory();
+  symgnn::runtime::keep_large_blocks_in_heap();
   torch::manual_seed(1);
   // Each rating a random (row, column, class); repeated cells are summed by from_coo, as
   // nothing here depends on the cells being distinct.

@@ -1,5 +1,5 @@
 // The dot decoder's training loss over K pairs, forward and backward: the fused one pass
-// (src/models/layers/dot_mse.h) against the composite of ATen operations it replaced, on
+// (src/models/kernels/dot_mse.h) against the composite of ATen operations it replaced, on
 // random representations, on pairs in random order and grouped by user (as the generated
 // sets and most rating files are, and the trainer's full batch keeps). Figures only.
 //
@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "models/layers/dot_mse.h"
-#include "train/runtime.h"
+#include "models/kernels/dot_mse.h"
+#include "runtime/runtime.h"
 
 using Clock = std::chrono::steady_clock;
 using symgnn::models::DotDecoder;
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   const int64_t n1 = argc > 1 ? std::atoll(argv[1]) : 69878, n2 = argc > 2 ? std::atoll(argv[2]) : 10677;
   const int64_t k = argc > 3 ? std::atoll(argv[3]) : 8550000, d = argc > 4 ? std::atoll(argv[4]) : 32;
   const int threads = argc > 5 ? std::atoi(argv[5]) : 1, repeats = argc > 6 ? std::atoi(argv[6]) : 5;
-  symgnn::train::set_compute_threads(threads);
+  symgnn::runtime::set_compute_threads(threads);
   torch::manual_seed(1);
   DotDecoder dec{torch::randn({n1, d}).requires_grad_(),
                  torch::randn({n2, d}).requires_grad_(),

@@ -12,15 +12,15 @@
 
 #include "models/lowrank_model.h"
 #include "random_context.h"
-#include "train/runtime.h"
+#include "runtime/runtime.h"
 
 using Clock = std::chrono::steady_clock;
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 20;
-  symgnn::train::set_compute_threads(threads);  // as the CLI does
-  symgnn::train::keep_freed_memory();
+  symgnn::runtime::set_compute_threads(threads);  // as the CLI does
+  symgnn::runtime::keep_freed_memory();
   const auto ctx = bench::random_context(3000, 3000, 137000);
   const int64_t n_train = 117000;
   const at::Tensor tu = ctx.train_users.narrow(0, 0, n_train), ti = ctx.train_items.narrow(0, 0, n_train);

@@ -11,13 +11,13 @@
 #include <string>
 
 #include "data_args.h"
+#include "runtime/runtime.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
 #include "symgnn/model.h"
 #include "train/memory.h"
-#include "train/runtime.h"
 
 using namespace symgnn;
 
@@ -59,8 +59,8 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    train::set_compute_threads(1);
-    train::keep_freed_memory();  // as `symgnn train` does
+    runtime::set_compute_threads(1);
+    runtime::keep_freed_memory();  // as `symgnn train` does
     Meter m;
     std::printf("%s: resident %.1f MB at the start (LibTorch, OpenBLAS, the program)\n",
                 cfg.data.source.c_str(), mb(m.start));
@@ -72,12 +72,12 @@ int main(int argc, char** argv) {
     m.stage("load_dataset");
     m.begin();
     graph::resolve_graphs(ds, cfg.graph);
-    train::release_freed_memory();  // as `symgnn train` does after loading
+    runtime::release_freed_memory();  // as `symgnn train` does after loading
     m.stage("resolve_graphs, then release_freed_memory");
     m.begin();
     models::ModelContext ctx = models::make_context(ds);
-    train::release_freed_memory();  // as train_sweep does
-    train::keep_large_blocks_in_heap();
+    runtime::release_freed_memory();  // as train_sweep does
+    runtime::keep_large_blocks_in_heap();
     m.stage("make_context, then release_freed_memory");
     m.begin();
     torch::manual_seed(1);

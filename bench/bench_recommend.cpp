@@ -14,11 +14,11 @@
 #include <random>
 #include <string>
 
+#include "runtime/runtime.h"
+#include "symgnn/fit.h"
 #include "symgnn/graph.h"
 #include "symgnn/recommend.h"
 #include "train/memory.h"
-#include "train/runtime.h"
-#include "train/trainer.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -34,12 +34,11 @@ void train_model(const std::string& source, const std::string& dir) {
   cfg.train.runs = 1;
   cfg.train.protocol = "early_stop";
   cfg.train.average_last = 1;
-  symgnn::Dataset ds = symgnn::load_dataset(cfg.data);
-  symgnn::graph::resolve_graphs(ds, cfg.graph);
-  symgnn::train::TrainerOptions opts;
+  symgnn::FitOptions opts;
   opts.out_dir = dir;
+  opts.overwrite = true;
   opts.progress = "quiet";
-  symgnn::train::train_sweep(cfg, ds, opts);
+  symgnn::fit(cfg, opts);
 }
 
 void bench(const std::string& label, const std::string& dir) {
@@ -66,8 +65,8 @@ int main(int argc, char** argv) {
   const int64_t n2 = argc > 2 ? std::atoll(argv[2]) : 20000;
   const int64_t nr = argc > 3 ? std::atoll(argv[3]) : 2000000;
   const int threads = argc > 4 ? std::atoi(argv[4]) : 2;
-  symgnn::train::set_compute_threads(threads);
-  symgnn::train::keep_freed_memory();
+  symgnn::runtime::set_compute_threads(threads);
+  symgnn::runtime::keep_freed_memory();
   const fs::path tmp = fs::temp_directory_path() / ("bench_recommend_" + std::to_string(::getpid()));
   fs::create_directories(tmp);
   std::printf(

@@ -37,11 +37,11 @@
 #include <vector>
 
 #include "naive_lowrank.h"
+#include "runtime/runtime.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/graph.h"
 #include "symgnn/model.h"
-#include "train/runtime.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -123,7 +123,7 @@ ChildResult run_child(const std::vector<std::string>& args, const std::string& l
 }
 
 /// Median of history.csv's `seconds` column over the epochs after the first: the steady
-/// state. The first epochs also grow the heap that later ones reuse (train/runtime.h,
+/// state. The first epochs also grow the heap that later ones reuse (runtime/runtime.h,
 /// keep_freed_memory), which at 5 M ratings made the second epoch 1.8 s against 0.6 s for
 /// the third and fourth.
 double seconds_per_epoch(const std::string& history) {
@@ -306,7 +306,7 @@ Roofline step_roofline(const Machine& mach, const models::ModelContext& ctx, int
       }
       // the K products by Theta_k, on whichever side has fewer rows (prior_aggregation.h)
       for (int c = 0; c < static_cast<int>(k); ++c) r.gemm(std::min(n, n_other), d, d);
-      r.gemm(n, k * d, d);                                            // the prior's MLP
+      r.gemm(n, k * d, d);  // the prior's MLP
       r.elementwise(n * d * (k + 3), 2);
     }
     r.spmm(pairs, n, n_other);  // norm(H_k) Uh_other, all classes: forward
@@ -431,8 +431,8 @@ int main(int argc, char** argv) {
     }
   }
   fs::create_directories(o.work);
-  train::set_compute_threads(o.threads);
-  train::keep_freed_memory();
+  runtime::set_compute_threads(o.threads);
+  runtime::keep_freed_memory();
   // End to end first, each run a fresh child process. A child's peak resident memory
   // (wait4's ru_maxrss) starts from what it inherits at fork, so the children are started
   // while this process is small, before it loads any set or measures the machine.
@@ -483,7 +483,7 @@ int main(int argc, char** argv) {
       Dataset ds = load_dataset(cfg.data);
       graph::resolve_graphs(ds, cfg.graph);
       const models::ModelContext ctx = models::make_context(ds).to(at::Device(o.device));
-      train::keep_large_blocks_in_heap();  // as train_sweep does before training
+      runtime::keep_large_blocks_in_heap();  // as train_sweep does before training
       n_train = static_cast<int64_t>(ds.train.size());
       std::printf(
           "  %lld users x %lld items, %lld training ratings, user graph %lld / item graph %lld entries "

@@ -18,11 +18,11 @@
 #include <map>
 #include <thread>
 
-#include "cli/train_sylvester.h"
 #include "models/sylvester/completion.h"
 #include "models/sylvester/sylvester.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
+#include "symgnn/graph.h"
 #include "util/strings.h"
 
 namespace syl = symgnn::models::sylvester;
@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
     cfg.data.source = data;
     symgnn::Dataset ds = symgnn::load_dataset(cfg.data);
     symgnn::graph::resolve_graphs(ds, cfg.graph);
-    const auto [at1, at2] = symgnn::cli::normalized_graphs(ds, at::kCPU);
+    const symgnn::graph::SparseMatrix at1 = symgnn::graph::normalized_adjacency(ds.users);
+    const symgnn::graph::SparseMatrix at2 = symgnn::graph::normalized_adjacency(ds.items);
     double mean = 0.0;
     for (float v : ds.train.value) mean += v;
     mean /= static_cast<double>(std::max<size_t>(1, ds.train.size()));

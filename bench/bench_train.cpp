@@ -1,5 +1,6 @@
-// Seconds per epoch and per run of `symgnn train` on each benchmark present, with the
-// committed config of each (configs/<set>_lowrank.conf). Prints figures; asserts nothing.
+// Seconds per epoch and per run of `symgnn train` (symgnn::fit, symgnn/fit.h) on each
+// benchmark present, with the committed config of each (configs/<set>_<model>.conf).
+// Prints figures; asserts nothing.
 //
 //   OMP_WAIT_POLICY=PASSIVE build/bench/bench_train [--data-dir ../shared/data] [--threads 2]
 //       [--model lowrank] [--epochs N]
@@ -14,10 +15,8 @@
 #include <vector>
 
 #include "symgnn/config.h"
-#include "symgnn/dataset.h"
 #include "symgnn/error.h"
-#include "symgnn/graph.h"
-#include "train/trainer.h"
+#include "symgnn/fit.h"
 
 namespace fs = std::filesystem;
 using namespace symgnn;
@@ -63,16 +62,13 @@ int main(int argc, char** argv) {
       cfg.data.source = s.path;
       if (epochs > 0) cfg.train.epochs = epochs;
       cfg.train.runs = 1;
-      Dataset ds = load_dataset(cfg.data);
-      graph::resolve_graphs(ds, cfg.graph);
-      train::TrainerOptions opts;
+      FitOptions opts;
       opts.progress = "quiet";
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto r = train::train_sweep(cfg, ds, opts).runs.front();
-      const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("%-10s %8lld %8lld %10.4f %10.1f %10.4f\n", s.name, static_cast<long long>(r.epochs_run),
-                  static_cast<long long>(r.best_epoch), r.train_seconds / static_cast<double>(r.epochs_run),
-                  total, r.test_rmse);
+      const RunMetrics m = fit(cfg, opts).metrics;
+      const nlohmann::json& run = m.runs.front().training;
+      std::printf("%-10s %8lld %8lld %10.4f %10.1f %10.4f\n", s.name, run.value("epochs_run", 0LL),
+                  run.value("best_epoch", 0LL), run.value("seconds_per_epoch", 0.0),
+                  m.runs.front().train_seconds, m.mean("test_rmse"));
     } catch (const Error& e) {
       std::printf("%-10s error: %s\n", s.name, e.what());
     }

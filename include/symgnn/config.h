@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <string>
 
+#include "symgnn/model_kinds.h"
+
 namespace symgnn {
 
 /// A field's admissible values. Numeric fields use [min, max]; string fields with a
@@ -215,15 +217,17 @@ struct TrainConfig {
   int64_t average_last = 1;
   int64_t average_every = 5;
   int64_t batch_size = 0;
+  std::string objective = "rating";
+  std::string select = "val_rmse";
 
   template <class V>
   void visit(V&& v) {
     v("epochs", epochs, "maximum number of epochs (passes over the training ratings)", range(1, 1000000));
     v("lr", lr, "AdamW learning rate", range(1e-8, 10.0));
     v("weight_decay", weight_decay, "AdamW decoupled weight decay (paper: 0.01)", range(0.0, 10.0));
-    v("patience", patience, "stop after this many epochs without a better validation RMSE", range(1, 1000000));
+    v("patience", patience, "stop after this many epochs without a better validation score (train.select)", range(1, 1000000));
     v("lr_decay", lr_decay, "multiply the learning rate by this after lr_patience epochs without improvement", range(0.01, 1.0));
-    v("lr_patience", lr_patience, "epochs without a better validation RMSE before the learning rate decays", range(1, 1000000));
+    v("lr_patience", lr_patience, "epochs without a better validation score (train.select) before the learning rate decays", range(1, 1000000));
     v("min_lr", min_lr, "the learning rate never decays below this", range(0.0, 10.0));
     v("checkpoint_every", checkpoint_every, "epochs between checkpoints in --out (the last epoch is always saved)", range(1, 1000000));
     v("seed", seed, "seed of the first run (run r uses seed + r)", at_least(0));
@@ -236,11 +240,14 @@ struct TrainConfig {
     v("average_last", average_last, "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean over the last N checkpoints, average_every epochs apart (1: the last epoch only)", range(1, 1000));
     v("average_every", average_every, "epochs between the averaged checkpoints", range(1, 100000));
     v("batch_size", batch_size, "training ratings per optimiser step: an epoch takes ceil(ratings / batch_size) steps over a shuffled order, each on the full graph's representations (0: full batch, one step an epoch; docs/scale.md)", range(0, 1e12));
+    v("objective", objective, "what training minimises: rating (the masked MSE of the training ratings, the paper's); the kinds' objectives column in symgnn/model_kinds.h lists what each trains for", one_of("rating"));
+    v("select", select, "validation metric that chooses the epoch, stops early (patience) and decays the learning rate, lower is better: val_rmse or val_mae (train/epoch_metrics.h)", one_of("val_rmse|val_mae"));
   }
 };
 
-/// Everything one run needs. `model` picks the model; only its section is used.
-/// `preset` names the starting point the fields were set on (see preset_config).
+/// Everything one run needs. `model` picks the model kind (symgnn/model_kinds.h); only its
+/// section is used. `preset` names the starting point the fields were set on (see
+/// preset_config); it is no field of the list, since setting it resets every field.
 struct RunConfig {
   std::string preset = "paper";
   std::string model = "lowrank";
@@ -250,6 +257,13 @@ struct RunConfig {
   LowRankConfig lowrank;
   BaseConfig base;
   TrainConfig train;
+
+  /// The fields without a section (keys without a dot), as the sections' visit() lists theirs.
+  template <class V>
+  void visit_fields(V&& v) {
+    v("model", model, "model kind to fit (symgnn/model_kinds.h; `symgnn models` lists them)",
+      one_of(model_kind_choices()));
+  }
 
   /// Calls v(section_name, section) for every section.
   template <class V>
@@ -294,6 +308,10 @@ RunConfig start_config(const std::string& preset, const std::string& config_file
 /// Applies "key=value" overrides (from --set). `preset` is refused here: it would undo
 /// the config file (the CLI has --preset).
 void apply_override(RunConfig& cfg, const std::string& assignment);
+
+/// Sets the variant (full|G|A) of cfg.model's section (`train --variant`, Python's
+/// variant=); ConfigError naming `where` when the kind has no variants.
+void set_variant(RunConfig& cfg, const std::string& variant, const std::string& where);
 
 /// Cross-field rules (LightGBM's CheckParamConflict). Throws ConfigError.
 void check_config(const RunConfig& cfg);

@@ -8,7 +8,9 @@
 
 #include <torch/nn/module.h>
 
+#include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,13 +22,13 @@ namespace symgnn::models {
 
 /// Fixed inputs of a model, derived once from the training data.
 struct ModelContext {
-  int64_t n1 = 0;                // users
-  int64_t n2 = 0;                // items
-  graph::SparseMatrix at1;       // normalised user adjacency At1 (n1 x n1)
-  graph::SparseMatrix at2;       // normalised item adjacency At2 (n2 x n2)
-  at::Tensor f1;                 // user side features (n1 x p1), undefined when none
-  at::Tensor f2;                 // item side features (n2 x p2), undefined when none
-  std::vector<float> levels;     // rating classes, ascending (K of them)
+  int64_t n1 = 0;             // users
+  int64_t n2 = 0;             // items
+  graph::SparseMatrix at1;    // normalised user adjacency At1 (n1 x n1)
+  graph::SparseMatrix at2;    // normalised item adjacency At2 (n2 x n2)
+  at::Tensor f1;              // user side features (n1 x p1), undefined when none
+  at::Tensor f2;              // item side features (n2 x p2), undefined when none
+  std::vector<float> levels;  // rating classes, ascending (K of them)
   // Training ratings as tensors (int64 indices, float values), on the device.
   at::Tensor train_users, train_items, train_values;
   // One-hot-per-class prior: h[k] is the n1 x n2 matrix with 1 where the training rating
@@ -44,9 +46,21 @@ struct ModelContext {
 /// Builds the context of `ds` (its graphs must be resolved: see graph::resolve_graphs).
 ModelContext make_context(const Dataset& ds);
 
-/// A rating predictor trained by the trainer (full batch).
+/// What a closed-form fit (RatingModel::fit) reports beside the state it leaves in the model.
+struct ClosedFormFit {
+  /// Predictions of ds.validation (from a fit that did not see them) and of ds.test (from the
+  /// final fit), clipped to the rating range, in the lists' order; empty where a list is.
+  std::vector<double> val_predictions, test_predictions;
+  /// The kind's own figures for metrics.json (e.g. the Sylv. baseline's chosen a and lambda).
+  nlohmann::json details = nlohmann::json::object();
+  /// Lines for the console (the chosen values and how they scored).
+  std::vector<std::string> summary;
+};
+
+/// A rating predictor: trained by the trainer (symgnn/model_kinds.h, fit = trained) or fitted
+/// in closed form by fit().
 class RatingModel : public torch::nn::Module {
-public:
+ public:
   /// Predicted ratings for the pairs (users[k], items[k]), shape [K].
   virtual at::Tensor forward(const at::Tensor& users, const at::Tensor& items) = 0;
   /// The training objective on observed ratings (default: MSE of forward()); *pred
@@ -59,10 +73,24 @@ public:
   virtual at::Tensor regularization() { return {}; }
   /// Human-readable name, e.g. "lowrank-G".
   virtual std::string name() const = 0;
+
+  /// Closed-form kinds: fits the model to `ds` (graphs resolved; the model was built on its
+  /// context) in one call, choosing what it chooses on ds.validation and refitting on
+  /// training + validation for the final state, which the model keeps (save_model saves it).
+  /// `log` gets progress lines. The default throws: trained kinds learn in train/trainer.h.
+  virtual ClosedFormFit fit(const Dataset& ds, const at::Device& device,
+                            const std::function<void(const std::string&)>& log);
+
+  /// Scores of all `n2` items for each of `users` ([B, n2], unclipped, on the model's
+  /// device): what ranking reads. The default scores the B x n2 pairs through forward(); a
+  /// model that can do it in one product (the low-rank model) overrides it.
+  virtual at::Tensor score_items(const at::Tensor& users, int64_t n2);
 };
 
-/// The one name -> class map (models/registry.cpp): cfg.model picks lowrank or base and
-/// its section's variant. Throws ConfigError for "sylvester" (not a learned model).
+/// The one name -> class map (models/registry.cpp, from the rows of symgnn/model_kinds.h):
+/// the model of kind cfg.model on `ctx` (its section's variant; a closed-form kind
+/// unfitted, of the context's size, ready for fit() or for saved state to load into).
+/// Throws ConfigError for an unknown kind.
 std::shared_ptr<RatingModel> make_model(const RunConfig& cfg, const ModelContext& ctx);
 
 }  // namespace symgnn::models

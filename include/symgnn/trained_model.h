@@ -18,6 +18,10 @@
 
 namespace symgnn {
 
+namespace infer {
+struct ModelParts;  // infer/model_parts.h
+}
+
 /// What is known about users and items absent from training (inductive prediction,
 /// TrainedModel::load): files in the formats of the data keys of the same names
 /// (docs/config.md), with original ids. Only `ratings` brings new ids; the other files
@@ -68,6 +72,8 @@ class TrainedModel {
   /// load() with new ratings only (`new_ratings` may be empty: none).
   static TrainedModel load(const std::string& path, const std::string& device = "cpu",
                            const std::string& new_ratings = "");
+  /// A model held in memory (symgnn::fit evaluates what it has just trained this way).
+  explicit TrainedModel(infer::ModelParts&& parts);
   TrainedModel(TrainedModel&&) noexcept;
   TrainedModel& operator=(TrainedModel&&) noexcept;
   ~TrainedModel();
@@ -100,7 +106,6 @@ class TrainedModel {
 
  private:
   struct Impl;
-  explicit TrainedModel(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

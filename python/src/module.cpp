@@ -1,6 +1,7 @@
 // symgnn._core: the Python package's thin binding of the C++ library (python/symgnn/).
-// Nothing is implemented twice: training runs the CLI's own `train` command in-process
-// (cli::run_or_throw), so a model directory written from Python is the CLI's; prediction,
+// Nothing is implemented twice: training is the library's one run, symgnn::fit
+// (symgnn/fit.h), as the CLI's `train` runs it, so a model directory written from Python is
+// the CLI's; prediction,
 // ranking and evaluation are symgnn/trained_model.h and symgnn/recommend.h; the parameter
 // table is the config's field list (symgnn/config.h). The GIL is released while C++ works;
 // the progress observer (train/progress.h) takes it back once per epoch to report progress
@@ -18,17 +19,19 @@
 #include <sstream>
 #include <type_traits>
 
-#include "cli/commands.h"
+#include "fit/evaluation_json.h"
 #include "models/sylvester/sylvester.h"
+#include "runtime/runtime.h"
 #include "symgnn/config.h"
 #include "symgnn/error.h"
+#include "symgnn/fit.h"
 #include "symgnn/graph.h"
+#include "symgnn/model_kinds.h"
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
 #include "train/progress.h"
-#include "train/runtime.h"
-#include "util/json_text.h"
 #include "util/checksum.h"
+#include "util/json_text.h"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -111,16 +114,21 @@ py::list config_fields(const std::string& preset) {
 /// The configuration a fit would use, as `key = value` text: the preset, the config file,
 /// then the assignments; every value checked (ConfigError names the key).
 std::string resolve_config(const std::string& preset, const std::string& config_file,
-                           const std::vector<std::string>& sets) {
+                           const std::vector<std::string>& sets, const std::string& variant) {
   RunConfig cfg = start_config(preset, config_file);
   for (const auto& s : sets) apply_override(cfg, s);
+  if (!variant.empty()) set_variant(cfg, variant, "variant");
   check_config(cfg);
   return to_text(cfg);
 }
 
-/// `symgnn <args>` in-process, the GIL released; `on_epoch(dict)` once per epoch with the
-/// GIL held (it may raise, e.g. KeyboardInterrupt from the signal check, to stop).
-void run_command(const std::vector<std::string>& args, bool verbose, py::object on_epoch) {
+/// symgnn::fit (symgnn/fit.h) of a config text, the GIL released; `on_epoch(dict)` once per
+/// epoch with the GIL held (it may raise, e.g. KeyboardInterrupt from the signal check, to
+/// stop). Returns metrics.json's text.
+std::string fit_config(const std::string& config_text, const std::string& out, bool overwrite, bool verbose,
+                       py::object on_epoch) {
+  RunConfig cfg;
+  load_config_text(cfg, config_text, "config");
   // A borrowed handle: `on_epoch` outlives the call, and the observer is set and reset
   // without the GIL, so it must own no Python reference.
   const py::handle callback = on_epoch;
@@ -135,7 +143,8 @@ void run_command(const std::vector<std::string>& args, bool verbose, py::object 
     d["max_epochs"] = e.max_epochs;
     d["loss"] = e.loss;
     d["train_rmse"] = e.train_rmse;
-    d["val_rmse"] = e.val_rmse;
+    d["select"] = e.select;
+    d["val"] = e.val;
     d["best_val"] = e.best_val;
     callback(d);
   };
@@ -143,7 +152,33 @@ void run_command(const std::vector<std::string>& args, bool verbose, py::object 
   std::lock_guard<std::mutex> lock(core_mutex());
   ObserverScope scope(observer);
   Silence quiet(!verbose);
-  cli::run_or_throw(args);
+  runtime::set_compute_threads(cfg.train.threads);
+  FitOptions fo;
+  fo.out_dir = out;
+  fo.overwrite = overwrite;
+  fo.progress = "quiet";
+  if (verbose) fo.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  const FitResult r = fit(cfg, fo);
+  if (verbose)
+    for (const std::string& line : r.summary) std::cout << line << "\n";
+  return json_text(r.metrics.to_json(), 2);
+}
+
+/// The table of model kinds (symgnn/model_kinds.h), one dict a row.
+py::list model_kinds() {
+  py::list out;
+  for (const ModelKind& k : kModelKinds) {
+    py::dict row;
+    row["name"] = k.name;
+    row["section"] = k.section;
+    row["fit"] = k.fit == FitMethod::trained ? "trained" : "closed_form";
+    row["variants"] = k.variants;
+    row["new_nodes"] = k.new_nodes;
+    row["objectives"] = k.objectives;
+    row["summary"] = k.summary;
+    out.append(row);
+  }
+  return out;
 }
 
 /// The original ids of a side, in index order.
@@ -278,18 +313,22 @@ PYBIND11_MODULE(_core, m) {
         "Every config key: key, section, name, type, default (under `preset`), doc, min, max, choices");
   m.def("preset_names", [] { return std::string(preset_names()); });
   m.def("default_preset", [] { return std::string(default_preset()); });
-  m.def("resolve_config", &resolve_config, py::arg("preset"), py::arg("config_file"), py::arg("sets"));
-  m.def("run_command", &run_command, py::arg("args"), py::arg("verbose"), py::arg("on_epoch"));
+  m.def("resolve_config", &resolve_config, py::arg("preset"), py::arg("config_file"), py::arg("sets"),
+        py::arg("variant") = "");
+  m.def("fit", &fit_config, py::arg("config_text"), py::arg("out"), py::arg("overwrite"), py::arg("verbose"),
+        py::arg("on_epoch"));
+  m.def("model_kinds", &model_kinds, "the table of model kinds (include/symgnn/model_kinds.h)");
   m.def("load_dataset", &load_dataset_info, py::arg("sets"));
   m.def(
-      "set_threads", [](int64_t n) { train::set_compute_threads(n); }, py::arg("n"));
+      "set_threads", [](int64_t n) { runtime::set_compute_threads(n); }, py::arg("n"));
   m.def(
-      "keep_freed_memory", [] { train::keep_freed_memory(); },
-      "keep freed memory in the heap, as the symgnn command does (src/train/runtime.cpp)");
+      "keep_freed_memory", [] { runtime::keep_freed_memory(); },
+      "keep freed memory in the heap, as the symgnn command does (src/runtime/runtime.cpp)");
   m.def("sylvester_solve", &sylvester_solve);
   m.def(
       "read_verified_file", [](const std::string& path) { return py::bytes(read_verified_file(path)); },
-      py::arg("path"), "a file symgnn wrote, checked against its folder's checksums.sha256 (src/util/checksum.h)");
+      py::arg("path"),
+      "a file symgnn wrote, checked against its folder's checksums.sha256 (src/util/checksum.h)");
 
   py::class_<TrainedModel>(m, "TrainedModel")
       .def(py::init([](const std::string& path, const std::string& device, const std::string& ratings,
@@ -361,7 +400,7 @@ PYBIND11_MODULE(_core, m) {
                std::lock_guard<std::mutex> lock(core_mutex());
                ev = popularity ? evaluate_popularity(t, eo) : evaluate(t, eo);
              }
-             return json_text(cli::evaluation_json(ev));
+             return json_text(fitting::evaluation_json(ev));
            })
       .def("new_nodes", [](const TrainedModel& t) {
         const NewRatingsSummary& s = t.new_ratings();

@@ -13,7 +13,7 @@ DEFAULT_PRESET = _core.default_preset()
 
 #: Keys of the estimator that are not config fields, with their defaults.
 EXPLICIT = {
-    "model": "lowrank",
+    "model": None,
     "variant": None,
     "preset": None,
     "config": None,
@@ -64,8 +64,10 @@ def _describe(name, f):
 def docstring():
     """The parameter section of SyMGNN's docstring."""
     lines = [
-        "model : str, default 'lowrank'\n    lowrank, base or sylvester.",
-        "variant : str or None\n    full, G or A: the model section's variant.",
+        "model : str or None\n    the model kind (default: the config file's, else lowrank):\n" +
+        "\n".join(f"    - {k['name']}: {k['summary']}" for k in _core.model_kinds()),
+        "variant : str or None\n    full, G or A: the variant of the kinds that have one (" +
+        ", ".join(k["name"] for k in _core.model_kinds() if k["variants"]) + ").",
         "preset : str or None\n    recommended (the default) or paper (the faithful reading).",
         "config : str or None\n    a config file of 'section.key = value' lines (configs/), applied after the preset.",
         "seed : int, default 1\n    seed of the first run (train.seed).",

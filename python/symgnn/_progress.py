@@ -1,6 +1,6 @@
 """Training progress in Python: a tqdm bar when tqdm is installed, plain lines otherwise
 (every 10 % of a run), nothing with verbose=False. Fed once per epoch by the C++ trainer
-(symgnn._core.run_command's on_epoch). A run with train.protocol = retrain has two
+(symgnn._core.fit's on_epoch). A run with train.protocol = retrain has two
 phases (choosing the epoch count on validation, then training on all training ratings):
 the epoch count starting again opens the second phase's bar."""
 
@@ -33,8 +33,8 @@ class Progress:
                 self.bar = _tqdm(total=e["max_epochs"], desc=self.label, leave=True)
         self.last_epoch = e["epoch"]
         text = f"train {e['train_rmse']:.4f}"
-        if e["val_rmse"] == e["val_rmse"]:  # no validation (a retrain on all training ratings): NaN
-            text += f" val {e['val_rmse']:.4f} best {e['best_val']:.4f}"
+        if e["val"] == e["val"]:  # no validation (a retrain on all training ratings): NaN
+            text += f" {e['select']} {e['val']:.4f} best {e['best_val']:.4f}"
         if self.bar is not None:
             self.bar.update(e["epoch"] - self.bar.n)
             self.bar.set_postfix_str(text, refresh=False)

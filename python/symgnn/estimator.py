@@ -1,7 +1,7 @@
-"""SyMGNN: the scikit-learn-style estimator. fit() runs the command line's own `train`
-in-process (the GIL released), so the model directory it writes is the one
-`symgnn train --out DIR` writes: `symgnn predict` reads it, and symgnn.load() reads
-directories the command line wrote."""
+"""SyMGNN: the scikit-learn-style estimator. fit() runs the library's one run, symgnn::fit
+(include/symgnn/fit.h), in-process (the GIL released), as `symgnn train` runs it, so the
+model directory it writes is the one `symgnn train --out DIR` writes: `symgnn predict`
+reads it, and symgnn.load() reads directories the command line wrote."""
 
 import json
 import os
@@ -25,7 +25,7 @@ class SyMGNN:
         "Parameters\n----------\n" + _params.docstring()
     )
 
-    def __init__(self, model="lowrank", variant=None, preset=None, config=None, seed=1, device="cpu",
+    def __init__(self, model=None, variant=None, preset=None, config=None, seed=1, device="cpu",
                  threads=None, verbose=True, **params):
         for name, value in _params.EXPLICIT.items():
             setattr(self, name, locals()[name])
@@ -55,8 +55,6 @@ class SyMGNN:
 
     def _assignments(self):
         sets = []
-        if self.variant is not None:
-            sets.append(f"{self.model or 'lowrank'}.variant={self.variant}")
         if self.seed is not None:
             sets.append(f"train.seed={int(self.seed)}")
         if self.device is not None:
@@ -75,7 +73,8 @@ class SyMGNN:
         sets = ([] if data is None else _as_dataset(data).settings())
         if self.model is not None:
             sets.append(f"model={self.model}")
-        return _core.resolve_config(self.preset or "", self._config_file(), sets + self._assignments())
+        return _core.resolve_config(self.preset or "", self._config_file(), sets + self._assignments(),
+                                    self.variant or "")
 
     def _config_file(self):
         if self.config is None:
@@ -93,26 +92,15 @@ class SyMGNN:
         Ctrl-C stops training with KeyboardInterrupt; the checkpoints written so far stay in
         `out` (`symgnn train --resume OUT` continues them)."""
         ds = _as_dataset(data)
-        self.config_text(ds)  # every value checked before any work
+        text = self.config_text(ds)  # every value checked before any work
         if out is None:
             self._workdir = tempfile.TemporaryDirectory(prefix="symgnn-")
             out = os.path.join(self._workdir.name, "model")
         out = os.path.abspath(os.fspath(out))
-        args = ["train", "--data", ds.source, "--out", out, "--no-compare", "--progress", "quiet"]
-        if overwrite:
-            args.append("--overwrite")
-        if self.preset:
-            args += ["--preset", self.preset]
-        if self.config:
-            args += ["--config", self._config_file()]
-        if self.model:
-            args += ["--model", self.model]
-        for s in ds.settings()[1:] + self._assignments():
-            args += ["--set", s]
         _core.keep_freed_memory()  # as the symgnn command does: epochs reuse large tensors
         progress = Progress(self.verbose)
         try:
-            _core.run_command(args, bool(self.verbose), progress)
+            _core.fit(text, out, bool(overwrite), bool(self.verbose), progress)
             progress.close(finished=True)
         finally:
             progress.close()

@@ -9,7 +9,7 @@ import pytest
 
 import symgnn
 from symgnn import _params
-from conftest import FAST, run_cli
+from conftest import FAST, ROOT, run_cli
 
 
 def test_every_config_key_is_a_parameter_with_its_doc():
@@ -33,7 +33,7 @@ def test_every_config_key_is_a_parameter_with_its_doc():
 def test_get_and_set_params_round_trip():
     m = symgnn.SyMGNN(lowrank_hidden=32, train_epochs=10)
     p = m.get_params()
-    assert p["lowrank_hidden"] == 32 and p["train_epochs"] == 10 and p["model"] == "lowrank"
+    assert p["lowrank_hidden"] == 32 and p["train_epochs"] == 10 and p["model"] is None  # the config's
     assert p["lowrank_layers"] is None  # from the preset
     m2 = symgnn.SyMGNN(**p)
     assert m2.get_params() == p
@@ -135,3 +135,23 @@ def test_damaged_files_are_refused_naming_them(fitted, tmp_path):
     (copy / "metrics.json").unlink()
     with pytest.raises(symgnn.Error, match="model.pt: checksum mismatch"):
         symgnn.load(copy)
+
+
+def test_a_config_file_trains_the_model_kind_it_names(tmp_path):
+    # configs/douban_base.conf says `model = base`: fit() trains a base model (it trained the
+    # estimator's former default, lowrank, whatever the file said).
+    conf = os.path.join(ROOT, "configs", "douban_base.conf")
+    m = symgnn.SyMGNN(config=conf, train_epochs=2, train_runs=1, base_hidden=8, verbose=False, threads=1)
+    m.fit("synthetic", out=tmp_path / "base")
+    assert m.model_.config()["model"] == "base"
+    assert m.metrics_["model"] == "base-full"
+    # A named kind wins over the file's, and the variant goes to that kind's section.
+    m = symgnn.SyMGNN(config=conf, model="lowrank", variant="G", train_epochs=2, train_runs=1,
+                      lowrank_hidden=8, verbose=False, threads=1)
+    assert "lowrank.variant = G" in m.config_text()
+    # Kinds fitted in closed form go through the same call.
+    pop = symgnn.SyMGNN(model="popularity", verbose=False).fit("synthetic", out=tmp_path / "pop")
+    assert pop.metrics_["model"] == "popularity" and pop.metrics_["runs"][0]["run"] == 0
+    with pytest.raises(symgnn.ConfigError, match="no variants"):
+        symgnn.SyMGNN(model="popularity", variant="G").config_text()
+    assert [k["name"] for k in symgnn._core.model_kinds()] == ["lowrank", "base", "sylvester", "popularity"]

@@ -7,17 +7,16 @@
 
 #include "data/text_reader.h"
 #include "symgnn/error.h"
-#include "util/checksum.h"
+#include "symgnn/run_metrics.h"
 
 namespace symgnn::blend {
 
 namespace {
 
-double range_bound(const nlohmann::json& j, const char* key, const std::string& file) {
-  const auto ds = j.find("dataset");
-  if (ds == j.end() || !ds->is_object() || !ds->contains(key) || !(*ds)[key].is_number())
+double range_bound(const nlohmann::json& ds, const char* key, const std::string& file) {
+  if (!ds.is_object() || !ds.contains(key) || !ds[key].is_number())
     throw DataError(file, 0, std::string("no number at dataset.") + key + " (the rating range)");
-  return (*ds)[key].get<double>();
+  return ds[key].get<double>();
 }
 
 std::string num(double v) {
@@ -39,19 +38,13 @@ ModelPredictions load_model_predictions(const std::string& dir) {
   m.val_file = dir + "/predictions/val.csv";
   m.test_file = dir + "/predictions/test.csv";
   const std::string metrics_file = dir + "/metrics.json";
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_verified_file(metrics_file));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw DataError(metrics_file, 0, std::string("not valid JSON (") + e.what() + ")");
-  }
-  m.rating_min = range_bound(j, "rating_min", metrics_file);
-  m.rating_max = range_bound(j, "rating_max", metrics_file);
+  const RunMetrics metrics = RunMetrics::read(dir);
+  m.rating_min = range_bound(metrics.dataset, "rating_min", metrics_file);
+  m.rating_max = range_bound(metrics.dataset, "rating_max", metrics_file);
   if (!(m.rating_min < m.rating_max))
     throw DataError(metrics_file, 0, "dataset.rating_min is not below dataset.rating_max");
-  m.dataset = j["dataset"];
-  const auto in_sample = j.find("val_rmse_in_sample");
-  m.val_in_sample = in_sample != j.end() && in_sample->is_boolean() && in_sample->get<bool>();
+  m.dataset = metrics.dataset;
+  m.val_in_sample = metrics.figures.value("val_rmse_in_sample", false);
   m.val = data::read_predictions_csv(m.val_file);
   m.test = data::read_predictions_csv(m.test_file);
   return m;

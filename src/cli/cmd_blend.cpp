@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "data/prediction_file.h"
 #include "symgnn/error.h"
+#include "symgnn/run_metrics.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
 
@@ -78,12 +79,13 @@ int run_blend(const BlendOptions& o) {
     data::write_predictions_csv(o.out + "/predictions/test.csv", blend_rows(r.test, r.test_prediction));
     write_json(o.out + "/blend.json", record);
     // What every model directory has, so that a blend directory can itself be blended.
-    write_json(o.out + "/metrics.json", {{"model", "blend"},
-                                         {"val_rmse", record["val_rmse"]},
-                                         {"val_rmse_in_sample", true},
-                                         {"test_rmse", record["test_rmse"]},
-                                         {"details", "blend.json"},
-                                         {"dataset", models[0].dataset}});
+    RunMetrics m;
+    m.model = "blend";
+    m.set("val_rmse", {r.val_rmse});
+    m.set("test_rmse", {r.test_rmse});
+    m.figures = {{"val_rmse_in_sample", true}, {"details", "blend.json"}};
+    m.dataset = models[0].dataset;
+    m.write(o.out + "/metrics.json");
     std::cout << "wrote " << o.out << "/{blend.json,metrics.json,predictions/val.csv,predictions/test.csv}\n";
   }
   if (!o.json.empty()) write_json(o.json, record, Integrity::none);

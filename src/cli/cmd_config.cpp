@@ -1,9 +1,37 @@
-// `symgnn config`: the configuration keys, their defaults and docs.
+// `symgnn config`: the configuration keys, their defaults and docs; `symgnn models`: the
+// model kinds the `model` key names.
+#include <iomanip>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "symgnn/model_kinds.h"
 
 namespace symgnn::cli {
+namespace {
+
+/// `symgnn models`: the table of model kinds (symgnn/model_kinds.h), the values of the
+/// config's `model` key that `train --model` takes.
+void add_models_subcommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "models",
+      "list the model kinds `train --model` fits: how each is fitted and what it supports\n"
+      "  symgnn models\n"
+      "  symgnn train --model popularity --data ../shared/data/ml-100k --out runs/pop");
+  cmd->callback([] {
+    std::cout << std::left << std::setw(12) << "kind" << std::setw(13) << "fitted" << std::setw(11)
+              << "section" << std::setw(10) << "variants" << std::setw(11) << "new users"
+              << "objectives\n";
+    for (const ModelKind& k : kModelKinds)
+      std::cout << std::setw(12) << k.name << std::setw(13)
+                << (k.fit == FitMethod::trained ? "by training" : "closed form") << std::setw(11)
+                << (*k.section ? k.section : "-") << std::setw(10) << (k.variants ? "full|G|A" : "-")
+                << std::setw(11) << (k.new_nodes ? "yes" : "no") << k.objectives << "\n";
+    std::cout << "\n";
+    for (const ModelKind& k : kModelKinds) std::cout << k.name << ": " << k.summary << "\n";
+  });
+}
+
+}  // namespace
 
 void add_config_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
@@ -30,6 +58,7 @@ void add_config_command(CLI::App& app) {
                               : make_config(*opts);
     std::cout << to_text(cfg);
   });
+  add_models_subcommand(app);
 }
 
 }  // namespace symgnn::cli

@@ -6,9 +6,10 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "fit/evaluation_json.h"
+#include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/recommend.h"
-#include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
 #include "util/memory_check.h"
@@ -47,62 +48,13 @@ std::string fixed4(double v) {
 
 }  // namespace
 
-/// The evaluation as JSON: the same keys `symgnn train` writes into metrics.json.
-nlohmann::json evaluation_json(const Evaluation& ev) {
-  nlohmann::json j;
-  j["test_ratings"] = ev.test_ratings;
-  j["rmse"] = ev.rmse;
-  j["mae"] = ev.mae;
-  nlohmann::json r;
-  r["relevant_min"] = ev.relevant_min;
-  r["users_evaluated"] = ev.ranking.users_evaluated;
-  r["users_without_relevant"] = ev.ranking.users_without_relevant;
-  r["candidates"] = "all items the user did not rate in training";
-  for (const auto& a : ev.ranking.at_k) {
-    const std::string k = std::to_string(a.k);
-    r["precision@" + k] = a.precision;
-    r["recall@" + k] = a.recall;
-    r["ndcg@" + k] = a.ndcg;
-    r["map@" + k] = a.map;
-    r["hit_rate@" + k] = a.hit_rate;
-    r["coverage@" + k] = a.coverage;
-  }
-  j["ranking"] = r;
-  return j;
-}
-
-nlohmann::json ranking_summary(const std::vector<Evaluation>& runs, const Evaluation& popularity) {
-  nlohmann::json j;
-  if (runs.empty() || runs[0].ranking.at_k.empty()) return j;
-  j["k"] = runs[0].ranking.at_k[0].k;
-  j["relevant_min"] = runs[0].relevant_min;
-  j["users_evaluated"] = runs[0].ranking.users_evaluated;
-  j["runs"] = runs.size();
-  using Field = double eval::RankingAtK::*;
-  const std::vector<std::pair<const char*, Field>> fields = {
-      {"precision", &eval::RankingAtK::precision}, {"recall", &eval::RankingAtK::recall},
-      {"ndcg", &eval::RankingAtK::ndcg},           {"map", &eval::RankingAtK::map},
-      {"hit_rate", &eval::RankingAtK::hit_rate},   {"coverage", &eval::RankingAtK::coverage}};
-  nlohmann::json pop;
-  for (const auto& [name, field] : fields) {
-    std::vector<double> values;
-    for (const auto& r : runs) values.push_back(r.ranking.at_k[0].*field);
-    const MeanStd m = mean_std(values);
-    j[name] = m.mean;
-    j[std::string(name) + "_std"] = m.std;
-    if (!popularity.ranking.at_k.empty()) pop[name] = popularity.ranking.at_k[0].*field;
-  }
-  if (!pop.empty()) j["popularity"] = pop;
-  return j;
-}
-
 namespace {
 
 int run_evaluate(const EvaluateCliOptions& o) {
   EvaluateOptions eo;
   eo.ks = parse_ks(o.ks);
   eo.relevant_min = o.relevant_min;
-  train::set_compute_threads(o.threads);
+  runtime::set_compute_threads(o.threads);
   if (!o.json.empty()) check_output_file(o.json, "--json");
   const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
   const Evaluation ev = evaluate(model, eo);
@@ -124,7 +76,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
   }
   std::cout << os.str();
   if (!o.json.empty()) {
-    nlohmann::json j = evaluation_json(ev);
+    nlohmann::json j = fitting::evaluation_json(ev);
     j["model"] = model.name();
     j["dataset"] = model.dataset().name;
     write_text_atomic(o.json, json_text(j, 2) + "\n", Integrity::none);

@@ -7,9 +7,9 @@
 
 #include "cli/commands.h"
 #include "data/parsers.h"
+#include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/trained_model.h"
-#include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/memory_check.h"
 #include "util/strings.h"
@@ -59,7 +59,7 @@ class Fallback {
 };
 
 int run_predict(const PredictOptions& o) {
-  train::set_compute_threads(o.threads);
+  runtime::set_compute_threads(o.threads);
   if (!o.out.empty()) check_output_file(o.out, "--out");
   const TrainedModel model = TrainedModel::load(o.model_dir, "cpu", o.new_nodes);
   const Dataset& ds = model.dataset();

@@ -10,9 +10,9 @@
 #include "cli/commands.h"
 #include "data/parsers.h"
 #include "data/text_reader.h"
+#include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/recommend.h"
-#include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
 #include "util/memory_check.h"
@@ -75,7 +75,7 @@ int run_recommend(const RecommendCliOptions& o) {
       1)
     throw ConfigError("give exactly one of --user ID, --users FILE or --all");
   if (!o.out.empty()) check_output_file(o.out, "--out");
-  train::set_compute_threads(o.threads);
+  runtime::set_compute_threads(o.threads);
   const auto t0 = std::chrono::steady_clock::now();
   const TrainedModel model = TrainedModel::load(o.model_dir, o.device, o.new_nodes);
   const Dataset& ds = model.dataset();

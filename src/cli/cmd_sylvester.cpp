@@ -7,11 +7,12 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "cli/train_sylvester.h"
 #include "models/sylvester/completion.h"
 #include "models/sylvester/sylvester.h"
+#include "runtime/runtime.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
+#include "symgnn/graph.h"
 #include "util/atomic_file.h"
 #include "util/memory_check.h"
 
@@ -79,11 +80,13 @@ void run_sylvester(CommonOptions opts, const SylvesterOptions& so) {
   RunConfig cfg = make_config(opts);
   apply_runtime(cfg);
   const std::string solver = cfg.sylvester.solver;
-  const at::Device device = sylvester_device(cfg);
+  runtime::check_device(cfg.train.device, "train.device");
+  const at::Device device(cfg.train.device);
 
   Dataset ds = load_dataset(cfg.data);
   graph::resolve_graphs(ds, cfg.graph);
-  const auto [at1, at2] = normalized_graphs(ds, device);
+  const graph::SparseMatrix at1 = graph::normalized_adjacency(ds.users).to(device);
+  const graph::SparseMatrix at2 = graph::normalized_adjacency(ds.items).to(device);
   const bool centred = so.prior == "centred";
   double mean = 0.0;
   if (centred) {

@@ -33,6 +33,7 @@ int run_tune(TuneOptions o) {
     s.data = fs::canonical(s.data).string();
   }
   s.exe = fs::read_symlink("/proc/self/exe").string();
+  tune::resolve_metric(s);
   const auto trials = tune::run_search(space, s);
   if (s.dry_run) return 0;
   const int b = tune::best_trial(trials);
@@ -42,8 +43,8 @@ int run_tune(TuneOptions o) {
   }
   std::string values;
   for (const auto& [k, v] : trials[b].values) values += (values.empty() ? "" : ", ") + k + " = " + v;
-  std::cout << "best of " << trials.size() << " trial(s): " << trials[b].name << ", validation RMSE "
-            << fixed(trials[b].val_rmse, 4) << " (" << values << ")\n"
+  std::cout << "best of " << trials.size() << " trial(s): " << trials[b].name << ", " << s.metric << " "
+            << fixed(trials[b].score, 4) << " (" << values << ")\n"
             << "wrote " << s.out_dir << "/{best.conf,trials.csv,summary.md}\n";
   return 0;
 }
@@ -53,7 +54,8 @@ int run_tune(TuneOptions o) {
 void add_tune_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "tune",
-      "random search over config keys, judged on validation RMSE; writes best.conf (docs/tuning.md)\n"
+      "random search over config keys, judged on a validation metric (--metric, default the config's\n"
+      "train.select: val_rmse); writes best.conf (docs/tuning.md)\n"
       "  symgnn tune --data ../shared/data/monti/douban.mat --config configs/douban_lowrank.conf \\\n"
       "              --space configs/spaces/lowrank.space --budget 30 --out tune/douban\n"
       "  symgnn tune --data synthetic --config base.conf --space my.space --minutes 20 --jobs 2\n"
@@ -81,7 +83,11 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--split", s.split, "MovieLens-100K split of every trial (as for train)");
   cmd->add_option("--set", s.sets, "override a key of every trial, e.g. --set train.epochs=100 (repeatable)")
       ->type_name("KEY=VALUE");
-  cmd->add_option("--runs", s.runs, "seeds per trial; the trial's score is their mean validation RMSE")
+  cmd->add_option("--metric", s.metric,
+                  "validation metric the trials are judged on, lower is better: val_rmse or val_mae "
+                  "(default: the BASE config's train.select)")
+      ->check(CLI::IsMember({"val_rmse", "val_mae"}));
+  cmd->add_option("--runs", s.runs, "seeds per trial; the trial's score is their mean of --metric")
       ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   cmd->add_flag("--dry-run", s.dry_run, "print the trials' commands; run nothing");
   cmd->callback([o, cmd] {

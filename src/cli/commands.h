@@ -53,14 +53,6 @@ struct NewRatingsSummary;
 }  // namespace symgnn
 namespace symgnn::cli {
 
-/// An evaluation as JSON (`evaluate --json`, and the "evaluation" of train's metrics.json).
-nlohmann::json evaluation_json(const symgnn::Evaluation& ev);
-
-/// The first cut-off's ranking metrics averaged over runs (mean and std) with the
-/// popularity baseline's beside them: train's metrics.json "ranking_at_10".
-nlohmann::json ranking_summary(const std::vector<symgnn::Evaluation>& runs,
-                               const symgnn::Evaluation& popularity);
-
 /// --new-ratings and the --new-{user,item}-{graph,features} files (predict, recommend).
 void add_new_node_options(CLI::App* cmd, symgnn::NewNodes& nodes);
 /// ", with N new rating(s) of ..." for the summary line on stderr; "" without new nodes.

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "cli/commands.h"
-#include "train/runtime.h"
+#include "runtime/runtime.h"
 #include "util/atomic_file.h"
 
 namespace {
@@ -38,6 +38,6 @@ int main(int argc, char** argv) {
     ::execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
   }
   install_signal_handlers();
-  symgnn::train::keep_freed_memory();
+  symgnn::runtime::keep_freed_memory();
   return symgnn::cli::run(argc, argv);
 }

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "runtime/runtime.h"
 #include "symgnn/error.h"
-#include "train/runtime.h"
 
 namespace symgnn::cli {
 
@@ -77,12 +77,12 @@ RunConfig make_config(const CommonOptions& opts, const std::string& model) {
   if (opts.seed >= 0) set_config_value(cfg, "train.seed", std::to_string(opts.seed), "--seed");
   for (const auto& s : opts.sets) apply_override(cfg, s);
   check_config(cfg);
-  train::check_device(cfg.train.device, opts.device.empty() ? "train.device =" : "--device");
+  runtime::check_device(cfg.train.device, opts.device.empty() ? "train.device =" : "--device");
   return cfg;
 }
 
 void apply_runtime(const RunConfig& cfg) {
-  train::set_compute_threads(cfg.train.threads);
+  runtime::set_compute_threads(cfg.train.threads);
 }
 
 }  // namespace symgnn::cli

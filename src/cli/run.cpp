@@ -56,6 +56,7 @@ int run(int argc, const char* const* argv) {
       "  symgnn data info synthetic\n"
       "  symgnn train                                  # the embedded synthetic dataset\n"
       "  symgnn train --data ../shared/data/ml-100k --config configs/ml100k_lowrank.conf\n"
+      "  symgnn models                                 # the model kinds train --model fits\n"
       "  symgnn sylvester --data ../shared/data/monti/flixster.mat --alpha 0.8 --out X.csv\n"
       "  symgnn reproduce --quick                      # the paper's tables and figures, 1 seed\n"
       "  symgnn tune --data synthetic --config base.conf --space configs/spaces/lowrank.space --budget 20\n"

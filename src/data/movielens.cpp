@@ -502,10 +502,7 @@ Dataset load_movielens_1m(const std::string& dir, const DataConfig& cfg) {
       throw DataError(ratings_file, r.line, "movie id " + std::to_string(r.item) + " is not in movies.dat");
     all.add(u->second, i->second, r.value);
   }
-  random_test_split(all, cfg.test_fraction, static_cast<uint64_t>(cfg.split_seed), ds.train, ds.test);
-  ds.rating_levels = {1, 2, 3, 4, 5};
-  ds.rating_min = 1;
-  ds.rating_max = 5;
+  split_five_stars(all, cfg, ds);
   return ds;
 }
 

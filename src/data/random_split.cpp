@@ -19,6 +19,13 @@ uint64_t uniform_below(std::mt19937_64& rng, uint64_t n) {
   return x % n;
 }
 
+void split_five_stars(const RatingList& all, const DataConfig& cfg, Dataset& ds) {
+  random_test_split(all, cfg.test_fraction, static_cast<uint64_t>(cfg.split_seed), ds.train, ds.test);
+  ds.rating_levels = {1, 2, 3, 4, 5};
+  ds.rating_min = 1;
+  ds.rating_max = 5;
+}
+
 void random_test_split(const RatingList& all, double fraction, uint64_t seed, RatingList& train,
                        RatingList& test) {
   train = RatingList{};

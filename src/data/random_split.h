@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "symgnn/config.h"
 #include "symgnn/dataset.h"
 
 namespace symgnn::data {
@@ -26,6 +27,10 @@ void portable_shuffle(std::vector<T>& v, std::mt19937_64& rng) {
 /// in train when n >= 1); both keep the input order.
 void random_test_split(const RatingList& all, double fraction, uint64_t seed, RatingList& train,
                        RatingList& test);
+
+/// ds.train and ds.test from `all` (random_test_split with cfg's test_fraction and
+/// split_seed), on the 1..5 star scale of MovieLens and the synthetic sets.
+void split_five_stars(const RatingList& all, const DataConfig& cfg, Dataset& ds);
 
 /// Sorted distinct values of the given lists.
 std::vector<float> distinct_levels(const std::vector<const RatingList*>& lists);

@@ -181,10 +181,7 @@ Dataset make_synthetic(const DataConfig& cfg) {
   ds.name = "synthetic";
   fill_node_set(ds.users, n1, users);
   fill_node_set(ds.items, n2, items);
-  random_test_split(all, cfg.test_fraction, static_cast<uint64_t>(cfg.split_seed), ds.train, ds.test);
-  ds.rating_levels = {1, 2, 3, 4, 5};
-  ds.rating_min = 1;
-  ds.rating_max = 5;
+  split_five_stars(all, cfg, ds);
   return ds;
 }
 

@@ -1,11 +1,14 @@
 #include "symgnn/recommend.h"
 
 #include <ATen/Parallel.h>
+#include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "infer/model_parts.h"
+#include "models/popularity/popularity_model.h"
 #include "symgnn/error.h"
 
 namespace symgnn {
@@ -153,28 +156,23 @@ Evaluation evaluate(const TrainedModel& model, const EvaluateOptions& opts) {
 
 Evaluation evaluate_popularity(const TrainedModel& model, const EvaluateOptions& opts) {
   require_test(model);
-  // Training ratings per item (the model's training data: train and validation) and their sums.
-  const int64_t n2 = model.items();
-  std::vector<float> count(static_cast<size_t>(n2), 0.0f);
-  std::vector<double> sum(static_cast<size_t>(n2), 0.0);
-  for (const RatingList* r : {&model.dataset().train, &model.dataset().validation})
-    for (size_t e = 0; e < r->size(); ++e) {
-      count[static_cast<size_t>(r->item[e])] += 1.0f;
-      sum[static_cast<size_t>(r->item[e])] += r->value[e];
-    }
-  const RatingList& test = model.dataset().test;
-  std::vector<float> pred(test.size());
-  for (size_t e = 0; e < test.size(); ++e) {
-    const auto i = static_cast<size_t>(test.item[e]);
-    pred[e] = count[i] > 0 ? static_cast<float>(sum[i] / count[i]) : model.global_mean();
-  }
-  const BlockScorer score = [&](const std::vector<int64_t>& b) {
-    std::vector<float> s;
-    s.reserve(b.size() * count.size());
-    for (size_t k = 0; k < b.size(); ++k) s.insert(s.end(), count.begin(), count.end());
-    return s;
-  };
-  return evaluate_with(model, opts, pred, score);
+  // The popularity kind (models/popularity/popularity_model.h) over the model's data, with
+  // its training mean and rating range: counts of the training and validation ratings.
+  infer::ModelParts parts;
+  parts.cfg = model.config();
+  parts.cfg.model = "popularity";
+  parts.cfg.train.device = "cpu";
+  parts.ds = model.dataset();
+  parts.ctx.n1 = model.users();
+  parts.ctx.n2 = model.items();
+  parts.ctx.global_mean = model.global_mean();
+  parts.ctx.rating_min = model.rating_min();
+  parts.ctx.rating_max = model.rating_max();
+  parts.ctx.train_values = torch::zeros({0});
+  auto popularity = std::make_shared<models::PopularityModel>(parts.ctx);
+  popularity->count({&parts.ds.train, &parts.ds.validation});
+  parts.members = {popularity};
+  return evaluate(TrainedModel(std::move(parts)), opts);
 }
 
 }  // namespace symgnn

@@ -129,4 +129,9 @@ at::Tensor BaseModel::forward(const at::Tensor& users, const at::Tensor& items) 
   return r * std_ + mean_;
 }
 
+/// The `base` row of symgnn/model_kinds.h (models/registry.cpp).
+std::shared_ptr<RatingModel> make_base_model(const RunConfig& cfg, const ModelContext& ctx) {
+  return std::make_shared<BaseModel>(cfg.base, ctx);
+}
+
 }  // namespace symgnn::models

@@ -6,8 +6,8 @@
 #include <tuple>
 #include <vector>
 
-#include "models/layers/dot_mse.h"
-#include "models/layers/pair_bilinear.h"
+#include "models/kernels/dot_mse.h"
+#include "models/kernels/pair_bilinear.h"
 
 namespace symgnn::models {
 
@@ -175,6 +175,21 @@ at::Tensor LowRankModel::score_all_items(const at::Tensor& u1, const at::Tensor&
   return torch::matmul(torch::softmax(logits, 2), levels_);
 }
 
+at::Tensor LowRankModel::score_items(const at::Tensor& block, int64_t) {
+  torch::NoGradGuard no_grad;
+  if (is_training()) {
+    const auto [u1, u2] = embeddings();
+    return score_all_items(u1, u2, block);
+  }
+  if (!scored_u1_.defined()) std::tie(scored_u1_, scored_u2_) = embeddings();
+  return score_all_items(scored_u1_, scored_u2_, block);
+}
+
+void LowRankModel::train(bool on) {
+  scored_u1_ = scored_u2_ = at::Tensor();
+  RatingModel::train(on);
+}
+
 at::Tensor LowRankModel::forward(const at::Tensor& users, const at::Tensor& items) {
   TORCH_CHECK(users.dim() == 1 && users.sizes() == items.sizes(),
               "LowRankModel: users and items must be [K]");
@@ -264,6 +279,11 @@ at::Tensor LowRankModel::regularization() {
     return ((u * u).sum() - (u * graph::spmm(at, u)).sum()) / static_cast<double>(u.size(0));
   };
   return cfg_.smoothness * (rough(last_u1_, at1_) + rough(last_u2_, at2_));
+}
+
+/// The `lowrank` row of symgnn/model_kinds.h (models/registry.cpp).
+std::shared_ptr<RatingModel> make_lowrank_model(const RunConfig& cfg, const ModelContext& ctx) {
+  return std::make_shared<LowRankModel>(cfg.lowrank, ctx);
 }
 
 }  // namespace symgnn::models

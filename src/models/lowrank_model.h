@@ -56,9 +56,14 @@ class LowRankModel : public RatingModel {
   /// The final representations (U1 n1 x d, U2 n2 x d) of all nodes.
   std::pair<at::Tensor, at::Tensor> embeddings();
 
-  /// Predicted ratings of every item for the users `block` ([B, n2], unclipped) from
-  /// representations returned by embeddings(): B x d times d x n2 products (per basis for
-  /// the class decoder), for ranking all items (symgnn/recommend.h).
+  /// Predicted ratings of every item for the users `block` ([B, n2], unclipped): B x d times
+  /// d x n2 products (per basis for the class decoder), for ranking all items
+  /// (symgnn/recommend.h). The representations are computed on the first call in eval mode
+  /// and kept until the mode changes (train() / eval()), so blocks of users share them.
+  at::Tensor score_items(const at::Tensor& block, int64_t n2) override;
+  void train(bool on = true) override;
+
+  /// score_items() from representations returned by embeddings().
   at::Tensor score_all_items(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& block);
 
   /// Ratings of the pairs from representations returned by embeddings().
@@ -101,12 +106,13 @@ class LowRankModel : public RatingModel {
   /// gradients as one pass over all pairs; memory O(chunk) instead of O(pairs).
   at::Tensor chunked_loss(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                           const at::Tensor& items, const at::Tensor& target, at::Tensor* pred);
-  at::Tensor b1_, b2_;             // defined only with cfg.biases
-  at::Tensor q_;                   // decoder = classes: [bases, d, d] shared bilinear bases Q_b
-  at::Tensor a_;                   // decoder = classes: [levels, bases] class coefficients a_kb
-  at::Tensor levels_;              // rating levels [levels] (float, on the model's device)
-  graph::SparseMatrix at1_, at2_;  // for the smoothness penalty
-  at::Tensor last_u1_, last_u2_;   // representations of the last training_loss() call
+  at::Tensor b1_, b2_;                // defined only with cfg.biases
+  at::Tensor q_;                      // decoder = classes: [bases, d, d] shared bilinear bases Q_b
+  at::Tensor a_;                      // decoder = classes: [levels, bases] class coefficients a_kb
+  at::Tensor levels_;                 // rating levels [levels] (float, on the model's device)
+  graph::SparseMatrix at1_, at2_;     // for the smoothness penalty
+  at::Tensor last_u1_, last_u2_;      // representations of the last training_loss() call
+  at::Tensor scored_u1_, scored_u2_;  // score_items()'s representations (eval mode)
   double mean_ = 0.0, std_ = 1.0;
 };
 

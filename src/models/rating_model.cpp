@@ -1,7 +1,9 @@
-// RatingModel's default training objective: masked MSE, i.e. the squared error on the
-// observed training ratings only (unobserved entries never enter the loss).
+// RatingModel's defaults: masked MSE as the training objective, i.e. the squared error on
+// the observed training ratings only (unobserved entries never enter the loss); whole-
+// catalogue scores through forward(); no closed-form fit.
 #include <torch/torch.h>
 
+#include "symgnn/error.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
@@ -11,6 +13,19 @@ at::Tensor RatingModel::training_loss(const at::Tensor& users, const at::Tensor&
   at::Tensor p = forward(users, items);
   if (pred) *pred = p;
   return torch::mse_loss(p, target);
+}
+
+ClosedFormFit RatingModel::fit(const Dataset&, const at::Device&,
+                               const std::function<void(const std::string&)>&) {
+  throw ConfigError("model " + name() + ": learns by training (train/trainer.h), not in closed form");
+}
+
+at::Tensor RatingModel::score_items(const at::Tensor& users, int64_t n2) {
+  const int64_t b = users.numel();
+  // Every (user, item) pair of the block: users repeated n2 times, items tiled.
+  const at::Tensor u = users.repeat_interleave(n2);
+  const at::Tensor i = torch::arange(n2, users.options()).repeat({b});
+  return forward(u, i).reshape({b, n2});
 }
 
 }  // namespace symgnn::models

@@ -56,9 +56,14 @@ std::string table_variant(const std::string& model) {
   return model == "lowrank" ? "G" : model == "base" ? "full" : "";
 }
 
+/// A kind fitted in closed form (symgnn/model_kinds.h) has no seeds, variants or depth.
+static bool closed_form(const std::string& model) {
+  return model_kind(model).fit == FitMethod::closed_form;
+}
+
 std::string cell_name(const std::string& bench, const std::string& model, const std::string& variant,
                       int layers, int k) {
-  if (model == "sylvester") return bench + "-sylvester";
+  if (closed_form(model)) return bench + "-" + model;
   std::string name = bench + "-" + model + "-" + variant + "-L" + std::to_string(layers);
   if (bench == "ml100k" || bench == "ml1m") name += "-k" + std::to_string(k);
   return name;
@@ -118,8 +123,8 @@ class Builder {
     c.k = k;
     c.args = {"--data", o_.data_dir + "/" + b.path};
     c.args.insert(c.args.end(), b.extra.begin(), b.extra.end());
-    if (model == "sylvester") {
-      c.args.insert(c.args.end(), {"--model", "sylvester", "--set", "sylvester.tol=1e-6"});
+    if (closed_form(model)) {
+      c.args.insert(c.args.end(), {"--model", model, "--set", "sylvester.tol=1e-6"});
       if (o_.quick)
         c.args.insert(c.args.end(), {"--set", "sylvester.alphas=0.9", "--set", "sylvester.tol=1e-3"});
       c.estimate_seconds = seed_seconds(bench, model, variant) * (o_.quick ? 0.05 : 1.0);
@@ -185,7 +190,7 @@ class Builder {
 
   /// A cell at the tuned config's depth.
   void add_tuned(const std::string& bench, const std::string& model, const std::string& variant, int k = 10) {
-    add(bench, model, variant, model == "sylvester" ? 2 : depth(bench, model), k);
+    add(bench, model, variant, closed_form(model) ? 2 : depth(bench, model), k);
   }
 
   Plan take() { return std::move(plan_); }

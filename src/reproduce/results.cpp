@@ -6,8 +6,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "symgnn/run_metrics.h"
 #include "util/text.h"
-#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -28,48 +28,47 @@ CellResult load_cell(const std::string& runs_dir, const std::string& name) {
   c.name = name;
   const std::string dir = runs_dir + "/" + name;
   if (!fs::exists(dir + "/metrics.json")) return c;
-  nlohmann::json j;
+  RunMetrics m;
   try {
-    j = nlohmann::json::parse(read_verified_file(dir + "/metrics.json"));
+    m = RunMetrics::read(dir);
   } catch (const std::exception&) {
     return c;
   }
   c.ok = true;
-  c.mean = num(j, "test_rmse");
-  c.std = num(j, "test_rmse_std");
-  c.ensemble = num(j, "ensemble_test_rmse");
-  c.val = num(j, "val_rmse");
-  c.seconds_per_epoch = num(j, "seconds_per_epoch");
-  c.train_seconds = j.contains("train_seconds") ? num(j, "train_seconds") : num(j, "seconds");
-  c.best_epoch = num(j, "best_epoch");
-  if (j.contains("peak_memory_bytes")) c.peak_mib = num(j, "peak_memory_bytes") / kMiB;
-  if (j.contains("version") && j["version"].contains("git")) c.git = j["version"]["git"].get<std::string>();
-  if (j.contains("alpha"))  // the Sylvester baseline: one deterministic solve, no seeds
-    c.detail = "a = " + fixed(num(j, "alpha"), 2) + ", lambda = " + fixed(num(j, "shrinkage"), 2);
-  if (j.contains("ranking_at_10") && j["ranking_at_10"].is_object())
-    for (const auto& [key, value] : j["ranking_at_10"].items()) {
+  const nlohmann::json& f = m.figures;
+  c.mean = m.mean("test_rmse");
+  c.std = m.std_of("test_rmse");
+  c.val = m.mean("val_rmse");
+  c.ensemble = num(f, "ensemble_test_rmse");
+  c.seconds_per_epoch = num(f, "seconds_per_epoch");
+  c.train_seconds = f.contains("train_seconds") ? num(f, "train_seconds") : num(f, "seconds");
+  c.best_epoch = num(f, "best_epoch");
+  if (f.contains("peak_memory_bytes")) c.peak_mib = num(f, "peak_memory_bytes") / kMiB;
+  if (m.version.is_object() && m.version.contains("git")) c.git = m.version["git"].get<std::string>();
+  if (f.contains("alpha"))  // the Sylvester baseline: one deterministic solve, no seeds
+    c.detail = "a = " + fixed(num(f, "alpha"), 2) + ", lambda = " + fixed(num(f, "shrinkage"), 2);
+  if (m.ranking_at_10.is_object())
+    for (const auto& [key, value] : m.ranking_at_10.items()) {
       if (value.is_number()) c.ranking[key] = value.get<double>();
       if (key == "popularity" && value.is_object())
         for (const auto& [k, v] : value.items())
           if (v.is_number()) c.ranking["popularity." + k] = v.get<double>();
     }
-  if (j.contains("runs") && j["runs"].is_array()) {
-    for (const auto& r : j["runs"]) {
-      SeedResult s;
-      s.seed = r.value("seed", int64_t{0});
-      s.test_rmse = num(r, "test_rmse");
-      s.val_rmse = num(r, "val_rmse");
-      s.best_epoch = r.value("best_epoch", int64_t{0});
-      s.epochs_run = r.value("epochs_run", int64_t{0});
-      s.parameters = r.value("parameters", int64_t{0});
-      s.seconds = num(r, "train_seconds");
-      s.peak_mib = num(r, "peak_memory_bytes") / kMiB;
-      const std::string h = dir + "/run" + std::to_string(r.value("run", 0)) + "/history.csv";
-      if (fs::exists(h)) s.history_csv = fs::absolute(h).string();
-      c.seeds.push_back(s);
-    }
-    if (!c.seeds.empty()) c.parameters = c.seeds.front().parameters;
+  for (const SeedMetrics& r : m.runs) {
+    SeedResult s;
+    s.seed = r.training.value("seed", int64_t{0});
+    s.test_rmse = r.metrics.count("test_rmse") ? r.metrics.at("test_rmse") : kNaN;
+    s.val_rmse = r.metrics.count("val_rmse") ? r.metrics.at("val_rmse") : kNaN;
+    s.best_epoch = r.training.value("best_epoch", int64_t{0});
+    s.epochs_run = r.training.value("epochs_run", int64_t{0});
+    s.parameters = r.training.value("parameters", int64_t{0});
+    s.seconds = r.train_seconds;
+    s.peak_mib = num(r.training, "peak_memory_bytes") / kMiB;
+    const std::string h = dir + "/run" + std::to_string(r.run) + "/history.csv";
+    if (fs::exists(h)) s.history_csv = fs::absolute(h).string();
+    c.seeds.push_back(s);
   }
+  if (!c.seeds.empty()) c.parameters = c.seeds.front().parameters;
   return c;
 }
 

@@ -9,9 +9,10 @@
 #include "reproduce/results.h"
 #include "symgnn/error.h"
 #include "util/atomic_file.h"
+#include "util/checksum.h"
+#include "util/child_run.h"
 #include "util/process.h"
 #include "util/text.h"
-#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -29,17 +30,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// A cell whose spec matches and whose files verify (a damaged one is run again).
-bool is_cached(const Cell& c, const std::string& dir) {
-  if (!fs::exists(dir + "/metrics.json") || !fs::exists(dir + "/spec.txt")) return false;
-  try {
-    read_verified_file(dir + "/metrics.json");
-    return read_verified_file(dir + "/spec.txt") == cell_spec(c);
-  } catch (const Error&) {
-    return false;
-  }
-}
-
 /// "test 0.9250 +- 0.0020" from the cell's metrics (load_cell reads them for the report too).
 std::string summary_of(const std::string& runs_dir, const std::string& name) {
   const CellResult c = load_cell(runs_dir, name);
@@ -55,18 +45,6 @@ std::string log_tail(const std::string& path, int lines) {
   return out;
 }
 
-/// `exe train args... --threads t --progress lines --metrics-out dir/metrics.json --out dir`.
-/// Every cell, Sylv. included, leaves predictions/{val,test}.csv for `symgnn blend`.
-std::vector<std::string> cell_argv(const Cell& c, const std::string& dir, const RunnerOptions& o,
-                                   int threads) {
-  std::vector<std::string> argv = {o.exe, "train"};
-  argv.insert(argv.end(), c.args.begin(), c.args.end());
-  argv.insert(argv.end(), {"--threads", std::to_string(threads), "--progress", "lines", "--metrics-out",
-                           dir + "/metrics.json"});
-  argv.insert(argv.end(), {"--out", dir});
-  return argv;
-}
-
 }  // namespace
 
 std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& o) {
@@ -78,7 +56,7 @@ std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& o) {
     const std::string dir = o.runs_dir + "/" + c.name;
     out[i].name = c.name;
     out[i].log = dir + "/log.txt";
-    if (!o.force && is_cached(c, dir)) {
+    if (!o.force && holds_finished_run(dir, cell_spec(c))) {
       out[i].status = "cached";
     } else {
       out[i].status = "planned";
@@ -111,7 +89,7 @@ std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& o) {
     fs::remove_all(dir);  // a half-finished earlier attempt must not leak into this one
     fs::create_directories(dir);
     write_text_atomic(dir + "/spec.txt", cell_spec(c));
-    pool.start(i, cell_argv(c, dir, o, threads), dir + "/log.txt");
+    pool.start(i, child_train_argv(o.exe, c.args, dir, threads), dir + "/log.txt");
     std::cerr << "  start " << c.name << " (estimate " << duration(c.estimate_seconds) << ")\n";
   };
   while (finished < todo.size()) {

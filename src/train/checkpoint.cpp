@@ -4,10 +4,12 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <mutex>
 #include <sstream>
 
+#include "symgnn/config.h"
 #include "symgnn/error.h"
 #include "util/atomic_file.h"
 #include "util/checksum.h"
@@ -107,6 +109,19 @@ void set_module_state(torch::nn::Module& m, const ModuleState& state) {
 
 namespace {
 
+/// "a,b,c" -> {"a", "b", "c"} ("" -> none).
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t comma = text.find(',', start);
+    const size_t end = comma == std::string::npos ? text.size() : comma;
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 /// Several module states as one archive: "count", then "0", "1", ... (the weight average
 /// is a list of zero or one state, the averaged checkpoints' weights one per member).
 void write_states(torch::serialize::OutputArchive& a, const std::vector<ModuleState>& states) {
@@ -137,27 +152,54 @@ std::vector<ModuleState> read_states(torch::serialize::InputArchive& a, const Mo
   return out;
 }
 
-/// The history as an epochs x 8 float64 tensor, one column per EpochRecord field in order.
-at::Tensor history_tensor(const std::vector<EpochRecord>& h) {
-  auto t = torch::zeros({static_cast<int64_t>(h.size()), 8}, torch::kFloat64);
+/// Named values as one float64 row and their names joined by commas: how a checkpoint
+/// stores the epoch metrics (the history's columns, the selected epoch's figures).
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+/// The history as an epochs x (4 + metrics) float64 tensor: epoch, loss, lr, seconds, peak
+/// memory, then the metrics of `names` (NaN where an epoch has none).
+at::Tensor history_tensor(const std::vector<EpochRecord>& h, const std::vector<std::string>& names) {
+  const int64_t cols = 5 + static_cast<int64_t>(names.size());
+  auto t = torch::zeros({static_cast<int64_t>(h.size()), cols}, torch::kFloat64);
   auto a = t.accessor<double, 2>();
   for (size_t k = 0; k < h.size(); ++k) {
     const auto& r = h[k];
-    const double row[8] = {double(r.epoch), r.loss, r.train_rmse, r.val_rmse,
-                           r.test_rmse,     r.lr,   r.seconds,    double(r.peak_memory_bytes)};
-    for (int c = 0; c < 8; ++c) a[static_cast<int64_t>(k)][c] = row[c];
+    std::vector<double> row = {double(r.epoch), r.loss, r.lr, r.seconds, double(r.peak_memory_bytes)};
+    for (const auto& n : names) row.push_back(r.metric(n));
+    for (int64_t c = 0; c < cols; ++c) a[static_cast<int64_t>(k)][c] = row[static_cast<size_t>(c)];
   }
   return t;
 }
 
-/// What history_tensor wrote.
-std::vector<EpochRecord> history_from(const at::Tensor& t) {
+/// What history_tensor wrote; `names` empty: a checkpoint of symgnn-checkpoint-1, whose
+/// eight columns were epoch, loss, train_rmse, val_rmse, test_rmse, lr, seconds, peak.
+std::vector<EpochRecord> history_from(const at::Tensor& t, const std::vector<std::string>& names) {
   std::vector<EpochRecord> h;
   auto c = t.to(torch::kCPU).to(torch::kFloat64).contiguous();
   auto a = c.accessor<double, 2>();
-  for (int64_t k = 0; k < c.size(0); ++k)
-    h.push_back(EpochRecord{static_cast<int64_t>(a[k][0]), a[k][1], a[k][2], a[k][3], a[k][4], a[k][5],
-                            a[k][6], static_cast<int64_t>(a[k][7])});
+  for (int64_t k = 0; k < c.size(0); ++k) {
+    EpochRecord r;
+    r.epoch = static_cast<int64_t>(a[k][0]);
+    r.loss = a[k][1];
+    if (names.empty()) {
+      r.metrics = {{"train_rmse", a[k][2]}, {"val_rmse", a[k][3]}, {"test_rmse", a[k][4]}};
+      r.lr = a[k][5];
+      r.seconds = a[k][6];
+      r.peak_memory_bytes = static_cast<int64_t>(a[k][7]);
+    } else {
+      r.lr = a[k][2];
+      r.seconds = a[k][3];
+      r.peak_memory_bytes = static_cast<int64_t>(a[k][4]);
+      for (size_t m = 0; m < names.size(); ++m)
+        if (!std::isnan(a[k][5 + static_cast<int64_t>(m)]))
+          r.metrics[names[m]] = a[k][5 + static_cast<int64_t>(m)];
+    }
+    h.push_back(std::move(r));
+  }
   return h;
 }
 
@@ -172,13 +214,18 @@ void save_checkpoint(const std::string& path, const std::string& config_text, in
   a.write("epoch", c10::IValue(st.epoch));
   a.write("lr", c10::IValue(st.lr));
   a.write("best_val", c10::IValue(st.best_val));
-  a.write("test_at_best", c10::IValue(st.test_at_best));
+  std::vector<std::string> at_best_names;
+  std::vector<double> at_best_values;
+  for (const auto& [name, value] : st.at_best) at_best_names.push_back(name), at_best_values.push_back(value);
+  a.write("at_best_names", c10::IValue(joined(at_best_names)));
+  a.write("at_best", torch::tensor(at_best_values, torch::kFloat64));
   a.write("best_epoch", c10::IValue(st.best_epoch));
   a.write("since_best", c10::IValue(st.since_best));
   a.write("since_lr", c10::IValue(st.since_lr));
   a.write("seconds", c10::IValue(st.seconds));
   a.write("peak_memory", c10::IValue(st.peak_memory));
-  a.write("history", history_tensor(st.history));
+  a.write("history_columns", c10::IValue(joined(epoch_metric_names())));
+  a.write("history", history_tensor(st.history, epoch_metric_names()));
   a.write("best_test_pred", st.best_test_pred.defined() ? st.best_test_pred : torch::zeros({0}));
   a.write("best_val_pred", st.best_val_pred.defined() ? st.best_val_pred : torch::zeros({0}));
   a.write("avg_test_sum", st.avg_test_sum.defined() ? st.avg_test_sum : torch::zeros({0}));
@@ -209,9 +256,14 @@ void load_checkpoint(const std::string& path, const std::string& config_text, in
   torch::serialize::InputArchive a;
   load_archive(a, path, dev);
   const std::string format = read_string(a, "format", path);
-  if (format != kCheckpointFormat)
+  const bool first_format = format == kCheckpointFormatV1;  // no metric names yet
+  if (format != kCheckpointFormat && !first_format)
     throw CheckpointError(path + ": format '" + format + "', expected '" + kCheckpointFormat + "'");
-  if (read_string(a, "config", path) != config_text)
+  // The same run: its config read back equals this one (keys added since it was written
+  // take their defaults, as they would have in it).
+  RunConfig recorded;
+  load_config_text(recorded, read_string(a, "config", path), path);
+  if (to_text(recorded) != config_text)
     throw CheckpointError(path +
                           ": checkpoint was written with a different configuration; resume with the same "
                           "config and flags (see the config recorded in the checkpoint directory)");
@@ -219,7 +271,20 @@ void load_checkpoint(const std::string& path, const std::string& config_text, in
   st.epoch = read_int(a, "epoch", path);
   st.lr = read_double(a, "lr", path);
   st.best_val = read_double(a, "best_val", path);
-  st.test_at_best = read_double(a, "test_at_best", path);
+  if (first_format) {
+    st.at_best = {{"test_rmse", read_double(a, "test_at_best", path)}};
+    if (std::isfinite(st.best_val)) st.at_best["val_rmse"] = st.best_val;
+  } else {
+    const std::vector<std::string> names = split_names(read_string(a, "at_best_names", path));
+    at::Tensor values;
+    a.read("at_best", values);
+    const at::Tensor v = values.to(torch::kCPU).to(torch::kFloat64).contiguous();
+    if (v.numel() != static_cast<int64_t>(names.size()))
+      throw CheckpointError(path + ": at_best holds " + std::to_string(v.numel()) + " values for " +
+                            std::to_string(names.size()) + " names");
+    st.at_best.clear();
+    for (size_t k = 0; k < names.size(); ++k) st.at_best[names[k]] = v.data_ptr<double>()[k];
+  }
   st.best_epoch = read_int(a, "best_epoch", path);
   st.since_best = read_int(a, "since_best", path);
   st.since_lr = read_int(a, "since_lr", path);
@@ -258,7 +323,8 @@ void load_checkpoint(const std::string& path, const std::string& config_text, in
     if (const auto nl = what.find('\n'); nl != std::string::npos) what = what.substr(0, nl);
     throw CheckpointError(path + ": checkpoint does not match the model (" + what + ")");
   }
-  st.history = history_from(hist);
+  st.history = history_from(
+      hist, first_format ? std::vector<std::string>{} : split_names(read_string(a, "history_columns", path)));
   auto gen = at::detail::getDefaultCPUGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
   gen.set_state(rng.to(torch::kCPU));

@@ -15,7 +15,10 @@
 
 namespace symgnn::train {
 
-inline constexpr const char* kCheckpointFormat = "symgnn-checkpoint-1";
+/// -2 names the epoch metrics of its history and selected epoch (train/epoch_metrics.h);
+/// -1 (before them) still loads.
+inline constexpr const char* kCheckpointFormat = "symgnn-checkpoint-2";
+inline constexpr const char* kCheckpointFormatV1 = "symgnn-checkpoint-1";
 inline constexpr const char* kModelFormat = "symgnn-model-1";
 
 /// Serialises `archive` to `path` atomically.

@@ -26,7 +26,8 @@ void set_progress_observer(std::function<void(const ProgressEvent&)> f) {
   observer() = std::move(f);
 }
 
-Progress::Progress(std::string mode, int64_t log_every) : log_every_(log_every) {
+Progress::Progress(std::string mode, int64_t log_every, std::string select)
+    : log_every_(log_every), select_(std::move(select)) {
   quiet_ = mode == "quiet";
   bar_ = mode == "auto" && ::isatty(STDERR_FILENO);
 }
@@ -38,16 +39,16 @@ void Progress::start_run(int64_t run, int64_t runs, int64_t max_epochs) {
   run_start_ = std::chrono::steady_clock::now();
 }
 
-void Progress::epoch(int64_t epoch, double loss, double train_rmse, double val_rmse, double best_val) {
+void Progress::epoch(int64_t epoch, double loss, double train_rmse, double val, double best_val) {
   if (observer())
-    observer()(ProgressEvent{run_, runs_, epoch, max_epochs_, loss, train_rmse, val_rmse, best_val});
+    observer()(ProgressEvent{run_, runs_, epoch, max_epochs_, loss, train_rmse, select_, val, best_val});
   if (quiet_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
   const double eta =
       epoch > 0 ? elapsed / static_cast<double>(epoch) * static_cast<double>(max_epochs_ - epoch) : 0;
   const std::string stats = "epoch " + std::to_string(epoch) + "/" + std::to_string(max_epochs_) + "  loss " +
-                            fixed(loss, 4) + "  train " + fixed(train_rmse, 4) + "  val " +
-                            fixed(val_rmse, 4) + "  best " + fixed(best_val, 4);
+                            fixed(loss, 4) + "  train " + fixed(train_rmse, 4) + "  " + select_ + " " +
+                            fixed(val, 4) + "  best " + fixed(best_val, 4);
   if (bar_) {
     const int width = 20;
     const int filled = max_epochs_ > 0 ? static_cast<int>(width * epoch / max_epochs_) : width;

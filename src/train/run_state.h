@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "train/epoch_metrics.h"
+
 namespace symgnn::train {
 
 /// Every parameter and buffer of a module by name (buffers prefixed "buffer:"), cloned:
@@ -22,17 +24,19 @@ using ModuleState = std::map<std::string, at::Tensor>;
 /// One epoch of a run, as history.csv and the checkpoint record it.
 struct EpochRecord {
   int64_t epoch = 0;
-  double loss = 0, train_rmse = 0, val_rmse = 0, test_rmse = 0, lr = 0, seconds = 0;
+  double loss = 0, lr = 0, seconds = 0;
   int64_t peak_memory_bytes = 0;
+  MetricValues metrics;  // by name (train/epoch_metrics.h)
+  double metric(const std::string& name) const { return metric_of(metrics, name); }
 };
 
 struct RunState {
   int64_t epoch = 0;  // epochs completed
   double lr = 0;      // the learning rate, after the decays so far
-  // Model selection and early stopping: the best score so far (validation RMSE, or minus
-  // the epoch without validation), the test RMSE there, and the epochs since.
+  // Model selection and early stopping: the best score so far (the train.select metric, or
+  // minus the epoch without validation), the epoch's metrics there, and the epochs since.
   double best_val = std::numeric_limits<double>::infinity();
-  double test_at_best = std::numeric_limits<double>::quiet_NaN();
+  MetricValues at_best;
   int64_t best_epoch = 0;
   int64_t since_best = 0;  // epochs without a better validation RMSE (early stopping)
   int64_t since_lr = 0;    // the same, since the last learning-rate decay

@@ -11,12 +11,12 @@
 #include <sstream>
 #include <tuple>
 
+#include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "train/checkpoint.h"
 #include "train/distributed.h"
 #include "train/memory.h"
 #include "train/minibatch.h"
-#include "train/runtime.h"
 #include "train/seeds.h"
 #include "util/atomic_file.h"
 #include "util/fault_injection.h"
@@ -68,13 +68,26 @@ void set_lr(torch::optim::AdamW& opt, double lr) {
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
 }
 
+/// history.csv: the columns of the first release (epoch, loss, train_rmse, val_rmse,
+/// test_rmse, lr, seconds, peak_memory_bytes; reproduce's curves read them by position),
+/// then the other epoch metrics by name.
 void write_history_csv(const std::string& path, const std::vector<EpochRecord>& h) {
+  static const std::vector<std::string> first = {"train_rmse", "val_rmse", "test_rmse"};
+  std::vector<std::string> more;
+  for (const auto& name : epoch_metric_names())
+    if (std::find(first.begin(), first.end(), name) == first.end()) more.push_back(name);
   std::ostringstream os;
-  os << "epoch,loss,train_rmse,val_rmse,test_rmse,lr,seconds,peak_memory_bytes\n";
+  os << "epoch,loss,train_rmse,val_rmse,test_rmse,lr,seconds,peak_memory_bytes";
+  for (const auto& name : more) os << "," << name;
+  os << "\n";
   os.precision(8);
-  for (const auto& r : h)
-    os << r.epoch << "," << r.loss << "," << r.train_rmse << "," << r.val_rmse << "," << r.test_rmse << ","
-       << r.lr << "," << r.seconds << "," << r.peak_memory_bytes << "\n";
+  for (const auto& r : h) {
+    os << r.epoch << "," << r.loss;
+    for (const auto& name : first) os << "," << r.metric(name);
+    os << "," << r.lr << "," << r.seconds << "," << r.peak_memory_bytes;
+    for (const auto& name : more) os << "," << r.metric(name);
+    os << "\n";
+  }
   write_text_atomic(path, os.str());
 }
 
@@ -135,12 +148,12 @@ class EpochMemoryProbe {
   bool gpu_;
 };
 
-/// The figures of one evaluation: validation and test RMSE (NaN when the epoch is not
-/// evaluated) and the clipped predictions they score.
+/// The figures of one evaluation: the validation and test metrics by name (none when the
+/// epoch is not evaluated) and the clipped predictions they score.
 struct Scores {
-  double val = std::numeric_limits<double>::quiet_NaN();
-  double test = std::numeric_limits<double>::quiet_NaN();
+  MetricValues metrics;
   at::Tensor val_pred, test_pred;
+  double metric(const std::string& name) const { return metric_of(metrics, name); }
 };
 
 /// This rank's shard of the training pairs, whose mean loss it computes: all of them in a
@@ -213,7 +226,7 @@ class RunTrainer {
   void select(const Scores& s, bool evaluated);
   void keep_best(double score, const Scores& s);
   void decay_lr_on_plateau();
-  /// Early stopping: train.patience epochs without a better validation RMSE.
+  /// Early stopping: train.patience epochs without a better validation score.
   bool patience_exhausted() const { return st_.since_best >= tc_.patience; }
   // The end of the run.
   RunResult finish();
@@ -382,10 +395,12 @@ Scores RunTrainer::evaluate() {
   Scores s;
   at::Tensor p = model_->forward(eval_.users, eval_.items).clamp(ctx_.rating_min, ctx_.rating_max);
   s.val_pred = p.narrow(0, 0, eval_.n_val);
-  s.val = rmse(s.val_pred, eval_.values.narrow(0, 0, eval_.n_val), ctx_.rating_min, ctx_.rating_max);
+  add_errors(s.metrics, "val", s.val_pred, eval_.values.narrow(0, 0, eval_.n_val), ctx_.rating_min,
+             ctx_.rating_max);
   const int64_t n_test = p.size(0) - eval_.n_val;
   s.test_pred = p.narrow(0, eval_.n_val, n_test);
-  s.test = rmse(s.test_pred, eval_.values.narrow(0, eval_.n_val, n_test), ctx_.rating_min, ctx_.rating_max);
+  add_errors(s.metrics, "test", s.test_pred, eval_.values.narrow(0, eval_.n_val, n_test), ctx_.rating_min,
+             ctx_.rating_max);
   return s;
 }
 
@@ -397,15 +412,16 @@ void RunTrainer::average_checkpoint(Scores& s) {
   ++st_.avg_count;
   st_.members.push_back(module_state(*model_));
   s.test_pred = (st_.avg_test_sum / static_cast<double>(st_.avg_count)).to(torch::kFloat);
-  s.test = rmse(s.test_pred, eval_.values.narrow(0, eval_.n_val, s.test_pred.size(0)).to(torch::kCPU),
-                ctx_.rating_min, ctx_.rating_max);
+  add_errors(s.metrics, "test", s.test_pred,
+             eval_.values.narrow(0, eval_.n_val, s.test_pred.size(0)).to(torch::kCPU), ctx_.rating_min,
+             ctx_.rating_max);
 }
 
-/// Model selection and early stopping: keeps the epoch of the best validation RMSE
-/// (without a validation split, the last evaluated epoch); otherwise counts the epoch
-/// towards train.patience and the learning-rate decay.
+/// Model selection and early stopping: keeps the epoch of the best validation score, the
+/// train.select metric (without a validation split, the last evaluated epoch); otherwise
+/// counts the epoch towards train.patience and the learning-rate decay.
 void RunTrainer::select(const Scores& s, bool evaluated) {
-  const double score = has_val_ ? s.val : -static_cast<double>(st_.epoch);
+  const double score = has_val_ ? s.metric(tc_.select) : -static_cast<double>(st_.epoch);
   if (score < st_.best_val && (has_val_ || evaluated)) {
     keep_best(score, s);
   } else if (has_val_) {
@@ -418,7 +434,7 @@ void RunTrainer::select(const Scores& s, bool evaluated) {
 /// and its predictions.
 void RunTrainer::keep_best(double score, const Scores& s) {
   st_.best_val = score;
-  st_.test_at_best = s.test;
+  st_.at_best = s.metrics;
   st_.best_epoch = st_.epoch;
   st_.best = module_state(*model_);
   st_.best_test_pred = s.test_pred.detach().to(torch::kCPU).clone();
@@ -428,7 +444,7 @@ void RunTrainer::keep_best(double score, const Scores& s) {
 }
 
 /// lr <- max(lr * train.lr_decay, train.min_lr) after train.lr_patience epochs without a
-/// better validation RMSE.
+/// better validation score.
 void RunTrainer::decay_lr_on_plateau() {
   if (++st_.since_lr >= tc_.lr_patience && st_.lr > tc_.min_lr) {
     st_.lr = std::max(st_.lr * tc_.lr_decay, tc_.min_lr);
@@ -466,8 +482,11 @@ RunResult RunTrainer::train() {
     select(s, evaluated);
     weights.reset();  // back to the trained weights before the next step
 
-    st_.history.push_back(EpochRecord{st_.epoch, done.loss, train_rmse, s.val, s.test, st_.lr, secs, peak});
-    progress_.epoch(st_.epoch, done.loss, train_rmse, s.val, has_val_ ? st_.best_val : s.val);
+    EpochRecord record{st_.epoch, done.loss, st_.lr, secs, peak, s.metrics};
+    record.metrics["train_rmse"] = train_rmse;
+    st_.history.push_back(record);
+    const double val = s.metric(tc_.select);
+    progress_.epoch(st_.epoch, done.loss, train_rmse, val, has_val_ ? st_.best_val : val);
     stopped = patience_exhausted();
     const bool last = stopped || st_.epoch >= tc_.epochs;
     checkpoint(last);
@@ -485,8 +504,9 @@ RunResult RunTrainer::finish() {
   RunResult r;
   r.run = run_;
   r.seed = tc_.seed + run_;
-  r.val_rmse = has_val_ ? st_.best_val : std::numeric_limits<double>::quiet_NaN();
-  r.test_rmse = st_.test_at_best;
+  r.selected = st_.at_best;
+  r.val_rmse = metric_of(st_.at_best, "val_rmse");
+  r.test_rmse = metric_of(st_.at_best, "test_rmse");
   r.best_epoch = st_.best_epoch;
   r.epochs_run = st_.epoch;
   r.train_seconds = st_.seconds;
@@ -497,12 +517,14 @@ RunResult RunTrainer::finish() {
   r.test_predictions = st_.best_test_pred;
   r.val_predictions = st_.best_val_pred;
   r.averaged_checkpoints = std::max<int64_t>(1, st_.avg_count);
+  // Averaged checkpoints only when the selected epoch is the last: the run trained to its
+  // end without a validation split.
+  const bool averaged = st_.avg_count > 1 && st_.best_epoch == st_.epoch;
+  r.saved = averaged ? st_.members : std::vector<ModuleState>{st_.best};
   if (writes_ && !run_dir_.empty()) {
     write_history_csv(run_dir_ + "/history.csv", st_.history);
-    // Averaged checkpoints only when the selected epoch is the last: the run trained to
-    // its end without a validation split.
     save_model(*model_, config_text_, run_dir_ + "/model.pt",
-               st_.avg_count > 1 && st_.best_epoch == st_.epoch ? st_.members : std::vector<ModuleState>{});
+               averaged ? st_.members : std::vector<ModuleState>{});
   }
   progress_.end_run(summary(r));
   return r;
@@ -522,8 +544,8 @@ std::string RunTrainer::summary(const RunResult& r) const {
          fixed(r.train_seconds, 1) + " s";
 }
 
-/// The training ratings plus the validation ratings, with no validation split: what the
-/// retrain protocol's final model trains on.
+}  // namespace
+
 Dataset merge_validation(const Dataset& ds) {
   Dataset all = ds;
   const RatingList& v = ds.validation;
@@ -532,10 +554,11 @@ Dataset merge_validation(const Dataset& ds) {
   return all;
 }
 
-/// Whether a run takes the two phases of train.protocol = retrain (it needs validation).
 bool retrains(const RunConfig& cfg, const Dataset& ds) {
   return cfg.train.protocol == "retrain" && !ds.validation.empty();
 }
+
+namespace {
 
 /// train.protocol = retrain: the epoch count is chosen on the validation split, then a
 /// fresh model (same seeds) trains on all training ratings for that many epochs, its
@@ -551,7 +574,7 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
   final_cfg.train.epochs = std::max<int64_t>(1, chosen.best_epoch);
   const Dataset all = merge_validation(ds);
   const models::ModelContext all_ctx = models::make_context(all).to(at::Device(cfg.train.device));
-  release_freed_memory();
+  runtime::release_freed_memory();
   TrainerOptions final_opts = opts;
   if (!opts.out_dir.empty()) final_opts.out_dir = opts.out_dir + "/final";
   progress.message("retraining on all " + std::to_string(all.train.size()) + " training ratings for " +
@@ -560,6 +583,8 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
 
   RunResult r = fin;
   r.val_rmse = chosen.val_rmse;
+  for (const auto& [name, value] : chosen.selected)
+    if (name.rfind("val_", 0) == 0) r.selected[name] = value;
   r.val_predictions = chosen.val_predictions;
   r.best_epoch = chosen.best_epoch;
   r.epochs_run = chosen.epochs_run + fin.epochs_run;
@@ -583,9 +608,9 @@ RunResult train_run(const RunConfig& cfg, const Dataset& ds, const models::Model
 SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOptions& opts) {
   const at::Device device(cfg.train.device);
   const models::ModelContext ctx = models::make_context(ds).to(device);
-  release_freed_memory();  // the context's temporaries (sorts of the rating classes)
-  keep_large_blocks_in_heap();
-  Progress progress(opts.progress, cfg.train.log_every);
+  runtime::release_freed_memory();  // the context's temporaries (sorts of the rating classes)
+  runtime::keep_large_blocks_in_heap();
+  Progress progress(opts.progress, cfg.train.log_every, cfg.train.select);
   SweepResult s;
   for (int64_t r = 0; r < cfg.train.runs; ++r) s.runs.push_back(train_run(cfg, ds, ctx, r, opts, progress));
   s.model_name = s.runs.front().model_name;

@@ -1,13 +1,12 @@
 // The training protocol shared by the learned models (paper, "Training"): full-batch
 // masked MSE on the observed training ratings, AdamW (decoupled weight decay), a
-// learning-rate decay on validation plateaus, early stopping on validation RMSE, and the
-// test RMSE read at the best validation epoch. A sweep trains `train.runs` seeds and
-// reports mean and standard deviation.
-// Switches beyond the paper (TrainConfig): train.ema evaluates an exponential moving
-// average of the weights; train.protocol = retrain chooses the epoch count on validation,
-// then trains a fresh model on all training ratings for that many epochs (GC-MC, IGMC);
-// train.average_last averages the test predictions of the last checkpoints of a run
-// without validation (the saved model keeps each of them and `predict` averages them).
+// learning-rate decay on validation plateaus, early stopping on a validation metric
+// (train.select, RMSE by default), and the test figures read at the selected epoch. A sweep trains
+// `train.runs` seeds and reports mean and standard deviation. Switches beyond the paper (TrainConfig):
+// train.ema evaluates an exponential moving average of the weights; train.protocol = retrain chooses the
+// epoch count on validation, then trains a fresh model on all training ratings for that many epochs (GC-MC,
+// IGMC); train.average_last averages the test predictions of the last checkpoints of a run without validation
+// (the saved model keeps each of them and `predict` averages them).
 #pragma once
 
 #include <cstdint>
@@ -28,8 +27,12 @@ namespace symgnn::train {
 struct RunResult {
   int64_t run = 0;
   int64_t seed = 0;
-  double val_rmse = 0;   // best validation RMSE
-  double test_rmse = 0;  // test RMSE at the best validation epoch
+  double val_rmse = 0;   // validation RMSE at the selected epoch (NaN without validation)
+  double test_rmse = 0;  // test RMSE at the selected epoch
+  /// Every epoch metric (train/epoch_metrics.h) at the selected epoch, by name: under
+  /// protocol = retrain the validation figures of the selection phase and the test figures
+  /// of the final model.
+  MetricValues selected;
   int64_t best_epoch = 0;
   int64_t epochs_run = 0;
   double train_seconds = 0;
@@ -42,6 +45,9 @@ struct RunResult {
       test_predictions;        // clipped test predictions at the best epoch (CPU); averaged checkpoints' mean
   at::Tensor val_predictions;  // clipped validation predictions at the best epoch (CPU); empty without one
   int64_t averaged_checkpoints = 1;  // checkpoints whose predictions make test_predictions
+  /// The weight sets of the run's saved model (run<r>/model.pt; under protocol = retrain the
+  /// final model's), one per averaged checkpoint: symgnn::fit evaluates them in memory.
+  std::vector<ModuleState> saved;
 };
 
 struct SweepResult {
@@ -80,6 +86,13 @@ double rmse(const at::Tensor& pred, const at::Tensor& target, float lo, float hi
 /// Trains run `run` (seed cfg.train.seed + run) on a context already on the device.
 RunResult train_run(const RunConfig& cfg, const Dataset& ds, const models::ModelContext& ctx, int64_t run,
                     const TrainerOptions& opts, Progress& progress);
+
+/// Whether a run takes the two phases of train.protocol = retrain (it needs validation).
+bool retrains(const RunConfig& cfg, const Dataset& ds);
+
+/// The training ratings plus the validation ratings, with no validation split: what the
+/// retrain protocol's final model trains on.
+Dataset merge_validation(const Dataset& ds);
 
 /// Trains cfg.train.runs seeds on ds (graphs resolved) and aggregates them. With an
 /// out_dir, the best model of run 0 is saved there for `symgnn predict`.

@@ -14,7 +14,7 @@ namespace symgnn::tune {
 namespace {
 
 bool finished(const Trial& t) {
-  return t.status != "failed" && std::isfinite(t.val_rmse);
+  return t.status != "failed" && std::isfinite(t.score);
 }
 
 /// RFC 4180 quoting, for choice values such as sylvester.alphas that hold commas.
@@ -35,13 +35,13 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
-/// The trials in rank order: finished ones by validation RMSE, then failed ones.
+/// The trials in rank order: finished ones by their score (lower first), then failed ones.
 std::vector<const Trial*> ranked(const std::vector<Trial>& trials) {
   std::vector<const Trial*> r;
   for (const auto& t : trials) r.push_back(&t);
   std::stable_sort(r.begin(), r.end(), [](const Trial* a, const Trial* b) {
     if (finished(*a) != finished(*b)) return finished(*a);
-    if (finished(*a) && a->val_rmse != b->val_rmse) return a->val_rmse < b->val_rmse;
+    if (finished(*a) && a->score != b->score) return a->score < b->score;
     return a->number < b->number;
   });
   return r;
@@ -60,20 +60,20 @@ int best_trial(const std::vector<Trial>& trials) {
   for (size_t i = 0; i < trials.size(); ++i) {
     const Trial& t = trials[i];
     if (!finished(t)) continue;
-    if (best < 0 || t.val_rmse < trials[best].val_rmse ||
-        (t.val_rmse == trials[best].val_rmse && t.number < trials[best].number))
+    if (best < 0 || t.score < trials[best].score ||
+        (t.score == trials[best].score && t.number < trials[best].number))
       best = static_cast<int>(i);
   }
   return best;
 }
 
-std::string trials_csv(const Space& space, const std::vector<Trial>& trials) {
+std::string trials_csv(const Space& space, const std::vector<Trial>& trials, const std::string& metric) {
   std::ostringstream os;
-  os << "trial,status,val_rmse,val_rmse_std,best_epoch,seconds";
+  os << "trial,status," << metric << "," << metric << "_std,best_epoch,seconds";
   for (const auto& p : space.params) os << "," << csv_field(p.key);
   os << "\n";
   for (const auto& t : trials) {
-    os << t.number << "," << t.status << "," << num(t.val_rmse, 6) << "," << num(t.val_rmse_std, 6) << ","
+    os << t.number << "," << t.status << "," << num(t.score, 6) << "," << num(t.score_std, 6) << ","
        << num(t.best_epoch, 1) << "," << num(t.seconds, 1);
     for (const auto& kv : t.values) os << "," << csv_field(kv.second);
     os << "\n";
@@ -96,9 +96,9 @@ std::string summary_markdown(const Space& space, const std::vector<Trial>& trial
   for (const auto& p : space.params) os << "| `" << p.key << "` | " << md_cell(describe(p)) << " |\n";
   const int b = best_trial(trials);
   if (b >= 0)
-    os << "\nBest: trial " << trials[b].name << ", validation RMSE " << fixed(trials[b].val_rmse, 4) << " ("
+    os << "\nBest: trial " << trials[b].name << ", " << o.metric << " " << fixed(trials[b].score, 4) << " ("
        << values_line(trials[b].values) << "); `best.conf` reproduces it.\n";
-  os << "\n| rank | trial | val RMSE | ± (seeds) | best epoch | time |";
+  os << "\n| rank | trial | " << o.metric << " | ± (seeds) | best epoch | time |";
   for (const auto& p : space.params) os << " `" << p.key << "` |";
   os << "\n|---|---|---|---|---|---|";
   for (size_t i = 0; i < space.params.size(); ++i) os << "---|";
@@ -106,8 +106,8 @@ std::string summary_markdown(const Space& space, const std::vector<Trial>& trial
   int rank = 0;
   for (const Trial* t : ranked(trials)) {
     os << "| " << (finished(*t) ? std::to_string(++rank) : "-") << " | " << t->name << " | "
-       << (finished(*t) ? fixed(t->val_rmse, 4) : "failed") << " | "
-       << (t->val_rmse_std > 0 ? fixed(t->val_rmse_std, 4) : "") << " | " << num(t->best_epoch, 1) << " | "
+       << (finished(*t) ? fixed(t->score, 4) : "failed") << " | "
+       << (t->score_std > 0 ? fixed(t->score_std, 4) : "") << " | " << num(t->best_epoch, 1) << " | "
        << (std::isfinite(t->seconds) ? duration(t->seconds) : "") << " |";
     for (const auto& kv : t->values) os << " " << md_cell(kv.second) << " |";
     os << "\n";
@@ -131,8 +131,8 @@ std::string best_conf(RunConfig best_config, const Trial& best, const std::vecto
   std::ostringstream os;
   os << "# best.conf: the best of " << n << " finished trial(s) of `symgnn tune` in " << o.out_dir
      << " (docs/tuning.md)\n"
-     << "# trial " << best.name << ": validation RMSE " << fixed(best.val_rmse, 6);
-  if (best.val_rmse_std > 0) os << " +- " << fixed(best.val_rmse_std, 6);
+     << "# trial " << best.name << ": " << o.metric << " " << fixed(best.score, 6);
+  if (best.score_std > 0) os << " +- " << fixed(best.score_std, 6);
   os << "\n# searched: " << values_line(best.values) << "\n"
      << "# use: symgnn train --config " << o.out_dir << "/best.conf\n\n"
      << to_text(best_config);
@@ -141,7 +141,7 @@ std::string best_conf(RunConfig best_config, const Trial& best, const std::vecto
 
 void write_outputs(const Space& space, const std::vector<Trial>& trials, const SearchOptions& o,
                    const RunConfig& base) {
-  write_text_atomic(o.out_dir + "/trials.csv", trials_csv(space, trials));
+  write_text_atomic(o.out_dir + "/trials.csv", trials_csv(space, trials, o.metric));
   write_text_atomic(o.out_dir + "/summary.md", summary_markdown(space, trials, o));
   const int b = best_trial(trials);
   if (b < 0) return;

@@ -11,18 +11,18 @@
 
 namespace symgnn::tune {
 
-/// Index in `trials` of the finished trial with the lowest validation RMSE (ties: the
+/// Index in `trials` of the finished trial with the lowest score (ties: the
 /// lower number); -1 when none finished.
 int best_trial(const std::vector<Trial>& trials);
 
-/// trial,status,val_rmse,val_rmse_std,best_epoch,seconds,<one column per searched key>.
-std::string trials_csv(const Space& space, const std::vector<Trial>& trials);
+/// trial,status,<metric>,<metric>_std,best_epoch,seconds,<one column per searched key>.
+std::string trials_csv(const Space& space, const std::vector<Trial>& trials, const std::string& metric);
 
-/// A markdown page: the space, and the trials sorted by validation RMSE.
+/// A markdown page: the space, and the trials sorted by the search's metric.
 std::string summary_markdown(const Space& space, const std::vector<Trial>& trials, const SearchOptions& o);
 
 /// A config file for --config that reproduces `best`: its full config (as `train` wrote it)
-/// under a comment header naming the trial and its validation RMSE.
+/// under a comment header naming the trial and its score.
 std::string best_conf(RunConfig best_config, const Trial& best, const std::vector<Trial>& trials,
                       const SearchOptions& o);
 

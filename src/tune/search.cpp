@@ -15,13 +15,15 @@
 
 #include "symgnn/config.h"
 #include "symgnn/error.h"
+#include "symgnn/run_metrics.h"
 #include "tune/report.h"
 #include "util/atomic_file.h"
+#include "util/checksum.h"
+#include "util/child_run.h"
 #include "util/json_text.h"
 #include "util/process.h"
 #include "util/strings.h"
 #include "util/text.h"
-#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -79,32 +81,22 @@ RunConfig base_config(const Space& space, const SearchOptions& o) {
   return cfg;
 }
 
-bool is_cached(const std::string& dir, const std::string& spec) {
-  if (!fs::exists(dir + "/metrics.json") || !fs::exists(dir + "/spec.txt")) return false;
-  try {
-    read_verified_file(dir + "/metrics.json");  // a damaged trial is run again
-    return read_verified_file(dir + "/spec.txt") == spec;
-  } catch (const Error&) {
-    return false;
-  }
-}
-
 double number(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : kNaN;
 }
 
 /// Reads the validation figures (and only those) of a finished trial; "" or why not.
-std::string read_metrics(const std::string& dir, Trial& t) {
-  nlohmann::json j;
+std::string read_metrics(const std::string& dir, const std::string& metric, Trial& t) {
+  RunMetrics m;
   try {
-    j = nlohmann::json::parse(read_verified_file(dir + "/metrics.json"));
-  } catch (const std::exception& e) {
+    m = RunMetrics::read(dir);
+  } catch (const Error& e) {
     return "metrics.json unreadable (" + std::string(e.what()) + ")";
   }
-  t.val_rmse = number(j, "val_rmse");
-  t.val_rmse_std = number(j, "val_rmse_std");
-  t.best_epoch = number(j, "best_epoch");
-  if (!std::isfinite(t.val_rmse)) return "metrics.json has no validation RMSE";
+  t.score = m.mean(metric);
+  t.score_std = m.std_of(metric);
+  t.best_epoch = number(m.figures, "best_epoch");
+  if (!std::isfinite(t.score)) return "metrics.json has no " + metric;
   return "";
 }
 
@@ -136,7 +128,20 @@ std::string values_text(const Values& v) {
 
 }  // namespace
 
-std::vector<Trial> run_search(const Space& space, const SearchOptions& o) {
+void resolve_metric(SearchOptions& o) {
+  if (o.metric.empty()) {
+    RunConfig cfg = start_config("", o.config_file);
+    for (const auto& s : o.sets) apply_override(cfg, s);
+    o.metric = cfg.train.select;
+  }
+  if (o.metric.rfind("val_", 0) != 0)
+    throw UsageError("--metric " + o.metric +
+                     ": tune judges trials on validation metrics only (val_rmse, val_mae)");
+}
+
+std::vector<Trial> run_search(const Space& space, const SearchOptions& options) {
+  SearchOptions o = options;
+  resolve_metric(o);
   const RunConfig base = base_config(space, o);
   const std::string trials_dir = o.out_dir + "/trials";
   const int jobs = std::max(1, o.jobs);
@@ -152,16 +157,13 @@ std::vector<Trial> run_search(const Space& space, const SearchOptions& o) {
   };
   auto dir_of = [&](const Trial& t) { return trials_dir + "/" + t.name; };
   auto argv_of = [&](const Trial& t) {
-    std::vector<std::string> argv = {o.exe, "train"};
-    for (const auto& a : trial_args(o, t.values)) argv.push_back(a);
-    argv.insert(argv.end(), {"--out", dir_of(t), "--metrics-out", dir_of(t) + "/metrics.json", "--progress",
-                             "lines", "--threads", std::to_string(threads)});
-    return argv;
+    return child_train_argv(o.exe, trial_args(o, t.values), dir_of(t), threads);
   };
   // A finished trial of an earlier invocation, with its figures; false when it must run.
   auto reuse = [&](Trial& t) {
     const std::string dir = dir_of(t);
-    if (!is_cached(dir, trial_spec(o, t.values)) || !read_metrics(dir, t).empty()) return false;
+    if (!holds_finished_run(dir, trial_spec(o, t.values)) || !read_metrics(dir, o.metric, t).empty())
+      return false;
     t.status = "cached";
     t.seconds = recorded_seconds(dir);
     return true;
@@ -205,7 +207,7 @@ std::vector<Trial> run_search(const Space& space, const SearchOptions& o) {
 
   auto best_text = [&] {
     const int b = best_trial(done);
-    return b < 0 ? std::string("none yet") : fixed(done[b].val_rmse, 4) + " (trial " + done[b].name + ")";
+    return b < 0 ? std::string("none yet") : fixed(done[b].score, 4) + " (trial " + done[b].name + ")";
   };
   auto write = [&] {
     std::sort(done.begin(), done.end(), [](const Trial& a, const Trial& b) { return a.number < b.number; });
@@ -251,7 +253,7 @@ std::vector<Trial> run_search(const Space& space, const SearchOptions& o) {
     else if (!fs::exists(dir + "/metrics.json"))
       why = "no metrics.json";
     else
-      why = read_metrics(dir, t);
+      why = read_metrics(dir, o.metric, t);
     t.status = why.empty() ? "ran" : "failed";
     if (!why.empty()) {
       t.error = why;
@@ -275,8 +277,8 @@ std::vector<Trial> run_search(const Space& space, const SearchOptions& o) {
       eta = std::min(eta, std::max(0.0, o.minutes * 60 - elapsed) + (pool.running() > 0 ? per_trial : 0.0));
     std::cerr << "[" << done.size() << "/" << (o.budget > 0 ? std::to_string(o.budget) : std::string("?"))
               << "] " << t.name << ": "
-              << (why.empty() ? "val RMSE " + fixed(t.val_rmse, 4) +
-                                    (t.val_rmse_std > 0 ? " +- " + fixed(t.val_rmse_std, 4) : "")
+              << (why.empty() ? o.metric + " " + fixed(t.score, 4) +
+                                    (t.score_std > 0 ? " +- " + fixed(t.score_std, 4) : "")
                               : "FAILED (" + why + ")")
               << " (" << duration(t.seconds) << ") | best " << best_text() << " | elapsed "
               << duration(elapsed) << ", ETA " << duration(eta) << "\n";

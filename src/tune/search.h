@@ -1,9 +1,9 @@
 // `symgnn tune`'s search loop: trial i gets the values sample_trial(seed, i) draws and runs
-// as a `symgnn train` child process in <out>/trials/NNNN, judged on its validation RMSE
-// only. A trial folder whose spec (the train arguments plus the BASE config's contents)
-// matches and that holds a metrics.json is reused, so an interrupted search resumes with
-// the next trials. After every trial <out>/trials.csv, summary.md and best.conf are
-// rewritten (tune/report.h).
+// as a `symgnn train` child process in <out>/trials/NNNN, judged on one validation metric
+// (SearchOptions::metric, validation RMSE by default) only. A trial folder whose spec (the train arguments
+// plus the BASE config's contents) matches and that holds a metrics.json is reused, so an interrupted search
+// resumes with the next trials. After every trial <out>/trials.csv, summary.md and best.conf are rewritten
+// (tune/report.h).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +31,9 @@ struct SearchOptions {
   double minutes = 0;    // no new trial starts after this (0: no limit)
   bool dry_run = false;  // print the trials' commands; run and write nothing
   std::string command;   // the tune command line, shown in summary.md
+  /// The validation metric trials are judged on, lower is better (metrics.json's names,
+  /// symgnn/run_metrics.h); "" before run_search: the BASE config's train.select.
+  std::string metric;
 };
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -39,8 +42,9 @@ struct Trial {
   int64_t number = 0;  // 1-based
   std::string name;    // "0007": its folder under <out>/trials
   Values values;
-  std::string status;  // cached | ran | failed
-  double val_rmse = kNaN, val_rmse_std = kNaN, best_epoch = kNaN;
+  std::string status;                     // cached | ran | failed
+  double score = kNaN, score_std = kNaN;  // the search's metric: mean and std over the trial's seeds
+  double best_epoch = kNaN;
   double seconds = kNaN;              // wall time of the train process
   std::string error;                  // failed: why (exit status, no metrics)
   std::vector<std::string> log_tail;  // failed: the last lines of its log.txt
@@ -60,5 +64,9 @@ std::string trial_spec(const SearchOptions& o, const Values& values);
 /// finished now or reused, by number. Throws UsageError/ConfigError on bad options (before
 /// any trial starts). A failed trial is recorded and the search goes on.
 std::vector<Trial> run_search(const Space& space, const SearchOptions& o);
+
+/// o.metric, when empty, from the BASE config and the --set overrides (train.select);
+/// UsageError for a metric that is not a validation one.
+void resolve_metric(SearchOptions& o);
 
 }  // namespace symgnn::tune

@@ -111,16 +111,19 @@ void set_config_value(RunConfig& cfg, const std::string& key_in, const std::stri
     cfg = preset_config(value.empty() ? std::string("?") : value);  // throws for unknown names
     return;
   }
-  if (key == "model") {
-    if (value != "lowrank" && value != "base" && value != "sylvester")
-      bad_value(where, key, value, "one of lowrank|base|sylvester");
-    cfg.model = value;
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) {
+    bool found = false;
+    cfg.visit_fields([&](const char* k, auto& member, const char*, const Check& c) {
+      if (key != k) return;
+      found = true;
+      parse_into(member, value, c, where, key);
+    });
+    if (!found)
+      throw ConfigError(where + "unknown key '" + key +
+                        "' (keys are section.field, e.g. train.epochs; see symgnn config --defaults)");
     return;
   }
-  const auto dot = key.find('.');
-  if (dot == std::string::npos)
-    throw ConfigError(where + "unknown key '" + key +
-                      "' (keys are section.field, e.g. train.epochs; see symgnn config --defaults)");
   const std::string section = key.substr(0, dot), field = key.substr(dot + 1);
   bool found_section = false, found = false;
   cfg.visit_sections([&](const char* name, auto& s) {
@@ -216,6 +219,18 @@ void apply_override(RunConfig& cfg, const std::string& assignment) {
   set_config_value(cfg, assignment.substr(0, eq), assignment.substr(eq + 1), "--set");
 }
 
+void set_variant(RunConfig& cfg, const std::string& variant, const std::string& where) {
+  const ModelKind& kind = model_kind(cfg.model);
+  if (!kind.variants) {
+    std::string with;
+    for (const ModelKind& k : kModelKinds)
+      if (k.variants) with += (with.empty() ? "" : ", ") + std::string(k.name);
+    throw ConfigError(where + " " + variant + ": model = " + cfg.model + " has no variants (" + with +
+                      " have)");
+  }
+  set_config_value(cfg, std::string(kind.section) + ".variant", variant, where);
+}
+
 void check_config(const RunConfig& cfg) {
   // The file keys of the data section are read by the ratings CSV/TSV loader only: given
   // with another source they would be ignored without a word.
@@ -240,6 +255,10 @@ void check_config(const RunConfig& cfg) {
   const auto& dev = cfg.train.device;
   if (dev != "cpu" && dev.rfind("cuda", 0) != 0)
     throw ConfigError("train.device = '" + dev + "': must be cpu, cuda or cuda:N");
+  const ModelKind& kind = model_kind(cfg.model);
+  if (("|" + std::string(kind.objectives) + "|").find("|" + cfg.train.objective + "|") == std::string::npos)
+    throw ConfigError("train.objective = " + cfg.train.objective + ": model = " + cfg.model + " trains for " +
+                      kind.objectives + " only");
   const LowRankConfig& lr = cfg.lowrank;
   if (cfg.model == "lowrank" && !lr.id_embedding && lr.prior != "encoder")
     throw ConfigError(
@@ -251,7 +270,9 @@ void check_config(const RunConfig& cfg) {
 std::string to_text(RunConfig& cfg) {
   std::ostringstream os;
   os << "preset = " << cfg.preset << "\n";
-  os << "model = " << cfg.model << "\n";
+  cfg.visit_fields([&](const char* k, auto& member, const char*, const Check&) {
+    os << k << " = " << format_value(member) << "\n";
+  });
   cfg.visit_sections([&](const char* name, auto& s) {
     s.visit([&](const char* k, auto& member, const char*, const Check&) {
       os << name << "." << k << " = " << format_value(member) << "\n";
@@ -264,6 +285,9 @@ std::string config_markdown() {
   RunConfig cfg;
   RunConfig rec = preset_config("recommended");
   std::vector<std::string> rec_values;  // in visit order
+  rec.visit_fields([&](const char*, auto& member, const char*, const Check&) {
+    rec_values.push_back(format_value(member));
+  });
   rec.visit_sections([&](const char*, auto& s) {
     s.visit([&](const char*, auto& member, const char*, const Check&) {
       rec_values.push_back(format_value(member));
@@ -283,19 +307,19 @@ std::string config_markdown() {
      << "only the keys where it differs.\n\n"
      << "| key | type | paper | recommended | allowed | meaning |\n|---|---|---|---|---|---|\n"
      << "| `preset` | string | `paper` | `recommended` | one of paper\\|recommended | starting point of "
-        "every key; must be the first key of a config file |\n"
-     << "| `model` | string | `" << cfg.model << "` | "
-     << (rec.model == cfg.model ? "" : "`" + rec.model + "`")
-     << " | one of lowrank\\|base\\|sylvester | model to train |\n";
+        "every key; must be the first key of a config file |\n";
+  auto row = [&](const std::string& key, auto& member, const char* doc, const Check& c) {
+    std::string escaped;
+    for (char ch : allowed_text(c)) escaped += (ch == '|') ? std::string("\\|") : std::string(1, ch);
+    const std::string paper = format_value(member), recommended = rec_values.at(field++);
+    os << "| `" << key << "` | " << type_name(member) << " | `" << paper << "` | "
+       << (recommended == paper ? "" : "`" + recommended + "`") << " | " << escaped << " | " << doc << " |\n";
+  };
+  cfg.visit_fields(
+      [&](const char* k, auto& member, const char* doc, const Check& c) { row(k, member, doc, c); });
   cfg.visit_sections([&](const char* name, auto& s) {
     s.visit([&](const char* k, auto& member, const char* doc, const Check& c) {
-      std::string allowed = allowed_text(c);
-      std::string escaped;
-      for (char ch : allowed) escaped += (ch == '|') ? std::string("\\|") : std::string(1, ch);
-      const std::string paper = format_value(member), recommended = rec_values.at(field++);
-      os << "| `" << name << "." << k << "` | " << type_name(member) << " | `" << paper << "` | "
-         << (recommended == paper ? "" : "`" + recommended + "`") << " | " << escaped << " | " << doc
-         << " |\n";
+      row(std::string(name) + "." + k, member, doc, c);
     });
   });
   return os.str();

@@ -105,7 +105,7 @@ TEST(DistributedTraining, TwoProcessesWithMiniBatchesTrainToTheParametersOfOne) 
   // 6,156 training ratings in batches of 1,000: 7 steps an epoch; each rank scores its
   // shard's part of every global batch (train/minibatch.h). Two epochs: Adam's normalised
   // steps let the float rounding of the two sums grow with the step count (with the fused
-  // dot decoder, src/models/layers/dot_mse.h, parameters differ by up to 4e-4 after 21
+  // dot decoder, src/models/kernels/dot_mse.h, parameters differ by up to 4e-4 after 21
   // steps; before it, by 7e-4 after 42). A wrong weighting of a rank's part would move
   // them by the learning rate (0.01) in one step.
   const std::string batches =

@@ -1,4 +1,5 @@
-// `symgnn sylvester` and `train --model sylvester` (train_sylvester), run in-process.
+// `symgnn sylvester`, and the Sylv. baseline fitted as a model kind by symgnn::fit (symgnn/fit.h), run
+// in-process.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,9 +10,9 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/train_sylvester.h"
 #include "common/test_support.h"
 #include "symgnn/error.h"
+#include "symgnn/fit.h"
 
 namespace {
 
@@ -128,7 +129,9 @@ TEST(TrainSylvester, WritesMetrics) {
   cfg.data.val_fraction = 0.2;
   cfg.sylvester.alphas = "0.5,0.9";
   const std::string out = f.dir + "/metrics.json";
-  ASSERT_EQ(symgnn::cli::train_sylvester(cfg, /*out_dir=*/"", out, /*quiet=*/true), 0);
+  symgnn::FitOptions fo;
+  fo.metrics_out = out;
+  symgnn::fit(cfg, fo);
   std::ifstream in(out);
   const nlohmann::json j = nlohmann::json::parse(in);
   for (const char* key : {"test_rmse", "val_rmse", "alpha", "shrinkage", "candidates", "centred_literal",
@@ -143,8 +146,9 @@ TEST(TrainSylvester, RejectsBadAlphas) {
   symgnn::RunConfig cfg;
   cfg.data.source = f.ratings;
   cfg.sylvester.alphas = "0.5,1.2";
-  EXPECT_THROW(symgnn::cli::train_sylvester(cfg, "", "", true), symgnn::ConfigError);
+  cfg.model = "sylvester";
+  EXPECT_THROW(symgnn::fit(cfg, {}), symgnn::ConfigError);
   cfg.sylvester.alphas = "0.5";
   cfg.train.device = "tpu";
-  EXPECT_THROW(symgnn::cli::train_sylvester(cfg, "", "", true), symgnn::ConfigError);
+  EXPECT_THROW(symgnn::fit(cfg, {}), symgnn::ConfigError);
 }

@@ -1,4 +1,4 @@
-// class_spmm (src/models/layers/class_spmm.h): each layout's values and gradients, first
+// class_spmm (src/models/kernels/class_spmm.h): each layout's values and gradients, first
 // and second order, equal the composite of graph::spmm per class (against a dense product
 // too), in double and in float at the row lengths with their own code and one without, at
 // one and two threads.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lowrank_test_util.h"
-#include "models/layers/class_spmm.h"
+#include "models/kernels/class_spmm.h"
 
 namespace symgnn::models {
 namespace {

@@ -1,4 +1,4 @@
-// dot_mse (src/models/layers/dot_mse.h): the fused dot decoder's loss, predictions and
+// dot_mse (src/models/kernels/dot_mse.h): the fused dot decoder's loss, predictions and
 // gradients equal the composite's in double, whatever the thread count, and the low-rank
 // model's training loss through it equals the MSE of its own predictions.
 #include <ATen/Parallel.h>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "lowrank_test_util.h"
-#include "models/layers/dot_mse.h"
+#include "models/kernels/dot_mse.h"
 #include "models/lowrank_model.h"
 #include "symgnn/model.h"
 

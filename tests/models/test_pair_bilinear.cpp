@@ -1,4 +1,4 @@
-// The fused per-pair bilinear forms of the class decoder (models/layers/pair_bilinear.h)
+// The fused per-pair bilinear forms of the class decoder (models/kernels/pair_bilinear.h)
 // against the composite index_select reference: values, gradients (and central
 // differences), thread counts, repeated pairs, and ids outside the tables.
 #include <ATen/Parallel.h>
@@ -6,7 +6,7 @@
 #include <torch/torch.h>
 
 #include "lowrank_test_util.h"
-#include "models/layers/pair_bilinear.h"
+#include "models/kernels/pair_bilinear.h"
 
 namespace symgnn::models {
 namespace {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "common/test_support.h"
 #include "reproduce/plan.h"
 #include "reproduce/report.h"
+#include "reproduce/report_sections.h"
 #include "reproduce/results.h"
 #include "reproduce/runner.h"
 #include "symgnn/error.h"
@@ -330,6 +332,37 @@ TEST(ReproduceReport, MissingCellsShowAsNotRun) {
   const std::string md = read_text_file(ro.out_dir + "/results.md");
   EXPECT_NE(md.find("| **SyMGNN base (ours)** | not run |"), std::string::npos) << md;
   EXPECT_NE(md.find("**not run yet** (3 of 3 cells)"), std::string::npos);
+}
+
+// A section is text built from results in memory: nothing is read or written to build it.
+TEST(ReproduceReport, SectionsAreBuiltWithoutFiles) {
+  const Fixture f = make_fixture();
+  PlanOptions po = options(f);
+  po.only = {"table4"};
+  const Plan plan = make_plan(po);
+  ReportOptions ro;
+  ro.runs_dir = f.root + "/runs";
+  ReportInput in{plan, ro, f.root + "/out/results", f.root + "/out/plots", {}, {}, {}, {}, 0};
+  for (const auto& c : plan.cells) {
+    in.planned.insert(c.name);
+    CellResult& r = in.cells[c.name];
+    r.ok = true;
+    r.mean = 0.9;
+    r.std = 0.001;
+    r.peak_mib = c.variant == "G" ? 100 : 200;
+  }
+  const Section s = ablation_table(in);
+  ASSERT_EQ(s.files.size(), 1u);
+  EXPECT_EQ(s.files[0].first, "results/table4.csv");
+  EXPECT_EQ(std::count(s.files[0].second.begin(), s.files[0].second.end(), '\n'), 7);
+  EXPECT_TRUE(s.figures.empty());
+  EXPECT_NE(s.markdown.find("| base-G | 0.9000 | 0.932 | beat | 100.0 |"), std::string::npos);
+  EXPECT_NE(s.markdown.find("base 50.0 %, low-rank 50.0 %, mean 50.0 % (paper: 16.98 %: reached)"),
+            std::string::npos);
+  ASSERT_EQ(s.claims.size(), 7u);  // six verdicts and the memory saving
+  EXPECT_EQ(s.claims.back().second, "ML-100K mean memory saving of G: 50.0 % vs 16.98 %");
+  EXPECT_FALSE(fs::exists(f.root + "/out"));
+  EXPECT_FALSE(fs::exists(f.root + "/runs"));
 }
 
 TEST(ReproducePlan, TablesUseTheDepthOfTheTunedConfig) {

@@ -100,6 +100,26 @@ struct Fixture {
 
 }  // namespace
 
+TEST(Trainer, SelectsTheEpochOnTheNamedValidationMetric) {
+  Fixture f;
+  f.cfg.train.select = "val_mae";
+  const auto r = f.run();
+  const auto& best = r.history[static_cast<size_t>(r.best_epoch - 1)];
+  // Every evaluated epoch records every metric by name; the selected one has the lowest MAE.
+  for (const auto& e : r.history) {
+    for (const char* name : {"train_rmse", "val_rmse", "val_mae", "test_rmse", "test_mae"})
+      EXPECT_TRUE(std::isfinite(e.metric(name))) << name << " at epoch " << e.epoch;
+    EXPECT_GE(e.metric("val_mae"), best.metric("val_mae"));
+  }
+  EXPECT_DOUBLE_EQ(r.selected.at("val_mae"), best.metric("val_mae"));
+  EXPECT_DOUBLE_EQ(r.selected.at("test_mae"), best.metric("test_mae"));
+  EXPECT_DOUBLE_EQ(r.val_rmse, best.metric("val_rmse"));
+  // On RMSE (the default) the same run selects the epoch of the lowest validation RMSE.
+  Fixture g;
+  const auto by_rmse = g.run();
+  for (const auto& e : by_rmse.history) EXPECT_GE(e.metric("val_rmse"), by_rmse.val_rmse);
+}
+
 TEST(Trainer, RmseClipsToTheRatingRange) {
   auto pred = torch::tensor({0.0f, 6.0f, 3.0f});
   auto target = torch::tensor({1.0f, 5.0f, 4.0f});
@@ -110,11 +130,11 @@ TEST(Trainer, LearnsAndReportsTestAtBestValidationEpoch) {
   Fixture f;
   auto r = f.run();
   ASSERT_EQ(static_cast<int64_t>(r.history.size()), r.epochs_run);
-  EXPECT_LT(r.history.back().train_rmse, r.history.front().train_rmse);
+  EXPECT_LT(r.history.back().metric("train_rmse"), r.history.front().metric("train_rmse"));
   const auto& best = r.history[static_cast<size_t>(r.best_epoch - 1)];
-  EXPECT_DOUBLE_EQ(r.val_rmse, best.val_rmse);
-  EXPECT_DOUBLE_EQ(r.test_rmse, best.test_rmse);
-  for (const auto& e : r.history) EXPECT_GE(e.val_rmse, r.val_rmse);
+  EXPECT_DOUBLE_EQ(r.val_rmse, best.metric("val_rmse"));
+  EXPECT_DOUBLE_EQ(r.test_rmse, best.metric("test_rmse"));
+  for (const auto& e : r.history) EXPECT_GE(e.metric("val_rmse"), r.val_rmse);
   EXPECT_GT(r.peak_memory_bytes, 0);
   EXPECT_EQ(r.parameters, 12 * 3 + 10 * 3 + 12 + 10);
 }
@@ -138,7 +158,8 @@ TEST(Trainer, ResumeEqualsUninterruptedRun) {
   ASSERT_EQ(resumed.history.size(), full.history.size());
   for (size_t k = 0; k < full.history.size(); ++k) {
     EXPECT_DOUBLE_EQ(resumed.history[k].loss, full.history[k].loss) << "epoch " << k + 1;
-    EXPECT_DOUBLE_EQ(resumed.history[k].val_rmse, full.history[k].val_rmse) << "epoch " << k + 1;
+    EXPECT_DOUBLE_EQ(resumed.history[k].metric("val_rmse"), full.history[k].metric("val_rmse"))
+        << "epoch " << k + 1;
   }
   EXPECT_DOUBLE_EQ(resumed.test_rmse, full.test_rmse);
   EXPECT_EQ(resumed.best_epoch, full.best_epoch);
@@ -217,11 +238,12 @@ TEST(Trainer, EmaResumeEqualsUninterruptedRun) {
   const auto resumed = b.interrupted_and_resumed("trainer_ema_b", 17);
   ASSERT_EQ(resumed.history.size(), full.history.size());
   for (size_t k = 0; k < full.history.size(); ++k)
-    EXPECT_DOUBLE_EQ(resumed.history[k].val_rmse, full.history[k].val_rmse) << "epoch " << k + 1;
+    EXPECT_DOUBLE_EQ(resumed.history[k].metric("val_rmse"), full.history[k].metric("val_rmse"))
+        << "epoch " << k + 1;
   // The averaged weights lag the trained ones: their first evaluations differ.
   Fixture c;
   const auto plain = c.run();
-  EXPECT_NE(plain.history[2].val_rmse, full.history[2].val_rmse);
+  EXPECT_NE(plain.history[2].metric("val_rmse"), full.history[2].metric("val_rmse"));
 }
 
 TEST(Trainer, AveragedCheckpointsAreSavedAndAveraged) {
@@ -309,8 +331,8 @@ TEST(Trainer, MiniBatchesTakeSeveralStepsAnEpochAndResumeExactly) {
   a.cfg.train.batch_size = static_cast<int64_t>(a.ds.train.size() + 3) / 4;
   a.opts.out_dir = symgnn::testing::scratch_dir("trainer_mb_a");
   const auto batched = a.run();
-  EXPECT_LT(batched.history[4].train_rmse, one_step.history[4].train_rmse);
-  EXPECT_LT(batched.history.back().train_rmse, batched.history.front().train_rmse);
+  EXPECT_LT(batched.history[4].metric("train_rmse"), one_step.history[4].metric("train_rmse"));
+  EXPECT_LT(batched.history.back().metric("train_rmse"), batched.history.front().metric("train_rmse"));
 
   Fixture b;
   b.cfg = a.cfg;

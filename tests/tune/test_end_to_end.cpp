@@ -31,7 +31,7 @@ TEST(TuneEndToEnd, SearchesOnSyntheticDataResumesAndWritesAUsableBestConf) {
                           space + " --budget 2 --set train.epochs=3 --threads 1 --out " + out;
   std::string log;
   ASSERT_EQ(st::run_command(cmd, &log), 0) << log;
-  EXPECT_NE(log.find("[2/2] 0002: val RMSE "), std::string::npos) << log;
+  EXPECT_NE(log.find("[2/2] 0002: val_rmse "), std::string::npos) << log;
   EXPECT_NE(log.find("best of 2 trial(s)"), std::string::npos) << log;
 
   const std::string csv = slurp(out + "/trials.csv");

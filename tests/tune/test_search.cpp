@@ -53,7 +53,9 @@ std::string fake_exe(const std::string& dir, const std::string& pause = "0") {
           "  shift\n"
           "done\n"
           "printf 'model = lowrank\\n%s' \"$conf\" > \"$out/config.txt\"\n"
-          "echo \"{\\\"val_rmse\\\": $val, \\\"val_rmse_std\\\": 0.01, \\\"best_epoch\\\": 4, "
+          "mae=$(awk \"BEGIN { print 1.65 - $val }\")\n"
+          "echo \"{\\\"val_rmse\\\": $val, \\\"val_rmse_std\\\": 0.01, \\\"val_mae\\\": $mae, "
+          "\\\"val_mae_std\\\": 0, \\\"best_epoch\\\": 4, "
           "\\\"test_rmse\\\": 0.1234}\" > \"$metrics\"\n");
   ::chmod(path.c_str(), 0755);
   return path;
@@ -104,8 +106,9 @@ TEST(TuneSearch, RunsTheTrialsWithTheirValuesAndWritesTheOutputs) {
     // into its own folder.
     EXPECT_NE(line.find("--set train.patience=2 --set lowrank.hidden="), std::string::npos) << line;
     EXPECT_NE(line.find("--out " + s.opts.out_dir + "/trials/" + t.name), std::string::npos) << line;
-    EXPECT_NE(line.find("--progress lines --threads"), std::string::npos) << line;
-    EXPECT_DOUBLE_EQ(t.val_rmse, t.values[0].second == "64" ? 0.90 : 0.95);
+    EXPECT_NE(line.find("--progress lines"), std::string::npos) << line;
+    EXPECT_NE(line.find("--threads "), std::string::npos) << line;
+    EXPECT_DOUBLE_EQ(t.score, t.values[0].second == "64" ? 0.90 : 0.95);
     EXPECT_TRUE(fs::exists(s.opts.out_dir + "/trials/" + t.name + "/log.txt"));
   }
   EXPECT_EQ(trial_name(7), "0007");
@@ -114,10 +117,32 @@ TEST(TuneSearch, RunsTheTrialsWithTheirValuesAndWritesTheOutputs) {
             "trial,status,val_rmse,val_rmse_std,best_epoch,seconds,lowrank.hidden,train.lr");
   EXPECT_EQ(count_lines(s.opts.out_dir + "/trials.csv"), 5);
   const std::string md = symgnn::read_text_file(s.opts.out_dir + "/summary.md");
-  EXPECT_NE(md.find("| rank | trial | val RMSE |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| rank | trial | val_rmse |"), std::string::npos) << md;
   // No test figure anywhere in tune's own outputs (the stand-in reports test_rmse 0.1234).
   for (const char* f : {"trials.csv", "summary.md", "best.conf"})
     EXPECT_EQ(symgnn::read_text_file(s.opts.out_dir + "/" + f).find("0.1234"), std::string::npos) << f;
+}
+
+TEST(TuneSearch, JudgesTrialsOnTheNamedValidationMetric) {
+  // The stand-in's val_mae is 1.65 - val_rmse: the order of the trials turns over.
+  Search s = make_setup(kSpace, 4);
+  s.opts.metric = "val_mae";
+  const auto trials = run_search(s.space, s.opts);
+  for (const auto& t : trials) EXPECT_NEAR(t.score, t.values[0].second == "64" ? 0.75 : 0.70, 1e-9);
+  const int b = best_trial(trials);
+  ASSERT_GE(b, 0);
+  EXPECT_EQ(trials[static_cast<size_t>(b)].values[0].second, "32");
+  const std::string csv = symgnn::read_text_file(s.opts.out_dir + "/trials.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "trial,status,val_mae,val_mae_std,best_epoch,seconds,lowrank.hidden,train.lr");
+  // The default is the BASE config's train.select; a test metric is refused.
+  SearchOptions o = s.opts;
+  o.metric = "";
+  o.sets.push_back("train.select=val_mae");
+  resolve_metric(o);
+  EXPECT_EQ(o.metric, "val_mae");
+  o.metric = "test_rmse";
+  EXPECT_THROW(resolve_metric(o), symgnn::UsageError);
 }
 
 TEST(TuneSearch, ResumesFromFinishedTrialsAndRerunsWhenTheBaseConfigChanges) {
@@ -200,8 +225,7 @@ TEST(TuneSearch, BestConfIsTheLowestValidationRmseAndLoads) {
 
   const std::string path = s.opts.out_dir + "/best.conf";
   const std::string text = symgnn::read_text_file(path);
-  EXPECT_NE(text.find("# trial " + trial_name(expected) + ": validation RMSE 0.900000"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("# trial " + trial_name(expected) + ": val_rmse 0.900000"), std::string::npos) << text;
   symgnn::RunConfig cfg;
   ASSERT_NO_THROW(symgnn::load_config_file(cfg, path));
   EXPECT_EQ(cfg.lowrank.hidden, 64);

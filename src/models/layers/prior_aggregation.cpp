@@ -2,8 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "models/kernels/class_spmm.h"
 #include "models/layers/activation.h"
-#include "models/layers/class_spmm.h"
 
 namespace symgnn::models {
 

@@ -55,7 +55,7 @@ double mean_of(const RatingList& r) {
 /// the iterative solver's four work matrices are n1 x n2 doubles each. Refused up front,
 /// with the size, when that cannot fit in this machine's memory (a 1.5M x 1.5M set would
 /// otherwise ask the allocator for terabytes and die with a bare bad_alloc).
-static void check_dense_fits(int64_t n1, int64_t n2, const at::Device& device) {
+void check_dense_fits(int64_t n1, int64_t n2, const at::Device& device) {
   if (!device.is_cpu()) return;  // the CUDA allocator's own error names the size
   require_memory(8 * 8.0 * static_cast<double>(n1) * static_cast<double>(n2),
                  "sylvester: Eq. 1 on " + std::to_string(n1) + " users x " + std::to_string(n2) + " items",

@@ -82,6 +82,10 @@ struct CompletionResult {
   at::Tensor scores;
 };
 
+/// ConfigError, with the size, when the baseline's dense n1 x n2 matrices cannot fit in this
+/// machine's memory (on the CPU; the CUDA allocator's own error names the size).
+void check_dense_fits(int64_t n1, int64_t n2, const at::Device& device);
+
 /// "0.1,0.5,0.9" -> {0.1, 0.5, 0.9}; ConfigError (naming `key`) on bad numbers or a outside [0, 1).
 std::vector<double> parse_alphas(const std::string& text, const std::string& key = "sylvester.alphas");
 

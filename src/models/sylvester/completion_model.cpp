@@ -1,23 +1,91 @@
+// The Sylv. baseline's model kind: fit_completion (completion.h) in one call, its final
+// scores kept as the model's state.
 #include "models/sylvester/completion_model.h"
 
 #include <torch/torch.h>
 
-namespace symgnn::models::sylvester {
+#include <sstream>
 
-CompletionModel::CompletionModel(const at::Tensor& scores) {
-  TORCH_CHECK(scores.dim() == 2, "CompletionModel: scores must be n1 x n2");
-  scores_ = register_buffer("scores", scores.to(torch::kFloat));
+#include "models/sylvester/completion.h"
+#include "symgnn/graph.h"
+#include "util/text.h"
+
+namespace symgnn::models {
+namespace sylvester {
+
+CompletionModel::CompletionModel(const SylvesterConfig& cfg, const ModelContext& ctx) : cfg_(cfg) {
+  check_dense_fits(ctx.n1, ctx.n2, ctx.train_values.device());
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(ctx.train_values.device());
+  scores_ = register_buffer("scores", torch::zeros({ctx.n1, ctx.n2}, opts));
 }
 
 at::Tensor CompletionModel::forward(const at::Tensor& users, const at::Tensor& items) {
   return scores_.index({users, items});
 }
 
-std::shared_ptr<RatingModel> make_inference_model(const RunConfig& cfg, const ModelContext& ctx) {
-  if (cfg.model == "sylvester")
-    return std::make_shared<CompletionModel>(
-        torch::zeros({ctx.n1, ctx.n2}, torch::TensorOptions().device(ctx.train_values.device())));
-  return make_model(cfg, ctx);
+ClosedFormFit CompletionModel::fit(const Dataset& ds, const at::Device& device,
+                                   const std::function<void(const std::string&)>& log) {
+  CompletionOptions opts;
+  opts.solver = cfg_.solver;
+  opts.tol = cfg_.tol;
+  opts.max_iter = cfg_.max_iter;
+  opts.alphas = parse_alphas(cfg_.alphas);
+  const graph::SparseMatrix at1 = graph::normalized_adjacency(ds.users).to(device);
+  const graph::SparseMatrix at2 = graph::normalized_adjacency(ds.items).to(device);
+  std::ostringstream tol;
+  tol << opts.tol;
+  log("Sylv. baseline on " + ds.name + " (" + std::to_string(ds.users.count) + " x " +
+      std::to_string(ds.items.count) + ", user graph " + to_string(ds.users.graph_origin) + ", item graph " +
+      to_string(ds.items.graph_origin) + ", solver " + opts.solver + ", tol " + tol.str() + ")");
+  const CompletionResult r =
+      fit_completion(ds, at1, at2, opts, device, [&](const std::string& l) { log("  " + l); });
+  {
+    torch::NoGradGuard no_grad;
+    scores_.copy_(r.scores.to(scores_.device(), torch::kFloat));
+  }
+
+  ClosedFormFit out;
+  out.val_predictions = r.val_prediction;
+  out.test_predictions = r.test_prediction;
+  nlohmann::json& j = out.details;
+  j["alpha"] = r.alpha;
+  j["shrinkage"] = r.shrinkage;
+  j["test_rmse_train_only"] = r.test_rmse_train_only;
+  j["mean_rating"] = r.mean;
+  j["mean_rating_rmse"] = {{"val", r.mean_val_rmse}, {"test", r.mean_test_rmse}};
+  j["predictor"] = "mu + Xr / (Xm + lambda (1-a)), clipped (models/sylvester/completion.h)";
+  for (const auto& c : r.table)
+    j["candidates"].push_back({{"alpha", c.alpha},
+                               {"shrinkage", c.shrinkage},
+                               {"val_rmse", c.val_rmse},
+                               {"test_rmse", c.test_rmse}});
+  for (const auto& c : r.centred_table)
+    j["centred_literal"].push_back(
+        {{"alpha", c.alpha}, {"val_rmse", c.val_rmse}, {"test_rmse", c.test_rmse}});
+  for (const auto& s : r.solves)
+    j["solves"].push_back({{"alpha", s.alpha},
+                           {"prior", s.prior},
+                           {"iterations", s.iterations},
+                           {"operator_applications", s.operator_applications},
+                           {"relative_residual", s.relative_residual},
+                           {"seconds", s.seconds},
+                           {"converged", s.converged}});
+  j["seconds"] = r.seconds;
+  j["device"] = device.str();
+  out.summary = {
+      "chosen a = " + fixed(r.alpha, 4) + ", lambda = " + fixed(r.shrinkage, 4),
+      "val RMSE  " + fixed(r.val_rmse, 4) + "   (mean rating alone: " + fixed(r.mean_val_rmse, 4) + ")",
+      "test RMSE " + fixed(r.test_rmse, 4) + "   (refit on train + validation; train only: " +
+          fixed(r.test_rmse_train_only, 4) + "; mean rating alone: " + fixed(r.mean_test_rmse, 4) + ")",
+      "time " + fixed(r.seconds, 1) + " s"};
+  return out;
 }
 
-}  // namespace symgnn::models::sylvester
+}  // namespace sylvester
+
+/// The `sylvester` row of symgnn/model_kinds.h (models/registry.cpp).
+std::shared_ptr<RatingModel> make_sylvester_model(const RunConfig& cfg, const ModelContext& ctx) {
+  return std::make_shared<sylvester::CompletionModel>(cfg.sylvester, ctx);
+}
+
+}  // namespace symgnn::models

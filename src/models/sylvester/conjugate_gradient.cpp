@@ -32,18 +32,12 @@ enum class Method { kGradient, kResidual };
 
 SolverResult krylov(Method method, const graph::SparseMatrix& at1, const graph::SparseMatrix& at2,
                     const at::Tensor& h, const SolverOptions& opts) {
-  detail::check_arguments(at1, at2, h, opts);
-  const double t0 = detail::now_seconds();
-  const double a = opts.alpha;
-  at::Tensor b;
-  double b_norm = 0.0;
-  SolverResult res = detail::start(method == Method::kGradient ? "cg" : "cr", h, a, b, b_norm);
-  if (res.x.defined()) {
-    res.seconds = detail::now_seconds() - t0;
-    return res;
-  }
-  const graph::SparseMatrix a1 = detail::prepare(at1, h.device());
-  const graph::SparseMatrix a2 = detail::prepare(at2, h.device());
+  detail::Start s = detail::start(method == Method::kGradient ? "cg" : "cr", at1, at2, h, opts);
+  if (s.res.x.defined()) return s.finish();
+  SolverResult& res = s.res;
+  const at::Tensor& b = s.b;
+  const double a = opts.alpha, b_norm = s.b_norm;
+  const graph::SparseMatrix &a1 = s.a1, &a2 = s.a2;
 
   at::Tensor x = b.clone();
   at::Tensor r, p, lr, lp;  // residual, direction, L r and L p (the last two: CR only)
@@ -106,8 +100,7 @@ SolverResult krylov(Method method, const graph::SparseMatrix& at1, const graph::
   res.iterations = k;
   res.relative_residual = rel;
   res.converged = rel <= opts.tol;
-  res.seconds = detail::now_seconds() - t0;
-  return res;
+  return s.finish();
 }
 
 }  // namespace

@@ -29,17 +29,12 @@ EigenBasis eigen_basis(const graph::SparseMatrix& at, const at::Device& device) 
 
 SolverResult solve_exact(const EigenBasis& e1, const EigenBasis& e2, const graph::SparseMatrix& at1,
                          const graph::SparseMatrix& at2, const at::Tensor& h, const SolverOptions& opts) {
-  detail::check_arguments(at1, at2, h, opts);
+  detail::Start s = detail::start("exact", at1, at2, h, opts);
   TORCH_CHECK(e1.n == at1.rows && e2.n == at2.rows, "solve_exact: eigenbases do not match the graphs");
-  const double t0 = detail::now_seconds();
-  const double a = opts.alpha;
-  at::Tensor b;
-  double b_norm = 0.0;
-  SolverResult res = detail::start("exact", h, a, b, b_norm);
-  if (res.x.defined()) {
-    res.seconds = detail::now_seconds() - t0;
-    return res;
-  }
+  if (s.res.x.defined()) return s.finish();
+  SolverResult& res = s.res;
+  const at::Tensor& b = s.b;
+  const double a = opts.alpha, b_norm = s.b_norm;
   const auto opt = b.options();
   at::Tensor y = b;                                                                          // n1 x n2
   if (!e1.identity) y = at::mm(e1.vectors.t(), y);                                           // Q1^T B
@@ -52,15 +47,12 @@ SolverResult solve_exact(const EigenBasis& e1, const EigenBasis& e2, const graph
   res.x = y.contiguous();
 
   // The residual certifies the decomposition's accuracy (one application).
-  const graph::SparseMatrix a1 = detail::prepare(at1, h.device());
-  const graph::SparseMatrix a2 = detail::prepare(at2, h.device());
-  const at::Tensor r = b - (res.x - detail::propagate(a1, a2, res.x).mul_(a));
+  const at::Tensor r = b - (res.x - detail::propagate(s.a1, s.a2, res.x).mul_(a));
   res.operator_applications = 1;
   res.relative_residual = detail::fro_norm(r) / b_norm;
   res.converged = res.relative_residual <= opts.tol;
   if (opts.on_iteration) opts.on_iteration(0, res.x, res.relative_residual);
-  res.seconds = detail::now_seconds() - t0;
-  return res;
+  return s.finish();
 }
 
 SolverResult solve_exact(const graph::SparseMatrix& at1, const graph::SparseMatrix& at2, const at::Tensor& h,

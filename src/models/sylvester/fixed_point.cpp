@@ -11,18 +11,12 @@ namespace symgnn::models::sylvester {
 
 SolverResult solve_fixed_point(const graph::SparseMatrix& at1, const graph::SparseMatrix& at2,
                                const at::Tensor& h, const SolverOptions& opts) {
-  detail::check_arguments(at1, at2, h, opts);
-  const double t0 = detail::now_seconds();
-  const double a = opts.alpha;
-  at::Tensor b;
-  double b_norm = 0.0;
-  SolverResult res = detail::start("fixed_point", h, a, b, b_norm);
-  if (res.x.defined()) {
-    res.seconds = detail::now_seconds() - t0;
-    return res;
-  }
-  const graph::SparseMatrix a1 = detail::prepare(at1, h.device());
-  const graph::SparseMatrix a2 = detail::prepare(at2, h.device());
+  detail::Start s = detail::start("fixed_point", at1, at2, h, opts);
+  if (s.res.x.defined()) return s.finish();
+  SolverResult& res = s.res;
+  const at::Tensor& b = s.b;
+  const double a = opts.alpha, b_norm = s.b_norm;
+  const graph::SparseMatrix &a1 = s.a1, &a2 = s.a2;
 
   at::Tensor x = b.clone();  // X_0: the first iterate from X = 0, free
   for (int64_t k = 0;; ++k) {
@@ -41,8 +35,7 @@ SolverResult solve_fixed_point(const graph::SparseMatrix& at1, const graph::Spar
     }
     x = next;
   }
-  res.seconds = detail::now_seconds() - t0;
-  return res;
+  return s.finish();
 }
 
 }  // namespace symgnn::models::sylvester

@@ -108,17 +108,23 @@ double inner(const at::Tensor& a, const at::Tensor& b) {
   return at::dot(a.reshape({-1}), b.reshape({-1})).item<double>();
 }
 
-SolverResult start(const std::string& solver, const at::Tensor& h, double alpha, at::Tensor& b,
-                   double& b_norm) {
-  SolverResult res;
-  res.solver = solver;
-  b = h.to(at::kDouble) * (1.0 - alpha);  // (1-a) H, n1 x n2
-  b_norm = fro_norm(b);
-  if (alpha == 0.0 || b_norm == 0.0) {  // L = I, or the solution is 0: nothing to iterate
-    res.x = alpha == 0.0 ? h.to(at::kDouble).clone() : at::zeros_like(b);
-    res.converged = true;
+Start start(const std::string& solver, const graph::SparseMatrix& at1, const graph::SparseMatrix& at2,
+            const at::Tensor& h, const SolverOptions& opts) {
+  check_arguments(at1, at2, h, opts);
+  Start s;
+  s.t0 = now_seconds();
+  s.res.solver = solver;
+  const double alpha = opts.alpha;
+  s.b = h.to(at::kDouble) * (1.0 - alpha);  // (1-a) H, n1 x n2
+  s.b_norm = fro_norm(s.b);
+  if (alpha == 0.0 || s.b_norm == 0.0) {  // L = I, or the solution is 0: nothing to iterate
+    s.res.x = alpha == 0.0 ? h.to(at::kDouble).clone() : at::zeros_like(s.b);
+    s.res.converged = true;
+    return s;
   }
-  return res;
+  s.a1 = prepare(at1, h.device());
+  s.a2 = prepare(at2, h.device());
+  return s;
 }
 
 double now_seconds() {

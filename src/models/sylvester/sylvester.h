@@ -127,14 +127,28 @@ double fro_norm(const at::Tensor& x);
 /// Frobenius inner product <a, b> = sum a .* b as a double.
 double inner(const at::Tensor& a, const at::Tensor& b);
 
-/// The common start of every solver: sets b = (1-a) H in float64 and ||b||_F, and returns a
-/// result whose x is already the exact answer (converged, residual 0) when a = 0 (X = H)
-/// or H = 0 (X = 0); otherwise x is undefined and the solver iterates.
-SolverResult start(const std::string& solver, const at::Tensor& h, double alpha, at::Tensor& b,
-                   double& b_norm);
-
 /// Wall-clock seconds since an arbitrary origin.
 double now_seconds();
+
+/// The common start of every solver (start()): b = (1-a) H in float64, ||b||_F, the clock,
+/// and the result, whose x is already the exact answer (converged, residual 0) when a = 0
+/// (X = H) or H = 0 (X = 0); otherwise x is undefined and the solver iterates.
+struct Start {
+  SolverResult res;
+  graph::SparseMatrix a1, a2;  // At1, At2 prepared (prepare()) when the solver iterates
+  at::Tensor b;
+  double b_norm = 0.0;
+  double t0 = 0.0;
+  /// res with the seconds since start().
+  SolverResult finish() {
+    res.seconds = now_seconds() - t0;
+    return res;
+  }
+};
+
+/// Checks the arguments (check_arguments) and starts solver `solver`.
+Start start(const std::string& solver, const graph::SparseMatrix& at1, const graph::SparseMatrix& at2,
+            const at::Tensor& h, const SolverOptions& opts);
 
 }  // namespace detail
 

@@ -1,4 +1,4 @@
-#include "models/layers/class_spmm.h"
+#include "models/kernels/class_spmm.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "models/layers/pair_rows.h"
+#include "models/kernels/pair_rows.h"
 
 namespace symgnn::models {
 

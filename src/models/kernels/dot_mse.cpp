@@ -1,4 +1,4 @@
-#include "models/layers/dot_mse.h"
+#include "models/kernels/dot_mse.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "models/layers/pair_rows.h"
+#include "models/kernels/pair_rows.h"
 
 namespace symgnn::models {
 

@@ -1,4 +1,4 @@
-#include "train/runtime.h"
+#include "runtime/runtime.h"
 
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
@@ -12,7 +12,7 @@
 
 #include "symgnn/error.h"
 
-namespace symgnn::train {
+namespace symgnn::runtime {
 
 void set_compute_threads(int64_t n) {
   if (n <= 0) n = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
@@ -68,4 +68,4 @@ void keep_large_blocks_in_heap() {
   mallopt(M_MMAP_MAX, 0);
 }
 
-}  // namespace symgnn::train
+}  // namespace symgnn::runtime

@@ -1,13 +1,14 @@
 /// @file
 /// Process-wide settings that full-batch training needs to run at full speed: the
 /// compute thread count (LibTorch and the BLAS under it) and the allocator's policy.
-/// The CLI (cli/main.cpp, cli/options.cpp) and the benchmarks (bench/) call these.
+/// One place for them, outside the trainer: the CLI (cli/main.cpp, cli/options.cpp), the
+/// trainer, symgnn::fit, the Python binding and the benchmarks (bench/) call these.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-namespace symgnn::train {
+namespace symgnn::runtime {
 
 /// Threads for LibTorch's intra-op pool and for OpenBLAS's own pool (where the process
 /// uses OpenBLAS); n <= 0 means one per core.
@@ -33,4 +34,4 @@ void release_freed_memory();
 /// context are done (train_sweep), since it makes a growing buffer's reallocation copy.
 void keep_large_blocks_in_heap();
 
-}  // namespace symgnn::train
+}  // namespace symgnn::runtime

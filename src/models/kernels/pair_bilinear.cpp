@@ -1,4 +1,4 @@
-#include "models/layers/pair_bilinear.h"
+#include "models/kernels/pair_bilinear.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "models/layers/pair_rows.h"
+#include "models/kernels/pair_rows.h"
 
 namespace symgnn::models {
 

@@ -1,4 +1,4 @@
-#include "models/layers/pair_rows.h"
+#include "models/kernels/pair_rows.h"
 
 #include <torch/torch.h>
 

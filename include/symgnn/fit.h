@@ -1,0 +1,56 @@
+// symgnn: one run as one library call.
+//
+// fit() loads the data a config names, builds its graphs, fits the model kind cfg.model
+// names (symgnn/model_kinds.h: by the trainer, epoch by epoch over train.runs seeds, or in
+// closed form), evaluates what it fitted in memory (RMSE, MAE, the ranking at 10 beside
+// the popularity baseline) and, given an output folder, writes the model directory:
+//   config.txt, model.pt, metrics.json (symgnn/run_metrics.h), predictions/{val,test}.csv,
+//   and for trained kinds run<r>/{checkpoint.pt,history.csv,model.pt}.
+// `symgnn train`, the Python package's SyMGNN.fit, `tune` and `reproduce` (through `train`)
+// and the benchmarks all run this one function.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symgnn/config.h"
+#include "symgnn/run_metrics.h"
+#include "symgnn/trained_model.h"
+
+namespace symgnn {
+
+struct FitOptions {
+  /// The model directory to write ("" writes nothing). It is locked for the run; a folder
+  /// already holding a run is refused unless `overwrite` or `resume`.
+  std::string out_dir;
+  /// Continue the interrupted run recorded in out_dir (cfg must be its config.txt).
+  bool resume = false;
+  /// Replace the run out_dir holds (its config, checkpoints, model and metrics).
+  bool overwrite = false;
+  /// metrics.json written here too ("" none).
+  std::string metrics_out;
+  /// Training progress: auto (a bar on a terminal, else lines), lines or quiet.
+  std::string progress = "auto";
+  /// On the synthetic data, also fit the same model with both graphs replaced by the
+  /// identity (metrics "without_graphs"): what the graphs are worth.
+  bool compare_without_graphs = false;
+  /// Lines for people as the run goes (the data, a closed-form fit's steps); null: none.
+  std::function<void(const std::string&)> log;
+};
+
+struct FitResult {
+  RunMetrics metrics;
+  /// The result for people: "<model> on <data>: test RMSE ...", one line each.
+  std::vector<std::string> summary;
+  /// The fitted model (run 0's saved model), in memory; null on the ranks other than 0 of a
+  /// multi-process run, which share the training and keep nothing.
+  std::shared_ptr<TrainedModel> model;
+};
+
+/// Runs `cfg` (checked with check_config). Throws symgnn::Error on bad input: an unknown
+/// kind, a folder in use, a closed-form kind in a multi-process run, a bad data file.
+FitResult fit(const RunConfig& cfg, const FitOptions& opts);
+
+}  // namespace symgnn

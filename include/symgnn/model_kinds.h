@@ -1,0 +1,83 @@
+// symgnn: the one table of model kinds.
+//
+// Every kind of model symgnn can fit is one row of SYMGNN_MODEL_KINDS: its name (the
+// config key `model`), the config section holding its hyperparameters ("" for none), how it
+// is fitted, what it supports, and a one-line summary. The table drives the config's
+// choices for `model` (config.h), `train --model`, `--variant`, the Python docs and
+// `symgnn models`; src/models/registry.cpp expands the same rows into the builders, so a
+// row's `name` must have a `make_<name>_model(const RunConfig&, const ModelContext&)` in
+// its own files (docs/architecture.md, "Adding a model kind").
+//
+// Columns: X(name, section, fit, variants, new_nodes, objectives, summary)
+//   fit        trained (by the trainer, train/trainer.h, epoch by epoch) or closed_form
+//              (RatingModel::fit, one call; no checkpoints, no seeds)
+//   variants   whether `<section>.variant` (full|G|A) applies (`train --variant`)
+//   new_nodes  whether `--new-ratings` can place users or items absent from training
+//   objectives the `train.objective` values the kind trains for ('|'-separated)
+// Torch-free: the config reader (src/util/config_io.cpp) and the fuzzers include it.
+#pragma once
+
+#include <string>
+
+#include "symgnn/error.h"
+
+#define SYMGNN_MODEL_KINDS(X)                                                                       \
+  X(lowrank, "lowrank", trained, true, true, "rating",                                              \
+    "the low-rank SyMGNN: node representations, prediction by dot product or rating classes "       \
+    "(paper, Low-rank Model)")                                                                      \
+  X(base, "base", trained, true, true, "rating",                                                    \
+    "the base SyMGNN: the 2-D association's four channels fused per pair (paper, Base Model)")      \
+  X(sylvester, "sylvester", closed_form, false, false, "rating",                                    \
+    "the Sylv. baseline: Eq. 1 solved for ratings and mask, a and lambda chosen on validation "     \
+    "(models/sylvester/completion.h)")                                                              \
+  X(popularity, "", closed_form, false, false, "rating",                                            \
+    "the popularity baseline: items ranked by their number of training ratings, ratings predicted " \
+    "by the item's mean (models/popularity/popularity_model.h)")
+
+namespace symgnn {
+
+enum class FitMethod { trained, closed_form };
+
+struct ModelKind {
+  const char* name;
+  const char* section;  // config section of its hyperparameters, "" for none
+  FitMethod fit;
+  bool variants;
+  bool new_nodes;
+  const char* objectives;
+  const char* summary;
+};
+
+inline constexpr ModelKind kModelKinds[] = {
+#define SYMGNN_KIND_ROW(name, section, fit, variants, new_nodes, objectives, summary) \
+  ModelKind{#name, section, FitMethod::fit, variants, new_nodes, objectives, summary},
+    SYMGNN_MODEL_KINDS(SYMGNN_KIND_ROW)
+#undef SYMGNN_KIND_ROW
+};
+
+/// The table's row named `name`, or nullptr.
+inline const ModelKind* find_model_kind(const std::string& name) {
+  for (const ModelKind& k : kModelKinds)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+/// The table's row named `name`; ConfigError naming the choices when there is none.
+inline const ModelKind& model_kind(const std::string& name) {
+  if (const ModelKind* k = find_model_kind(name)) return *k;
+  std::string choices;
+  for (const ModelKind& k : kModelKinds) choices += (choices.empty() ? "" : "|") + std::string(k.name);
+  throw ConfigError("model = '" + name + "': must be one of " + choices);
+}
+
+/// "lowrank|base|sylvester|popularity": the names in table order, the config's choices.
+inline const char* model_kind_choices() {
+  static const std::string choices = [] {
+    std::string s;
+    for (const ModelKind& k : kModelKinds) s += (s.empty() ? "" : "|") + std::string(k.name);
+    return s;
+  }();
+  return choices.c_str();
+}
+
+}  // namespace symgnn

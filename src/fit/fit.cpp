@@ -1,0 +1,255 @@
+// symgnn::fit (symgnn/fit.h): the run's folder, the data, the dispatch by model kind, the
+// in-memory evaluation and the model directory's files.
+#include "symgnn/fit.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include "data/prediction_file.h"
+#include "fit/evaluation_json.h"
+#include "fit/sweep_metrics.h"
+#include "infer/model_parts.h"
+#include "runtime/runtime.h"
+#include "symgnn/dataset.h"
+#include "symgnn/error.h"
+#include "symgnn/graph.h"
+#include "symgnn/model.h"
+#include "symgnn/model_kinds.h"
+#include "symgnn/recommend.h"
+#include "train/checkpoint.h"
+#include "train/dataset_stats.h"
+#include "train/distributed.h"
+#include "train/trainer.h"
+#include "util/atomic_file.h"
+#include "util/memory_check.h"
+#include "util/output_lock.h"
+#include "util/text.h"
+
+namespace fs = std::filesystem;
+
+namespace symgnn {
+namespace {
+
+void say(const FitOptions& o, const std::string& line) {
+  if (o.log) o.log(line);
+}
+
+/// RMSE and MAE of predictions (in the list's order) against a rating list, in double.
+double rmse_of(const std::vector<double>& pred, const RatingList& truth) {
+  if (truth.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const at::Tensor t = torch::tensor(truth.value, torch::kFloat).to(torch::kDouble);
+  return std::sqrt((torch::tensor(pred, torch::kDouble) - t).pow(2).mean().item<double>());
+}
+double mae_of(const at::Tensor& pred, const RatingList& truth) {
+  const at::Tensor t = torch::tensor(truth.value, torch::kDouble);
+  return (pred.to(torch::kCPU).to(torch::kDouble) - t).abs().mean().item<double>();
+}
+
+std::vector<double> values(const at::Tensor& t) {
+  const at::Tensor c = t.to(at::kCPU).to(at::kDouble).contiguous();
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+
+/// Ranking at 10 of each fitted model (run 0's first), the popularity baseline beside them,
+/// and run 0's whole evaluation: metrics.json's "evaluation" and "ranking_at_10".
+void add_ranking(RunMetrics& m, const std::vector<std::shared_ptr<TrainedModel>>& models,
+                 const std::string& of) {
+  if (models.empty() || models.front()->dataset().test.empty()) return;
+  EvaluateOptions eo;
+  eo.ks = {10};
+  std::vector<Evaluation> runs;
+  Evaluation popularity;
+  for (size_t k = 0; k < models.size(); ++k)
+    with_memory_context("evaluating the ranking of run " + std::to_string(k), [&] {
+      runs.push_back(evaluate(*models[k], eo));
+      if (k == 0) popularity = evaluate_popularity(*models[k], eo);
+    });
+  m.evaluation = fitting::evaluation_json(runs[0]);
+  m.evaluation["of"] = of;
+  m.ranking_at_10 = fitting::ranking_summary(runs, popularity);
+}
+
+/// The same model and seeds with both graphs replaced by the identity: what the graphs are
+/// worth on the synthetic default (on every rank of a group).
+train::SweepResult train_without_graphs(const RunConfig& cfg, const std::string& progress,
+                                        const std::shared_ptr<train::ProcessGroup>& group) {
+  RunConfig plain = cfg;
+  plain.graph.user_graph = plain.graph.item_graph = "identity";
+  Dataset ds_plain = load_dataset(plain.data);
+  graph::resolve_graphs(ds_plain, plain.graph);
+  train::TrainerOptions popts;
+  popts.progress = progress;
+  popts.group = group;
+  return train::train_sweep(plain, ds_plain, popts);
+}
+
+struct Fitted {
+  FitResult result;
+  at::Tensor val_predictions, test_predictions;  // CPU float64, in the split's order
+};
+
+/// A kind the trainer learns (symgnn/model_kinds.h, fit = trained).
+Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train::TrainerOptions& topts,
+                   bool rank0) {
+  train::SweepResult s = with_memory_context("training the " + cfg.model + " model",
+                                             [&] { return train::train_sweep(cfg, ds, topts); });
+  const bool compare = cfg.data.source == "synthetic" && o.compare_without_graphs && !o.resume;
+  Fitted f;
+  if (!rank0) {
+    // The other ranks share the training (the comparison's too) and write nothing.
+    if (compare) train_without_graphs(cfg, topts.progress, topts.group);
+    topts.group->barrier();
+    return f;
+  }
+  RunMetrics& m = f.result.metrics;
+  m = fitting::sweep_metrics(s, cfg, ds);
+  f.result.summary.push_back(s.model_name + " on " + ds.name + ": test RMSE " + fixed(s.test_rmse, 4) +
+                             " +- " + fixed(s.test_rmse_std, 4) + " over " + std::to_string(s.runs.size()) +
+                             " run(s) (validation " + fixed(s.val_rmse, 4) + ")");
+  if (std::isfinite(s.ensemble_test_rmse))
+    f.result.summary.push_back("ensemble of the " + std::to_string(s.runs.size()) +
+                               " runs (mean prediction): test RMSE " + fixed(s.ensemble_test_rmse, 4));
+  if (compare) {
+    const train::SweepResult p = train_without_graphs(cfg, topts.progress, topts.group);
+    m.figures["without_graphs"] = {{"test_rmse", p.test_rmse}, {"test_rmse_std", p.test_rmse_std}};
+    f.result.summary.push_back("without graphs (identity At): test RMSE " + fixed(p.test_rmse, 4) + " +- " +
+                               fixed(p.test_rmse_std, 4) + "; the graphs " +
+                               (s.test_rmse < p.test_rmse ? "help" : "do not help") + " by " +
+                               fixed(p.test_rmse - s.test_rmse, 4));
+  }
+  // The other ranks wait here (their branch above): the run ends when rank 0's files are
+  // written.
+  if (topts.group) topts.group->barrier();
+  // Every run's saved model, in memory, evaluated where the run writes its model directory:
+  // under protocol = retrain the one trained on all training ratings, whose data has no
+  // validation split.
+  if (!o.out_dir.empty()) {
+    RunConfig saved_cfg = cfg;
+    const bool retrained = train::retrains(cfg, ds);
+    if (retrained) saved_cfg.data.val_fraction = 0;
+    std::vector<std::shared_ptr<TrainedModel>> models;
+    for (const auto& r : s.runs)
+      models.push_back(std::make_shared<TrainedModel>(
+          infer::model_parts(saved_cfg, retrained ? train::merge_validation(ds) : ds, r.saved)));
+    add_ranking(m, models, "the saved model (run 0), test ratings");
+    f.result.model = models.front();
+  }
+  f.val_predictions = s.val_predictions;
+  f.test_predictions = s.test_predictions;
+  return f;
+}
+
+/// A kind fitted in closed form (symgnn/model_kinds.h, fit = closed_form): one
+/// deterministic "run".
+Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
+  const at::Device device(cfg.train.device);
+  infer::ModelParts parts;
+  parts.cfg = cfg;
+  parts.ds = ds;
+  parts.ctx = models::make_context(ds).to(device);
+  auto model = models::make_model(cfg, parts.ctx);
+  model->to(device);
+  const auto t0 = std::chrono::steady_clock::now();
+  const models::ClosedFormFit c = model->fit(ds, device, [&](const std::string& line) { say(o, line); });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  Fitted f;
+  RunMetrics& m = f.result.metrics;
+  m.model = model->name();
+  const double val = rmse_of(c.val_predictions, ds.validation), test = rmse_of(c.test_predictions, ds.test);
+  m.set("test_rmse", {test});
+  m.set("val_rmse", {val});
+  SeedMetrics run;
+  run.metrics = {{"test_rmse", test}, {"val_rmse", val}};
+  run.train_seconds = c.details.value("seconds", seconds);
+  m.runs.push_back(run);
+  m.figures = c.details;
+  m.figures["train_seconds"] = run.train_seconds;
+  m.config = to_text(cfg);
+  m.dataset = train::dataset_stats(ds);
+  m.version = fitting::version_json();
+  f.val_predictions = torch::tensor(c.val_predictions, torch::kDouble);
+  f.test_predictions = torch::tensor(c.test_predictions, torch::kDouble);
+  if (!ds.test.empty()) m.set("test_mae", {mae_of(f.test_predictions, ds.test)});
+  if (!ds.validation.empty()) m.set("val_mae", {mae_of(f.val_predictions, ds.validation)});
+  if (!o.out_dir.empty()) train::save_model(*model, to_text(cfg), o.out_dir + "/model.pt");
+  parts.members = {model};
+  f.result.model = std::make_shared<TrainedModel>(std::move(parts));
+  if (!o.out_dir.empty()) add_ranking(m, {f.result.model}, "the saved model, test ratings");
+  f.result.summary = c.summary;
+  return f;
+}
+
+}  // namespace
+
+FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
+  RunConfig cfg = cfg_in;
+  // Record an absolute path so that `predict` and `--resume` find the data from anywhere.
+  if (cfg.data.source != "synthetic" && fs::exists(cfg.data.source))
+    cfg.data.source = fs::canonical(cfg.data.source).string();
+  check_config(cfg);
+  runtime::check_device(cfg.train.device, "train.device");
+  const ModelKind& kind = model_kind(cfg.model);
+  // torchrun's variables (docs/scale.md): one rank of a multi-process run, or (unset) the
+  // whole run. Only rank 0 touches the folder; the others read it to resume.
+  const train::DistributedEnv dist = train::read_distributed_env();
+  const bool rank0 = dist.rank == 0;
+  if (kind.fit == FitMethod::closed_form && dist.world_size > 1)
+    throw ConfigError("WORLD_SIZE=" + std::to_string(dist.world_size) + ": model = " + cfg.model +
+                      " is fitted in closed form and has no training to share: run it as one process");
+  // One run per folder at a time, and a finished or interrupted run is not replaced unless
+  // asked (docs/reliability.md). The lock lives until the run's files are written.
+  std::optional<OutputLock> lock;
+  if (rank0 && !o.out_dir.empty()) {
+    fs::create_directories(o.out_dir);
+    lock.emplace(o.out_dir, o.resume ? "--resume" : "--out");
+    if (const int n = remove_stale_temporaries(o.out_dir); n > 0)
+      say(o, "removed " + std::to_string(n) + " temporary file(s) left in " + o.out_dir + " by a killed run");
+    if (!o.resume && holds_run(o.out_dir)) {
+      if (!o.overwrite)
+        throw UsageError("--out " + o.out_dir +
+                         " already holds a run (its config.txt); continue it with --resume " + o.out_dir +
+                         ", replace it with --overwrite, or choose another folder");
+      clear_run(o.out_dir);
+    }
+    if (!o.resume) write_text_atomic(o.out_dir + "/config.txt", to_text(cfg));
+  }
+  train::TrainerOptions topts;
+  topts.out_dir = o.out_dir;
+  topts.resume = o.resume;
+  topts.progress = o.progress;
+  // Every rank joins here, after rank 0 holds the folder: a rank 0 that refuses it never
+  // serves the rendezvous, and the others stop at its timeout.
+  if (dist.world_size > 1) topts.group = std::make_shared<train::ProcessGroup>(dist, cfg.train.device);
+
+  Dataset ds = with_memory_context("loading " + cfg.data.source, [&] { return load_dataset(cfg.data); });
+  with_memory_context("building the graphs", [&] { graph::resolve_graphs(ds, cfg.graph); });
+  runtime::release_freed_memory();  // the loaders' temporaries
+  if (rank0) say(o, train::dataset_stats_text(ds));
+
+  Fitted f =
+      kind.fit == FitMethod::trained ? fit_trained(cfg, ds, o, topts, rank0) : fit_closed_form(cfg, ds, o);
+  if (!rank0) return std::move(f.result);
+  if (!o.out_dir.empty()) {
+    f.result.metrics.write(o.out_dir + "/metrics.json");
+    // The runs' mean predictions, for `symgnn blend` (docs/blending.md). Validation
+    // predictions come from models that did not train on those ratings.
+    if (f.test_predictions.defined() && !ds.test.empty())
+      data::write_predictions_csv(o.out_dir + "/predictions/test.csv", ds, ds.test,
+                                  values(f.test_predictions));
+    if (f.val_predictions.defined() && !ds.validation.empty())
+      data::write_predictions_csv(o.out_dir + "/predictions/val.csv", ds, ds.validation,
+                                  values(f.val_predictions));
+    f.result.summary.push_back("wrote " + o.out_dir + "/{model.pt,metrics.json,config.txt," +
+                               (kind.fit == FitMethod::trained ? "run*/history.csv," : "") +
+                               "predictions/{val,test}.csv}");
+  }
+  if (!o.metrics_out.empty()) f.result.metrics.write(o.metrics_out);
+  return std::move(f.result);
+}
+
+}  // namespace symgnn

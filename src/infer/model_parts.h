@@ -1,0 +1,30 @@
+/// @file
+/// What a TrainedModel holds (symgnn/trained_model.h): the run's config and data, the model
+/// context, and one model per saved weight set. TrainedModel::load builds them from a model
+/// directory; symgnn::fit (src/fit/) from the models it has just trained or fitted, so that
+/// it evaluates them without reading them back.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+#include "symgnn/model.h"
+#include "train/run_state.h"
+
+namespace symgnn::infer {
+
+struct ModelParts {
+  RunConfig cfg;  // cfg.train.device is where the models are
+  Dataset ds;     // graphs resolved; the data the models learned from
+  models::ModelContext ctx;
+  /// One model per saved weight set (train.average_last): predictions are their mean.
+  std::vector<std::shared_ptr<models::RatingModel>> members;
+};
+
+/// ModelParts of `cfg` over `ds` (graphs resolved) with a context on `cfg.train.device`,
+/// one model of kind cfg.model per weight set of `states` (at least one).
+ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train::ModuleState>& states);
+
+}  // namespace symgnn::infer

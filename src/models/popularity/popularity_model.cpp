@@ -1,0 +1,72 @@
+// The popularity baseline: counts and means of the items' training ratings.
+#include "models/popularity/popularity_model.h"
+
+#include <torch/torch.h>
+
+#include "util/text.h"
+
+namespace symgnn::models {
+
+PopularityModel::PopularityModel(const ModelContext& ctx) {
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(ctx.train_values.device());
+  counts_ = register_buffer("counts", torch::zeros({ctx.n2}, opts));
+  mu_ = register_buffer("global_mean", torch::full({}, ctx.global_mean, opts));
+  item_mean_ = register_buffer("item_mean", torch::full({ctx.n2}, ctx.global_mean, opts));
+}
+
+at::Tensor PopularityModel::forward(const at::Tensor& /*users*/, const at::Tensor& items) {
+  return item_mean_.index_select(0, items);
+}
+
+at::Tensor PopularityModel::score_items(const at::Tensor& users, int64_t n2) {
+  TORCH_CHECK(n2 == counts_.size(0), "PopularityModel: built for ", counts_.size(0), " items, asked for ",
+              n2);
+  return counts_.unsqueeze(0).expand({users.numel(), n2});  // [B, n2], the same row for every user
+}
+
+void PopularityModel::count(const std::vector<const RatingList*>& ratings) {
+  const int64_t n2 = counts_.size(0);
+  std::vector<float> count(static_cast<size_t>(n2), 0.0f);
+  std::vector<double> sum(static_cast<size_t>(n2), 0.0);
+  for (const RatingList* r : ratings)
+    for (size_t e = 0; e < r->size(); ++e) {
+      count[static_cast<size_t>(r->item[e])] += 1.0f;
+      sum[static_cast<size_t>(r->item[e])] += r->value[e];
+    }
+  const float mu = mu_.item<float>();
+  std::vector<float> mean(static_cast<size_t>(n2));
+  for (size_t j = 0; j < mean.size(); ++j)
+    mean[j] = count[j] > 0 ? static_cast<float>(sum[j] / count[j]) : mu;
+  torch::NoGradGuard no_grad;
+  counts_.copy_(torch::tensor(count));
+  item_mean_.copy_(torch::tensor(mean));
+}
+
+ClosedFormFit PopularityModel::fit(const Dataset& ds, const at::Device&,
+                                   const std::function<void(const std::string&)>&) {
+  ClosedFormFit out;
+  auto predictions = [&](const RatingList& list) {
+    std::vector<double> p;
+    const at::Tensor items = torch::tensor(list.item, torch::kLong).to(item_mean_.device());
+    const at::Tensor m =
+        item_mean_.index_select(0, items).clamp(ds.rating_min, ds.rating_max).to(torch::kCPU);
+    for (int64_t k = 0; k < m.numel(); ++k) p.push_back(static_cast<double>(m[k].item<float>()));
+    return p;
+  };
+  count({&ds.train});
+  if (!ds.validation.empty()) out.val_predictions = predictions(ds.validation);
+  count({&ds.train, &ds.validation});
+  if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
+  const int64_t rated = (counts_ > 0).sum().item<int64_t>();
+  out.details["items_rated"] = rated;
+  out.summary = {"popularity on " + ds.name + ": " + std::to_string(rated) + " of " +
+                 std::to_string(counts_.size(0)) + " items rated in training + validation"};
+  return out;
+}
+
+/// The `popularity` row of symgnn/model_kinds.h (models/registry.cpp).
+std::shared_ptr<RatingModel> make_popularity_model(const RunConfig&, const ModelContext& ctx) {
+  return std::make_shared<PopularityModel>(ctx);
+}
+
+}  // namespace symgnn::models

@@ -1,0 +1,39 @@
+/// @file
+/// The popularity baseline as a closed-form model kind (symgnn/model_kinds.h): every user
+/// gets the items with the most training ratings (ties: the lower item index, as
+/// eval::top_k_items breaks them), and a rating is predicted by the item's mean training
+/// rating (the global mean for an item nobody rated).
+///
+///   score(u, j)  = n_j = number of training ratings of item j     (the same for every user)
+///   rating(u, j) = sum of item j's ratings / n_j, or mu when n_j = 0
+///
+/// fit() counts the training ratings for the validation predictions, then training +
+/// validation for the final state (the protocol of the Sylv. baseline), so its test figures
+/// are those `evaluate` prints for the popularity baseline beside every model
+/// (symgnn/recommend.h, evaluate_popularity).
+#pragma once
+
+#include "symgnn/model.h"
+
+namespace symgnn::models {
+
+class PopularityModel : public RatingModel {
+ public:
+  /// Unfitted (no item rated) on the context's items; mu is the context's global mean.
+  explicit PopularityModel(const ModelContext& ctx);
+  at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
+  at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
+  ClosedFormFit fit(const Dataset& ds, const at::Device& device,
+                    const std::function<void(const std::string&)>& log) override;
+  std::string name() const override { return "popularity"; }
+
+  /// Counts and mean ratings of the items from `ratings` (the final state of fit()).
+  void count(const std::vector<const RatingList*>& ratings);
+
+ private:
+  at::Tensor counts_;     // [n2] float: training ratings per item
+  at::Tensor item_mean_;  // [n2] float: their mean, mu where none
+  at::Tensor mu_;         // [] float: the global mean (a buffer, so a saved model keeps it)
+};
+
+}  // namespace symgnn::models

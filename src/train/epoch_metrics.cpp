@@ -1,0 +1,29 @@
+#include "train/epoch_metrics.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <limits>
+
+namespace symgnn::train {
+
+const std::vector<std::string>& epoch_metric_names() {
+  static const std::vector<std::string> names = {"train_rmse", "val_rmse", "test_rmse", "val_mae",
+                                                 "test_mae"};
+  return names;
+}
+
+double metric_of(const MetricValues& m, const std::string& name) {
+  const auto it = m.find(name);
+  return it == m.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+}
+
+void add_errors(MetricValues& m, const std::string& split, const at::Tensor& pred, const at::Tensor& target,
+                float lo, float hi) {
+  if (target.numel() == 0) return;
+  const at::Tensor diff = pred.detach().to(at::kDouble).clamp(lo, hi) - target.to(at::kDouble);
+  m[split + "_rmse"] = std::sqrt(diff.pow(2).mean().item<double>());
+  m[split + "_mae"] = diff.abs().mean().item<double>();
+}
+
+}  // namespace symgnn::train

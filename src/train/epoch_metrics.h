@@ -1,0 +1,27 @@
+// The metrics the trainer records for each evaluated epoch, by name: what history.csv's
+// columns, a checkpoint's history, train.select and metrics.json name. train_rmse comes
+// from the epoch's training step; the others from one forward pass over the validation and
+// test pairs, with predictions clipped to the rating range (NaN where a split is empty or
+// the epoch is not evaluated).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace symgnn::train {
+
+/// Every epoch metric, in the order of history.csv's columns.
+const std::vector<std::string>& epoch_metric_names();
+
+/// Metric name -> value; absent names read as NaN (metric_of).
+using MetricValues = std::map<std::string, double>;
+double metric_of(const MetricValues& m, const std::string& name);
+
+/// "<split>_rmse" and "<split>_mae" of clipped predictions against targets, in float64.
+void add_errors(MetricValues& m, const std::string& split, const at::Tensor& pred, const at::Tensor& target,
+                float lo, float hi);
+
+}  // namespace symgnn::train

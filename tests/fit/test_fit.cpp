@@ -1,0 +1,205 @@
+// symgnn::fit (symgnn/fit.h) against the outputs of the code before it: the fixtures in
+// tests/fixtures/fit_v0/ were written by `symgnn train` at 0c1dbf7 (make.sh there says how),
+// one small run of each kind on the synthetic data with one thread. fit() must give the
+// same predictions/test.csv (byte for byte on the CPU model that wrote them, cpu.txt; within
+// float rounding elsewhere, where BLAS kernels differ) and the same metrics.json values, and
+// the old model directory must load and predict as it did.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/test_support.h"
+#include "runtime/runtime.h"
+#include "symgnn/error.h"
+#include "symgnn/fit.h"
+#include "symgnn/model_kinds.h"
+#include "symgnn/recommend.h"
+#include "symgnn/trained_model.h"
+
+namespace fs = std::filesystem;
+namespace st = symgnn::testing;
+
+namespace {
+
+const std::string kFixtures = std::string(SYMGNN_SOURCE_DIR) + "/tests/fixtures/fit_v0";
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "";
+}
+
+bool same_cpu_as_fixtures() {
+  std::string recorded = st::read_file(kFixtures + "/cpu.txt");
+  while (!recorded.empty() && recorded.back() == '\n') recorded.pop_back();
+  return !recorded.empty() && recorded == cpu_model();
+}
+
+/// The rows of a predictions CSV: (user,item) text and the predicted value.
+std::vector<std::pair<std::string, double>> prediction_rows(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::pair<std::string, double>> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    const auto last = line.rfind(',');
+    rows.emplace_back(line.substr(0, last), std::stod(line.substr(last + 1)));
+  }
+  return rows;
+}
+
+/// Every number of `expected` (recursively; strings and the run's timings aside) equals the
+/// same key of `actual` within `tol` relative.
+void expect_same_numbers(const nlohmann::json& expected, const nlohmann::json& actual, const std::string& at,
+                         double tol) {
+  static const std::vector<std::string> timings = {
+      "seconds", "train_seconds", "seconds_per_epoch", "peak_memory_bytes", "version", "config", "dataset"};
+  if (expected.is_object()) {
+    for (const auto& [key, value] : expected.items()) {
+      if (std::find(timings.begin(), timings.end(), key) != timings.end()) continue;
+      ASSERT_TRUE(actual.is_object() && actual.contains(key)) << at << "." << key << " missing";
+      expect_same_numbers(value, actual[key], at + "." + key, tol);
+    }
+  } else if (expected.is_array()) {
+    ASSERT_TRUE(actual.is_array() && actual.size() == expected.size()) << at;
+    for (size_t k = 0; k < expected.size(); ++k)
+      expect_same_numbers(expected[k], actual[k], at + "[" + std::to_string(k) + "]", tol);
+  } else if (expected.is_number()) {
+    ASSERT_TRUE(actual.is_number()) << at;
+    const double e = expected.get<double>(), a = actual.get<double>();
+    EXPECT_LE(std::fabs(e - a), tol * std::max(1.0, std::fabs(e))) << at << ": " << e << " vs " << a;
+  } else if (expected.is_null()) {
+    EXPECT_TRUE(actual.is_null()) << at;
+  }
+}
+
+class FitFixture : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FitFixture, GivesThePredictionsAndMetricsOfTheCodeBeforeIt) {
+  const std::string name = GetParam(), fixture = kFixtures + "/" + name;
+  symgnn::RunConfig cfg;
+  symgnn::load_config_text(cfg, st::read_file(fixture + "/config.txt"), fixture + "/config.txt");
+  symgnn::runtime::set_compute_threads(1);
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("fit_" + name) + "/run";
+  fo.progress = "quiet";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+
+  const auto want = prediction_rows(fixture + "/test.csv");
+  const auto got = prediction_rows(fo.out_dir + "/predictions/test.csv");
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    ASSERT_EQ(got[k].first, want[k].first) << "row " << k;
+    EXPECT_NEAR(got[k].second, want[k].second, 1e-5) << "row " << k;
+  }
+  const bool exact = same_cpu_as_fixtures();
+  if (exact)
+    EXPECT_EQ(st::read_file(fo.out_dir + "/predictions/test.csv"), st::read_file(fixture + "/test.csv"));
+
+  const auto expected = nlohmann::json::parse(st::read_file(fixture + "/metrics.json"));
+  const auto actual = nlohmann::json::parse(st::read_file(fo.out_dir + "/metrics.json"));
+  // Sums taken in another order (MAE, the ranking's means) differ in the last bits at most.
+  expect_same_numbers(expected, actual, name, exact ? 1e-12 : 1e-5);
+  // The result in memory is the file's.
+  EXPECT_EQ(r.metrics.to_json()["test_rmse"], actual["test_rmse"]);
+  ASSERT_NE(r.model, nullptr);
+  EXPECT_EQ(r.model->name(), actual["model"].get<std::string>());
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKind, FitFixture,
+                         ::testing::Values("lowrank", "base", "sylvester", "recommended"));
+
+TEST(FitFixture, OldModelDirectoryLoadsAndPredictsAsItDid) {
+  const std::string dir = st::scratch_dir("fit_old_dir") + "/model";
+  fs::copy(kFixtures + "/model_dir", dir, fs::copy_options::recursive);
+  const symgnn::TrainedModel m = symgnn::TrainedModel::load(dir);
+  const symgnn::RatingList& test = m.dataset().test;
+  const std::vector<float> p = m.predict(test.user, test.item);
+  const auto want = prediction_rows(kFixtures + "/model_dir/predictions/test.csv");
+  ASSERT_EQ(p.size(), want.size());
+  for (size_t k = 0; k < p.size(); ++k) EXPECT_NEAR(p[k], want[k].second, 1e-5) << k;
+  // Its metrics.json (no metric names yet) reads as today's.
+  const symgnn::RunMetrics metrics = symgnn::RunMetrics::read(dir);
+  EXPECT_GT(metrics.mean("test_rmse"), 0.0);
+  EXPECT_TRUE(std::isfinite(metrics.mean("val_rmse")));
+  EXPECT_EQ(metrics.runs.size(), 1u);
+  // And its checkpoint resumes: the finished run continues to the same model.
+  symgnn::RunConfig cfg;
+  symgnn::load_config_text(cfg, st::read_file(dir + "/config.txt"), dir + "/config.txt");
+  symgnn::FitOptions fo;
+  fo.out_dir = dir;
+  fo.resume = true;
+  fo.progress = "quiet";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  EXPECT_NEAR(r.metrics.mean("test_rmse"), metrics.mean("test_rmse"), 1e-6);
+}
+
+TEST(Fit, PopularityKindIsTheEvaluatePopularityBaseline) {
+  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+  cfg.model = "popularity";
+  cfg.data.synthetic_users = 60;
+  cfg.data.synthetic_items = 40;
+  cfg.data.synthetic_density = 0.2;
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("fit_popularity") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  EXPECT_EQ(r.model->name(), "popularity");
+  const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir);
+  symgnn::EvaluateOptions eo;
+  eo.ks = {5, 10};
+  const symgnn::Evaluation own = symgnn::evaluate(m, eo), baseline = symgnn::evaluate_popularity(m, eo);
+  EXPECT_DOUBLE_EQ(own.rmse, baseline.rmse);
+  EXPECT_DOUBLE_EQ(own.mae, baseline.mae);
+  ASSERT_EQ(own.ranking.at_k.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_DOUBLE_EQ(own.ranking.at_k[k].ndcg, baseline.ranking.at_k[k].ndcg);
+    EXPECT_DOUBLE_EQ(own.ranking.at_k[k].precision, baseline.ranking.at_k[k].precision);
+  }
+  // The metrics file holds what the run printed and the model predicts what it wrote.
+  const symgnn::RunMetrics read = symgnn::RunMetrics::read(fo.out_dir);
+  EXPECT_DOUBLE_EQ(read.mean("test_rmse"), own.rmse);
+  EXPECT_EQ(read.runs.size(), 1u);
+  // The items ranked first are the most rated ones, for every user.
+  const auto recs = symgnn::recommend(m, {0, 1}, {3, false});
+  ASSERT_EQ(recs.size(), 2u);
+}
+
+TEST(Fit, RefusesWhatAKindCannotDo) {
+  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+  cfg.model = "popularity";
+  cfg.data.synthetic_users = 30;
+  cfg.data.synthetic_items = 20;
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("fit_refuse") + "/run";
+  symgnn::fit(cfg, fo);
+  // New users need weights a closed-form kind does not have.
+  const std::string ratings = st::write_file(st::scratch_dir("fit_refuse_new"), "new.csv", "newcomer,1,4\n");
+  try {
+    symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings);
+    FAIL() << "new ratings accepted";
+  } catch (const symgnn::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("closed form"), std::string::npos) << e.what();
+  }
+  // An unknown kind names the table's choices.
+  cfg.model = "svd";
+  try {
+    symgnn::fit(cfg, {});
+    FAIL() << "svd accepted";
+  } catch (const symgnn::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(symgnn::model_kind_choices()), std::string::npos) << e.what();
+  }
+  // A folder already holding a run is refused without overwrite.
+  cfg.model = "popularity";
+  EXPECT_THROW(symgnn::fit(cfg, fo), symgnn::UsageError);
+  fo.overwrite = true;
+  EXPECT_NO_THROW(symgnn::fit(cfg, fo));
+}
+
+}  // namespace
