@@ -13,6 +13,7 @@
 #include "util/atomic_file.h"
 #include "util/json_text.h"
 #include "util/memory_check.h"
+#include "util/output_lock.h"
 #include "util/stats.h"
 #include "util/strings.h"
 #include "util/text.h"

@@ -12,6 +12,7 @@
 #include "symgnn/trained_model.h"
 #include "util/atomic_file.h"
 #include "util/memory_check.h"
+#include "util/output_lock.h"
 #include "util/strings.h"
 
 namespace fs = std::filesystem;

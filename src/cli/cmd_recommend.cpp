@@ -16,6 +16,7 @@
 #include "util/atomic_file.h"
 #include "util/json_text.h"
 #include "util/memory_check.h"
+#include "util/output_lock.h"
 
 namespace symgnn::cli {
 namespace {

@@ -108,11 +108,9 @@ int launch_train(const TrainOptions& o) {
 
 int run_train(const TrainOptions& o) {
   if (o.nproc > 1) return launch_train(o);
-  // Where the results go is checked before the data is read, not after the training (on
-  // rank 0 of a multi-process run: only it writes).
+  // Rank 0 of a multi-process run prints (fit checks where the results go before the data
+  // is read, and only rank 0 writes them).
   const bool rank0 = train::read_distributed_env().rank == 0;
-  if (rank0 && !o.out.empty()) check_output_dir(o.out, "--out");
-  if (rank0 && !o.metrics_out.empty()) check_output_file(o.metrics_out, "--metrics-out");
   RunConfig cfg = build_config(o);
   apply_runtime(cfg);
   if (!o.resume.empty() && o.common.threads >= 0) runtime::set_compute_threads(o.common.threads);

@@ -25,12 +25,6 @@ struct CommonOptions {
   int64_t seed = -1;
 };
 
-/// Output paths, checked before any work: a file to write (its folder must exist and be
-/// writable; not a directory) and a directory to create or write into (not a file; its
-/// deepest existing folder writable). ConfigError naming the option.
-void check_output_file(const std::string& path, const std::string& option);
-void check_output_dir(const std::string& path, const std::string& option);
-
 /// A CLI11 check of an option that sets config key `key`: the value must be one the key
 /// admits (set_config_value's rules, from the config's field list), else the one-line
 /// error names the key and its range. An option given out of range is never replaced.

@@ -204,7 +204,9 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   // One run per folder at a time, and a finished or interrupted run is not replaced unless
   // asked (docs/reliability.md). The lock lives until the run's files are written.
   std::optional<OutputLock> lock;
+  if (rank0 && !o.metrics_out.empty()) check_output_file(o.metrics_out, "--metrics-out");
   if (rank0 && !o.out_dir.empty()) {
+    check_output_dir(o.out_dir, o.resume ? "--resume" : "--out");
     fs::create_directories(o.out_dir);
     lock.emplace(o.out_dir, o.resume ? "--resume" : "--out");
     if (const int n = remove_stale_temporaries(o.out_dir); n > 0)

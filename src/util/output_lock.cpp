@@ -81,4 +81,30 @@ void clear_run(const std::string& dir) {
   manifest::forget(dir, removed);
 }
 
+void check_output_file(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw ConfigError(option + " " + path + " is a directory, not a file");
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    throw ConfigError(option + " " + path + ": folder " + parent.string() + " does not exist");
+  if (::access(parent.empty() ? "." : parent.c_str(), W_OK) != 0)
+    throw ConfigError(option + " " + path + ": folder " +
+                      (parent.empty() ? std::string(".") : parent.string()) + " is not writable");
+}
+
+void check_output_dir(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_directory(path, ec))
+    throw ConfigError(option + " " + path + " is a file, not a directory");
+  // The deepest folder that exists must let us create the rest (or write into it).
+  fs::path p = fs::absolute(path, ec);
+  while (!p.empty() && !fs::exists(p, ec)) p = p.parent_path();
+  if (!p.empty() && !fs::is_directory(p, ec))
+    throw ConfigError(option + " " + path + ": " + p.string() + " is a file, not a directory");
+  if (!p.empty() && ::access(p.c_str(), W_OK) != 0)
+    throw ConfigError(option + " " + path + ": " + p.string() + " is not writable");
+}
+
 }  // namespace symgnn

@@ -26,6 +26,12 @@ class OutputLock {
 /// Only for a folder whose lock is held: no other process is writing there.
 int remove_stale_temporaries(const std::string& dir);
 
+/// Output paths, checked before any work: a file to write (its folder must exist and be
+/// writable; not a directory) and a directory to create or write into (not a file; its
+/// deepest existing folder writable). ConfigError naming the option.
+void check_output_file(const std::string& path, const std::string& option);
+void check_output_dir(const std::string& path, const std::string& option);
+
 /// Whether `dir` holds a training run (its config.txt).
 bool holds_run(const std::string& dir);
 
