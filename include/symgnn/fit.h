@@ -44,8 +44,9 @@ struct FitResult {
   RunMetrics metrics;
   /// The result for people: "<model> on <data>: test RMSE ...", one line each.
   std::vector<std::string> summary;
-  /// The fitted model (run 0's saved model), in memory; null on the ranks other than 0 of a
-  /// multi-process run, which share the training and keep nothing.
+  /// The fitted model (run 0's saved model), in memory, whether or not out_dir is written;
+  /// null on the ranks other than 0 of a multi-process run, which share the training and
+  /// keep nothing.
   std::shared_ptr<TrainedModel> model;
 };
 

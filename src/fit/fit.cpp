@@ -124,20 +124,20 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   // The other ranks wait here (their branch above): the run ends when rank 0's files are
   // written.
   if (topts.group) topts.group->barrier();
-  // Every run's saved model, in memory, evaluated where the run writes its model directory:
-  // under protocol = retrain the one trained on all training ratings, whose data has no
-  // validation split.
-  if (!o.out_dir.empty()) {
-    RunConfig saved_cfg = cfg;
-    const bool retrained = train::retrains(cfg, ds);
-    if (retrained) saved_cfg.data.val_fraction = 0;
-    std::vector<std::shared_ptr<TrainedModel>> models;
-    for (const auto& r : s.runs)
-      models.push_back(std::make_shared<TrainedModel>(
-          infer::model_parts(saved_cfg, retrained ? train::merge_validation(ds) : ds, r.saved)));
-    add_ranking(m, models, "the saved model (run 0), test ratings");
-    f.result.model = models.front();
+  // The runs' saved models in memory (under protocol = retrain the ones trained on all
+  // training ratings, whose data has no validation split): run 0's is the result; every
+  // run's is ranked where the run writes its model directory, as metrics.json reports it.
+  RunConfig saved_cfg = cfg;
+  const bool retrained = train::retrains(cfg, ds);
+  if (retrained) saved_cfg.data.val_fraction = 0;
+  std::vector<std::shared_ptr<TrainedModel>> models;
+  for (const auto& r : s.runs) {
+    models.push_back(std::make_shared<TrainedModel>(
+        infer::model_parts(saved_cfg, retrained ? train::merge_validation(ds) : ds, r.saved)));
+    if (o.out_dir.empty()) break;
   }
+  if (!o.out_dir.empty()) add_ranking(m, models, "the saved model (run 0), test ratings");
+  f.result.model = models.front();
   f.val_predictions = s.val_predictions;
   f.test_predictions = s.test_predictions;
   return f;

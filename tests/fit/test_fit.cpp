@@ -100,8 +100,9 @@ TEST_P(FitFixture, GivesThePredictionsAndMetricsOfTheCodeBeforeIt) {
     EXPECT_NEAR(got[k].second, want[k].second, 1e-5) << "row " << k;
   }
   const bool exact = same_cpu_as_fixtures();
-  if (exact)
+  if (exact) {
     EXPECT_EQ(st::read_file(fo.out_dir + "/predictions/test.csv"), st::read_file(fixture + "/test.csv"));
+  }
 
   const auto expected = nlohmann::json::parse(st::read_file(fixture + "/metrics.json"));
   const auto actual = nlohmann::json::parse(st::read_file(fo.out_dir + "/metrics.json"));
@@ -169,6 +170,25 @@ TEST(Fit, PopularityKindIsTheEvaluatePopularityBaseline) {
   // The items ranked first are the most rated ones, for every user.
   const auto recs = symgnn::recommend(m, {0, 1}, {3, false});
   ASSERT_EQ(recs.size(), 2u);
+}
+
+TEST(Fit, KeepsTheFittedModelInMemoryWithoutAnOutputFolder) {
+  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+  cfg.data.synthetic_users = 40;
+  cfg.data.synthetic_items = 30;
+  cfg.train.epochs = 3;
+  cfg.lowrank.hidden = 8;
+  symgnn::FitOptions fo;
+  fo.progress = "quiet";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  ASSERT_NE(r.model, nullptr);
+  const symgnn::RatingList& test = r.model->dataset().test;
+  const std::vector<float> p = r.model->predict(test.user, test.item);
+  double se = 0;
+  for (size_t k = 0; k < p.size(); ++k) se += (p[k] - test.value[k]) * (p[k] - test.value[k]);
+  // The model in memory is the one the run scored.
+  EXPECT_NEAR(std::sqrt(se / static_cast<double>(p.size())), r.metrics.mean("test_rmse"), 1e-5);
+  EXPECT_TRUE(r.metrics.evaluation.is_null());  // ranked only where a model directory is written
 }
 
 TEST(Fit, RefusesWhatAKindCannotDo) {
