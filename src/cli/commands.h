@@ -68,9 +68,4 @@ void add_blend_command(CLI::App& app);
 /// usage (one line on stderr naming the file and place), 1 internal failure.
 int run(int argc, const char* const* argv);
 
-/// Runs one subcommand (args without the program name, e.g. {"train", "--data", ...})
-/// in-process like run(), but lets symgnn::Error through and turns a usage error into
-/// a ConfigError carrying CLI11's message: the Python package's path to the commands.
-void run_or_throw(const std::vector<std::string>& args);
-
 }  // namespace symgnn::cli

@@ -33,20 +33,6 @@ void add_commands(CLI::App& app) {
 
 }  // namespace
 
-void run_or_throw(const std::vector<std::string>& args) {
-  CLI::App app{"symgnn", "symgnn"};
-  add_commands(app);
-  std::vector<const char*> argv{"symgnn"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::RuntimeError& e) {
-    if (e.get_exit_code() != 0) throw Error("symgnn " + (args.empty() ? std::string() : args[0]) + " failed");
-  } catch (const CLI::ParseError& e) {
-    throw ConfigError(e.what());
-  }
-}
-
 int run(int argc, const char* const* argv) {
   CLI::App app{
       "symgnn: geometric matrix completion with Sylvester Multi-Graph Neural Networks.\n"
