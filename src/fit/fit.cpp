@@ -23,6 +23,7 @@
 #include "train/checkpoint.h"
 #include "train/dataset_stats.h"
 #include "train/distributed.h"
+#include "train/epoch_metrics.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
 #include "util/memory_check.h"
@@ -36,17 +37,6 @@ namespace {
 
 void say(const FitOptions& o, const std::string& line) {
   if (o.log) o.log(line);
-}
-
-/// RMSE and MAE of predictions (in the list's order) against a rating list, in double.
-double rmse_of(const std::vector<double>& pred, const RatingList& truth) {
-  if (truth.empty()) return std::numeric_limits<double>::quiet_NaN();
-  const at::Tensor t = torch::tensor(truth.value, torch::kFloat).to(torch::kDouble);
-  return std::sqrt((torch::tensor(pred, torch::kDouble) - t).pow(2).mean().item<double>());
-}
-double mae_of(const at::Tensor& pred, const RatingList& truth) {
-  const at::Tensor t = torch::tensor(truth.value, torch::kDouble);
-  return (pred.to(torch::kCPU).to(torch::kDouble) - t).abs().mean().item<double>();
 }
 
 std::vector<double> values(const at::Tensor& t) {
@@ -160,11 +150,19 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   Fitted f;
   RunMetrics& m = f.result.metrics;
   m.model = model->name();
-  const double val = rmse_of(c.val_predictions, ds.validation), test = rmse_of(c.test_predictions, ds.test);
-  m.set("test_rmse", {test});
-  m.set("val_rmse", {val});
+  f.val_predictions = torch::tensor(c.val_predictions, torch::kDouble);
+  f.test_predictions = torch::tensor(c.test_predictions, torch::kDouble);
+  // The trainer's epoch metrics (train/epoch_metrics.h), of the one deterministic "run".
+  train::MetricValues errors;
+  const auto truth = [](const RatingList& r) { return torch::tensor(r.value, torch::kFloat); };
+  train::add_errors(errors, "val", f.val_predictions, truth(ds.validation), parts.ctx.rating_min,
+                    parts.ctx.rating_max);
+  train::add_errors(errors, "test", f.test_predictions, truth(ds.test), parts.ctx.rating_min,
+                    parts.ctx.rating_max);
   SeedMetrics run;
-  run.metrics = {{"test_rmse", test}, {"val_rmse", val}};
+  run.metrics = errors;
+  for (const char* name : {"test_rmse", "val_rmse"}) run.metrics[name] = train::metric_of(errors, name);
+  for (const auto& [name, value] : run.metrics) m.set(name, {value});
   run.train_seconds = c.details.value("seconds", seconds);
   m.runs.push_back(run);
   m.figures = c.details;
@@ -172,10 +170,6 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   m.config = to_text(cfg);
   m.dataset = train::dataset_stats(ds);
   m.version = fitting::version_json();
-  f.val_predictions = torch::tensor(c.val_predictions, torch::kDouble);
-  f.test_predictions = torch::tensor(c.test_predictions, torch::kDouble);
-  if (!ds.test.empty()) m.set("test_mae", {mae_of(f.test_predictions, ds.test)});
-  if (!ds.validation.empty()) m.set("val_mae", {mae_of(f.val_predictions, ds.validation)});
   if (!o.out_dir.empty()) train::save_model(*model, to_text(cfg), o.out_dir + "/model.pt");
   parts.members = {model};
   f.result.model = std::make_shared<TrainedModel>(std::move(parts));

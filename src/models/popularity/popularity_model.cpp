@@ -46,12 +46,12 @@ ClosedFormFit PopularityModel::fit(const Dataset& ds, const at::Device&,
                                    const std::function<void(const std::string&)>&) {
   ClosedFormFit out;
   auto predictions = [&](const RatingList& list) {
-    std::vector<double> p;
     const at::Tensor items = torch::tensor(list.item, torch::kLong).to(item_mean_.device());
-    const at::Tensor m =
-        item_mean_.index_select(0, items).clamp(ds.rating_min, ds.rating_max).to(torch::kCPU);
-    for (int64_t k = 0; k < m.numel(); ++k) p.push_back(static_cast<double>(m[k].item<float>()));
-    return p;
+    const at::Tensor m = item_mean_.index_select(0, items)
+                             .clamp(ds.rating_min, ds.rating_max)
+                             .to(torch::kCPU, torch::kDouble)
+                             .contiguous();
+    return std::vector<double>(m.data_ptr<double>(), m.data_ptr<double>() + m.numel());
   };
   count({&ds.train});
   if (!ds.validation.empty()) out.val_predictions = predictions(ds.validation);
