@@ -85,7 +85,7 @@ struct GraphConfig {
     v("user_graph", user_graph, "auto: file graph, else k-NN (from knn_source; features only if the side has them), else identity", one_of("auto|file|knn|identity"));
     v("item_graph", item_graph, "as user_graph, for the items", one_of("auto|file|knn|identity"));
     v("knn_k", knn_k, "neighbours per node of the k-NN graph (cosine, symmetrised)", range(1, 1000));
-    v("knn_source", knn_source, "vectors the k-NN graph compares: side features or training rating rows", one_of("features|ratings"));
+    v("knn_source", knn_source, "vectors the k-NN graph compares: side features, training rating rows, or interactions (the rows of the binary training matrix: a co-occurrence graph)", one_of("features|ratings|interactions"));
   }
 };
 
@@ -107,6 +107,26 @@ struct SylvesterConfig {
   }
 };
 
+/// ItemKNN (models/closed_form/itemknn_model.h).
+struct ItemKnnConfig {
+  int64_t neighbours = 100;
+
+  template <class V>
+  void visit(V&& v) {
+    v("neighbours", neighbours, "most similar items kept per item (cosine of the binary interaction columns)", range(1, 100000));
+  }
+};
+
+/// EASE (models/closed_form/ease_model.h).
+struct EaseConfig {
+  std::string lambdas = "50,100,200,500,1000,2000";
+
+  template <class V>
+  void visit(V&& v) {
+    v("lambdas", lambdas, "candidate ridge penalties lambda of B = argmin |X - X B|^2 + lambda |B|^2 (diag B = 0), chosen on validation NDCG@10", any());
+  }
+};
+
 /// The low-rank SyMGNN model (node representations, dot-product prediction).
 struct LowRankConfig {
   std::string variant = "full";
@@ -123,6 +143,7 @@ struct LowRankConfig {
   int64_t class_bases = 2;
   double class_mse_weight = 0.0;
   double smoothness = 0.0;
+  double l2 = 0.0;
   std::string class_init = "small";
   std::string prior = "paper";
   bool id_embedding = true;
@@ -150,6 +171,7 @@ struct LowRankConfig {
     v("class_bases", class_bases, "decoder = classes: shared basis matrices Q_b of the bilinear forms", range(1, 64));
     v("class_mse_weight", class_mse_weight, "decoder = classes: loss = cross-entropy + w * MSE of the expected rating", range(0.0, 100.0));
     v("smoothness", smoothness, "lambda of the graph smoothness penalty tr(U^T (I - At) U) / n on the final representations (0: off, faithful)", range(0.0, 100.0));
+    v("l2", l2, "penalty l2 (mean_i |U1_i|^2 + mean_j |U2_j|^2) on the final representations (0: off; the ranking objectives need it, docs/recommend.md)", range(0.0, 100.0));
     v("class_init", class_init, "decoder = classes: small (Q_b ~ N(0, 1/d^2), a ~ N(0, 0.01)) or orthogonal (Q_b orthogonal x 1.1, a Glorot; GC-MC's)", one_of("small|orthogonal"));
     v("prior", prior, "prior-association module b_Theta: paper (V_k = phi(norm(H_k) Uh Theta_k), then an MLP) or encoder (GC-MC-style: per-class aggregation of a wide free embedding of the other side, node dropout, dense layer; models/layers/prior_encoder.h)", one_of("paper|encoder"));
     v("id_embedding", id_embedding, "keep the free id embedding Uh = MLP([id || features]) in the sum U = Uh + modules (false: the modules act on U^(p), U = U^(p) + CGE(U^(p)) + ...; needs prior = encoder)", any());
@@ -218,7 +240,12 @@ struct TrainConfig {
   int64_t average_every = 5;
   int64_t batch_size = 0;
   std::string objective = "rating";
-  std::string select = "val_rmse";
+  std::string ranking_loss = "softmax";
+  double ranking_weight = 1.0;
+  int64_t negatives = 100;
+  double positive_min = 0.0;
+  int64_t ranking_block = 4194304;
+  std::string select = "auto";
 
   template <class V>
   void visit(V&& v) {
@@ -240,10 +267,28 @@ struct TrainConfig {
     v("average_last", average_last, "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean over the last N checkpoints, average_every epochs apart (1: the last epoch only)", range(1, 1000));
     v("average_every", average_every, "epochs between the averaged checkpoints", range(1, 100000));
     v("batch_size", batch_size, "training ratings per optimiser step: an epoch takes ceil(ratings / batch_size) steps over a shuffled order, each on the full graph's representations (0: full batch, one step an epoch; docs/scale.md)", range(0, 1e12));
-    v("objective", objective, "what training minimises: rating (the masked MSE of the training ratings, the paper's); the kinds' objectives column in symgnn/model_kinds.h lists what each trains for", one_of("rating"));
-    v("select", select, "validation metric that chooses the epoch, stops early (patience) and decays the learning rate, lower is better: val_rmse or val_mae (train/epoch_metrics.h)", one_of("val_rmse|val_mae"));
+    v("objective", objective, "what training minimises: rating (the masked MSE of the training ratings, the paper's); ranking (train.ranking_loss over the training interactions; ratings come from a separate bias head); joint (rating MSE + ranking_weight x ranking loss on the same representations). The kinds' objectives column in symgnn/model_kinds.h lists what each trains for (docs/recommend.md)", one_of("rating|ranking|joint"));
+    v("ranking_loss", ranking_loss, "objective ranking|joint: softmax (each positive against every item, in blocks of users), sampled_softmax (against `negatives` items drawn per step) or bpr (against `negatives` drawn items per positive, pairwise)", one_of("softmax|sampled_softmax|bpr"));
+    v("ranking_weight", ranking_weight, "objective joint: weight of the ranking loss beside the rating MSE", range(0.0, 1000.0));
+    v("negatives", negatives, "ranking_loss sampled_softmax: items drawn uniformly per step, shared by all positives; bpr: drawn items per positive", range(1, 100000));
+    v("positive_min", positive_min, "objective ranking|joint: training ratings >= this are the positives (0: every rated pair)", range(0.0, 1e9));
+    v("ranking_block", ranking_block, "ranking_loss softmax and ranking metrics: user x item scores held at once (bounds memory; never a dense users x items matrix)", range(1, 1e12));
+    v("select", select, "validation metric that chooses the epoch, stops early (patience) and decays the learning rate: auto (val_rmse for objective rating, else val_ndcg@10), val_rmse or val_mae (lower is better), val_ndcg@10 (higher is better; relevant = validation ratings >= the evaluate threshold, candidates = items not rated in training) (train/epoch_metrics.h)", one_of("auto|val_rmse|val_mae|val_ndcg@10"));
   }
 };
+
+/// The metric train.select names: auto is val_rmse for objective rating, else val_ndcg@10.
+inline std::string selection_metric(const TrainConfig& t) {
+  if (t.select != "auto") return t.select;
+  return t.objective == "rating" ? "val_rmse" : "val_ndcg@10";
+}
+
+/// Whether a larger value of the metric `name` is better (ranking metrics) or worse (errors).
+inline bool higher_is_better(const std::string& name) {
+  for (const char* m : {"ndcg", "precision", "recall", "map@", "hit_rate"})
+    if (name.find(m) != std::string::npos) return true;
+  return false;
+}
 
 /// Everything one run needs. `model` picks the model kind (symgnn/model_kinds.h); only its
 /// section is used. `preset` names the starting point the fields were set on (see
@@ -256,6 +301,8 @@ struct RunConfig {
   SylvesterConfig sylvester;
   LowRankConfig lowrank;
   BaseConfig base;
+  ItemKnnConfig itemknn;
+  EaseConfig ease;
   TrainConfig train;
 
   /// The fields without a section (keys without a dot), as the sections' visit() lists theirs.
@@ -273,6 +320,8 @@ struct RunConfig {
     v("sylvester", sylvester);
     v("lowrank", lowrank);
     v("base", base);
+    v("itemknn", itemknn);
+    v("ease", ease);
     v("train", train);
   }
 };

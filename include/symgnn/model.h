@@ -9,6 +9,7 @@
 #include <torch/nn/module.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -51,6 +52,9 @@ struct ClosedFormFit {
   /// Predictions of ds.validation (from a fit that did not see them) and of ds.test (from the
   /// final fit), clipped to the rating range, in the lists' order; empty where a list is.
   std::vector<double> val_predictions, test_predictions;
+  /// Validation metrics of the fit by the names of train/epoch_metrics.h (e.g. a ranking
+  /// kind's val_ndcg@10 at its chosen setting), for metrics.json, tune and blend.
+  std::map<std::string, double> metrics;
   /// The kind's own figures for metrics.json (e.g. the Sylv. baseline's chosen a and lambda).
   nlohmann::json details = nlohmann::json::object();
   /// Lines for the console (the chosen values and how they scored).
@@ -81,10 +85,20 @@ class RatingModel : public torch::nn::Module {
   virtual ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                             const std::function<void(const std::string&)>& log);
 
-  /// Scores of all `n2` items for each of `users` ([B, n2], unclipped, on the model's
-  /// device): what ranking reads. The default scores the B x n2 pairs through forward(); a
-  /// model that can do it in one product (the low-rank model) overrides it.
-  virtual at::Tensor score_items(const at::Tensor& users, int64_t n2);
+  /// Predicted ratings of all `n2` items for each of `users` ([B, n2], unclipped, on the
+  /// model's device). The default scores the B x n2 pairs through forward(); a model that can
+  /// do it in one product (the low-rank model) overrides it.
+  virtual at::Tensor rating_items(const at::Tensor& users, int64_t n2);
+
+  /// Ranking scores of all `n2` items for each of `users` ([B, n2], higher ranks first, on
+  /// the model's device): what recommend and evaluate rank by. The default is
+  /// rating_items(): a rating model ranks by its predicted ratings.
+  virtual at::Tensor score_items(const at::Tensor& users, int64_t n2) { return rating_items(users, n2); }
+
+  /// Whether score_items() are the predicted ratings (a model trained for ratings only), or
+  /// scores of their own (trained or fitted for ranking: recommend then shows each item's
+  /// predicted rating beside it, from rating_items()).
+  virtual bool ranks_by_rating() const { return true; }
 };
 
 /// The one name -> class map (models/registry.cpp, from the rows of symgnn/model_kinds.h):

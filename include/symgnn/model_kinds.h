@@ -13,7 +13,8 @@
 //              (RatingModel::fit, one call; no checkpoints, no seeds)
 //   variants   whether `<section>.variant` (full|G|A) applies (`train --variant`)
 //   new_nodes  whether `--new-ratings` can place users or items absent from training
-//   objectives the `train.objective` values the kind trains for ('|'-separated)
+//   objectives the `train.objective` values a trained kind trains for ('|'-separated); for a
+//              closed-form kind, what its fit serves (train.objective does not apply)
 // Torch-free: the config reader (src/util/config_io.cpp) and the fuzzers include it.
 #pragma once
 
@@ -22,7 +23,7 @@
 #include "symgnn/error.h"
 
 #define SYMGNN_MODEL_KINDS(X)                                                                       \
-  X(lowrank, "lowrank", trained, true, true, "rating",                                              \
+  X(lowrank, "lowrank", trained, true, true, "rating|ranking|joint",                                \
     "the low-rank SyMGNN: node representations, prediction by dot product or rating classes "       \
     "(paper, Low-rank Model)")                                                                      \
   X(base, "base", trained, true, true, "rating",                                                    \
@@ -30,9 +31,15 @@
   X(sylvester, "sylvester", closed_form, false, false, "rating",                                    \
     "the Sylv. baseline: Eq. 1 solved for ratings and mask, a and lambda chosen on validation "     \
     "(models/sylvester/completion.h)")                                                              \
-  X(popularity, "", closed_form, false, false, "rating",                                            \
+  X(popularity, "", closed_form, false, false, "ranking",                                           \
     "the popularity baseline: items ranked by their number of training ratings, ratings predicted " \
-    "by the item's mean (models/popularity/popularity_model.h)")
+    "by the item's mean (models/popularity/popularity_model.h)")                                    \
+  X(itemknn, "itemknn", closed_form, false, false, "ranking",                                       \
+    "ItemKNN: cosine similarity of the items' binary interaction columns, the k nearest kept; "     \
+    "ratings from damped user and item biases (models/closed_form/itemknn_model.h)")                \
+  X(ease, "ease", closed_form, false, false, "ranking",                                             \
+    "EASE: the closed-form item-item ridge regression of the binary interactions, lambda chosen "   \
+    "on validation NDCG@10 (models/closed_form/ease_model.h)")
 
 namespace symgnn {
 

@@ -27,7 +27,8 @@ struct RecommendOptions {
 struct UserRecommendations {
   int64_t user = 0;            // user index (Dataset::users.id_of gives the original id)
   std::vector<int64_t> items;  // item indices, best first
-  std::vector<float> scores;   // predicted ratings (clipped to the rating range), same order
+  std::vector<float> scores;   // predicted ratings (clipped to the rating range), same order; a model
+                               // trained for ranking ranks by its own scores (ranks_by_rating)
 };
 
 /// The k best candidate items of each user of `users` (indices), passed to `sink` in the

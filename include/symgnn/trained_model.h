@@ -94,10 +94,17 @@ class TrainedModel {
 
   /// Predicted ratings of the index pairs (users[k], items[k]).
   std::vector<float> predict(const std::vector<int64_t>& users, const std::vector<int64_t>& items) const;
-  /// The model's scores of every item for each of `users`, row-major, users.size() x
-  /// items(): predictions before clipping to the rating range, so that items predicted
-  /// above the top rating still rank apart (ranking uses these).
+  /// The model's ranking scores of every item for each of `users`, row-major, users.size()
+  /// x items(): what recommend and evaluate rank by. For a model trained for ratings, the
+  /// predictions before clipping to the rating range (items predicted above the top rating
+  /// still rank apart); for one trained or fitted for ranking, its own scores
+  /// (RatingModel::score_items).
   std::vector<float> score_all_items(const std::vector<int64_t>& users) const;
+  /// Predicted ratings (unclipped) of every item for each of `users`, row-major.
+  std::vector<float> rating_all_items(const std::vector<int64_t>& users) const;
+  /// Whether score_all_items() are the predicted ratings: the model was trained for ratings
+  /// only (objective rating, the Sylv. baseline), not for ranking.
+  bool ranks_by_rating() const;
   /// The items each user rated in the data the model trained on (train and validation
   /// ratings), sorted ascending: what recommendations exclude.
   const std::vector<std::vector<int64_t>>& seen_items() const;

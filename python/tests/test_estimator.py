@@ -154,4 +154,5 @@ def test_a_config_file_trains_the_model_kind_it_names(tmp_path):
     assert pop.metrics_["model"] == "popularity" and pop.metrics_["runs"][0]["run"] == 0
     with pytest.raises(symgnn.ConfigError, match="no variants"):
         symgnn.SyMGNN(model="popularity", variant="G").config_text()
-    assert [k["name"] for k in symgnn._core.model_kinds()] == ["lowrank", "base", "sylvester", "popularity"]
+    assert [k["name"] for k in symgnn._core.model_kinds()] == [
+        "lowrank", "base", "sylvester", "popularity", "itemknn", "ease"]

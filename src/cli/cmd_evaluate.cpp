@@ -67,19 +67,31 @@ int run_evaluate(const EvaluateCliOptions& o) {
      << "; candidates = all items the user did not rate in training; means over the "
      << ev.ranking.users_evaluated << " users with a relevant test item ("
      << ev.ranking.users_without_relevant << " test users without one skipped)\n"
-     << "   k  precision  recall    NDCG     MAP      hit rate  coverage\n";
-  for (const auto& a : ev.ranking.at_k) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%4lld  %-9s  %-8s  %-8s  %-8s  %-8s  %s\n", static_cast<long long>(a.k),
-                  fixed4(a.precision).c_str(), fixed4(a.recall).c_str(), fixed4(a.ndcg).c_str(),
-                  fixed4(a.map).c_str(), fixed4(a.hit_rate).c_str(), fixed4(a.coverage).c_str());
-    os << line;
-  }
+     << (model.ranks_by_rating() ? "(ranked by predicted rating: the model was not trained for ranking)\n"
+                                 : "");
+  const auto table = [&](const Evaluation& e) {
+    os << "   k  precision  recall    NDCG     MAP      hit rate  coverage\n";
+    for (const auto& a : e.ranking.at_k) {
+      char line[160];
+      std::snprintf(line, sizeof line, "%4lld  %-9s  %-8s  %-8s  %-8s  %-8s  %s\n",
+                    static_cast<long long>(a.k), fixed4(a.precision).c_str(), fixed4(a.recall).c_str(),
+                    fixed4(a.ndcg).c_str(), fixed4(a.map).c_str(), fixed4(a.hit_rate).c_str(),
+                    fixed4(a.coverage).c_str());
+      os << line;
+    }
+  };
+  table(ev);
+  // The baseline every ranking figure is read against (docs/recommend.md), under the same rules.
+  const Evaluation popularity = evaluate_popularity(model, eo);
+  os << "popularity baseline (the items with the most training ratings), same users and candidates:\n";
+  table(popularity);
   std::cout << os.str();
   if (!o.json.empty()) {
     nlohmann::json j = fitting::evaluation_json(ev);
     j["model"] = model.name();
     j["dataset"] = model.dataset().name;
+    j["ranks_by_rating"] = model.ranks_by_rating();
+    j["popularity"] = fitting::evaluation_json(popularity);
     write_text_atomic(o.json, json_text(j, 2) + "\n", Integrity::none);
   }
   return 0;

@@ -107,10 +107,16 @@ int run_recommend(const RecommendCliOptions& o) {
   else
     write_text_atomic(o.out, os.str(), Integrity::none);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::cerr << "recommend: " << users.size() << " user(s), top " << o.k << " of " << model.items()
-            << " items (" << (o.include_seen ? "rated items included" : "rated items excluded") << "), "
-            << model.name() << new_nodes_summary(model.new_ratings()) << ", " << std::fixed
-            << std::setprecision(1) << secs << " s" << (o.out.empty() ? "" : ", wrote " + o.out) << "\n";
+  std::cerr
+      << "recommend: " << users.size() << " user(s), top " << o.k << " of " << model.items() << " items ("
+      << (o.include_seen ? "rated items included" : "rated items excluded") << "), " << model.name()
+      << new_nodes_summary(model.new_ratings()) << ", " << std::fixed << std::setprecision(1) << secs << " s"
+      << (o.out.empty() ? "" : ", wrote " + o.out)
+      << (model.ranks_by_rating()
+              ? "; ranked by predicted rating: this model was not trained for ranking (train.objective = "
+                "joint or model = ease give better lists, docs/recommend.md)"
+              : "")
+      << "\n";
   return 0;
 }
 

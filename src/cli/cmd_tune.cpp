@@ -84,9 +84,11 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--set", s.sets, "override a key of every trial, e.g. --set train.epochs=100 (repeatable)")
       ->type_name("KEY=VALUE");
   cmd->add_option("--metric", s.metric,
-                  "validation metric the trials are judged on, lower is better: val_rmse or val_mae "
-                  "(default: the BASE config's train.select)")
-      ->check(CLI::IsMember({"val_rmse", "val_mae"}));
+                  "validation metric the trials are judged on: val_rmse or val_mae (lower is better), "
+                  "val_ndcg@10 or its short name ndcg@10 (higher is better; the trials must measure it: "
+                  "train.objective ranking|joint or train.select = val_ndcg@10, or a closed-form ranking "
+                  "kind) (default: the BASE config's train.select)")
+      ->check(CLI::IsMember({"val_rmse", "val_mae", "val_ndcg@10", "ndcg@10"}));
   cmd->add_option("--runs", s.runs, "seeds per trial; the trial's score is their mean of --metric")
       ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   cmd->add_flag("--dry-run", s.dry_run, "print the trials' commands; run nothing");

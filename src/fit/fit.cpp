@@ -4,15 +4,19 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include "data/prediction_file.h"
 #include "fit/evaluation_json.h"
 #include "fit/sweep_metrics.h"
 #include "infer/model_parts.h"
+#include "models/ranking/ranking_loss.h"
+#include "models/ranking/ranking_probe.h"
 #include "runtime/runtime.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
@@ -77,6 +81,27 @@ train::SweepResult train_without_graphs(const RunConfig& cfg, const std::string&
   return train::train_sweep(plain, ds_plain, popts);
 }
 
+/// Implicit data (every training rating the same value: clicks, plays) has no rating to
+/// fit: a model left on objective rating would reach an RMSE of 0 and rank at random. A kind
+/// that trains for ranking switches to it, and says so; another kind gets a warning.
+void train_for_ranking_on_implicit_data(RunConfig& cfg, const Dataset& ds, const ModelKind& kind,
+                                        const std::function<void(const std::string&)>& say_line) {
+  if (ds.train.empty() || cfg.train.objective != "rating") return;
+  const auto [lo, hi] = std::minmax_element(ds.train.value.begin(), ds.train.value.end());
+  if (*lo != *hi) return;
+  const std::string what = ds.name + ": every training rating is " + fixed(*lo, 2) + " (implicit data)";
+  if (kind.fit == FitMethod::trained &&
+      std::string("|" + std::string(kind.objectives) + "|").find("|ranking|") != std::string::npos) {
+    cfg.train.objective = "ranking";
+    say_line("note: " + what + ": training for ranking instead (train.objective = ranking)");
+  } else if (kind.fit == FitMethod::trained || std::string(kind.objectives) == "rating") {
+    say_line(
+        "warning: " + what + ": model = " + cfg.model +
+        " fits ratings, which are all equal here: its ranking is arbitrary; use model = ease, itemknn or "
+        "lowrank with train.objective = ranking");
+  }
+}
+
 struct Fitted {
   FitResult result;
   at::Tensor val_predictions, test_predictions;  // CPU float64, in the split's order
@@ -100,6 +125,11 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   f.result.summary.push_back(s.model_name + " on " + ds.name + ": test RMSE " + fixed(s.test_rmse, 4) +
                              " +- " + fixed(s.test_rmse_std, 4) + " over " + std::to_string(s.runs.size()) +
                              " run(s) (validation " + fixed(s.val_rmse, 4) + ")");
+  if (models::Objective(cfg.train).ranks() && m.metrics.count("test_ndcg@10"))
+    f.result.summary.push_back("test NDCG@10 " + fixed(m.mean("test_ndcg@10"), 4) + " +- " +
+                               fixed(m.std_of("test_ndcg@10"), 4) + " (validation " +
+                               fixed(m.mean("val_ndcg@10"), 4) + "; objective " + cfg.train.objective +
+                               ", epochs chosen on " + selection_metric(cfg.train) + ")");
   if (std::isfinite(s.ensemble_test_rmse))
     f.result.summary.push_back("ensemble of the " + std::to_string(s.runs.size()) +
                                " runs (mean prediction): test RMSE " + fixed(s.ensemble_test_rmse, 4));
@@ -159,6 +189,18 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
                     parts.ctx.rating_max);
   train::add_errors(errors, "test", f.test_predictions, truth(ds.test), parts.ctx.rating_min,
                     parts.ctx.rating_max);
+  for (const auto& [name, value] : c.metrics) errors[name] = value;
+  if (!ds.test.empty()) {
+    // Every closed-form kind's test ranking under evaluate's protocol (the candidates exclude
+    // the training and validation ratings the final fit saw).
+    const models::RankingProbe probe(ds.test, {&ds.train, &ds.validation}, ds.users.count, ds.items.count,
+                                     eval::default_relevant_min(ds.rating_min, ds.rating_max), 10,
+                                     cfg.train.ranking_block, device);
+    if (!probe.empty())
+      errors["test_ndcg@10"] =
+          probe.measure([&](const at::Tensor& users) { return model->score_items(users, ds.items.count); })
+              .ndcg;
+  }
   SeedMetrics run;
   run.metrics = errors;
   for (const char* name : {"test_rmse", "val_rmse"}) run.metrics[name] = train::metric_of(errors, name);
@@ -175,6 +217,10 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   f.result.model = std::make_shared<TrainedModel>(std::move(parts));
   if (!o.out_dir.empty()) add_ranking(m, {f.result.model}, "the saved model, test ratings");
   f.result.summary = c.summary;
+  if (errors.count("test_ndcg@10"))
+    f.result.summary.push_back(model->name() + ": test NDCG@10 " + fixed(errors["test_ndcg@10"], 4) +
+                               ", test RMSE " + fixed(train::metric_of(errors, "test_rmse"), 4) +
+                               (model->ranks_by_rating() ? " (ranked by predicted rating)" : ""));
   return f;
 }
 
@@ -226,6 +272,9 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   with_memory_context("building the graphs", [&] { graph::resolve_graphs(ds, cfg.graph); });
   runtime::release_freed_memory();  // the loaders' temporaries
   if (rank0) say(o, train::dataset_stats_text(ds));
+  train_for_ranking_on_implicit_data(cfg, ds, kind, [&](const std::string& line) {
+    if (rank0) say(o, line);
+  });
 
   Fitted f =
       kind.fit == FitMethod::trained ? fit_trained(cfg, ds, o, topts, rank0) : fit_closed_form(cfg, ds, o);

@@ -22,8 +22,8 @@ namespace {
 enum class Side { User, Item };
 
 /// The training rating matrix H (n1 x n2) as seen from `side`, sparse: users get the rows
-/// of H, items those of H^T, columns ascending within each row.
-SparseRows rating_vectors(const Dataset& ds, Side side) {
+/// of H, items those of H^T, columns ascending within each row. `binary`: every entry 1.
+SparseRows rating_vectors(const Dataset& ds, Side side, bool binary) {
   const bool users = side == Side::User;
   const int64_t n = users ? ds.users.count : ds.items.count;
   SparseRows h;
@@ -45,7 +45,7 @@ SparseRows rating_vectors(const Dataset& ds, Side side) {
     const int64_t row = users ? ds.train.user[e] : ds.train.item[e];
     const auto at = static_cast<size_t>(fill[static_cast<size_t>(row)]++);
     h.col[at] = users ? ds.train.item[e] : ds.train.user[e];
-    h.value[at] = ds.train.value[e];
+    h.value[at] = binary ? 1.0f : ds.train.value[e];
   }
   std::vector<std::pair<int64_t, float>> row;
   for (int64_t r = 0; r < n; ++r) {
@@ -67,6 +67,16 @@ at::Tensor feature_vectors(const NodeSet& set, const std::string& where) {
   auto x = torch::empty({f.rows, f.cols}, torch::kFloat);
   std::copy(f.values.begin(), f.values.end(), x.data_ptr<float>());
   return x;
+}
+
+/// k-NN graphs from the training matrix's rows (its ratings, or binary interactions).
+bool by_ratings(const GraphConfig& cfg) {
+  return cfg.knn_source == "ratings" || cfg.knn_source == "interactions";
+}
+
+/// What the rows-based k-NN graph compares, for the messages.
+std::string rows_name(const GraphConfig& cfg) {
+  return cfg.knn_source == "interactions" ? "interaction rows" : "rating rows";
 }
 
 void set_identity(NodeSet& set) {
@@ -92,10 +102,11 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
 
   if (policy == "auto") {
     if (has_file_graph) return;
-    if (cfg.knn_source == "ratings") {  // the user asked for rating-row neighbours: honour it
+    if (by_ratings(cfg)) {  // the user asked for rating-row neighbours: honour it
       std::cerr << "note: " << name << ": no " << noun << " graph in the file; using a " << cfg.knn_k
-                << "-NN graph of the training rating rows (" << key << "=auto, graph.knn_source=ratings)\n";
-      set_knn(set, rating_vectors(ds, side), cfg.knn_k);
+                << "-NN graph of the training " << rows_name(cfg) << " (" << key
+                << "=auto, graph.knn_source=" << cfg.knn_source << ")\n";
+      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg.knn_k);
     } else if (has_features) {
       std::cerr << "note: " << name << ": no " << noun << " graph in the file; using a " << cfg.knn_k
                 << "-NN graph of the " << noun << " features (" << key << "=auto)\n";
@@ -110,8 +121,8 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
       throw ConfigError(key + " = file: " + name + " has no " + noun +
                         " graph in its file; use auto, knn or identity");
   } else if (policy == "knn") {
-    if (cfg.knn_source == "ratings") {
-      set_knn(set, rating_vectors(ds, side), cfg.knn_k);
+    if (by_ratings(cfg)) {
+      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg.knn_k);
     } else if (cfg.knn_source == "features") {
       if (!has_features)
         throw ConfigError(
@@ -121,7 +132,8 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
             key + " = identity");
       set_knn(set, feature_vectors(set, name), cfg.knn_k);
     } else {
-      throw ConfigError("graph.knn_source = " + cfg.knn_source + ": must be one of features|ratings");
+      throw ConfigError("graph.knn_source = " + cfg.knn_source +
+                        ": must be one of features|ratings|interactions");
     }
   } else if (policy == "identity") {
     set_identity(set);
@@ -143,11 +155,13 @@ int64_t link_new_nodes(Dataset& ds, bool user_side, int64_t first, const GraphCo
   set.graph.num_nodes = set.count;
   if (set.graph_origin != GraphOrigin::Knn || first >= set.count) return 0;
   const Side side = user_side ? Side::User : Side::Item;
-  const bool by_ratings = cfg.knn_source == "ratings";
-  const EdgeList added = by_ratings ? knn_out_edges(rating_vectors(ds, side), first, cfg.knn_k)
-                                    : knn_out_edges(feature_vectors(set, ds.name), first, cfg.knn_k);
+  const bool rows = by_ratings(cfg);
+  const EdgeList added =
+      rows ? knn_out_edges(rating_vectors(ds, side, cfg.knn_source == "interactions"), first, cfg.knn_k)
+           : knn_out_edges(feature_vectors(set, ds.name), first, cfg.knn_k);
   for (size_t e = 0; e < added.size(); ++e) set.graph.add(added.src[e], added.dst[e], added.weight[e]);
-  if (how) *how = std::to_string(cfg.knn_k) + "-NN of the " + (by_ratings ? "rating rows" : "features");
+  if (how)
+    *how = std::to_string(cfg.knn_k) + "-NN of the " + (rows ? rows_name(cfg) : std::string("features"));
   return static_cast<int64_t>(added.size());
 }
 

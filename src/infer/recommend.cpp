@@ -23,8 +23,8 @@ int64_t block_users(const TrainedModel& model, int64_t block_pairs) {
 /// Scores of every item for a block of users, row-major (TrainedModel::score_all_items).
 using BlockScorer = std::function<std::vector<float>(const std::vector<int64_t>&)>;
 
-/// Calls rank(user, scores) for each user of `users` in blocks scored by `score`; rank runs
-/// in parallel within a block and fills out[k] for the block's k-th user.
+/// Calls rank(k, user, scores) for each user of `users` in blocks scored by `score`; rank
+/// runs in parallel within a block and fills out[k] for the block's k-th user.
 template <typename Out, typename Rank>
 void for_each_block(const TrainedModel& model, const BlockScorer& score, const std::vector<int64_t>& users,
                     int64_t block_pairs, Rank rank, const std::function<void(std::vector<Out>&)>& done) {
@@ -37,7 +37,7 @@ void for_each_block(const TrainedModel& model, const BlockScorer& score, const s
     std::vector<Out> out(block.size());
     at::parallel_for(0, static_cast<int64_t>(block.size()), 16, [&](int64_t a, int64_t z) {
       for (int64_t k = a; k < z; ++k)
-        out[static_cast<size_t>(k)] = rank(block[static_cast<size_t>(k)], scores.data() + k * n2);
+        out[static_cast<size_t>(k)] = rank(k, block[static_cast<size_t>(k)], scores.data() + k * n2);
     });
     done(out);
   }
@@ -69,16 +69,24 @@ void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users
           " candidate items, fewer than k = " + std::to_string(opts.k) +
           (opts.include_seen ? "" : " (the items they rated are excluded; see --include-seen)"));
   }
-  auto rank = [&](int64_t user, const float* scores) {
+  // A model that ranks by scores of its own shows each item's predicted rating beside it,
+  // from the block's ratings (computed with its scores).
+  const bool by_rating = model.ranks_by_rating();
+  std::vector<float> ratings;
+  auto rank = [&](int64_t k, int64_t user, const float* scores) {
     UserRecommendations r;
     r.user = user;
     const std::vector<char> mask = opts.include_seen ? std::vector<char>{} : seen_mask(model, user);
     r.items = eval::top_k_items(scores, n2, opts.k, mask);
     const float lo = model.rating_min(), hi = model.rating_max();
-    for (const int64_t i : r.items) r.scores.push_back(std::clamp(scores[i], lo, hi));
+    const float* rated = by_rating ? scores : ratings.data() + k * n2;
+    for (const int64_t i : r.items) r.scores.push_back(std::clamp(rated[i], lo, hi));
     return r;
   };
-  const BlockScorer score = [&](const std::vector<int64_t>& b) { return model.score_all_items(b); };
+  const BlockScorer score = [&](const std::vector<int64_t>& b) {
+    if (!by_rating) ratings = model.rating_all_items(b);
+    return model.score_all_items(b);
+  };
   for_each_block<UserRecommendations>(model, score, users, opts.block_pairs, rank,
                                       [&](std::vector<UserRecommendations>& out) {
                                         for (const auto& r : out) sink(r);
@@ -127,7 +135,7 @@ Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
 
   eval::RankingAccumulator acc(opts.ks, model.items());
   const int64_t n2 = model.items(), kmax = acc.max_k();
-  auto rank = [&](int64_t user, const float* scores) {
+  auto rank = [&](int64_t, int64_t user, const float* scores) {
     return eval::top_k_items(scores, n2, kmax, seen_mask(model, user));
   };
   size_t next = 0;  // position in `users` of the block's first user

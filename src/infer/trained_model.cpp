@@ -222,4 +222,16 @@ std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& use
   return to_vector(impl_->mean_of([&](models::RatingModel& m) { return m.score_items(block, n2); }));
 }
 
+std::vector<float> TrainedModel::rating_all_items(const std::vector<int64_t>& users) const {
+  if (users.empty()) return {};
+  check_ids(users, this->users(), "user");
+  const at::Tensor block = torch::tensor(users, torch::kInt64).to(impl_->device);
+  const int64_t n2 = items();
+  return to_vector(impl_->mean_of([&](models::RatingModel& m) { return m.rating_items(block, n2); }));
+}
+
+bool TrainedModel::ranks_by_rating() const {
+  return impl_->parts.members.front()->ranks_by_rating();
+}
+
 }  // namespace symgnn

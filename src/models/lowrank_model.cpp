@@ -8,10 +8,12 @@
 
 #include "models/kernels/dot_mse.h"
 #include "models/kernels/pair_bilinear.h"
+#include "models/ranking/ranking_loss.h"
 
 namespace symgnn::models {
 
-LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : cfg_(cfg) {
+LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx, const Objective& objective)
+    : cfg_(cfg), obj_(objective) {
   TORCH_CHECK(cfg.variant == "full" || cfg.variant == "G" || cfg.variant == "A",
               "LowRankModel: unknown variant '", cfg.variant, "'");
   TORCH_CHECK(cfg.fusion == "sum" || cfg.fusion == "learned", "LowRankModel: unknown fusion '", cfg.fusion,
@@ -29,12 +31,18 @@ LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx) : 
   // too few examples per class).
   if (cfg_.decoder == "auto")
     cfg_.decoder = !ctx.levels.empty() && ctx.levels.size() <= 10 ? "classes" : "dot";
-  if (cfg.biases && cfg_.decoder == "dot") {  // the class decoder has its own offsets
+  // objective = ranking: the representations learn the ranking alone, and ratings come
+  // from a head of biases beside them (mean + std (b1_i + b2_j)).
+  if (!obj_.rates()) cfg_.decoder = "dot";
+  if ((cfg.biases && cfg_.decoder == "dot") || !obj_.rates()) {  // the class decoder has its own offsets
     b1_ = register_parameter("b1", torch::zeros({ctx.n1}));
     b2_ = register_parameter("b2", torch::zeros({ctx.n2}));
     mean_ = ctx.global_mean;
     std_ = ctx.rating_std > 0 ? ctx.rating_std : 1.0;
   }
+  // objective = joint: the ranking scores are exp(t) <U1_u, U2_i> with t learned, so that the
+  // softmax can sharpen without stretching the rating decoder's dot product.
+  if (obj_.ranks() && obj_.rates()) rank_log_scale_ = register_parameter("rank_log_scale", torch::zeros({}));
   if (cfg_.decoder == "classes") {
     TORCH_CHECK(!ctx.levels.empty(), "LowRankModel: decoder = classes needs the rating levels");
     const int64_t k = static_cast<int64_t>(ctx.levels.size()), nb = cfg.class_bases, d = cfg.hidden;
@@ -158,8 +166,13 @@ at::Tensor LowRankModel::class_logits(const at::Tensor& u1, const at::Tensor& u2
   return torch::mm(s, a_.t());  // [K', levels]
 }
 
+at::Tensor LowRankModel::bias_rating(const at::Tensor& users, const at::Tensor& items) {
+  return (b1_.index_select(0, users) + b2_.index_select(0, items)) * std_ + mean_;
+}
+
 at::Tensor LowRankModel::score_all_items(const at::Tensor& u1, const at::Tensor& u2,
                                          const at::Tensor& block) {
+  if (!obj_.rates()) return (b1_.index_select(0, block).unsqueeze(1) + b2_.unsqueeze(0)) * std_ + mean_;
   const at::Tensor x1 = u1.index_select(0, block);  // [B, d]
   if (!q_.defined()) {
     at::Tensor r = torch::mm(x1, u2.t());  // [B, n2]
@@ -175,14 +188,28 @@ at::Tensor LowRankModel::score_all_items(const at::Tensor& u1, const at::Tensor&
   return torch::matmul(torch::softmax(logits, 2), levels_);
 }
 
-at::Tensor LowRankModel::score_items(const at::Tensor& block, int64_t) {
-  torch::NoGradGuard no_grad;
-  if (is_training()) {
-    const auto [u1, u2] = embeddings();
-    return score_all_items(u1, u2, block);
-  }
+std::pair<at::Tensor, at::Tensor> LowRankModel::scored_embeddings() {
+  if (is_training()) return embeddings();
   if (!scored_u1_.defined()) std::tie(scored_u1_, scored_u2_) = embeddings();
-  return score_all_items(scored_u1_, scored_u2_, block);
+  return {scored_u1_, scored_u2_};
+}
+
+at::Tensor LowRankModel::rating_items(const at::Tensor& block, int64_t) {
+  torch::NoGradGuard no_grad;
+  if (!obj_.rates()) return score_all_items(at::Tensor(), at::Tensor(), block);
+  const auto [u1, u2] = scored_embeddings();
+  return score_all_items(u1, u2, block);
+}
+
+at::Tensor LowRankModel::score_items(const at::Tensor& block, int64_t n2) {
+  if (!obj_.ranks()) return rating_items(block, n2);
+  torch::NoGradGuard no_grad;
+  const auto [u1, u2] = scored_embeddings();
+  return torch::mm(u1.index_select(0, block), u2.t());  // s(u, i) = <U1_u, U2_i>, ranking_loss.h
+}
+
+bool LowRankModel::ranks_by_rating() const {
+  return !obj_.ranks();
 }
 
 void LowRankModel::train(bool on) {
@@ -193,6 +220,7 @@ void LowRankModel::train(bool on) {
 at::Tensor LowRankModel::forward(const at::Tensor& users, const at::Tensor& items) {
   TORCH_CHECK(users.dim() == 1 && users.sizes() == items.sizes(),
               "LowRankModel: users and items must be [K]");
+  if (!obj_.rates()) return bias_rating(users, items);
   const auto [u1, u2] = embeddings();
   if (q_.defined()) return torch::mv(torch::softmax(class_logits(u1, u2, users, items), 1), levels_);
   return score(u1, u2, users, items);
@@ -203,6 +231,19 @@ at::Tensor LowRankModel::training_loss(const at::Tensor& users, const at::Tensor
   auto [u1, u2] = embeddings();
   last_u1_ = u1;
   last_u2_ = u2;
+  if (!obj_.ranks()) return rating_loss(u1, u2, users, items, target, pred);
+  const at::Tensor rank = ranking_loss(rank_log_scale_.defined() ? u1 * rank_log_scale_.exp() : u1, u2, users,
+                                       items, target, obj_);
+  if (!obj_.rates()) {  // objective = ranking: the bias head learns the ratings on its own
+    const at::Tensor p = bias_rating(users, items);
+    if (pred) *pred = p.detach();
+    return rank + torch::mse_loss(p, target);
+  }
+  return rating_loss(u1, u2, users, items, target, pred) + obj_.weight * rank;
+}
+
+at::Tensor LowRankModel::rating_loss(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
+                                     const at::Tensor& items, const at::Tensor& target, at::Tensor* pred) {
   // The dot decoder on the CPU: prediction, error and gradients in one pass over the pairs
   // (dot_mse.h), which holds no per-pair tensor but the predictions: no chunks needed.
   if (!q_.defined() && u1.device().is_cpu())
@@ -272,18 +313,22 @@ at::Tensor LowRankModel::chunked_loss(const at::Tensor& u1, const at::Tensor& u2
 }
 
 at::Tensor LowRankModel::regularization() {
-  if (cfg_.smoothness <= 0 || !last_u1_.defined()) return {};
+  if (!last_u1_.defined()) return {};
+  at::Tensor l2;
+  if (cfg_.l2 > 0) l2 = cfg_.l2 * (last_u1_.pow(2).sum(1).mean() + last_u2_.pow(2).sum(1).mean());
+  if (cfg_.smoothness <= 0) return l2;
   // tr(U^T (I - At) U) = sum(U * U) - sum(U * At U): how much U varies across edges.
   auto rough = [](const at::Tensor& u, const graph::SparseMatrix& at) {
     if (at.identity) return torch::zeros({}, u.options());
     return ((u * u).sum() - (u * graph::spmm(at, u)).sum()) / static_cast<double>(u.size(0));
   };
-  return cfg_.smoothness * (rough(last_u1_, at1_) + rough(last_u2_, at2_));
+  const at::Tensor smooth = cfg_.smoothness * (rough(last_u1_, at1_) + rough(last_u2_, at2_));
+  return l2.defined() ? smooth + l2 : smooth;
 }
 
 /// The `lowrank` row of symgnn/model_kinds.h (models/registry.cpp).
 std::shared_ptr<RatingModel> make_lowrank_model(const RunConfig& cfg, const ModelContext& ctx) {
-  return std::make_shared<LowRankModel>(cfg.lowrank, ctx);
+  return std::make_shared<LowRankModel>(cfg.lowrank, ctx, Objective(cfg.train));
 }
 
 }  // namespace symgnn::models

@@ -22,6 +22,7 @@
 ///   decoder = classes: logits_k(i, j) = sum_b a_kb U1_i^T Q_b U2_j over the rating levels
 ///     r_k, prediction = sum_k softmax(logits)_k r_k, loss = CE + class_mse_weight * MSE;
 ///   smoothness = lambda: + lambda [tr(U1^T (I - At1) U1)/n1 + tr(U2^T (I - At2) U2)/n2];
+///   l2 = lambda: + lambda (mean_i |U1_i|^2 + mean_j |U2_j|^2) on the final representations;
 ///   prior = encoder: U^(p) from the GC-MC-style encoder (prior_encoder.h) in place of
 ///     MLP([V_1..V_K]); id_embedding = false then drops Uh, and the CGE / attention modules
 ///     act on U^(p): U1 = U1^(p) + CGE(U1^(p)) (+ attention terms in the full variant).
@@ -39,13 +40,18 @@
 #include "models/layers/prior_aggregation.h"
 #include "models/layers/prior_encoder.h"
 #include "models/layers/within_attention.h"
+#include "models/ranking/ranking_loss.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
 
 class LowRankModel : public RatingModel {
  public:
-  LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx);
+  /// `objective` (train.objective, ranking_loss.h): rating trains the decoder as below;
+  /// ranking trains the representations for s(u, i) = <U1_u, U2_i> alone and the ratings
+  /// with a head of biases (mean + std (b1_i + b2_j)); joint trains both on the same
+  /// representations (rating loss + ranking_weight x ranking loss).
+  LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx, const Objective& objective = Objective());
 
   at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
   at::Tensor training_loss(const at::Tensor& users, const at::Tensor& items, const at::Tensor& target,
@@ -57,13 +63,17 @@ class LowRankModel : public RatingModel {
   std::pair<at::Tensor, at::Tensor> embeddings();
 
   /// Predicted ratings of every item for the users `block` ([B, n2], unclipped): B x d times
-  /// d x n2 products (per basis for the class decoder), for ranking all items
-  /// (symgnn/recommend.h). The representations are computed on the first call in eval mode
-  /// and kept until the mode changes (train() / eval()), so blocks of users share them.
+  /// d x n2 products (per basis for the class decoder). The representations are computed on
+  /// the first call in eval mode and kept until the mode changes (train() / eval()), so
+  /// blocks of users share them.
+  at::Tensor rating_items(const at::Tensor& block, int64_t n2) override;
+  /// Ranking scores: the predicted ratings for objective rating, else <U1_u, U2_i> (the
+  /// score the ranking loss trained), from the same kept representations.
   at::Tensor score_items(const at::Tensor& block, int64_t n2) override;
+  bool ranks_by_rating() const override;
   void train(bool on = true) override;
 
-  /// score_items() from representations returned by embeddings().
+  /// rating_items() from representations returned by embeddings().
   at::Tensor score_all_items(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& block);
 
   /// Ratings of the pairs from representations returned by embeddings().
@@ -90,6 +100,15 @@ class LowRankModel : public RatingModel {
   LowRankConfig cfg_;
   Side side1_, side2_;
   PriorEncoder encoder_{nullptr};  // prior = encoder: U^(p) of both sides
+  /// embeddings(), kept between calls in eval mode (rating_items, score_items).
+  std::pair<at::Tensor, at::Tensor> scored_embeddings();
+  /// The training loss of the rating decoder on representations from embeddings().
+  at::Tensor rating_loss(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
+                         const at::Tensor& items, const at::Tensor& target, at::Tensor* pred);
+  /// objective = ranking: the bias head's ratings, mean + std (b1_i + b2_j).
+  at::Tensor bias_rating(const at::Tensor& users, const at::Tensor& items);
+  Objective obj_;
+  at::Tensor rank_log_scale_;  // objective = joint: t of the ranking scores exp(t) <U1_u, U2_i>
   /// decoder = classes: logits [K', levels] of the pairs (GC-MC bilinear decoder).
   at::Tensor class_logits(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,
                           const at::Tensor& items);

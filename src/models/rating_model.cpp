@@ -20,7 +20,7 @@ ClosedFormFit RatingModel::fit(const Dataset&, const at::Device&,
   throw ConfigError("model " + name() + ": learns by training (train/trainer.h), not in closed form");
 }
 
-at::Tensor RatingModel::score_items(const at::Tensor& users, int64_t n2) {
+at::Tensor RatingModel::rating_items(const at::Tensor& users, int64_t n2) {
   const int64_t b = users.numel();
   // Every (user, item) pair of the block: users repeated n2 times, items tiled.
   const at::Tensor u = users.repeat_interleave(n2);

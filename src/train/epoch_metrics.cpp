@@ -8,8 +8,8 @@
 namespace symgnn::train {
 
 const std::vector<std::string>& epoch_metric_names() {
-  static const std::vector<std::string> names = {"train_rmse", "val_rmse", "test_rmse", "val_mae",
-                                                 "test_mae"};
+  static const std::vector<std::string> names = {"train_rmse", "val_rmse",    "test_rmse",   "val_mae",
+                                                 "test_mae",   "val_ndcg@10", "test_ndcg@10"};
   return names;
 }
 

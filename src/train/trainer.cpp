@@ -11,6 +11,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "models/ranking/ranking_loss.h"
+#include "models/ranking/ranking_probe.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "train/checkpoint.h"
@@ -70,12 +72,18 @@ void set_lr(torch::optim::AdamW& opt, double lr) {
 
 /// history.csv: the columns of the first release (epoch, loss, train_rmse, val_rmse,
 /// test_rmse, lr, seconds, peak_memory_bytes; reproduce's curves read them by position),
-/// then the other epoch metrics by name.
+/// then the other epoch metrics by name (the ranking metrics only where measured).
 void write_history_csv(const std::string& path, const std::vector<EpochRecord>& h) {
   static const std::vector<std::string> first = {"train_rmse", "val_rmse", "test_rmse"};
+  const auto measured = [&](const std::string& name) {
+    if (name.find("ndcg") == std::string::npos) return true;
+    for (const auto& r : h)
+      if (r.metrics.count(name)) return true;
+    return false;
+  };
   std::vector<std::string> more;
   for (const auto& name : epoch_metric_names())
-    if (std::find(first.begin(), first.end(), name) == first.end()) more.push_back(name);
+    if (std::find(first.begin(), first.end(), name) == first.end() && measured(name)) more.push_back(name);
   std::ostringstream os;
   os << "epoch,loss,train_rmse,val_rmse,test_rmse,lr,seconds,peak_memory_bytes";
   for (const auto& name : more) os << "," << name;
@@ -248,6 +256,14 @@ class RunTrainer {
   torch::optim::AdamW opt_;
   const EvalSet eval_;
   const bool has_val_;
+  // train.select resolved (config.h, selection_metric) and its direction: the trainer
+  // minimises sign_ x metric.
+  const std::string select_;
+  const double sign_;
+  // Ranking metrics each evaluated epoch (a ranking objective, or selection on NDCG):
+  // val_ndcg@10 and test_ndcg@10 under evaluate's protocol (models/ranking/ranking_probe.h).
+  const bool ranks_;
+  models::RankingProbe val_probe_, test_probe_;
   const EpochMemoryProbe memory_;
   RunState st_;
   std::string run_dir_, ckpt_;  // empty without an out_dir
@@ -272,7 +288,21 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
       opt_(model_->parameters(), torch::optim::AdamWOptions(tc_.lr).weight_decay(tc_.weight_decay)),
       eval_(make_eval_set(ds, device_)),
       has_val_(eval_.n_val > 0),
+      select_(selection_metric(tc_)),
+      sign_(higher_is_better(select_) ? -1.0 : 1.0),
+      ranks_(models::Objective(tc_).ranks() || select_ == "val_ndcg@10"),
       memory_(device_) {
+  if (ranks_) {
+    const double relevant = eval::default_relevant_min(ds.rating_min, ds.rating_max);
+    val_probe_ = models::RankingProbe(ds.validation, {&ds.train}, ctx.n1, ctx.n2, relevant, 10,
+                                      tc_.ranking_block, device_);
+    test_probe_ = models::RankingProbe(ds.test, {&ds.train, &ds.validation}, ctx.n1, ctx.n2, relevant, 10,
+                                       tc_.ranking_block, device_);
+    if (has_val_ && select_ == "val_ndcg@10" && val_probe_.empty())
+      throw ConfigError("train.select = val_ndcg@10: no validation rating is >= " + fixed(relevant, 2) +
+                        " (relevant), so there is no NDCG to select on; use train.select = val_rmse or a "
+                        "larger data.val_fraction");
+  }
   // Same seeds give the same initial weights everywhere; rank 0's make sure of it.
   if (group_) broadcast_module(*group_, *model_);
   st_.lr = tc_.lr;
@@ -401,6 +431,11 @@ Scores RunTrainer::evaluate() {
   s.test_pred = p.narrow(0, eval_.n_val, n_test);
   add_errors(s.metrics, "test", s.test_pred, eval_.values.narrow(0, eval_.n_val, n_test), ctx_.rating_min,
              ctx_.rating_max);
+  if (ranks_) {
+    const auto score = [&](const at::Tensor& users) { return model_->score_items(users, ctx_.n2); };
+    if (!val_probe_.empty()) s.metrics["val_ndcg@10"] = val_probe_.measure(score).ndcg;
+    if (!test_probe_.empty()) s.metrics["test_ndcg@10"] = test_probe_.measure(score).ndcg;
+  }
   return s;
 }
 
@@ -421,7 +456,7 @@ void RunTrainer::average_checkpoint(Scores& s) {
 /// train.select metric (without a validation split, the last evaluated epoch); otherwise
 /// counts the epoch towards train.patience and the learning-rate decay.
 void RunTrainer::select(const Scores& s, bool evaluated) {
-  const double score = has_val_ ? s.metric(tc_.select) : -static_cast<double>(st_.epoch);
+  const double score = has_val_ ? sign_ * s.metric(select_) : -static_cast<double>(st_.epoch);
   if (score < st_.best_val && (has_val_ || evaluated)) {
     keep_best(score, s);
   } else if (has_val_) {
@@ -485,8 +520,8 @@ RunResult RunTrainer::train() {
     EpochRecord record{st_.epoch, done.loss, st_.lr, secs, peak, s.metrics};
     record.metrics["train_rmse"] = train_rmse;
     st_.history.push_back(record);
-    const double val = s.metric(tc_.select);
-    progress_.epoch(st_.epoch, done.loss, train_rmse, val, has_val_ ? st_.best_val : val);
+    const double val = s.metric(select_);
+    progress_.epoch(st_.epoch, done.loss, train_rmse, val, has_val_ ? sign_ * st_.best_val : val);
     stopped = patience_exhausted();
     const bool last = stopped || st_.epoch >= tc_.epochs;
     checkpoint(last);
@@ -610,7 +645,7 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   const models::ModelContext ctx = models::make_context(ds).to(device);
   runtime::release_freed_memory();  // the context's temporaries (sorts of the rating classes)
   runtime::keep_large_blocks_in_heap();
-  Progress progress(opts.progress, cfg.train.log_every, cfg.train.select);
+  Progress progress(opts.progress, cfg.train.log_every, selection_metric(cfg.train));
   SweepResult s;
   for (int64_t r = 0; r < cfg.train.runs; ++r) s.runs.push_back(train_run(cfg, ds, ctx, r, opts, progress));
   s.model_name = s.runs.front().model_name;

@@ -35,13 +35,14 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
-/// The trials in rank order: finished ones by their score (lower first), then failed ones.
+/// The trials in rank order: finished ones by their loss (the score, negated where higher is
+/// better; lower first), then failed ones.
 std::vector<const Trial*> ranked(const std::vector<Trial>& trials) {
   std::vector<const Trial*> r;
   for (const auto& t : trials) r.push_back(&t);
   std::stable_sort(r.begin(), r.end(), [](const Trial* a, const Trial* b) {
     if (finished(*a) != finished(*b)) return finished(*a);
-    if (finished(*a) && a->score != b->score) return a->score < b->score;
+    if (finished(*a) && a->loss != b->loss) return a->loss < b->loss;
     return a->number < b->number;
   });
   return r;
@@ -60,8 +61,8 @@ int best_trial(const std::vector<Trial>& trials) {
   for (size_t i = 0; i < trials.size(); ++i) {
     const Trial& t = trials[i];
     if (!finished(t)) continue;
-    if (best < 0 || t.score < trials[best].score ||
-        (t.score == trials[best].score && t.number < trials[best].number))
+    if (best < 0 || t.loss < trials[best].loss ||
+        (t.loss == trials[best].loss && t.number < trials[best].number))
       best = static_cast<int>(i);
   }
   return best;

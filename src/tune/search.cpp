@@ -95,6 +95,7 @@ std::string read_metrics(const std::string& dir, const std::string& metric, Tria
   }
   t.score = m.mean(metric);
   t.score_std = m.std_of(metric);
+  t.loss = higher_is_better(metric) ? -t.score : t.score;
   t.best_epoch = number(m.figures, "best_epoch");
   if (!std::isfinite(t.score)) return "metrics.json has no " + metric;
   return "";
@@ -132,11 +133,12 @@ void resolve_metric(SearchOptions& o) {
   if (o.metric.empty()) {
     RunConfig cfg = start_config("", o.config_file);
     for (const auto& s : o.sets) apply_override(cfg, s);
-    o.metric = cfg.train.select;
+    o.metric = selection_metric(cfg.train);
   }
+  if (o.metric == "ndcg@10") o.metric = "val_ndcg@10";  // the validation figure is the only one tune reads
   if (o.metric.rfind("val_", 0) != 0)
     throw UsageError("--metric " + o.metric +
-                     ": tune judges trials on validation metrics only (val_rmse, val_mae)");
+                     ": tune judges trials on validation metrics only (val_rmse, val_mae, val_ndcg@10)");
 }
 
 std::vector<Trial> run_search(const Space& space, const SearchOptions& options) {

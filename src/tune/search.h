@@ -44,6 +44,7 @@ struct Trial {
   Values values;
   std::string status;                     // cached | ran | failed
   double score = kNaN, score_std = kNaN;  // the search's metric: mean and std over the trial's seeds
+  double loss = kNaN;  // what the search minimises: score, or -score for a metric where higher is better
   double best_epoch = kNaN;
   double seconds = kNaN;              // wall time of the train process
   std::string error;                  // failed: why (exit status, no metrics)

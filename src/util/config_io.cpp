@@ -256,7 +256,8 @@ void check_config(const RunConfig& cfg) {
   if (dev != "cpu" && dev.rfind("cuda", 0) != 0)
     throw ConfigError("train.device = '" + dev + "': must be cpu, cuda or cuda:N");
   const ModelKind& kind = model_kind(cfg.model);
-  if (("|" + std::string(kind.objectives) + "|").find("|" + cfg.train.objective + "|") == std::string::npos)
+  if (kind.fit == FitMethod::trained &&
+      ("|" + std::string(kind.objectives) + "|").find("|" + cfg.train.objective + "|") == std::string::npos)
     throw ConfigError("train.objective = " + cfg.train.objective + ": model = " + cfg.model + " trains for " +
                       kind.objectives + " only");
   const LowRankConfig& lr = cfg.lowrank;

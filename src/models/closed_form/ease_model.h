@@ -1,0 +1,33 @@
+/// @file
+/// EASE (Steck, WWW 2019) as a closed-form model kind (symgnn/model_kinds.h): the item-item
+/// ridge regression of the binary interactions X (n1 x n2) on themselves, its diagonal held
+/// at zero so that no item predicts itself:
+///
+///   B = argmin |X - X B|_F^2 + lambda |B|_F^2  s.t. diag(B) = 0
+///     = I - P diag(1 / diag(P)),  P = (X^T X + lambda I)^-1   (B_jj = 0: B_ij = -P_ij / P_jj)
+///   score(u, :) = X_u B
+///
+/// lambda is chosen among ease.lambdas on validation NDCG@10, then B is refit on training +
+/// validation (models/closed_form/interaction_model.h). One n2 x n2 inverse (LAPACK through
+/// LibTorch) per candidate.
+#pragma once
+
+#include "models/closed_form/interaction_model.h"
+
+namespace symgnn::models {
+
+class EaseModel : public InteractionModel {
+ public:
+  EaseModel(const EaseConfig& cfg, const ModelContext& ctx);
+  std::string name() const override { return "ease"; }
+
+ protected:
+  std::vector<double> settings() const override { return lambdas_; }
+  std::string setting_name() const override { return "ease.lambda"; }
+  at::Tensor item_weights(const at::Tensor& x, double lambda) const override;
+
+ private:
+  std::vector<double> lambdas_;
+};
+
+}  // namespace symgnn::models

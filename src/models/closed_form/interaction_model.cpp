@@ -1,0 +1,123 @@
+#include "models/closed_form/interaction_model.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "models/ranking/ranking_probe.h"
+#include "models/sylvester/completion.h"
+#include "symgnn/ranking.h"
+#include "util/text.h"
+
+namespace symgnn::models {
+
+namespace {
+
+/// The dense binary interaction matrix of `ratings` (float64, n1 x n2, on `device`).
+at::Tensor interactions(int64_t n1, int64_t n2, const std::vector<const RatingList*>& ratings,
+                        const at::Device& device) {
+  std::vector<int64_t> flat;
+  for (const RatingList* r : ratings)
+    for (size_t e = 0; e < r->size(); ++e) flat.push_back(r->user[e] * n2 + r->item[e]);
+  at::Tensor x = torch::zeros({n1 * n2}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+  if (!flat.empty()) x.index_fill_(0, torch::tensor(flat, torch::kLong).to(device), 1.0);
+  return x.view({n1, n2});
+}
+
+}  // namespace
+
+InteractionModel::InteractionModel(const ModelContext& ctx) : n1_(ctx.n1), n2_(ctx.n2) {
+  const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
+  sylvester::check_dense_fits(std::max(n1_, n2_), n2_, device);
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  scores_ = register_buffer("scores", torch::zeros({n1_, n2_}, opts));
+  b1_ = register_buffer("b1", torch::zeros({n1_}, opts));
+  b2_ = register_buffer("b2", torch::zeros({n2_}, opts));
+  mu_ = register_buffer("global_mean", torch::full({}, ctx.global_mean, opts));
+}
+
+at::Tensor InteractionModel::forward(const at::Tensor& users, const at::Tensor& items) {
+  return mu_ + b1_.index_select(0, users) + b2_.index_select(0, items);
+}
+
+at::Tensor InteractionModel::rating_items(const at::Tensor& users, int64_t n2) {
+  TORCH_CHECK(n2 == n2_, "InteractionModel: built for ", n2_, " items, asked for ", n2);
+  return mu_ + b1_.index_select(0, users).unsqueeze(1) + b2_.unsqueeze(0);
+}
+
+at::Tensor InteractionModel::score_items(const at::Tensor& users, int64_t n2) {
+  TORCH_CHECK(n2 == n2_, "InteractionModel: built for ", n2_, " items, asked for ", n2);
+  return scores_.index_select(0, users);
+}
+
+void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, double setting) {
+  torch::NoGradGuard no_grad;
+  const at::Device device = scores_.device();
+  const at::Tensor x = interactions(n1_, n2_, ratings, device);
+  scores_.copy_(torch::mm(x, item_weights(x, setting)));
+  // Damped biases: items first, then users on what the items leave.
+  std::vector<int64_t> u, i;
+  std::vector<float> r;
+  for (const RatingList* list : ratings) {
+    u.insert(u.end(), list->user.begin(), list->user.end());
+    i.insert(i.end(), list->item.begin(), list->item.end());
+    r.insert(r.end(), list->value.begin(), list->value.end());
+  }
+  const at::Tensor tu = torch::tensor(u, torch::kLong).to(device),
+                   ti = torch::tensor(i, torch::kLong).to(device);
+  const at::Tensor tr = torch::tensor(r, torch::kDouble).to(device);
+  const double mu = r.empty() ? 0.0 : tr.mean().item<double>();
+  const auto dopts = torch::TensorOptions().dtype(torch::kDouble).device(device);
+  const at::Tensor ones = torch::ones_like(tr);
+  const at::Tensor bi = torch::zeros({n2_}, dopts).index_add_(0, ti, tr - mu) /
+                        (torch::zeros({n2_}, dopts).index_add_(0, ti, ones) + 25.0);
+  const at::Tensor bu = torch::zeros({n1_}, dopts).index_add_(0, tu, tr - mu - bi.index_select(0, ti)) /
+                        (torch::zeros({n1_}, dopts).index_add_(0, tu, ones) + 10.0);
+  mu_.fill_(mu);
+  b1_.copy_(bu);
+  b2_.copy_(bi);
+}
+
+ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
+                                    const std::function<void(const std::string&)>& log) {
+  ClosedFormFit out;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<double> candidates = settings();
+  const double relevant = eval::default_relevant_min(ds.rating_min, ds.rating_max);
+  double best = candidates.front(), best_ndcg = -1;
+  auto predictions = [&](const RatingList& list) {
+    const at::Tensor p = forward(torch::tensor(list.user, torch::kLong).to(device),
+                                 torch::tensor(list.item, torch::kLong).to(device))
+                             .clamp(ds.rating_min, ds.rating_max)
+                             .to(torch::kCPU, torch::kDouble)
+                             .contiguous();
+    return std::vector<double>(p.data_ptr<double>(), p.data_ptr<double>() + p.numel());
+  };
+  if (!ds.validation.empty()) {
+    const RankingProbe probe(ds.validation, {&ds.train}, n1_, n2_, relevant, 10, int64_t{1} << 22, device);
+    nlohmann::json tried = nlohmann::json::array();
+    for (const double setting : candidates) {
+      fit_on({&ds.train}, setting);
+      const double ndcg =
+          probe.empty() ? 0.0
+                        : probe.measure([&](const at::Tensor& b) { return scores_.index_select(0, b); }).ndcg;
+      tried.push_back({{"setting", setting}, {"val_ndcg@10", ndcg}});
+      if (log) log(setting_name() + " = " + fixed(setting, 4) + ": validation NDCG@10 " + fixed(ndcg, 4));
+      if (ndcg > best_ndcg) best = setting, best_ndcg = ndcg;
+    }
+    out.val_predictions = predictions(ds.validation);  // the biases of the training ratings
+    if (!probe.empty()) out.metrics["val_ndcg@10"] = best_ndcg;
+    out.details["tried"] = tried;
+  }
+  fit_on({&ds.train, &ds.validation}, best);
+  if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
+  out.details[setting_name()] = best;
+  out.details["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.summary.push_back(name() + " on " + ds.name + ": " + setting_name() + " = " + fixed(best, 4) +
+                        (best_ndcg >= 0 ? " (validation NDCG@10 " + fixed(best_ndcg, 4) + ")" : "") +
+                        ", refit on training + validation");
+  return out;
+}
+
+}  // namespace symgnn::models

@@ -1,0 +1,58 @@
+/// @file
+/// What the closed-form ranking kinds (ItemKNN, EASE; symgnn/model_kinds.h) share. Items
+/// are scored for a user from the binary training interactions X (n1 x n2, 1 where the
+/// user rated the item) through an item-item matrix W of the kind:
+///
+///   score(u, :) = X_u W                                  (n2 scores; W is n2 x n2)
+///
+/// and ratings are predicted by damped biases (Koren's baseline predictor), since neither
+/// kind models rating values:
+///
+///   b_i = sum_u (r_ui - mu) / (n_i + 25),  b_u = sum_i (r_ui - mu - b_i) / (n_u + 10),
+///   r(u, i) = mu + b_u + b_i.
+///
+/// fit() scores each candidate setting of the kind (EASE's lambda) by NDCG@10 on
+/// ds.validation (models/ranking/ranking_probe.h: relevant = ratings >= evaluate's
+/// threshold, candidates = items not rated in training), keeps the best, and refits on
+/// training + validation. The fitted state is the dense n1 x n2 score matrix and the biases
+/// (what save_model writes), so the kinds need n1 x n2 and n2 x n2 matrices in memory:
+/// the constructor refuses sizes that do not fit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "symgnn/model.h"
+
+namespace symgnn::models {
+
+class InteractionModel : public RatingModel {
+ public:
+  /// Unfitted (every score 0, biases 0) on the context's users and items.
+  explicit InteractionModel(const ModelContext& ctx);
+
+  at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
+  at::Tensor rating_items(const at::Tensor& users, int64_t n2) override;
+  at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
+  bool ranks_by_rating() const override { return false; }
+  ClosedFormFit fit(const Dataset& ds, const at::Device& device,
+                    const std::function<void(const std::string&)>& log) override;
+
+ protected:
+  /// The candidate settings fit() chooses among (one: nothing to choose).
+  virtual std::vector<double> settings() const = 0;
+  /// The setting's config key, e.g. "ease.lambda".
+  virtual std::string setting_name() const = 0;
+  /// W (n2 x n2, float64) from the dense binary interactions X (n1 x n2, float64).
+  virtual at::Tensor item_weights(const at::Tensor& x, double setting) const = 0;
+
+ private:
+  /// Scores and biases from `ratings` with the setting.
+  void fit_on(const std::vector<const RatingList*>& ratings, double setting);
+  at::Tensor scores_;   // [n1, n2] float: X W of the final fit
+  at::Tensor b1_, b2_;  // [n1], [n2] float: damped biases
+  at::Tensor mu_;       // [] float: mean training rating
+  int64_t n1_ = 0, n2_ = 0;
+};
+
+}  // namespace symgnn::models

@@ -1,0 +1,74 @@
+#include "models/ranking/ranking_probe.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace symgnn::models {
+
+RankingProbe::RankingProbe(const RatingList& held_out, const std::vector<const RatingList*>& seen, int64_t n1,
+                           int64_t n2, double relevant_min, int64_t k, int64_t block_pairs,
+                           const at::Device& device)
+    : n2_(n2), k_(k) {
+  std::vector<std::vector<int64_t>> relevant(static_cast<size_t>(n1));
+  for (size_t e = 0; e < held_out.size(); ++e)
+    if (held_out.value[e] >= relevant_min)
+      relevant[static_cast<size_t>(held_out.user[e])].push_back(held_out.item[e]);
+  std::vector<int64_t> slot(static_cast<size_t>(n1), -1);
+  for (int64_t u = 0; u < n1; ++u)
+    if (!relevant[static_cast<size_t>(u)].empty()) {
+      slot[static_cast<size_t>(u)] = static_cast<int64_t>(users_.size());
+      users_.push_back(u);
+      relevant_.push_back(std::move(relevant[static_cast<size_t>(u)]));
+    }
+  // Each probed user's seen items, then the blocks' masks as (row in block, item) pairs.
+  std::vector<std::vector<int64_t>> seen_of(users_.size());
+  for (const RatingList* list : seen)
+    for (size_t e = 0; e < list->size(); ++e)
+      if (const int64_t s = slot[static_cast<size_t>(list->user[e])]; s >= 0)
+        seen_of[static_cast<size_t>(s)].push_back(list->item[e]);
+  const int64_t per = std::max<int64_t>(1, block_pairs / std::max<int64_t>(1, n2));
+  const auto opts = torch::TensorOptions().dtype(torch::kInt64);
+  for (size_t b0 = 0; b0 < users_.size(); b0 += static_cast<size_t>(per)) {
+    const size_t b1 = std::min(users_.size(), b0 + static_cast<size_t>(per));
+    std::vector<int64_t> rows, cols;
+    for (size_t s = b0; s < b1; ++s)
+      for (const int64_t i : seen_of[s]) rows.push_back(static_cast<int64_t>(s - b0)), cols.push_back(i);
+    Block block;
+    block.users = torch::tensor(std::vector<int64_t>(users_.begin() + static_cast<std::ptrdiff_t>(b0),
+                                                     users_.begin() + static_cast<std::ptrdiff_t>(b1)),
+                                opts)
+                      .to(device);
+    block.seen_row = torch::tensor(rows, opts).to(device);
+    block.seen_col = torch::tensor(cols, opts).to(device);
+    blocks_.push_back(std::move(block));
+  }
+}
+
+eval::RankingAtK RankingProbe::measure(const Scorer& score) const {
+  eval::RankingAccumulator acc({k_}, n2_);
+  size_t next = 0;
+  const int64_t k = std::min(k_, n2_);
+  for (const Block& b : blocks_) {
+    at::Tensor s =
+        score(b.users).to(torch::kFloat).clone(at::MemoryFormat::Contiguous);  // [B, n2], ours to mask
+    s.index_put_({b.seen_row, b.seen_col}, -std::numeric_limits<float>::infinity());
+    const auto [values, indices] = s.topk(k, 1);
+    const at::Tensor top = indices.to(torch::kCPU).contiguous();
+    const at::Tensor val = values.to(torch::kCPU).contiguous();
+    const int64_t* t = top.data_ptr<int64_t>();
+    const float* v = val.data_ptr<float>();
+    for (int64_t r = 0; r < top.size(0); ++r, ++next) {
+      // Seen items (scored -inf) are no candidates: a user with fewer than k gets a shorter list.
+      std::vector<int64_t> ranked;
+      for (int64_t c = 0; c < k; ++c)
+        if (v[r * k + c] != -std::numeric_limits<float>::infinity()) ranked.push_back(t[r * k + c]);
+      acc.add(ranked, relevant_[next]);
+    }
+  }
+  return acc.report().at_k.front();
+}
+
+}  // namespace symgnn::models

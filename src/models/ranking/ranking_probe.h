@@ -1,0 +1,47 @@
+/// @file
+/// NDCG@k of a model's ranking on held-out ratings, under the protocol of `evaluate`
+/// (symgnn/recommend.h): relevant = held-out ratings >= relevant_min; candidates = every
+/// item the user did not rate in `seen` (the training ratings); the mean over users with a
+/// relevant held-out item. Built once, then scored each epoch (train.select = val_ndcg@10)
+/// or for each candidate setting of a closed-form kind (EASE's lambda): users go in blocks
+/// of block_pairs / n2 rows, so memory never holds the users x items matrix.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <functional>
+#include <vector>
+
+#include "symgnn/dataset.h"
+#include "symgnn/ranking.h"
+
+namespace symgnn::models {
+
+class RankingProbe {
+ public:
+  /// Scores [B, n2] of every item for a block of users (int64 indices on the device).
+  using Scorer = std::function<at::Tensor(const at::Tensor&)>;
+
+  RankingProbe() = default;
+  RankingProbe(const RatingList& held_out, const std::vector<const RatingList*>& seen, int64_t n1, int64_t n2,
+               double relevant_min, int64_t k, int64_t block_pairs, const at::Device& device);
+
+  /// No user has a relevant held-out item (the probe's metrics would be NaN).
+  bool empty() const { return users_.empty(); }
+  int64_t users() const { return static_cast<int64_t>(users_.size()); }
+
+  /// Precision, recall, NDCG, ... at k of the scores `score` gives.
+  eval::RankingAtK measure(const Scorer& score) const;
+
+ private:
+  struct Block {
+    at::Tensor users;               // [B] on the device
+    at::Tensor seen_row, seen_col;  // positions of the block's seen items, to mask with -inf
+  };
+  std::vector<int64_t> users_;                  // users with a relevant item, ascending
+  std::vector<std::vector<int64_t>> relevant_;  // their relevant items
+  std::vector<Block> blocks_;
+  int64_t n2_ = 0, k_ = 10;
+};
+
+}  // namespace symgnn::models

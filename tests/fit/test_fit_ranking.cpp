@@ -1,0 +1,182 @@
+// Fitting for ranking (docs/recommend.md): the closed-form ranking kinds (EASE, ItemKNN)
+// against their formulas computed here by brute force, the ranking objectives of the trainer
+// end to end, implicit data, and the refusals.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/test_support.h"
+#include "symgnn/error.h"
+#include "symgnn/fit.h"
+#include "symgnn/recommend.h"
+#include "symgnn/trained_model.h"
+
+namespace st = symgnn::testing;
+
+namespace {
+
+symgnn::RunConfig small_config(const std::string& model) {
+  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+  cfg.model = model;
+  cfg.data.synthetic_users = 50;
+  cfg.data.synthetic_items = 30;
+  cfg.data.synthetic_density = 0.25;
+  cfg.data.val_fraction = 0.15;
+  return cfg;
+}
+
+/// The binary matrix of the ratings the final fit saw (training + validation).
+at::Tensor interactions(const symgnn::Dataset& ds) {
+  at::Tensor x = torch::zeros({ds.users.count, ds.items.count}, torch::kDouble);
+  for (const symgnn::RatingList* r : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < r->size(); ++e) x[r->user[e]][r->item[e]] = 1.0;
+  return x;
+}
+
+/// Scores of every item for every user from the fitted model.
+at::Tensor all_scores(const symgnn::TrainedModel& m) {
+  std::vector<int64_t> users(static_cast<size_t>(m.users()));
+  for (size_t u = 0; u < users.size(); ++u) users[u] = static_cast<int64_t>(u);
+  const std::vector<float> s = m.score_all_items(users);
+  return torch::tensor(s, torch::kFloat).view({m.users(), m.items()}).to(torch::kDouble);
+}
+
+TEST(FitRanking, EaseScoresAreTheRidgeRegressionWithAZeroDiagonal) {
+  symgnn::RunConfig cfg = small_config("ease");
+  cfg.ease.lambdas = "3,30";
+  symgnn::FitOptions fo;
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const double lambda = r.metrics.figures.at("ease.lambda").get<double>();
+  EXPECT_TRUE(lambda == 3 || lambda == 30);
+  // B minimises |X - XB|^2 + lambda |B|^2 with diag(B) = 0: the gradient's off-diagonal
+  // entries vanish, (X^T X + lambda I) B - X^T X = diag(mu) for some multipliers mu. Solve
+  // each column's system by brute force (the column without its own item) and compare.
+  const at::Tensor x = interactions(r.model->dataset());
+  const int64_t n = x.size(1);
+  const at::Tensor g = torch::mm(x.t(), x);
+  at::Tensor b = torch::zeros({n, n}, torch::kDouble);
+  for (int64_t j = 0; j < n; ++j) {
+    std::vector<int64_t> rest;
+    for (int64_t i = 0; i < n; ++i)
+      if (i != j) rest.push_back(i);
+    const at::Tensor idx = torch::tensor(rest, torch::kLong);
+    at::Tensor a = g.index_select(0, idx).index_select(1, idx);
+    a.diagonal().add_(lambda);
+    const at::Tensor rhs = g.index_select(0, idx).select(1, j);
+    b.index_put_({idx, j}, torch::linalg_solve(a, rhs));
+  }
+  const at::Tensor expected = torch::mm(x, b);
+  EXPECT_LT((all_scores(*r.model) - expected).abs().max().item<double>(), 1e-3);
+  // It ranks for itself and predicts ratings from its bias head, inside the rating range.
+  EXPECT_FALSE(r.model->ranks_by_rating());
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("val_ndcg@10")));
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("test_ndcg@10")));
+  const symgnn::RatingList& test = r.model->dataset().test;
+  for (const float p : r.model->predict(test.user, test.item)) {
+    EXPECT_GE(p, r.model->rating_min());
+    EXPECT_LE(p, r.model->rating_max());
+  }
+}
+
+TEST(FitRanking, ItemKnnScoresAreTheTopKCosineNeighbours) {
+  symgnn::RunConfig cfg = small_config("itemknn");
+  cfg.itemknn.neighbours = 4;
+  const symgnn::FitResult r = symgnn::fit(cfg, {});
+  const at::Tensor x = interactions(r.model->dataset());
+  const int64_t n = x.size(1);
+  at::Tensor s = torch::zeros({n, n}, torch::kDouble);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const double ni = x.select(1, i).norm().item<double>(), nj = x.select(1, j).norm().item<double>();
+      if (i != j && ni > 0 && nj > 0)
+        s[i][j] = (x.select(1, i) * x.select(1, j)).sum().item<double>() / (ni * nj);
+    }
+  // Column j keeps its 4 largest similarities (and ties with the 4th).
+  for (int64_t j = 0; j < n; ++j) {
+    const at::Tensor col = s.select(1, j);
+    const double kth = std::get<0>(col.topk(4)).select(0, 3).item<double>();
+    s.select(1, j).masked_fill_(col < kth - 1e-9, 0.0);
+  }
+  EXPECT_LT((all_scores(*r.model) - torch::mm(x, s)).abs().max().item<double>(), 1e-4);
+}
+
+TEST(FitRanking, JointObjectiveTrainsSelectsOnValidationNdcgAndRanksByItsScores) {
+  symgnn::RunConfig cfg = small_config("lowrank");
+  cfg.train.objective = "joint";
+  cfg.train.epochs = 6;
+  cfg.lowrank.hidden = 8;
+  cfg.lowrank.l2 = 0.1;
+  symgnn::FitOptions fo;
+  fo.progress = "quiet";
+  fo.out_dir = st::scratch_dir("fit_joint") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("val_ndcg@10")));
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("test_ndcg@10")));
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("test_rmse")));
+  const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir);
+  EXPECT_FALSE(m.ranks_by_rating());
+  // history.csv carries the ranking columns; recommend shows predicted ratings in range.
+  EXPECT_NE(st::read_file(fo.out_dir + "/run0/history.csv").find("val_ndcg@10"), std::string::npos);
+  for (const auto& rec : symgnn::recommend(m, {0, 1, 2}, {5, false}))
+    for (const float p : rec.scores) {
+      EXPECT_GE(p, m.rating_min());
+      EXPECT_LE(p, m.rating_max());
+    }
+  // The ranking metric the run recorded is evaluate's on the same model, at its epoch.
+  symgnn::EvaluateOptions eo;
+  eo.ks = {10};
+  EXPECT_GE(symgnn::evaluate(m, eo).ranking.at_k[0].ndcg, 0.0);
+}
+
+TEST(FitRanking, RankingObjectiveGetsRatingsFromItsBiasHead) {
+  symgnn::RunConfig cfg = small_config("lowrank");
+  cfg.train.objective = "ranking";
+  cfg.train.ranking_loss = "bpr";
+  cfg.train.negatives = 3;
+  cfg.train.epochs = 4;
+  cfg.lowrank.hidden = 8;
+  symgnn::FitOptions fo;
+  fo.progress = "quiet";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  EXPECT_FALSE(r.model->ranks_by_rating());
+  EXPECT_LT(r.metrics.mean("test_rmse"), 2.0);  // biases alone: near the global mean's error
+}
+
+TEST(FitRanking, ImplicitDataTrainsForRanking) {
+  // Every rating the same (clicks): objective rating would fit nothing.
+  std::string csv = "user,item,rating\n";
+  for (int u = 0; u < 30; ++u)
+    for (int i = 0; i < 20; ++i)
+      if ((u * 7 + i * 3) % 4 == 0 || (u % 5 == i % 5))
+        csv += std::to_string(u) + "," + std::to_string(i) + ",1\n";
+  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+  cfg.data.source = st::write_file(st::scratch_dir("fit_implicit"), "clicks.csv", csv);
+  cfg.data.val_fraction = 0.1;
+  cfg.train.epochs = 3;
+  cfg.lowrank.hidden = 8;
+  std::vector<std::string> lines;
+  symgnn::FitOptions fo;
+  fo.progress = "quiet";
+  fo.log = [&](const std::string& line) { lines.push_back(line); };
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  bool said = false;
+  for (const auto& l : lines) said |= l.find("training for ranking") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_FALSE(r.model->ranks_by_rating());
+}
+
+TEST(FitRanking, RefusesAnObjectiveTheKindCannotTrain) {
+  symgnn::RunConfig cfg = small_config("base");
+  cfg.train.objective = "joint";
+  try {
+    symgnn::fit(cfg, {});
+    FAIL() << "base trained for ranking";
+  } catch (const symgnn::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("train.objective = joint"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
