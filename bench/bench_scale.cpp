@@ -14,7 +14,10 @@
 //
 //   OMP_WAIT_POLICY=PASSIVE build/bench/bench_scale [--sets douban,1m,5m,10m,100m]
 //       [--work /tmp/symgnn-scale] [--epochs 4] [--threads 1] [--naive-max 10000000]
-//       [--no-nproc] [--no-inprocess] [--device cpu|cuda] [--cache-mib N]
+//       [--no-nproc] [--no-inprocess] [--device cpu|cuda] [--cache-mib N] [--set KEY=VALUE ...]
+// --set (repeatable) passes config overrides to the `symgnn train` children, e.g.
+// `--set train.objective=joint` for the cost of the ranking objective beside the rating one
+// (docs/recommend.md); the in-process stages always measure the rating objective.
 // With --device cuda the machine's rates are the GPU's (a float32 matrix product and a
 // copy on the device), every timed region ends with a device synchronisation, the cache of
 // the roofline is the GPU's L2 (--cache-mib, e.g. 50 for an H100: LibTorch's C++ API does
@@ -65,6 +68,7 @@ struct Options {
   double cache_mib = 0;  // 0: the CPU's last-level cache from sysfs
   bool nproc = true;
   bool inprocess = true;
+  std::vector<std::string> sets_extra;  // --set overrides for the train children
   bool cuda() const { return device.rfind("cuda", 0) == 0; }
 };
 
@@ -190,6 +194,7 @@ TrainFigures train_cli(const std::vector<std::string>& data, const Options& o, c
   args.insert(args.end(), {"--epochs", std::to_string(o.epochs), "--threads", std::to_string(threads),
                            "--out", out, "--set", "train.device=" + o.device});
   if (nproc > 1) args.insert(args.end(), {"--nproc", std::to_string(nproc)});
+  for (const std::string& kv : o.sets_extra) args.insert(args.end(), {"--set", kv});
   fs::create_directories(o.work + "/runs");
   const ChildResult r = run_child(args, out + ".log");
   TrainFigures f;
@@ -424,6 +429,8 @@ int main(int argc, char** argv) {
       o.nproc = false;
     } else if (a == "--no-inprocess") {
       o.inprocess = false;
+    } else if (a == "--set") {
+      o.sets_extra.push_back(value());
     } else {
       std::fprintf(stderr, "bench_scale: unknown option %s (see the comment at the top of bench_scale.cpp)\n",
                    a.c_str());

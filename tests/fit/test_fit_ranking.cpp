@@ -168,6 +168,30 @@ TEST(FitRanking, ImplicitDataTrainsForRanking) {
   EXPECT_FALSE(r.model->ranks_by_rating());
 }
 
+TEST(FitRanking, NewUsersGetListsFromAJointModel) {
+  symgnn::RunConfig cfg = small_config("lowrank");
+  cfg.train.objective = "joint";
+  cfg.train.epochs = 3;
+  cfg.lowrank.hidden = 8;
+  symgnn::FitOptions fo;
+  fo.progress = "quiet";
+  fo.out_dir = st::scratch_dir("fit_joint_new") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const symgnn::Dataset& ds = r.model->dataset();
+  const std::string given = ds.items.id_of(0), other = ds.items.id_of(1);
+  const std::string ratings = st::write_file(st::scratch_dir("fit_joint_new_ratings"), "new.csv",
+                                             "newcomer," + given + ",5\nnewcomer," + other + ",4\n");
+  const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings);
+  ASSERT_EQ(m.new_ratings().new_users, 1);
+  EXPECT_FALSE(m.ranks_by_rating());
+  const int64_t newcomer = m.users() - 1;
+  ASSERT_EQ(m.dataset().users.id_of(newcomer), "newcomer");
+  const auto recs = symgnn::recommend(m, {newcomer}, {5, false});
+  ASSERT_EQ(recs.size(), 1u);
+  ASSERT_EQ(recs[0].items.size(), 5u);
+  for (const int64_t i : recs[0].items) EXPECT_TRUE(i != 0 && i != 1) << "a rated item was recommended";
+}
+
 TEST(FitRanking, RefusesAnObjectiveTheKindCannotTrain) {
   symgnn::RunConfig cfg = small_config("base");
   cfg.train.objective = "joint";

@@ -25,6 +25,11 @@ at::Tensor interactions(int64_t n1, int64_t n2, const std::vector<const RatingLi
   return x.view({n1, n2});
 }
 
+/// A setting as written in a config: integers without decimals (100, 500), others with 4.
+std::string setting_text(double v) {
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : fixed(v, 4);
+}
+
 }  // namespace
 
 InteractionModel::InteractionModel(const ModelContext& ctx) : n1_(ctx.n1), n2_(ctx.n2) {
@@ -103,7 +108,7 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
           probe.empty() ? 0.0
                         : probe.measure([&](const at::Tensor& b) { return scores_.index_select(0, b); }).ndcg;
       tried.push_back({{"setting", setting}, {"val_ndcg@10", ndcg}});
-      if (log) log(setting_name() + " = " + fixed(setting, 4) + ": validation NDCG@10 " + fixed(ndcg, 4));
+      if (log) log(setting_name() + " = " + setting_text(setting) + ": validation NDCG@10 " + fixed(ndcg, 4));
       if (ndcg > best_ndcg) best = setting, best_ndcg = ndcg;
     }
     out.val_predictions = predictions(ds.validation);  // the biases of the training ratings
@@ -114,7 +119,7 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
   out.details[setting_name()] = best;
   out.details["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out.summary.push_back(name() + " on " + ds.name + ": " + setting_name() + " = " + fixed(best, 4) +
+  out.summary.push_back(name() + " on " + ds.name + ": " + setting_name() + " = " + setting_text(best) +
                         (best_ndcg >= 0 ? " (validation NDCG@10 " + fixed(best_ndcg, 4) + ")" : "") +
                         ", refit on training + validation");
   return out;
