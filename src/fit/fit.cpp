@@ -193,9 +193,7 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   if (!ds.test.empty()) {
     // Every closed-form kind's test ranking under evaluate's protocol (the candidates exclude
     // the training and validation ratings the final fit saw).
-    const models::RankingProbe probe(ds.test, {&ds.train, &ds.validation}, ds.users.count, ds.items.count,
-                                     eval::default_relevant_min(ds.rating_min, ds.rating_max), 10,
-                                     cfg.train.ranking_block, device);
+    const models::RankingProbe probe = models::test_probe(ds, cfg.train.ranking_block, device);
     if (!probe.empty())
       errors["test_ndcg@10"] =
           probe.measure([&](const at::Tensor& users) { return model->score_items(users, ds.items.count); })

@@ -36,6 +36,11 @@ struct TrainedModel::Impl {
     }
     return (sum / static_cast<double>(parts.members.size())).to(torch::kCPU, torch::kFloat).contiguous();
   }
+
+  /// score_all_items and rating_all_items: `of` (RatingModel::score_items or rating_items)
+  /// of every member for the users, averaged, row-major.
+  using ItemsOf = at::Tensor (models::RatingModel::*)(const at::Tensor&, int64_t);
+  std::vector<float> all_items(const std::vector<int64_t>& users, ItemsOf of);
 };
 
 namespace {
@@ -214,20 +219,20 @@ std::vector<float> TrainedModel::predict(const std::vector<int64_t>& users,
   return to_vector(impl_->mean_of([&](models::RatingModel& m) { return m.forward(u, i).clamp(lo, hi); }));
 }
 
-std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& users) const {
+std::vector<float> TrainedModel::Impl::all_items(const std::vector<int64_t>& users, ItemsOf of) {
   if (users.empty()) return {};
-  check_ids(users, this->users(), "user");
-  const at::Tensor block = torch::tensor(users, torch::kInt64).to(impl_->device);
-  const int64_t n2 = items();
-  return to_vector(impl_->mean_of([&](models::RatingModel& m) { return m.score_items(block, n2); }));
+  check_ids(users, parts.ctx.n1, "user");
+  const at::Tensor block = torch::tensor(users, torch::kInt64).to(device);
+  const int64_t n2 = parts.ctx.n2;
+  return to_vector(mean_of([&](models::RatingModel& m) { return (m.*of)(block, n2); }));
+}
+
+std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& users) const {
+  return impl_->all_items(users, &models::RatingModel::score_items);
 }
 
 std::vector<float> TrainedModel::rating_all_items(const std::vector<int64_t>& users) const {
-  if (users.empty()) return {};
-  check_ids(users, this->users(), "user");
-  const at::Tensor block = torch::tensor(users, torch::kInt64).to(impl_->device);
-  const int64_t n2 = items();
-  return to_vector(impl_->mean_of([&](models::RatingModel& m) { return m.rating_items(block, n2); }));
+  return impl_->all_items(users, &models::RatingModel::rating_items);
 }
 
 bool TrainedModel::ranks_by_rating() const {

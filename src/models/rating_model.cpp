@@ -3,6 +3,7 @@
 // catalogue scores through forward(); no closed-form fit.
 #include <torch/torch.h>
 
+#include "models/closed_form_predictions.h"
 #include "symgnn/error.h"
 #include "symgnn/model.h"
 
@@ -26,6 +27,18 @@ at::Tensor RatingModel::rating_items(const at::Tensor& users, int64_t n2) {
   const at::Tensor u = users.repeat_interleave(n2);
   const at::Tensor i = torch::arange(n2, users.options()).repeat({b});
   return forward(u, i).reshape({b, n2});
+}
+
+std::vector<double> clipped_predictions(RatingModel& model, const RatingList& list, double lo, double hi,
+                                        const at::Device& device) {
+  torch::NoGradGuard no_grad;
+  const at::Tensor p = model
+                           .forward(torch::tensor(list.user, torch::kLong).to(device),
+                                    torch::tensor(list.item, torch::kLong).to(device))
+                           .clamp(lo, hi)
+                           .to(torch::kCPU, torch::kDouble)
+                           .contiguous();
+  return std::vector<double>(p.data_ptr<double>(), p.data_ptr<double>() + p.numel());
 }
 
 }  // namespace symgnn::models

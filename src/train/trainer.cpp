@@ -293,13 +293,11 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
       ranks_(models::Objective(tc_).ranks() || select_ == "val_ndcg@10"),
       memory_(device_) {
   if (ranks_) {
-    const double relevant = eval::default_relevant_min(ds.rating_min, ds.rating_max);
-    val_probe_ = models::RankingProbe(ds.validation, {&ds.train}, ctx.n1, ctx.n2, relevant, 10,
-                                      tc_.ranking_block, device_);
-    test_probe_ = models::RankingProbe(ds.test, {&ds.train, &ds.validation}, ctx.n1, ctx.n2, relevant, 10,
-                                       tc_.ranking_block, device_);
+    val_probe_ = models::validation_probe(ds, tc_.ranking_block, device_);
+    test_probe_ = models::test_probe(ds, tc_.ranking_block, device_);
     if (has_val_ && select_ == "val_ndcg@10" && val_probe_.empty())
-      throw ConfigError("train.select = val_ndcg@10: no validation rating is >= " + fixed(relevant, 2) +
+      throw ConfigError("train.select = val_ndcg@10: no validation rating is >= " +
+                        fixed(eval::default_relevant_min(ds.rating_min, ds.rating_max), 2) +
                         " (relevant), so there is no NDCG to select on; use train.select = val_rmse or a "
                         "larger data.val_fraction");
   }

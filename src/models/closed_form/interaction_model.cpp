@@ -5,9 +5,9 @@
 #include <chrono>
 #include <cmath>
 
+#include "models/closed_form_predictions.h"
 #include "models/ranking/ranking_probe.h"
 #include "models/sylvester/completion.h"
-#include "symgnn/ranking.h"
 #include "util/text.h"
 
 namespace symgnn::models {
@@ -89,18 +89,12 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
   ClosedFormFit out;
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<double> candidates = settings();
-  const double relevant = eval::default_relevant_min(ds.rating_min, ds.rating_max);
   double best = candidates.front(), best_ndcg = -1;
   auto predictions = [&](const RatingList& list) {
-    const at::Tensor p = forward(torch::tensor(list.user, torch::kLong).to(device),
-                                 torch::tensor(list.item, torch::kLong).to(device))
-                             .clamp(ds.rating_min, ds.rating_max)
-                             .to(torch::kCPU, torch::kDouble)
-                             .contiguous();
-    return std::vector<double>(p.data_ptr<double>(), p.data_ptr<double>() + p.numel());
+    return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, device);
   };
   if (!ds.validation.empty()) {
-    const RankingProbe probe(ds.validation, {&ds.train}, n1_, n2_, relevant, 10, int64_t{1} << 22, device);
+    const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
     nlohmann::json tried = nlohmann::json::array();
     for (const double setting : candidates) {
       fit_on({&ds.train}, setting);

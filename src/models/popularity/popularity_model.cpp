@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include "models/closed_form_predictions.h"
 #include "util/text.h"
 
 namespace symgnn::models {
@@ -46,12 +47,7 @@ ClosedFormFit PopularityModel::fit(const Dataset& ds, const at::Device&,
                                    const std::function<void(const std::string&)>&) {
   ClosedFormFit out;
   auto predictions = [&](const RatingList& list) {
-    const at::Tensor items = torch::tensor(list.item, torch::kLong).to(item_mean_.device());
-    const at::Tensor m = item_mean_.index_select(0, items)
-                             .clamp(ds.rating_min, ds.rating_max)
-                             .to(torch::kCPU, torch::kDouble)
-                             .contiguous();
-    return std::vector<double>(m.data_ptr<double>(), m.data_ptr<double>() + m.numel());
+    return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, item_mean_.device());
   };
   count({&ds.train});
   if (!ds.validation.empty()) out.val_predictions = predictions(ds.validation);

@@ -3,7 +3,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 namespace symgnn::models {
@@ -69,6 +68,16 @@ eval::RankingAtK RankingProbe::measure(const Scorer& score) const {
     }
   }
   return acc.report().at_k.front();
+}
+
+RankingProbe validation_probe(const Dataset& ds, int64_t block_pairs, const at::Device& device) {
+  return RankingProbe(ds.validation, {&ds.train}, ds.users.count, ds.items.count,
+                      eval::default_relevant_min(ds.rating_min, ds.rating_max), 10, block_pairs, device);
+}
+
+RankingProbe test_probe(const Dataset& ds, int64_t block_pairs, const at::Device& device) {
+  return RankingProbe(ds.test, {&ds.train, &ds.validation}, ds.users.count, ds.items.count,
+                      eval::default_relevant_min(ds.rating_min, ds.rating_max), 10, block_pairs, device);
 }
 
 }  // namespace symgnn::models

@@ -44,4 +44,10 @@ class RankingProbe {
   int64_t n2_ = 0, k_ = 10;
 };
 
+/// The probes every fit uses, at k = 10 with evaluate's default threshold of the dataset's
+/// rating range: validation (candidates exclude the training ratings) and test (they also
+/// exclude the validation ratings, which the final model saw).
+RankingProbe validation_probe(const Dataset& ds, int64_t block_pairs, const at::Device& device);
+RankingProbe test_probe(const Dataset& ds, int64_t block_pairs, const at::Device& device);
+
 }  // namespace symgnn::models
