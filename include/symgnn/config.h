@@ -246,6 +246,7 @@ struct TrainConfig {
   double positive_min = 0.0;
   int64_t ranking_block = 4194304;
   std::string select = "auto";
+  std::string ranker = "none";
 
   template <class V>
   void visit(V&& v) {
@@ -274,6 +275,7 @@ struct TrainConfig {
     v("positive_min", positive_min, "objective ranking|joint: training ratings >= this are the positives (0: every rated pair)", range(0.0, 1e9));
     v("ranking_block", ranking_block, "ranking_loss softmax and ranking metrics: user x item scores held at once (bounds memory; never a dense users x items matrix)", range(1, 1e12));
     v("select", select, "validation metric that chooses the epoch, stops early (patience) and decays the learning rate: auto (val_rmse for objective rating, else val_ndcg@10), val_rmse or val_mae (lower is better), val_ndcg@10 (higher is better; relevant = validation ratings >= the evaluate threshold, candidates = items not rated in training) (train/epoch_metrics.h)", one_of("auto|val_rmse|val_mae|val_ndcg@10"));
+    v("ranker", ranker, "what recommend and evaluate rank by: none (the model's own scores: its ranking head, or its predicted ratings); ease or itemknn (that closed-form kind, fitted beside the model on the same data into DIR/ranker; predicted ratings still come from the model); auto (ease for a model that ranks by its predicted ratings, where the data have at most 10,000 items and 2^26 user x item pairs; else none) (fit/ranker.h, docs/recommend.md)", one_of("none|auto|ease|itemknn"));
   }
 };
 

@@ -77,6 +77,12 @@ inline const ModelKind& model_kind(const std::string& name) {
   throw ConfigError("model = '" + name + "': must be one of " + choices);
 }
 
+/// Whether `kind`'s objectives column lists `objective`: what a trained kind can train for,
+/// what a closed-form kind's fit serves.
+inline bool kind_serves(const ModelKind& kind, const std::string& objective) {
+  return ("|" + std::string(kind.objectives) + "|").find("|" + objective + "|") != std::string::npos;
+}
+
 /// "lowrank|base|sylvester|popularity": the names in table order, the config's choices.
 inline const char* model_kind_choices() {
   static const std::string choices = [] {

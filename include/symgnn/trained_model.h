@@ -103,8 +103,14 @@ class TrainedModel {
   /// Predicted ratings (unclipped) of every item for each of `users`, row-major.
   std::vector<float> rating_all_items(const std::vector<int64_t>& users) const;
   /// Whether score_all_items() are the predicted ratings: the model was trained for ratings
-  /// only (objective rating, the Sylv. baseline), not for ranking.
+  /// only (objective rating, the Sylv. baseline), not for ranking, and no ranker was fitted
+  /// beside it.
   bool ranks_by_rating() const;
+  /// The kind of the ranker fitted beside the model (train.ranker: "ease", "itemknn"), whose
+  /// scores score_all_items() returns while predict() and rating_all_items() come from the
+  /// model; "" when the model ranks by its own scores. A model loaded with new nodes ranks
+  /// by its own scores (the closed-form ranker has no rows for them).
+  std::string ranker() const;
   /// The items each user rated in the data the model trained on (train and validation
   /// ratings), sorted ascending: what recommendations exclude.
   const std::vector<std::vector<int64_t>>& seen_items() const;

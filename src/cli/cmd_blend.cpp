@@ -9,10 +9,12 @@
 #include "blend/blend.h"
 #include "cli/commands.h"
 #include "data/prediction_file.h"
+#include "ranking_blend/ranking_blend.h"
 #include "symgnn/error.h"
 #include "symgnn/run_metrics.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
+#include "util/output_lock.h"
 
 namespace symgnn::cli {
 namespace {
@@ -22,6 +24,9 @@ struct BlendOptions {
   std::string out;
   std::string json;
   bool intercept = false;
+  std::string metric = "rmse";
+  double step = 0.05;
+  std::string device = "cpu";
 };
 
 /// Files in --out are listed in its checksums.sha256 (a blend directory is blended again);
@@ -59,7 +64,52 @@ std::vector<data::PredictionRow> blend_rows(const blend::AlignedSplit& split, co
   return rows;
 }
 
+void print_ranking_table(const ranking_blend::RankingBlendResult& r) {
+  size_t width = std::string("blend (val in-sample)").size();
+  for (const auto& m : r.models) width = std::max(width, m.ranked_by.size());
+  std::cout << std::left << std::setw(static_cast<int>(width)) << "model" << std::right << std::setw(11)
+            << "val NDCG" << std::setw(11) << "test NDCG" << std::setw(9) << "weight"
+            << "   (NDCG@10)\n";
+  std::cout << std::fixed << std::setprecision(4);
+  for (const auto& m : r.models)
+    std::cout << std::left << std::setw(static_cast<int>(width)) << m.ranked_by << std::right << std::setw(11)
+              << m.val_ndcg << std::setw(11) << m.test_ndcg << std::setw(9) << std::setprecision(2)
+              << m.weight << std::setprecision(4) << "\n";
+  std::cout << std::left << std::setw(static_cast<int>(width)) << "blend (val in-sample)" << std::right
+            << std::setw(11) << r.val_ndcg << std::setw(11) << r.test_ndcg << "\n";
+  const auto& best = r.models[r.best_single];
+  std::cout << "test precision@10 " << r.test_precision << ", recall@10 " << r.test_recall << " over "
+            << r.test_users << " users; weights chosen among " << r.grid_points << " on " << r.val_users
+            << " validation users\n";
+  std::cout << "best single model by validation: " << best.ranked_by << " (test NDCG@10 " << best.test_ndcg
+            << "); the blend's test NDCG@10 is "
+            << (r.test_ndcg >= best.test_ndcg ? "higher by " : "lower by ")
+            << std::abs(best.test_ndcg - r.test_ndcg) << "\n";
+  std::cout.unsetf(std::ios::floatfield);
+}
+
+int run_ranking_blend(const BlendOptions& o) {
+  if (o.intercept) throw UsageError("blend --intercept: only with --metric rmse (a ranking has no offset)");
+  if (!o.out.empty()) check_output_dir(o.out, "--out");
+  if (!o.json.empty()) check_output_file(o.json, "--json");
+  ranking_blend::RankingBlendOptions ro;
+  ro.step = o.step;
+  ro.device = o.device;
+  ro.log = [](const std::string& line) { std::cerr << "blend: " << line << "\n"; };
+  const ranking_blend::RankingBlendResult r = ranking_blend::blend_for_ranking(o.models, ro);
+  print_ranking_table(r);
+  const nlohmann::json record = ranking_blend::ranking_blend_json(r);
+  if (!o.out.empty()) {
+    std::filesystem::create_directories(o.out);
+    write_json(o.out + "/blend.json", record);
+    std::cout << "wrote " << o.out << "/blend.json\n";
+  }
+  if (!o.json.empty()) write_json(o.json, record, Integrity::none);
+  return 0;
+}
+
 int run_blend(const BlendOptions& o) {
+  if (o.metric == "ndcg@10") return run_ranking_blend(o);
   std::vector<blend::ModelPredictions> models;
   for (const std::string& dir : o.models) {
     models.push_back(blend::load_model_predictions(dir));
@@ -100,6 +150,7 @@ void add_blend_command(CLI::App& app) {
       "blend trained models: non-negative weights fitted on the validation split, test RMSE reported\n"
       "  symgnn blend --models runs/lowrank runs/base runs/sylv\n"
       "  symgnn blend --models runs/lowrank runs/sylv --intercept --out runs/blend --json blend.json\n"
+      "  symgnn blend --metric ndcg@10 --models runs/ease runs/joint   (weights of ranking scores)\n"
       "Each directory is a `symgnn train --out` directory with predictions/{val,test}.csv and\n"
       "metrics.json (docs/blending.md).");
   auto o = std::make_shared<BlendOptions>();
@@ -107,7 +158,19 @@ void add_blend_command(CLI::App& app) {
       ->required();
   cmd->add_option("--out", o->out, "write blend.json, metrics.json and predictions/{val,test}.csv here");
   cmd->add_option("--json", o->json, "write the weights and RMSEs as JSON here too");
-  cmd->add_flag("--intercept", o->intercept, "fit an unconstrained intercept beside the weights");
+  cmd->add_flag("--intercept", o->intercept,
+                "fit an unconstrained intercept beside the weights (--metric rmse)");
+  cmd->add_option(
+         "--metric", o->metric,
+         "rmse: weights of the predictions by least squares on validation ratings; ndcg@10: weights of "
+         "per-user standardised ranking scores chosen on validation NDCG@10 (docs/blending.md)")
+      ->check(CLI::IsMember({"rmse", "ndcg@10"}))
+      ->capture_default_str();
+  cmd->add_option("--step", o->step,
+                  "--metric ndcg@10: grid step of the weights, 1/n (0.05: 21 points for 2 models)")
+      ->capture_default_str();
+  cmd->add_option("--device", o->device, "--metric ndcg@10: cpu or cuda[:N], where the models score")
+      ->capture_default_str();
   cmd->callback([o] {
     const int code = run_blend(*o);
     if (code != 0) throw CLI::RuntimeError(code);

@@ -68,7 +68,11 @@ int run_evaluate(const EvaluateCliOptions& o) {
      << ev.ranking.users_evaluated << " users with a relevant test item ("
      << ev.ranking.users_without_relevant << " test users without one skipped)\n"
      << (model.ranks_by_rating() ? "(ranked by predicted rating: the model was not trained for ranking)\n"
-                                 : "");
+                                 : "")
+     << (model.ranker().empty() ? ""
+                                : "(ranked by the " + model.ranker() +
+                                      " ranker fitted beside the model, train.ranker; RMSE and MAE are the "
+                                      "model's)\n");
   const auto table = [&](const Evaluation& e) {
     os << "   k  precision  recall    NDCG     MAP      hit rate  coverage\n";
     for (const auto& a : e.ranking.at_k) {
@@ -91,6 +95,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
     j["model"] = model.name();
     j["dataset"] = model.dataset().name;
     j["ranks_by_rating"] = model.ranks_by_rating();
+    j["ranker"] = model.ranker().empty() ? nlohmann::json(nullptr) : nlohmann::json(model.ranker());
     j["popularity"] = fitting::evaluation_json(popularity);
     write_text_atomic(o.json, json_text(j, 2) + "\n", Integrity::none);
   }

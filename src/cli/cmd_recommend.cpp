@@ -116,6 +116,7 @@ int run_recommend(const RecommendCliOptions& o) {
               ? "; ranked by predicted rating: this model was not trained for ranking (train.objective = "
                 "joint or model = ease give better lists, docs/recommend.md)"
               : "")
+      << (model.ranker().empty() ? "" : "; ranked by the " + model.ranker() + " ranker beside the model")
       << "\n";
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "data/prediction_file.h"
 #include "fit/evaluation_json.h"
+#include "fit/ranker.h"
 #include "fit/sweep_metrics.h"
 #include "infer/model_parts.h"
 #include "models/ranking/ranking_loss.h"
@@ -90,8 +91,7 @@ void train_for_ranking_on_implicit_data(RunConfig& cfg, const Dataset& ds, const
   const auto [lo, hi] = std::minmax_element(ds.train.value.begin(), ds.train.value.end());
   if (*lo != *hi) return;
   const std::string what = ds.name + ": every training rating is " + fixed(*lo, 2) + " (implicit data)";
-  if (kind.fit == FitMethod::trained &&
-      std::string("|" + std::string(kind.objectives) + "|").find("|ranking|") != std::string::npos) {
+  if (kind.fit == FitMethod::trained && kind_serves(kind, "ranking")) {
     cfg.train.objective = "ranking";
     say_line("note: " + what + ": training for ranking instead (train.objective = ranking)");
   } else if (kind.fit == FitMethod::trained || std::string(kind.objectives) == "rating") {
@@ -109,7 +109,7 @@ struct Fitted {
 
 /// A kind the trainer learns (symgnn/model_kinds.h, fit = trained).
 Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train::TrainerOptions& topts,
-                   bool rank0) {
+                   bool rank0, const std::shared_ptr<const TrainedModel>& ranker) {
   train::SweepResult s = with_memory_context("training the " + cfg.model + " model",
                                              [&] { return train::train_sweep(cfg, ds, topts); });
   const bool compare = cfg.data.source == "synthetic" && o.compare_without_graphs && !o.resume;
@@ -152,8 +152,10 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   if (retrained) saved_cfg.data.val_fraction = 0;
   std::vector<std::shared_ptr<TrainedModel>> models;
   for (const auto& r : s.runs) {
-    models.push_back(std::make_shared<TrainedModel>(
-        infer::model_parts(saved_cfg, retrained ? train::merge_validation(ds) : ds, r.saved)));
+    infer::ModelParts parts =
+        infer::model_parts(saved_cfg, retrained ? train::merge_validation(ds) : ds, r.saved);
+    parts.ranker = ranker;
+    models.push_back(std::make_shared<TrainedModel>(std::move(parts)));
     if (o.out_dir.empty()) break;
   }
   if (!o.out_dir.empty()) add_ranking(m, models, "the saved model (run 0), test ratings");
@@ -165,7 +167,8 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
 
 /// A kind fitted in closed form (symgnn/model_kinds.h, fit = closed_form): one
 /// deterministic "run".
-Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
+Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o,
+                       const std::shared_ptr<const TrainedModel>& ranker) {
   const at::Device device(cfg.train.device);
   infer::ModelParts parts;
   parts.cfg = cfg;
@@ -212,6 +215,7 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   m.version = fitting::version_json();
   if (!o.out_dir.empty()) train::save_model(*model, to_text(cfg), o.out_dir + "/model.pt");
   parts.members = {model};
+  parts.ranker = ranker;
   f.result.model = std::make_shared<TrainedModel>(std::move(parts));
   if (!o.out_dir.empty()) add_ranking(m, {f.result.model}, "the saved model, test ratings");
   f.result.summary = c.summary;
@@ -220,6 +224,36 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
                                ", test RMSE " + fixed(train::metric_of(errors, "test_rmse"), 4) +
                                (model->ranks_by_rating() ? " (ranked by predicted rating)" : ""));
   return f;
+}
+
+/// The closed-form ranker train.ranker names (fit/ranker.h), fitted on the model's data
+/// into DIR/ranker, a model directory of its own; null when the model ranks by itself.
+std::shared_ptr<const TrainedModel> fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& o,
+                                               nlohmann::json& record, std::vector<std::string>& summary) {
+  const fitting::RankerChoice choice = fitting::choose_ranker(cfg, ds.users.count, ds.items.count);
+  if (!choice.note.empty()) say(o, "note: " + choice.note);
+  if (choice.kind.empty()) return nullptr;
+  RunConfig rcfg = cfg;
+  rcfg.model = choice.kind;
+  rcfg.train.ranker = "none";
+  FitOptions ro;
+  ro.log = o.log;
+  if (!o.out_dir.empty()) {
+    ro.out_dir = infer::ranker_dir(o.out_dir);
+    fs::create_directories(ro.out_dir);
+    write_text_atomic(ro.out_dir + "/config.txt", to_text(rcfg));
+  }
+  say(o, "fitting the " + choice.kind +
+             " ranker that recommend and evaluate rank by (train.ranker = " + cfg.train.ranker + ")");
+  Fitted f = with_memory_context("fitting the " + choice.kind + " ranker",
+                                 [&] { return fit_closed_form(rcfg, ds, ro, nullptr); });
+  if (!ro.out_dir.empty()) f.result.metrics.write(ro.out_dir + "/metrics.json");
+  const RunMetrics& m = f.result.metrics;
+  record = {{"kind", choice.kind}, {"dir", "ranker"}, {"figures", m.figures}};
+  for (const char* name : {"val_ndcg@10", "test_ndcg@10"})
+    if (m.metrics.count(name)) record[name] = m.mean(name);
+  for (const std::string& line : f.result.summary) summary.push_back("ranker: " + line);
+  return f.result.model;
 }
 
 }  // namespace
@@ -274,9 +308,21 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
     if (rank0) say(o, line);
   });
 
-  Fitted f =
-      kind.fit == FitMethod::trained ? fit_trained(cfg, ds, o, topts, rank0) : fit_closed_form(cfg, ds, o);
+  // The ranker first (seconds), so that the model's evaluation ranks with it.
+  nlohmann::json ranker_record;
+  std::vector<std::string> ranker_summary;
+  const std::shared_ptr<const TrainedModel> ranker =
+      rank0 ? fit_ranker(cfg, ds, o, ranker_record, ranker_summary) : nullptr;
+  Fitted f = kind.fit == FitMethod::trained ? fit_trained(cfg, ds, o, topts, rank0, ranker)
+                                            : fit_closed_form(cfg, ds, o, ranker);
   if (!rank0) return std::move(f.result);
+  if (ranker) {
+    f.result.metrics.figures["ranker"] = ranker_record;
+    f.result.summary.insert(f.result.summary.end(), ranker_summary.begin(), ranker_summary.end());
+    f.result.summary.push_back("recommend and evaluate rank by the " + ranker->name() + " ranker in " +
+                               (o.out_dir.empty() ? std::string("memory") : infer::ranker_dir(o.out_dir)) +
+                               "; predictions come from " + f.result.model->name());
+  }
   if (!o.out_dir.empty()) {
     f.result.metrics.write(o.out_dir + "/metrics.json");
     // The runs' mean predictions, for `symgnn blend` (docs/blending.md). Validation
@@ -289,7 +335,7 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
                                   values(f.val_predictions));
     f.result.summary.push_back("wrote " + o.out_dir + "/{model.pt,metrics.json,config.txt," +
                                (kind.fit == FitMethod::trained ? "run*/history.csv," : "") +
-                               "predictions/{val,test}.csv}");
+                               (ranker ? "ranker/," : "") + "predictions/{val,test}.csv}");
   }
   if (!o.metrics_out.empty()) f.result.metrics.write(o.metrics_out);
   return std::move(f.result);

@@ -6,11 +6,13 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/model.h"
+#include "symgnn/trained_model.h"
 #include "train/run_state.h"
 
 namespace symgnn::infer {
@@ -21,7 +23,15 @@ struct ModelParts {
   models::ModelContext ctx;
   /// One model per saved weight set (train.average_last): predictions are their mean.
   std::vector<std::shared_ptr<models::RatingModel>> members;
+  /// The closed-form ranker fitted beside the model (train.ranker, fit/ranker.h), null when
+  /// the model ranks by its own scores: score_all_items() are the ranker's.
+  std::shared_ptr<const TrainedModel> ranker;
 };
+
+/// Where a model directory keeps its ranker: a model directory of its own.
+inline std::string ranker_dir(const std::string& model_dir) {
+  return model_dir + "/ranker";
+}
 
 /// ModelParts of `cfg` over `ds` (graphs resolved) with a context on `cfg.train.device`,
 /// one model of kind cfg.model per weight set of `states` (at least one).

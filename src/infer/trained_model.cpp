@@ -170,6 +170,12 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
     }
     parts.members.push_back(std::move(m));
   }
+  // The ranker beside the model (train.ranker): a model directory of its own, fitted to the
+  // training users and items only, so not with new nodes.
+  const fs::path dir = fs::path(model_path).parent_path();
+  const std::string ranker = infer::ranker_dir(dir.empty() ? "." : dir.string());
+  if (new_nodes.empty() && fs::is_regular_file(ranker + "/model.pt"))
+    parts.ranker = std::make_shared<const TrainedModel>(load(ranker, device));
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
   return out;
@@ -228,6 +234,7 @@ std::vector<float> TrainedModel::Impl::all_items(const std::vector<int64_t>& use
 }
 
 std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& users) const {
+  if (impl_->parts.ranker) return impl_->parts.ranker->score_all_items(users);
   return impl_->all_items(users, &models::RatingModel::score_items);
 }
 
@@ -236,7 +243,11 @@ std::vector<float> TrainedModel::rating_all_items(const std::vector<int64_t>& us
 }
 
 bool TrainedModel::ranks_by_rating() const {
-  return impl_->parts.members.front()->ranks_by_rating();
+  return !impl_->parts.ranker && impl_->parts.members.front()->ranks_by_rating();
+}
+
+std::string TrainedModel::ranker() const {
+  return impl_->parts.ranker ? impl_->parts.ranker->name() : "";
 }
 
 }  // namespace symgnn

@@ -256,10 +256,13 @@ void check_config(const RunConfig& cfg) {
   if (dev != "cpu" && dev.rfind("cuda", 0) != 0)
     throw ConfigError("train.device = '" + dev + "': must be cpu, cuda or cuda:N");
   const ModelKind& kind = model_kind(cfg.model);
-  if (kind.fit == FitMethod::trained &&
-      ("|" + std::string(kind.objectives) + "|").find("|" + cfg.train.objective + "|") == std::string::npos)
+  if (kind.fit == FitMethod::trained && !kind_serves(kind, cfg.train.objective))
     throw ConfigError("train.objective = " + cfg.train.objective + ": model = " + cfg.model + " trains for " +
                       kind.objectives + " only");
+  if (kind.fit == FitMethod::closed_form && kind_serves(kind, "ranking") && cfg.train.ranker != "none" &&
+      cfg.train.ranker != "auto")
+    throw ConfigError("train.ranker = " + cfg.train.ranker + ": model = " + cfg.model +
+                      " is a ranking kind and ranks by its own scores; set train.ranker = none");
   const LowRankConfig& lr = cfg.lowrank;
   if (cfg.model == "lowrank" && !lr.id_embedding && lr.prior != "encoder")
     throw ConfigError(

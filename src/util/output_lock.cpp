@@ -72,7 +72,8 @@ void clear_run(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     const bool file = name == "config.txt" || name == "metrics.json" || name == "model.pt";
-    const bool folder = name == "final" || name == "predictions" || std::regex_match(name, run_folder);
+    const bool folder =
+        name == "final" || name == "predictions" || name == "ranker" || std::regex_match(name, run_folder);
     if (!file && !folder) continue;
     fs::remove_all(entry.path(), ec);
     if (ec) throw Error(entry.path().string() + ": cannot remove (" + ec.message() + ")");

@@ -46,6 +46,9 @@ ema = 0.995
 protocol = retrain
 average_last = 5
 average_every = 5
+# The lists recommend gives: the model ranks by predicted rating, which lists rarely rated
+# items first; EASE fitted beside it ranks (docs/recommend.md, "What a user gets by default").
+ranker = auto
 )";
 
 }  // namespace

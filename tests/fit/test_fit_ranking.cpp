@@ -5,10 +5,12 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "common/test_support.h"
+#include "fit/ranker.h"
 #include "symgnn/error.h"
 #include "symgnn/fit.h"
 #include "symgnn/recommend.h"
@@ -204,3 +206,73 @@ TEST(FitRanking, RefusesAnObjectiveTheKindCannotTrain) {
 }
 
 }  // namespace
+
+TEST(FitRanking, AutoRankerIsEaseBesideAModelThatRanksByRatingOnDataOfBoundedSize) {
+  using symgnn::fitting::choose_ranker;
+  using symgnn::fitting::kAutoRankerMaxItems;
+  using symgnn::fitting::kAutoRankerMaxPairs;
+  EXPECT_EQ(symgnn::preset_config("paper").train.ranker, "none");
+  EXPECT_EQ(symgnn::preset_config("recommended").train.ranker, "auto");
+  symgnn::RunConfig cfg = small_config("lowrank");
+  cfg.train.ranker = "auto";
+  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "ease");
+  const symgnn::fitting::RankerChoice wide = choose_ranker(cfg, 10, kAutoRankerMaxItems + 1);
+  EXPECT_EQ(wide.kind, "");
+  EXPECT_NE(wide.note.find(std::to_string(kAutoRankerMaxItems)), std::string::npos) << wide.note;
+  EXPECT_EQ(choose_ranker(cfg, kAutoRankerMaxPairs / 100 + 1, 100).kind, "");
+  cfg.model = "sylvester";  // a closed-form kind fitted for ratings
+  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "ease");
+  cfg.model = "itemknn";  // a ranking kind ranks by itself
+  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "");
+  cfg.model = "lowrank";
+  cfg.train.objective = "joint";  // trained for ranking
+  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "");
+  cfg.train.ranker = "itemknn";  // asked for by name: always
+  EXPECT_EQ(choose_ranker(cfg, 10, kAutoRankerMaxItems + 1).kind, "itemknn");
+  cfg.train.ranker = "none";
+  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "");
+}
+
+TEST(FitRanking, RankerBesideARatingModelRanksWhilePredictionsStayTheModels) {
+  symgnn::RunConfig cfg = small_config("lowrank");
+  cfg.train.epochs = 3;
+  cfg.lowrank.hidden = 8;
+  cfg.train.ranker = "ease";
+  cfg.ease.lambdas = "3,30";
+  symgnn::FitOptions fo;
+  fo.progress = "quiet";
+  fo.out_dir = st::scratch_dir("fit_ranker") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  EXPECT_EQ(r.model->ranker(), "ease");
+  EXPECT_FALSE(r.model->ranks_by_rating());
+  ASSERT_TRUE(r.metrics.figures.contains("ranker"));
+  EXPECT_EQ(r.metrics.figures["ranker"]["kind"], "ease");
+  EXPECT_TRUE(r.metrics.figures["ranker"].contains("test_ndcg@10"));
+  // The lists are the ranker's: its directory, loaded alone, scores the same.
+  const symgnn::TrainedModel alone = symgnn::TrainedModel::load(fo.out_dir + "/ranker");
+  EXPECT_EQ(alone.name(), "ease");
+  EXPECT_EQ(alone.ranker(), "");
+  EXPECT_TRUE(torch::allclose(all_scores(*r.model), all_scores(alone)));
+  // Loaded back, the directory holds both: the ranker's scores, the model's predictions.
+  const symgnn::TrainedModel both = symgnn::TrainedModel::load(fo.out_dir);
+  EXPECT_EQ(both.ranker(), "ease");
+  EXPECT_NE(both.name(), "ease");
+  EXPECT_TRUE(torch::allclose(all_scores(both), all_scores(alone)));
+  const symgnn::RatingList& test = both.dataset().test;
+  const std::vector<float> p = both.predict(test.user, test.item), q = r.model->predict(test.user, test.item);
+  ASSERT_EQ(p.size(), q.size());
+  for (size_t k = 0; k < p.size(); ++k) EXPECT_NEAR(p[k], q[k], 1e-5);
+  EXPECT_NE(alone.predict(test.user, test.item), p) << "predictions came from the ranker";
+  // Replaced by a run without a ranker, the directory loses it.
+  cfg.train.ranker = "none";
+  fo.overwrite = true;
+  symgnn::fit(cfg, fo);
+  EXPECT_FALSE(std::filesystem::exists(fo.out_dir + "/ranker"));
+  EXPECT_EQ(symgnn::TrainedModel::load(fo.out_dir).ranker(), "");
+}
+
+TEST(FitRanking, RefusesARankerBesideARankingKind) {
+  symgnn::RunConfig cfg = small_config("ease");
+  cfg.train.ranker = "itemknn";
+  EXPECT_THROW(symgnn::fit(cfg, {}), symgnn::ConfigError);
+}
