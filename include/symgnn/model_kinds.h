@@ -39,7 +39,11 @@
     "ratings from damped user and item biases (models/closed_form/itemknn_model.h)")                \
   X(ease, "ease", closed_form, false, false, "ranking",                                             \
     "EASE: the closed-form item-item ridge regression of the binary interactions, lambda chosen "   \
-    "on validation NDCG@10 (models/closed_form/ease_model.h)")
+    "on validation NDCG@10 (models/closed_form/ease_model.h)")                                     \
+  X(sylvester_binary, "sylvester", closed_form, false, false, "ranking",                            \
+    "Eq. 1 on the binary interactions: scores X = (1-a) sum_k a^k At1^k H At2^k over the data's "   \
+    "graphs (a co-occurrence item graph: graph.knn_source = interactions), a chosen on validation " \
+    "NDCG@10 (models/closed_form/sylvester_binary_model.h)")
 
 namespace symgnn {
 

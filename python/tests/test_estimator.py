@@ -155,4 +155,4 @@ def test_a_config_file_trains_the_model_kind_it_names(tmp_path):
     with pytest.raises(symgnn.ConfigError, match="no variants"):
         symgnn.SyMGNN(model="popularity", variant="G").config_text()
     assert [k["name"] for k in symgnn._core.model_kinds()] == [
-        "lowrank", "base", "sylvester", "popularity", "itemknn", "ease"]
+        "lowrank", "base", "sylvester", "popularity", "itemknn", "ease", "sylvester_binary"]

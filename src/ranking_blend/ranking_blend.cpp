@@ -35,10 +35,19 @@ std::shared_ptr<TrainedModel> refit_on_training(const TrainedModel& saved, const
                                                 std::string& from) {
   RunConfig cfg = saved.config();
   const RunMetrics metrics = RunMetrics::read(dir);
+  // The setting the fit chose (metrics.json) as the only candidate of its list.
+  const auto chosen = [&](const std::string& figure) {
+    if (!metrics.figures.contains(figure))
+      throw DataError(dir + "/metrics.json", 0, "no " + figure + ": the setting the fit chose is unknown");
+    return fixed(metrics.figures[figure].get<double>(), 6);
+  };
+  std::string setting;
   if (cfg.model == "ease") {
-    if (!metrics.figures.contains("ease.lambda"))
-      throw DataError(dir + "/metrics.json", 0, "no ease.lambda: the setting the fit chose is unknown");
-    cfg.ease.lambdas = fixed(metrics.figures["ease.lambda"].get<double>(), 6);
+    cfg.ease.lambdas = chosen("ease.lambda");
+    setting = " at ease.lambda = " + cfg.ease.lambdas;
+  } else if (cfg.model == "sylvester_binary") {
+    cfg.sylvester.alphas = chosen("sylvester.alpha");
+    setting = " at sylvester.alpha = " + cfg.sylvester.alphas;
   } else if (cfg.model == "sylvester") {
     throw ConfigError(dir + ": model = sylvester cannot be blended for ranking (its validation fit is not " +
                       "rebuilt here); blend a rating model's directory trained by the trainer, or ease");
@@ -60,8 +69,7 @@ std::shared_ptr<TrainedModel> refit_on_training(const TrainedModel& saved, const
   model->to(at::Device(cfg.train.device));
   model->fit(training_only, at::Device(cfg.train.device), nullptr);
   parts.members = {model};
-  from = "refit on the training ratings alone" +
-         (cfg.model == "ease" ? " at ease.lambda = " + cfg.ease.lambdas : std::string());
+  from = "refit on the training ratings alone" + setting;
   return std::make_shared<TrainedModel>(std::move(parts));
 }
 

@@ -13,6 +13,7 @@
 #include "fit/ranker.h"
 #include "symgnn/error.h"
 #include "symgnn/fit.h"
+#include "symgnn/graph.h"
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
 
@@ -103,6 +104,30 @@ TEST(FitRanking, ItemKnnScoresAreTheTopKCosineNeighbours) {
     s.select(1, j).masked_fill_(col < kth - 1e-9, 0.0);
   }
   EXPECT_LT((all_scores(*r.model) - torch::mm(x, s)).abs().max().item<double>(), 1e-4);
+}
+
+TEST(FitRanking, SylvesterBinaryScoresSolveEquationOneOnTheInteractions) {
+  symgnn::RunConfig cfg = small_config("sylvester_binary");
+  cfg.sylvester.alphas = "0.3,0.8";
+  cfg.sylvester.tol = 1e-10;
+  cfg.graph.knn_source = "interactions";  // co-occurrence graphs on both sides
+  cfg.graph.user_graph = cfg.graph.item_graph = "knn";
+  const symgnn::FitResult r = symgnn::fit(cfg, {});
+  const double a = r.metrics.figures.at("sylvester.alpha").get<double>();
+  EXPECT_TRUE(a == 0.3 || a == 0.8);
+  // Brute force: vec(X) = (1-a) (I - a At2 (x) At1)^-1 vec(H), column-major vec, with H the
+  // binary interactions of training + validation and the graphs of the model's data.
+  const symgnn::Dataset& ds = r.model->dataset();
+  const at::Tensor h = interactions(ds);
+  const at::Tensor at1 = symgnn::graph::normalized_adjacency(ds.users).to_dense().to(torch::kDouble);
+  const at::Tensor at2 = symgnn::graph::normalized_adjacency(ds.items).to_dense().to(torch::kDouble);
+  const int64_t n1 = h.size(0), n2 = h.size(1);
+  const at::Tensor l = torch::eye(n1 * n2, torch::kDouble) - a * torch::kron(at2, at1);
+  const at::Tensor vec_h = h.t().reshape({n1 * n2, 1});
+  const at::Tensor x = ((1 - a) * torch::linalg_solve(l, vec_h)).reshape({n2, n1}).t();
+  EXPECT_LT((all_scores(*r.model) - x).abs().max().item<double>(), 1e-4);
+  EXPECT_FALSE(r.model->ranks_by_rating());
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("test_ndcg@10")));
 }
 
 TEST(FitRanking, JointObjectiveTrainsSelectsOnValidationNdcgAndRanksByItsScores) {

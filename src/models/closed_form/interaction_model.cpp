@@ -56,11 +56,21 @@ at::Tensor InteractionModel::score_items(const at::Tensor& users, int64_t n2) {
   return scores_.index_select(0, users);
 }
 
+at::Tensor InteractionModel::item_weights(const at::Tensor&, double) const {
+  TORCH_CHECK(false, name(), ": no item-item matrix (the kind overrides interaction_scores)");
+}
+
+at::Tensor InteractionModel::interaction_scores(const at::Tensor& x, double setting) const {
+  return torch::mm(x, item_weights(x, setting));
+}
+
+void InteractionModel::prepare(const Dataset&, const at::Device&) {}
+
 void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, double setting) {
   torch::NoGradGuard no_grad;
   const at::Device device = scores_.device();
   const at::Tensor x = interactions(n1_, n2_, ratings, device);
-  scores_.copy_(torch::mm(x, item_weights(x, setting)));
+  scores_.copy_(interaction_scores(x, setting));
   // Damped biases: items first, then users on what the items leave.
   std::vector<int64_t> u, i;
   std::vector<float> r;
@@ -88,6 +98,7 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
                                     const std::function<void(const std::string&)>& log) {
   ClosedFormFit out;
   const auto t0 = std::chrono::steady_clock::now();
+  prepare(ds, device);
   const std::vector<double> candidates = settings();
   double best = candidates.front(), best_ndcg = -1;
   auto predictions = [&](const RatingList& list) {

@@ -43,8 +43,15 @@ class InteractionModel : public RatingModel {
   virtual std::vector<double> settings() const = 0;
   /// The setting's config key, e.g. "ease.lambda".
   virtual std::string setting_name() const = 0;
-  /// W (n2 x n2, float64) from the dense binary interactions X (n1 x n2, float64).
-  virtual at::Tensor item_weights(const at::Tensor& x, double setting) const = 0;
+  /// W (n2 x n2, float64) from the dense binary interactions X (n1 x n2, float64): what the
+  /// item-item kinds (EASE, ItemKNN) define; a kind scoring otherwise overrides
+  /// interaction_scores instead (the default here throws).
+  virtual at::Tensor item_weights(const at::Tensor& x, double setting) const;
+  /// The scores (n1 x n2, float64) of the interactions X with the setting: X W by default.
+  virtual at::Tensor interaction_scores(const at::Tensor& x, double setting) const;
+  /// Called by fit() before any scoring with the data fitted on (graphs resolved): a kind
+  /// that needs more than X (the graphs) takes it here.
+  virtual void prepare(const Dataset& ds, const at::Device& device);
 
  private:
   /// Scores and biases from `ratings` with the setting.
