@@ -100,9 +100,8 @@ int run_ranking_blend(const BlendOptions& o) {
   print_ranking_table(r);
   const nlohmann::json record = ranking_blend::ranking_blend_json(r);
   if (!o.out.empty()) {
-    std::filesystem::create_directories(o.out);
-    write_json(o.out + "/blend.json", record);
-    std::cout << "wrote " << o.out << "/blend.json\n";
+    ranking_blend::write_ranking_blend(r, o.out);
+    std::cout << "wrote " << o.out << "/{blend.json,metrics.json}\n";
   }
   if (!o.json.empty()) write_json(o.json, record, Integrity::none);
   return 0;

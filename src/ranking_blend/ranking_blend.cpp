@@ -17,6 +17,8 @@
 #include "symgnn/model_kinds.h"
 #include "symgnn/run_metrics.h"
 #include "symgnn/trained_model.h"
+#include "util/atomic_file.h"
+#include "util/json_text.h"
 #include "util/text.h"
 
 namespace fs = std::filesystem;
@@ -327,6 +329,23 @@ nlohmann::json ranking_blend_json(const RankingBlendResult& r) {
                            {"val_ndcg@10", number(m.val_ndcg)},
                            {"test_ndcg@10", number(m.test_ndcg)}});
   return j;
+}
+
+void write_ranking_blend(const RankingBlendResult& r, const std::string& dir) {
+  fs::create_directories(dir);
+  write_text_atomic(dir + "/blend.json", json_text(ranking_blend_json(r), 2) + "\n");
+  RunMetrics m;
+  m.model = "blend";
+  m.set("val_ndcg@10", {r.val_ndcg});
+  m.set("test_ndcg@10", {r.test_ndcg});
+  m.figures = {{"val_ndcg@10_in_sample", true}, {"details", "blend.json"}};
+  for (const BlendedModel& b : r.models) m.figures["weights"][b.ranked_by] = b.weight;
+  m.ranking_at_10 = {{"k", 10},
+                     {"precision", r.test_precision},
+                     {"recall", r.test_recall},
+                     {"ndcg", r.test_ndcg},
+                     {"users_evaluated", r.test_users}};
+  m.write(dir + "/metrics.json");
 }
 
 }  // namespace symgnn::ranking_blend

@@ -59,4 +59,9 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
 /// The record of blend.json: weights, directories, NDCGs and what was chosen on what.
 nlohmann::json ranking_blend_json(const RankingBlendResult& r);
 
+/// Writes `dir`/blend.json (the record above) and `dir`/metrics.json (model "blend",
+/// val_ndcg@10 and test_ndcg@10, and ranking_at_10 as a model directory's), atomically
+/// with their checksums, so that `reproduce` reads the blend as it reads a cell.
+void write_ranking_blend(const RankingBlendResult& r, const std::string& dir);
+
 }  // namespace symgnn::ranking_blend

@@ -37,8 +37,26 @@ const Benchmark& benchmark(const std::string& key) {
 }
 
 const std::vector<std::string>& part_names() {
-  static const std::vector<std::string> parts = {"table4", "table3", "fig2", "fig3", "table2"};
+  static const std::vector<std::string> parts = {"table4", "table3", "fig2", "fig3", "table2", "ranking"};
   return parts;
+}
+
+const std::vector<std::string>& ranking_benchmarks() {
+  static const std::vector<std::string> v = {"ml100k", "douban", "flixster"};
+  return v;
+}
+
+const std::vector<std::string>& ranking_kinds() {
+  static const std::vector<std::string> v = {"itemknn", "ease", "sylvester_binary"};
+  return v;
+}
+
+std::string ranking_cell(const std::string& bench) {
+  return bench + "-lowrank-ranking";
+}
+
+std::string ranking_blend_dir(const std::string& bench) {
+  return bench + "-ranking-blend";
 }
 
 const std::vector<int>& figure2_layers() {
@@ -149,15 +167,25 @@ class Builder {
   /// as written (the encoder prior, EMA weights, the retrain protocol), all seeds.
   void add_extended(const std::string& bench) {
     if (!present(bench)) return;
+    // The retrain protocol trains each seed twice; ML-100K's config runs 1000 epochs.
+    const double seconds = bench == "ml100k" ? 350.0 : bench == "yahoo" ? 60.0 : 300.0;
+    add_config_cell(bench, extended_cell(bench), "extended", "_lowrank_encoder.conf",
+                    seconds * o_.seeds * (o_.quick ? 0.01 : 1.0));
+  }
+
+  /// A low-rank cell trained with configs/<stem><suffix> as written, all seeds; nothing
+  /// when the config is absent (the report says so in its place).
+  void add_config_cell(const std::string& bench, const std::string& name, const std::string& variant,
+                       const std::string& suffix, double estimate_seconds) {
     const Benchmark& b = benchmark(bench);
-    const std::string config = o_.config_dir + "/" + b.config_stem + "_lowrank_encoder.conf";
-    if (!fs::exists(config)) return;  // the report says "no config" in its place
+    const std::string config = o_.config_dir + "/" + b.config_stem + suffix;
+    if (!fs::exists(config)) return;
     Cell c;
-    c.name = extended_cell(bench);
+    c.name = name;
     if (!seen_.insert(c.name).second) return;
     c.benchmark = bench;
     c.model = "lowrank";
-    c.variant = "extended";
+    c.variant = variant;
     c.layers = depth_of(config);
     c.config_files.push_back(config);
     c.args = {"--data", o_.data_dir + "/" + b.path};
@@ -165,12 +193,41 @@ class Builder {
     c.args.insert(c.args.end(), {"--config", config, "--runs", std::to_string(o_.seeds), "--seed", "1"});
     if (o_.quick) c.args.insert(c.args.end(), {"--epochs", "3"});
     if (!o_.device.empty()) c.args.insert(c.args.end(), {"--device", o_.device});
-    // The retrain protocol trains each seed twice; ML-100K's config runs 1000 epochs.
-    c.estimate_seconds = (bench == "ml100k"  ? 350.0
-                          : bench == "yahoo" ? 60.0
-                                             : 300.0) *
-                         o_.seeds * (o_.quick ? 0.01 : 1.0);
+    c.estimate_seconds = estimate_seconds;
     plan_.cells.push_back(std::move(c));
+  }
+
+  /// The ranking part's cells of a benchmark: the closed-form ranking kinds, and SyMGNN
+  /// trained for ranking where configs/<stem>_ranking.conf exists. All carve 10 % of the
+  /// training ratings for validation, as the ranking configs do, so that `blend --metric
+  /// ndcg@10` can combine them.
+  void add_ranking(const std::string& bench) {
+    if (!present(bench)) return;
+    const Benchmark& b = benchmark(bench);
+    const std::vector<std::string> carve = {"--set", "data.val_fraction=0.1"};
+    for (const std::string& kind : ranking_kinds()) {
+      Cell c;
+      c.name = cell_name(bench, kind, "");
+      if (!seen_.insert(c.name).second) continue;
+      c.benchmark = bench;
+      c.model = kind;
+      c.args = {"--data", o_.data_dir + "/" + b.path};
+      c.args.insert(c.args.end(), b.extra.begin(), b.extra.end());
+      c.args.insert(c.args.end(), {"--model", kind});
+      c.args.insert(c.args.end(), carve.begin(), carve.end());
+      if (kind == "sylvester_binary") {
+        // A co-occurrence item graph and no user graph (docs/experiments.md, "Ranking").
+        c.args.insert(c.args.end(), {"--set", "graph.item_graph=knn", "--set",
+                                     "graph.knn_source=interactions", "--set", "graph.user_graph=identity"});
+        if (o_.quick)
+          c.args.insert(c.args.end(), {"--set", "sylvester.alphas=0.7", "--set", "sylvester.tol=1e-3"});
+      }
+      if (!o_.device.empty()) c.args.insert(c.args.end(), {"--device", o_.device});
+      c.estimate_seconds = bench == "ml100k" ? 10.0 : 40.0;
+      plan_.cells.push_back(std::move(c));
+    }
+    add_config_cell(bench, ranking_cell(bench), "ranking", "_ranking.conf",
+                    (bench == "ml100k" ? 240.0 : 130.0) * o_.seeds * (o_.quick ? 0.02 : 1.0));
   }
 
   static int depth_of(const std::string& config) {
@@ -206,7 +263,8 @@ class Builder {
 Plan make_plan(const PlanOptions& opts) {
   for (const auto& p : opts.only)
     if (std::find(part_names().begin(), part_names().end(), p) == part_names().end())
-      throw UsageError("--only: unknown part '" + p + "' (choose from table2, table3, table4, fig2, fig3)");
+      throw UsageError("--only: unknown part '" + p +
+                       "' (choose from table2, table3, table4, fig2, fig3, ranking)");
   auto wanted = [&](const std::string& part) {
     return opts.only.empty() || std::find(opts.only.begin(), opts.only.end(), part) != opts.only.end();
   };
@@ -230,6 +288,8 @@ Plan make_plan(const PlanOptions& opts) {
       for (const char* model : {"lowrank", "base"})
         for (const char* v : {"full", "G"})
           for (int k : figure3_k()) b.add_tuned("ml100k", model, v, k);
+    } else if (part == "ranking") {
+      for (const std::string& bench : ranking_benchmarks()) b.add_ranking(bench);
     } else if (part == "table2") {
       for (const char* bench : {"douban", "flixster", "flixster_u", "yahoo"}) {
         for (const char* model : {"sylvester", "lowrank", "base"})

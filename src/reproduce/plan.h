@@ -42,7 +42,7 @@ struct PlanOptions {
   bool quick = false;      // 1 seed, 3 epochs, one a for the Sylvester baseline
   int seeds = 5;
   std::string device;             // passed to every cell as --device unless empty
-  std::vector<std::string> only;  // parts to run: table2 table3 table4 fig2 fig3 (empty: all)
+  std::vector<std::string> only;  // parts to run: table2 table3 table4 fig2 fig3 ranking (empty: all)
 };
 
 struct Plan {
@@ -69,6 +69,17 @@ std::string tuned_cell(const Plan& plan, const std::string& benchmark, const std
 
 /// The cell of the extended low-rank model (configs/<stem>_lowrank_encoder.conf).
 std::string extended_cell(const std::string& benchmark);
+
+/// The ranking part (docs/recommend.md): the closed-form ranking kinds, SyMGNN trained for
+/// ranking (configs/<stem>_ranking.conf) and their blend, on these benchmarks.
+const std::vector<std::string>& ranking_benchmarks();
+/// The closed-form kinds the ranking part fits beside the learned models.
+const std::vector<std::string>& ranking_kinds();
+/// The cell of SyMGNN trained for ranking (configs/<stem>_ranking.conf).
+std::string ranking_cell(const std::string& benchmark);
+/// The folder under runs/ where `reproduce` writes the blend of the EASE cell and the
+/// ranking cell (`blend --metric ndcg@10`, computed after the cells, not a cell itself).
+std::string ranking_blend_dir(const std::string& benchmark);
 
 /// The default variant of a model's tuned config (what Tables 2 and 3 report).
 std::string table_variant(const std::string& model);

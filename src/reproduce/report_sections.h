@@ -27,9 +27,8 @@ inline constexpr ModelRow kExtended{"lowrank", true, "extended", true};
 
 /// Tables 2 and 3 (ours, the ensembles, the blend, the best of ours), in this order.
 inline constexpr ModelRow kRmseTableRows[] = {kSylvester, kBase, kLowrank, kExtended};
-/// The ranking table, after the popularity baseline (read from the low-rank cells).
+/// The rating models in the ranking table (its other rows: report.cpp, ranking_table).
 inline constexpr ModelRow kRankingRows[] = {kSylvester, kBase, kLowrank};
-inline constexpr const char* kRankingBenchmarks[] = {"ml100k", "douban"};
 /// Table 4 and its training curves: each learned model in each variant.
 inline constexpr ModelRow kAblationModels[] = {kBase, kLowrank};
 inline constexpr const char* kAblationVariants[] = {"full", "G", "A"};

@@ -50,6 +50,7 @@ Fixture make_fixture(bool with_yahoo = true) {
   for (const char* s : {"douban", "flixster", "yahoo", "ml100k"})
     for (const char* m : {"lowrank", "base"})
       st::write_file(f.configs, std::string(s) + "_" + m + ".conf", std::string("model = ") + m + "\n");
+  st::write_file(f.configs, "ml100k_ranking.conf", "model = lowrank\n[train]\nobjective = joint\n");
   return f;
 }
 
@@ -74,15 +75,24 @@ TEST(ReproducePlan, CoversEveryPartOnceWithFiveSeeds) {
   std::set<std::string> names;
   for (const auto& c : p.cells) {
     EXPECT_TRUE(names.insert(c.name).second) << "duplicate cell " << c.name;
-    if (c.model != "sylvester") {
+    if (c.model == "lowrank" || c.model == "base") {
       EXPECT_TRUE(has_arg_pair(c, "--runs", "5")) << c.name;
       EXPECT_EQ(c.config_files.size(), 1u);
     }
   }
   // Table 2: 4 columns x 3 models; Table 3: ML-100K x 3; Table 4 adds 4 ablations beyond
   // the Table 3 cells; Figure 2 adds 3 depths per model; Figure 3 adds 3 k per model and
-  // attention setting, except the k = 10 cells Table 4 already has.
-  EXPECT_EQ(p.cells.size(), 12u + 3u + 4u + 6u + 12u);
+  // attention setting, except the k = 10 cells Table 4 already has; the ranking part 3
+  // closed-form kinds on 3 sets and ML-100K's ranking config.
+  EXPECT_EQ(p.cells.size(), 12u + 3u + 4u + 6u + 12u + 9u + 1u);
+  EXPECT_TRUE(names.count("douban-ease"));
+  EXPECT_TRUE(names.count("ml100k-lowrank-ranking"));
+  EXPECT_FALSE(names.count("douban-lowrank-ranking"));  // no configs/douban_ranking.conf here
+  for (const auto& c : p.cells)
+    if (c.name == "flixster-sylvester_binary") {
+      EXPECT_TRUE(has_arg_pair(c, "--set", "data.val_fraction=0.1"));
+      EXPECT_TRUE(has_arg_pair(c, "--set", "graph.knn_source=interactions"));
+    }
   EXPECT_EQ(p.absent.size(), 1u);  // ML-1M
   EXPECT_TRUE(names.count("flixster_u-lowrank-G-L2"));
   EXPECT_TRUE(names.count("ml100k-base-full-L4-k10"));
@@ -296,13 +306,25 @@ TEST(ReproduceReport, TablesFiguresAndVerdictsFromMetrics) {
   EXPECT_NE(md.find("a = 0.90, lambda = 0.10"), std::string::npos);
   EXPECT_NE(md.find("Not run, data absent: ML-1M"), std::string::npos);
   // The ranking table: Douban's numbers, the popularity row, dashes where a cell has none.
-  EXPECT_NE(
-      md.find("| SyMGNN low-rank (ours) | - | - | - | 0.1250 ± 0.0020 | 0.2500 ± 0.0030 | 0.5000 ± 0.0040 |"),
-      std::string::npos)
+  // Columns ML-100K, Douban, Flixster.
+  EXPECT_NE(md.find("| SyMGNN low-rank (ours, trained for ratings) | - | - | - | 0.1250 ± 0.0020 | 0.2500 ± "
+                    "0.0030 | 0.5000 ± 0.0040 | - | - | - |"),
+            std::string::npos)
       << md;
-  EXPECT_NE(md.find("| Popularity (most-rated items) | - | - | - | 0.0625 | 0.1250 | 0.1875 |"),
+  EXPECT_NE(md.find("| Popularity (most-rated items) | - | - | - | 0.0625 | 0.1250 | 0.1875 | - | - | - |"),
             std::string::npos);
-  EXPECT_NE(md.find("| Sylv. (ours) | - | - | - | 0.1250 | 0.2500 | 0.5000 |"), std::string::npos);
+  EXPECT_NE(
+      md.find("| Sylv. (ours, trained for ratings) | - | - | - | 0.1250 | 0.2500 | 0.5000 | - | - | - |"),
+      std::string::npos);
+  EXPECT_NE(md.find("| EASE (lambda on validation NDCG@10) | - | - | - | 0.1250"), std::string::npos);
+  EXPECT_NE(md.find("| low-rank, trained for ranking (ours, `configs/<set>_ranking.conf`) | - | - | - | - |"),
+            std::string::npos)
+      << "the fixture has configs/ml100k_ranking.conf only";
+  EXPECT_NE(
+      md.find("| blend of EASE and the ranking model (ours, weights on validation NDCG@10) | - | - | - | - | "
+              "- | - | - | - | - |"),
+      std::string::npos)
+      << "no blend was computed";
   for (const char* csv : {"table2.csv", "table3.csv", "table4.csv", "fig2_layers.csv", "fig3_knn.csv",
                           "runs.csv", "ranking.csv"})
     EXPECT_TRUE(fs::exists(ro.out_dir + "/results/" + csv)) << csv;
@@ -377,7 +399,7 @@ TEST(ReproducePlan, TablesUseTheDepthOfTheTunedConfig) {
   EXPECT_TRUE(names.count("ml100k-base-G-L4-k20"));     // Figure 3
   EXPECT_TRUE(names.count("ml100k-base-full-L2-k10"));  // Figure 2
   EXPECT_FALSE(names.count("ml100k-base-A-L2-k10"));
-  EXPECT_EQ(p.cells.size(), 12u + 3u + 4u + 6u + 12u);  // Figure 2's L = 4 is Table 3's cell
+  EXPECT_EQ(p.cells.size(), 12u + 3u + 4u + 6u + 12u + 10u);  // Figure 2's L = 4 is Table 3's cell
 }
 
 namespace {
