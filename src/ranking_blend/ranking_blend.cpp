@@ -170,17 +170,6 @@ Standardised standardise(const std::vector<std::shared_ptr<TrainedModel>>& model
   return out;
 }
 
-/// The users with a relevant held-out rating, as the probe takes them (ascending).
-std::vector<int64_t> probed_users(const RatingList& held_out, int64_t n1, double relevant_min) {
-  std::vector<char> has(static_cast<size_t>(n1), 0);
-  for (size_t e = 0; e < held_out.size(); ++e)
-    if (held_out.value[e] >= relevant_min) has[static_cast<size_t>(held_out.user[e])] = 1;
-  std::vector<int64_t> users;
-  for (int64_t u = 0; u < n1; ++u)
-    if (has[static_cast<size_t>(u)]) users.push_back(u);
-  return users;
-}
-
 eval::RankingAtK measure(const models::RankingProbe& probe, const Standardised& s,
                          const std::vector<double>& w) {
   return probe.measure([&](const at::Tensor& users) {
@@ -256,8 +245,7 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
 
   say("scoring " + std::to_string(val_probe.users()) + " validation users");
   const Standardised val =
-      standardise(val_models, probed_users(vds.validation, vds.users.count, relevant_min), {&vds.train},
-                  vds.users.count, vds.items.count);
+      standardise(val_models, val_probe.user_ids(), {&vds.train}, vds.users.count, vds.items.count);
 
   RankingBlendResult res;
   res.step = opts.step;
@@ -281,8 +269,8 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
 
   say("scoring " + std::to_string(test_probe.users()) + " test users");
   const Standardised test =
-      standardise(test_models, probed_users(tds.test, tds.users.count, relevant_min),
-                  {&test_view.train, &test_view.validation}, tds.users.count, tds.items.count);
+      standardise(test_models, test_probe.user_ids(), {&test_view.train, &test_view.validation},
+                  tds.users.count, tds.items.count);
   if (!test_probe.empty()) {
     const eval::RankingAtK t = measure(test_probe, test, best);
     res.test_ndcg = t.ndcg;

@@ -29,6 +29,8 @@ class RankingProbe {
   /// No user has a relevant held-out item (the probe's metrics would be NaN).
   bool empty() const { return users_.empty(); }
   int64_t users() const { return static_cast<int64_t>(users_.size()); }
+  /// The users it scores (those with a relevant held-out item), ascending.
+  const std::vector<int64_t>& user_ids() const { return users_; }
 
   /// Precision, recall, NDCG, ... at k of the scores `score` gives.
   eval::RankingAtK measure(const Scorer& score) const;
