@@ -26,6 +26,7 @@ struct BlendOptions {
   bool intercept = false;
   std::string metric = "rmse";
   double step = 0.05;
+  int64_t run = 0;
   std::string device = "cpu";
 };
 
@@ -94,6 +95,7 @@ int run_ranking_blend(const BlendOptions& o) {
   if (!o.json.empty()) check_output_file(o.json, "--json");
   ranking_blend::RankingBlendOptions ro;
   ro.step = o.step;
+  ro.run = o.run;
   ro.device = o.device;
   ro.log = [](const std::string& line) { std::cerr << "blend: " << line << "\n"; };
   const ranking_blend::RankingBlendResult r = ranking_blend::blend_for_ranking(o.models, ro);
@@ -109,6 +111,9 @@ int run_ranking_blend(const BlendOptions& o) {
 
 int run_blend(const BlendOptions& o) {
   if (o.metric == "ndcg@10") return run_ranking_blend(o);
+  if (o.run != 0)
+    throw UsageError(
+        "blend --run: only with --metric ndcg@10 (--metric rmse blends the runs' mean predictions)");
   std::vector<blend::ModelPredictions> models;
   for (const std::string& dir : o.models) {
     models.push_back(blend::load_model_predictions(dir));
@@ -167,6 +172,11 @@ void add_blend_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--step", o->step,
                   "--metric ndcg@10: grid step of the weights, 1/n (0.05: 21 points for 2 models)")
+      ->capture_default_str();
+  cmd->add_option("--run", o->run,
+                  "--metric ndcg@10: the run (seed) of the trained models to blend: its selection model "
+                  "scores validation, its saved model test (a blend per seed gives the spread over seeds)")
+      ->check(CLI::Range(int64_t{0}, int64_t{999}))
       ->capture_default_str();
   cmd->add_option("--device", o->device, "--metric ndcg@10: cpu or cuda[:N], where the models score")
       ->capture_default_str();

@@ -13,6 +13,7 @@
 
 #include "data/prediction_file.h"
 #include "fit/evaluation_json.h"
+#include "fit/prior_choice.h"
 #include "fit/ranker.h"
 #include "fit/sweep_metrics.h"
 #include "infer/model_parts.h"
@@ -307,6 +308,13 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   train_for_ranking_on_implicit_data(cfg, ds, kind, [&](const std::string& line) {
     if (rank0) say(o, line);
   });
+  // lowrank.prior = auto becomes encoder or paper here, on the data's size; the folder's
+  // config.txt records what was trained, so that loading and --resume build the same model.
+  const std::string prior_note =
+      fitting::resolve_prior(cfg, ds.users.count, ds.items.count, static_cast<int64_t>(ds.train.size()));
+  if (rank0 && !prior_note.empty()) say(o, prior_note);
+  if (rank0 && !o.out_dir.empty() && cfg.lowrank.prior != cfg_in.lowrank.prior)
+    write_text_atomic(o.out_dir + "/config.txt", to_text(cfg));
 
   // The ranker first (seconds), so that the model's evaluation ranks with it.
   nlohmann::json ranker_record;

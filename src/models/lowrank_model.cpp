@@ -18,6 +18,9 @@ LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx, co
               "LowRankModel: unknown variant '", cfg.variant, "'");
   TORCH_CHECK(cfg.fusion == "sum" || cfg.fusion == "learned", "LowRankModel: unknown fusion '", cfg.fusion,
               "'");
+  TORCH_CHECK(cfg.prior != "auto",
+              "LowRankModel: lowrank.prior = auto is resolved on the data's size before a model is built "
+              "(fitting::resolve_prior, src/fit/prior_choice.h)");
   TORCH_CHECK(cfg.prior == "paper" || cfg.prior == "encoder", "LowRankModel: unknown prior '", cfg.prior,
               "'");
   TORCH_CHECK(cfg.id_embedding || (cfg.prior == "encoder" && cfg.variant != "A"),

@@ -80,7 +80,16 @@ struct Loaded {
   std::shared_ptr<TrainedModel> val, test;
 };
 
-Loaded load(const std::string& dir, const std::string& device) {
+/// Run `run`'s saved model in a trained kind's directory: DIR/model.pt is run 0's; the
+/// others are under final/ (protocol = retrain) or in their run folder.
+std::string saved_model_of_run(const std::string& at, int64_t run) {
+  if (run == 0) return at;
+  const std::string k = "run" + std::to_string(run);
+  const std::string final_model = at + "/final/" + k + "/model.pt";
+  return fs::is_regular_file(final_model) ? final_model : at + "/" + k + "/model.pt";
+}
+
+Loaded load(const std::string& dir, const std::string& device, int64_t run) {
   Loaded l;
   l.record.dir = dir;
   l.record.ranked_by = dir;
@@ -90,16 +99,20 @@ Loaded load(const std::string& dir, const std::string& device) {
   l.record.name = l.test->name();
   const ModelKind& kind = model_kind(l.test->config().model);
   if (kind.fit == FitMethod::closed_form) {
+    // Deterministic: every run of a blend takes the one fit.
     l.val = refit_on_training(*l.test, at, l.record.validation_from);
   } else {
-    const std::string selection = at + "/run0/model.pt";
+    const std::string k = "run" + std::to_string(run);
+    const std::string selection = at + "/" + k + "/model.pt";
     if (!fs::is_regular_file(selection))
-      throw DataError(selection + ": no selection model (the directory holds no trained run)");
+      throw DataError(selection + ": no selection model (the directory holds no trained " + k + ")");
     l.val = std::make_shared<TrainedModel>(TrainedModel::load(selection, device));
     if (l.val->dataset().validation.empty())
       throw DataError(selection + ": trained without a validation split (data.val_fraction = 0): no " +
                       "validation scores to choose the blend's weights on");
-    l.record.validation_from = "run0/model.pt, the selection phase's model (trained without validation)";
+    if (run > 0)
+      l.test = std::make_shared<TrainedModel>(TrainedModel::load(saved_model_of_run(at, run), device));
+    l.record.validation_from = k + "/model.pt, the selection phase's model (trained without validation)";
   }
   return l;
 }
@@ -220,7 +233,7 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
   std::vector<Loaded> loaded;
   for (const std::string& dir : dirs) {
     say("loading " + dir);
-    loaded.push_back(load(dir, opts.device));
+    loaded.push_back(load(dir, opts.device, opts.run));
     if (loaded.back().record.ranked_by != dir)
       say(dir + " ranks by its " + loaded.back().record.name + " ranker: blending " +
           loaded.back().record.ranked_by);
@@ -333,6 +346,46 @@ void write_ranking_blend(const RankingBlendResult& r, const std::string& dir) {
                      {"recall", r.test_recall},
                      {"ndcg", r.test_ndcg},
                      {"users_evaluated", r.test_users}};
+  m.write(dir + "/metrics.json");
+}
+
+void write_ranking_blend(const std::vector<RankingBlendResult>& runs, const std::string& dir) {
+  if (runs.empty()) throw UsageError("write_ranking_blend: no runs");
+  fs::create_directories(dir);
+  nlohmann::json record = ranking_blend_json(runs.front());
+  RunMetrics m;
+  std::vector<double> val, test, precision, recall;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const RankingBlendResult& r = runs[k];
+    nlohmann::json one = {{"run", k}, {"val_ndcg@10", r.val_ndcg}, {"test_ndcg@10", r.test_ndcg}};
+    for (const BlendedModel& b : r.models) one["weights"][b.ranked_by] = b.weight;
+    record["runs"].push_back(one);
+    SeedMetrics seed;
+    seed.run = static_cast<int64_t>(k);
+    seed.metrics = {{"val_ndcg@10", r.val_ndcg}, {"test_ndcg@10", r.test_ndcg}};
+    m.runs.push_back(seed);
+    val.push_back(r.val_ndcg);
+    test.push_back(r.test_ndcg);
+    precision.push_back(r.test_precision);
+    recall.push_back(r.test_recall);
+  }
+  write_text_atomic(dir + "/blend.json", json_text(record, 2) + "\n");
+  m.model = "blend";
+  m.set("val_ndcg@10", val);
+  m.set("test_ndcg@10", test);
+  m.set("test_precision@10", precision);
+  m.set("test_recall@10", recall);
+  m.figures = {{"val_ndcg@10_in_sample", true}, {"details", "blend.json"}};
+  for (const BlendedModel& b : runs.front().models) m.figures["weights"][b.ranked_by] = b.weight;
+  m.ranking_at_10 = {{"k", 10},
+                     {"runs", runs.size()},
+                     {"precision", m.mean("test_precision@10")},
+                     {"precision_std", m.std_of("test_precision@10")},
+                     {"recall", m.mean("test_recall@10")},
+                     {"recall_std", m.std_of("test_recall@10")},
+                     {"ndcg", m.mean("test_ndcg@10")},
+                     {"ndcg_std", m.std_of("test_ndcg@10")},
+                     {"users_evaluated", runs.front().test_users}};
   m.write(dir + "/metrics.json");
 }
 

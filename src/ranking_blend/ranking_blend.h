@@ -8,8 +8,11 @@
 // so the weights' scale is free and the grid loses nothing but resolution.
 //
 // Validation scores must come from models that did not learn from the validation ratings:
-//   - a trained kind: the selection phase's model, DIR/run0/model.pt (under protocol =
-//     retrain the final model learned from validation too; run0's selection model did not);
+//   - a trained kind: the selection phase's model of the run blended, DIR/run<k>/model.pt
+//     (under protocol = retrain the final model learned from validation too; the selection
+//     model did not); its test scores come from that run's saved model (DIR/model.pt for
+//     run 0, DIR/final/run<k>/model.pt or DIR/run<k>/model.pt for the others), so that a
+//     blend per seed gives the blend's spread over seeds;
 //   - a closed-form kind: refit on the training ratings alone at the setting it chose
 //     (metrics.json, e.g. ease.lambda), since its saved fit covers training + validation;
 //   - a directory with a ranker beside its model (train.ranker) ranks by the ranker, so
@@ -47,6 +50,7 @@ struct RankingBlendResult {
 
 struct RankingBlendOptions {
   double step = 0.05;                           // grid step of the weights (1/step an integer)
+  int64_t run = 0;                              // the run (seed) of every trained model
   std::string device = "cpu";                   // where scores are computed
   std::function<void(const std::string&)> log;  // progress lines; null: none
 };
@@ -63,5 +67,10 @@ nlohmann::json ranking_blend_json(const RankingBlendResult& r);
 /// val_ndcg@10 and test_ndcg@10, and ranking_at_10 as a model directory's), atomically
 /// with their checksums, so that `reproduce` reads the blend as it reads a cell.
 void write_ranking_blend(const RankingBlendResult& r, const std::string& dir);
+
+/// The same for a blend made once per run (RankingBlendOptions::run = 0, 1, ...): blend.json
+/// holds run 0's record and every run's weights and NDCGs ("runs"); metrics.json the means
+/// and standard deviations over the runs, as a trained cell's over its seeds.
+void write_ranking_blend(const std::vector<RankingBlendResult>& runs, const std::string& dir);
 
 }  // namespace symgnn::ranking_blend

@@ -264,7 +264,9 @@ Section ranking_table(ReportInput& in) {
         "popularity ranks the items with the most training ratings. The ranking part's cells carve 10 % "
         "of the training ratings for validation; the rating models' cells are those of Tables 2 and 3 "
         "(a directory with EASE beside its model, `train.ranker`, ranks by EASE). The blend "
-        "(docs/blending.md) takes run 0 of the ranking cell.";
+        "(docs/blending.md) is made once per seed of the ranking cell (`symgnn blend --metric ndcg@10 --run "
+        "K`), "
+        "its weights chosen on that seed's validation scores.";
   if (missing)
     md << " A dash: no such cell (its part was skipped, or no `configs/<set>_ranking.conf` exists for "
           "the set), or its metrics.json has no ranking (rerun its part with --force).";

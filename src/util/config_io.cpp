@@ -264,7 +264,7 @@ void check_config(const RunConfig& cfg) {
     throw ConfigError("train.ranker = " + cfg.train.ranker + ": model = " + cfg.model +
                       " is a ranking kind and ranks by its own scores; set train.ranker = none");
   const LowRankConfig& lr = cfg.lowrank;
-  if (cfg.model == "lowrank" && !lr.id_embedding && lr.prior != "encoder")
+  if (cfg.model == "lowrank" && !lr.id_embedding && lr.prior == "paper")
     throw ConfigError(
         "lowrank.id_embedding = false needs lowrank.prior = encoder (the modules then act on U^(p))");
   if (cfg.model == "lowrank" && !lr.id_embedding && lr.variant == "A")

@@ -18,8 +18,10 @@ constexpr const char* kRecommended = R"(
 model = lowrank
 [lowrank]
 # The prior-association module built as GC-MC builds its encoder, as the representation
-# (U = U^(p) + CGE(U^(p))): 0.02 on ML-100K, 0.008 on Douban and Flixster.
-prior = encoder
+# (U = U^(p) + CGE(U^(p))): 0.02 on ML-100K, 0.008 on Douban and Flixster. auto: where
+# its memory (prior_width floats per node, many times over) would exceed a budget on the
+# data, the paper's prior at hidden 32 instead (src/fit/prior_choice.h, docs/scale.md).
+prior = auto
 id_embedding = false
 prior_width = 500
 prior_node_dropout = 0.7

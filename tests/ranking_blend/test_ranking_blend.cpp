@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "common/test_support.h"
 #include "ranking_blend/ranking_blend.h"
@@ -104,4 +105,43 @@ TEST(RankingBlend, Refusals) {
   fit_into(other, dir);
   EXPECT_THROW(symgnn::ranking_blend::blend_for_ranking({d.ease, dir}, {}), symgnn::DataError);
   EXPECT_THROW(symgnn::ranking_blend::blend_for_ranking({d.ease, dir + "/absent"}, {}), symgnn::DataError);
+}
+
+TEST(RankingBlend, BlendsEachRunOfATrainedModel) {
+  const Dirs& d = fitted();
+  symgnn::RunConfig joint = small_config("lowrank");
+  joint.train.objective = "joint";
+  joint.train.epochs = 6;
+  joint.train.runs = 2;
+  joint.train.protocol = "retrain";
+  joint.lowrank.hidden = 8;
+  const std::string dir = st::scratch_dir("ranking_blend_runs") + "/joint";
+  const symgnn::RunMetrics m = fit_into(joint, dir).metrics;
+  ASSERT_EQ(m.runs.size(), 2u);
+  std::vector<symgnn::ranking_blend::RankingBlendResult> runs;
+  for (const int64_t k : {0, 1}) {
+    symgnn::ranking_blend::RankingBlendOptions o;
+    o.run = k;
+    runs.push_back(symgnn::ranking_blend::blend_for_ranking({d.ease, dir}, o));
+    // Run k's selection model scores on validation what the trainer recorded for run k.
+    EXPECT_NEAR(runs.back().models[1].val_ndcg, m.runs[static_cast<size_t>(k)].metrics.at("val_ndcg@10"),
+                1e-5)
+        << "run " << k;
+    // EASE is deterministic: the same in every run's blend.
+    EXPECT_DOUBLE_EQ(runs.back().models[0].val_ndcg, runs.front().models[0].val_ndcg);
+  }
+  EXPECT_NE(runs[0].models[1].test_ndcg, runs[1].models[1].test_ndcg) << "run 1 scores with its own model";
+  symgnn::ranking_blend::RankingBlendOptions absent;
+  absent.run = 2;
+  EXPECT_THROW(symgnn::ranking_blend::blend_for_ranking({d.ease, dir}, absent), symgnn::DataError);
+
+  // The record of several runs: their mean and spread, as a trained cell's over its seeds.
+  const std::string out = st::scratch_dir("ranking_blend_runs") + "/blend";
+  symgnn::ranking_blend::write_ranking_blend(runs, out);
+  const symgnn::RunMetrics w = symgnn::RunMetrics::read(out);
+  EXPECT_NEAR(w.mean("test_ndcg@10"), (runs[0].test_ndcg + runs[1].test_ndcg) / 2, 1e-12);
+  EXPECT_NEAR(w.ranking_at_10["ndcg"].get<double>(), w.mean("test_ndcg@10"), 1e-12);
+  EXPECT_NEAR(w.ranking_at_10["ndcg_std"].get<double>(),
+              std::fabs(runs[0].test_ndcg - runs[1].test_ndcg) / std::sqrt(2.0), 1e-12);
+  EXPECT_EQ(w.runs.size(), 2u);
 }

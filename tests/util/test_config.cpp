@@ -140,7 +140,7 @@ TEST(ConfigPresets, PaperIsTheFieldDefaultsRecommendedTheMeasuredExtensions) {
   EXPECT_EQ(to_text(paper), to_text(plain));
   const RunConfig rec = preset_config("recommended");
   EXPECT_EQ(rec.preset, "recommended");
-  EXPECT_EQ(rec.lowrank.prior, "encoder");
+  EXPECT_EQ(rec.lowrank.prior, "auto");
   EXPECT_FALSE(rec.lowrank.id_embedding);
   EXPECT_EQ(rec.lowrank.decoder, "auto");
   EXPECT_EQ(rec.train.protocol, "retrain");
@@ -166,7 +166,7 @@ TEST(ConfigPresets, AFilesPresetLineResetsEverythingAndMustComeFirst) {
   EXPECT_EQ(config_file_preset(bare), "");
   const RunConfig from_bare = start_config("", bare);
   EXPECT_EQ(from_bare.preset, "recommended");
-  EXPECT_EQ(from_bare.lowrank.prior, "encoder");
+  EXPECT_EQ(from_bare.lowrank.prior, "auto");
   EXPECT_EQ(from_bare.train.epochs, 9);
   EXPECT_EQ(start_config("paper", bare).lowrank.prior, "paper");
   EXPECT_EQ(start_config("", paper).preset, "paper");
