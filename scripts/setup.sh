@@ -10,11 +10,13 @@ packages=(
   libhdf5-dev           # MATLAB v7.3 .mat files are HDF5
   libcli11-dev nlohmann-json3-dev libgtest-dev
   libssl-dev            # SHA-256 of the files symgnn writes (docs/reliability.md)
+  libcpp-httplib-dev    # the HTTP server of `symgnn serve` (docs/serve.md)
   libgloo-dev           # Gloo's headers for LibTorch's c10d process group: multi-process training (docs/scale.md)
   clang libclang-rt-14-dev  # libFuzzer target for the text parsers (scripts/fuzz.sh)
   gnuplot-nox           # figures of the reproduction (docs/results.md)
   python3-dev pybind11-dev  # the Python package (python/)
   python3-numpy python3-scipy python3-pandas python3-pytest  # its arrays and its tests
+  python3-flask         # the Flask app bench/bench_serve.cpp measures beside `symgnn serve`
 )
 
 missing=()

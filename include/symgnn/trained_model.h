@@ -102,6 +102,13 @@ class TrainedModel {
   std::vector<float> score_all_items(const std::vector<int64_t>& users) const;
   /// Predicted ratings (unclipped) of every item for each of `users`, row-major.
   std::vector<float> rating_all_items(const std::vector<int64_t>& users) const;
+  /// Computes score_all_items() and rating_all_items() of every user once and answers them
+  /// from memory from then on (a server's lists in microseconds instead of a forward pass
+  /// each), where users() x items() <= max_pairs: 8 bytes a pair. Returns whether it did.
+  /// Not thread-safe itself: call it before sharing the model between threads.
+  bool cache_all_scores(int64_t max_pairs);
+  /// Whether cache_all_scores() holds the scores.
+  bool scores_cached() const;
   /// Whether score_all_items() are the predicted ratings: the model was trained for ratings
   /// only (objective rating, the Sylv. baseline), not for ranking, and no ranker was fitted
   /// beside it.

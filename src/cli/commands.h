@@ -63,6 +63,7 @@ void add_sylvester_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_blend_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 
 /// Parses argv and runs the chosen subcommand. Exit codes: 0 success, 2 bad input or
 /// usage (one line on stderr naming the file and place), 1 internal failure.

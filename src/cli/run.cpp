@@ -29,6 +29,7 @@ void add_commands(CLI::App& app) {
   add_reproduce_command(app);
   add_tune_command(app);
   add_blend_command(app);
+  add_serve_command(app);
 }
 
 }  // namespace

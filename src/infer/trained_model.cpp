@@ -41,6 +41,11 @@ struct TrainedModel::Impl {
   /// of every member for the users, averaged, row-major.
   using ItemsOf = at::Tensor (models::RatingModel::*)(const at::Tensor&, int64_t);
   std::vector<float> all_items(const std::vector<int64_t>& users, ItemsOf of);
+
+  /// cache_all_scores(): every user's scores and ratings, row-major (empty: not cached).
+  std::vector<float> cached_scores, cached_ratings;
+  /// The cached rows of `users`, row-major.
+  std::vector<float> rows_of(const std::vector<float>& cache, const std::vector<int64_t>& users) const;
 };
 
 namespace {
@@ -233,13 +238,50 @@ std::vector<float> TrainedModel::Impl::all_items(const std::vector<int64_t>& use
   return to_vector(mean_of([&](models::RatingModel& m) { return (m.*of)(block, n2); }));
 }
 
+std::vector<float> TrainedModel::Impl::rows_of(const std::vector<float>& cache,
+                                               const std::vector<int64_t>& users) const {
+  check_ids(users, parts.ctx.n1, "user");
+  const auto n2 = static_cast<size_t>(parts.ctx.n2);
+  std::vector<float> out(users.size() * n2);
+  for (size_t k = 0; k < users.size(); ++k)
+    std::copy_n(cache.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(users[k]) * n2), n2,
+                out.begin() + static_cast<std::ptrdiff_t>(k * n2));
+  return out;
+}
+
 std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& users) const {
+  if (!impl_->cached_scores.empty()) return impl_->rows_of(impl_->cached_scores, users);
   if (impl_->parts.ranker) return impl_->parts.ranker->score_all_items(users);
   return impl_->all_items(users, &models::RatingModel::score_items);
 }
 
 std::vector<float> TrainedModel::rating_all_items(const std::vector<int64_t>& users) const {
+  if (!impl_->cached_ratings.empty()) return impl_->rows_of(impl_->cached_ratings, users);
   return impl_->all_items(users, &models::RatingModel::rating_items);
+}
+
+bool TrainedModel::cache_all_scores(int64_t max_pairs) {
+  const int64_t n1 = users(), n2 = items();
+  if (n1 * n2 > max_pairs || n1 * n2 == 0) return false;
+  std::vector<float> scores, ratings;
+  scores.reserve(static_cast<size_t>(n1 * n2));
+  ratings.reserve(static_cast<size_t>(n1 * n2));
+  // In blocks of about 2^22 pairs, as recommend scores them.
+  const int64_t per = std::max<int64_t>(1, (int64_t{1} << 22) / n2);
+  for (int64_t u0 = 0; u0 < n1; u0 += per) {
+    std::vector<int64_t> block;
+    for (int64_t u = u0; u < std::min(n1, u0 + per); ++u) block.push_back(u);
+    const std::vector<float> s = score_all_items(block), r = rating_all_items(block);
+    scores.insert(scores.end(), s.begin(), s.end());
+    ratings.insert(ratings.end(), r.begin(), r.end());
+  }
+  impl_->cached_scores = std::move(scores);
+  impl_->cached_ratings = std::move(ratings);
+  return true;
+}
+
+bool TrainedModel::scores_cached() const {
+  return !impl_->cached_scores.empty();
 }
 
 bool TrainedModel::ranks_by_rating() const {

@@ -1,0 +1,400 @@
+#include "serve/api.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "symgnn/error.h"
+#include "symgnn/recommend.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace symgnn::serve {
+
+namespace {
+
+/// A refusal with its HTTP status; handle() turns it into {"error": message}.
+struct ApiError {
+  int status;
+  std::string message;
+};
+
+Response json_response(int status, const json& body) {
+  Response r;
+  r.status = status;
+  r.body = body.dump();
+  return r;
+}
+
+std::string quoted(const std::string& s) {
+  return "'" + (s.size() > 60 ? s.substr(0, 60) + "..." : s) + "'";
+}
+
+const std::string* param(const Request& q, const std::string& key) {
+  const auto it = q.params.find(key);
+  return it == q.params.end() ? nullptr : &it->second;
+}
+
+int64_t parse_k_text(const std::string& text, int64_t max_k) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw ApiError{400,
+                   "k = " + quoted(text) + ": must be a whole number from 1 to " + std::to_string(max_k)};
+  const int64_t k = std::stoll(text);
+  if (k < 1 || k > max_k) throw ApiError{400, "k = " + text + ": must be from 1 to " + std::to_string(max_k)};
+  return k;
+}
+
+int64_t json_k(const json& body, int64_t max_k) {
+  if (!body.contains("k")) return 10;
+  const json& k = body["k"];
+  if (!k.is_number_integer())
+    throw ApiError{400,
+                   "\"k\": must be a whole number from 1 to " + std::to_string(max_k) + ", got " + k.dump()};
+  const int64_t v = k.get<int64_t>();
+  if (v < 1 || v > max_k)
+    throw ApiError{400, "\"k\" = " + std::to_string(v) + ": must be from 1 to " + std::to_string(max_k)};
+  return v;
+}
+
+bool parse_flag(const std::string* text, const std::string& key) {
+  if (!text) return false;
+  if (*text == "1" || *text == "true") return true;
+  if (*text == "0" || *text == "false" || text->empty()) return false;
+  throw ApiError{400, key + " = " + quoted(*text) + ": must be 1, 0, true or false"};
+}
+
+/// An id as JSON gives it: a string, or a whole number written as one.
+std::string id_text(const json& v, const std::string& what) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  throw ApiError{400, what + ": must be an id (a string or a whole number), got " + v.dump().substr(0, 60)};
+}
+
+std::shared_ptr<const ServedModel> model_named(const ModelStore& store, const std::string& name) {
+  auto m = store.get(name);
+  if (!m) throw ApiError{404, "no model named " + quoted(name)};
+  return m;
+}
+
+int64_t user_index(const ServedModel& m, const std::string& id) {
+  const int64_t u = m.users.find(id);
+  if (u < 0)
+    throw ApiError{404,
+                   "unknown user " + quoted(id) + " (not in model " + quoted(m.name) + "'s training data)"};
+  return u;
+}
+
+int64_t item_index(const ServedModel& m, const std::string& id) {
+  const int64_t i = m.items.find(id);
+  if (i < 0)
+    throw ApiError{404,
+                   "unknown item " + quoted(id) + " (not in model " + quoted(m.name) + "'s training data)"};
+  return i;
+}
+
+json parse_body(const Request& q) {
+  if (q.body.empty()) throw ApiError{400, "the request has no body: send a JSON object"};
+  json body = json::parse(q.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) throw ApiError{400, "the body is not valid JSON"};
+  if (!body.is_object()) throw ApiError{400, "the body must be a JSON object"};
+  return body;
+}
+
+std::string body_model(const json& body) {
+  if (!body.contains("model")) return "";
+  if (!body["model"].is_string()) throw ApiError{400, "\"model\": must be a model name (a string)"};
+  return body["model"].get<std::string>();
+}
+
+/// A list as JSON: the items best first, each with its predicted rating (the order is the
+/// ranking's, "ranked_by" in the answer, which for a ranker or a ranking model is not the
+/// order of the predicted ratings).
+json list_json(const ServedModel& m, const TrainedModel& model, const UserRecommendations& r) {
+  json items = json::array();
+  for (size_t k = 0; k < r.items.size(); ++k)
+    items.push_back({{"item", model.dataset().items.id_of(r.items[k])}, {"prediction", r.scores[k]}});
+  (void)m;
+  return items;
+}
+
+std::vector<UserRecommendations> lists(const TrainedModel& model, const std::vector<int64_t>& users,
+                                       int64_t k, bool include_seen) {
+  RecommendOptions o;
+  o.k = k;
+  o.include_seen = include_seen;
+  try {
+    return recommend(model, users, o);
+  } catch (const ConfigError& e) {
+    throw ApiError{400, e.what()};  // k beyond a user's candidates
+  }
+}
+
+json header(const ServedModel& m) {
+  return {{"model", m.name}, {"version", m.version}, {"ranked_by", m.info["ranked_by"]}};
+}
+
+Response get_recommend(const Request& q, const ModelStore& store, const ApiLimits& limits) {
+  const std::string* user = param(q, "user");
+  if (!user) throw ApiError{400, "GET /v1/recommend needs ?user=ID"};
+  const std::string* k_text = param(q, "k");
+  const int64_t k = k_text ? parse_k_text(*k_text, limits.max_k) : 10;
+  const std::string* name = param(q, "model");
+  const auto m = model_named(store, name ? *name : "");
+  const bool seen = parse_flag(param(q, "include_seen"), "include_seen");
+  const int64_t u = user_index(*m, *user);
+  const auto r = lists(*m->model, {u}, k, seen);
+  json out = header(*m);
+  out["user"] = *user;
+  out["items"] = list_json(*m, *m->model, r.front());
+  return json_response(200, out);
+}
+
+/// A new user given by their ratings: the --new-ratings path of TrainedModel::load (no
+/// retraining; the model computes the new user's representation from the ratings).
+Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, bool include_seen,
+                            const ApiLimits& limits) {
+  const json& ratings = body["ratings"];
+  if (!ratings.is_array() || ratings.empty())
+    throw ApiError{400, "\"ratings\": must be a non-empty array of {\"item\": ID, \"rating\": R}"};
+  if (static_cast<int64_t>(ratings.size()) > limits.max_new_ratings)
+    throw ApiError{400, "\"ratings\": " + std::to_string(ratings.size()) + " ratings, more than the " +
+                            std::to_string(limits.max_new_ratings) + " one call takes"};
+  const std::string new_user = "symgnn-serve-new-user";
+  if (m.users.find(new_user) >= 0) throw ApiError{500, "the model has a user named " + new_user};
+  std::string text = "user,item,rating\n";
+  for (const json& r : ratings) {
+    if (!r.is_object() || !r.contains("item") || !r.contains("rating"))
+      throw ApiError{400, "\"ratings\": each entry must be {\"item\": ID, \"rating\": R}"};
+    const std::string item = id_text(r["item"], "\"ratings\"[].item");
+    item_index(m, item);  // known items only: a new item has no ratings of other users to learn from
+    if (!r["rating"].is_number() || !std::isfinite(r["rating"].get<double>()))
+      throw ApiError{400, "\"ratings\"[].rating: must be a number, got " + r["rating"].dump().substr(0, 40)};
+    const double v = r["rating"].get<double>();
+    if (v < m.model->rating_min() || v > m.model->rating_max())
+      throw ApiError{400, "rating " + r["rating"].dump() + " of item " + quoted(item) +
+                              " is outside the model's range [" + json(m.model->rating_min()).dump() + ", " +
+                              json(m.model->rating_max()).dump() + "]"};
+    if (item.find_first_of(",\"\n\r") != std::string::npos)
+      throw ApiError{
+          400, "item " + quoted(item) + ": ids with commas, quotes or line breaks cannot be given here"};
+    text += new_user + "," + item + "," + r["rating"].dump() + "\n";
+  }
+  char path[] = "/tmp/symgnn-serve-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) throw ApiError{500, "could not create a temporary file for the new user's ratings"};
+  ::close(fd);
+  struct Remove {
+    std::string p;
+    ~Remove() {
+      std::error_code ec;
+      fs::remove(p, ec);
+    }
+  } remove{path};
+  std::ofstream(path) << text;
+  TrainedModel grown = [&] {
+    try {
+      return TrainedModel::load(m.dir, m.device, std::string(path));
+    } catch (const ConfigError& e) {
+      throw ApiError{400, e.what()};
+    } catch (const DataError& e) {
+      throw ApiError{400, std::string("the new user's ratings: ") + e.what()};
+    }
+  }();
+  const int64_t u = grown.users() - 1;
+  const auto r = lists(grown, {u}, k, include_seen);
+  json out = header(m);
+  out["ranked_by"] = grown.ranker().empty() ? grown.name() : grown.ranker();
+  out["user"] = nullptr;
+  out["new_user_ratings"] = ratings.size();
+  out["items"] = list_json(m, grown, r.front());
+  return json_response(200, out);
+}
+
+Response post_recommend(const Request& q, const ModelStore& store, const ApiLimits& limits) {
+  const json body = parse_body(q);
+  const auto m = model_named(store, body_model(body));
+  const int64_t k = json_k(body, limits.max_k);
+  bool include_seen = false;
+  if (body.contains("include_seen")) {
+    if (!body["include_seen"].is_boolean()) throw ApiError{400, "\"include_seen\": must be true or false"};
+    include_seen = body["include_seen"].get<bool>();
+  }
+  if (body.contains("ratings") == body.contains("users"))
+    throw ApiError{400,
+                   "give either \"users\": [ID, ...] or \"ratings\": [{\"item\": ID, \"rating\": R}, ...]"};
+  if (body.contains("ratings")) return new_user_recommend(body, *m, k, include_seen, limits);
+  const json& users = body["users"];
+  if (!users.is_array() || users.empty()) throw ApiError{400, "\"users\": must be a non-empty array of ids"};
+  if (static_cast<int64_t>(users.size()) > limits.max_users)
+    throw ApiError{400, "\"users\": " + std::to_string(users.size()) + " users, more than the " +
+                            std::to_string(limits.max_users) + " one call takes"};
+  std::vector<int64_t> index;
+  std::vector<std::string> ids;
+  for (const json& u : users) {
+    ids.push_back(id_text(u, "\"users\"[]"));
+    index.push_back(user_index(*m, ids.back()));
+  }
+  const auto r = lists(*m->model, index, k, include_seen);
+  json out = header(*m);
+  out["results"] = json::array();
+  for (size_t n = 0; n < r.size(); ++n)
+    out["results"].push_back({{"user", ids[n]}, {"items", list_json(*m, *m->model, r[n])}});
+  return json_response(200, out);
+}
+
+Response post_predict(const Request& q, const ModelStore& store, const ApiLimits& limits) {
+  const json body = parse_body(q);
+  const auto m = model_named(store, body_model(body));
+  if (!body.contains("pairs") || !body["pairs"].is_array() || body["pairs"].empty())
+    throw ApiError{400, "\"pairs\": must be a non-empty array of {\"user\": ID, \"item\": ID}"};
+  const json& pairs = body["pairs"];
+  if (static_cast<int64_t>(pairs.size()) > limits.max_pairs)
+    throw ApiError{400, "\"pairs\": " + std::to_string(pairs.size()) + " pairs, more than the " +
+                            std::to_string(limits.max_pairs) + " one call takes"};
+  std::vector<int64_t> users, items;
+  std::vector<std::pair<std::string, std::string>> ids;
+  for (const json& p : pairs) {
+    std::string u, i;
+    if (p.is_object() && p.contains("user") && p.contains("item")) {
+      u = id_text(p["user"], "\"pairs\"[].user");
+      i = id_text(p["item"], "\"pairs\"[].item");
+    } else if (p.is_array() && p.size() == 2) {
+      u = id_text(p[0], "\"pairs\"[][0]");
+      i = id_text(p[1], "\"pairs\"[][1]");
+    } else {
+      throw ApiError{400, "\"pairs\": each entry must be {\"user\": ID, \"item\": ID} or [USER, ITEM]"};
+    }
+    users.push_back(user_index(*m, u));
+    items.push_back(item_index(*m, i));
+    ids.emplace_back(u, i);
+  }
+  const std::vector<float> predicted = m->model->predict(users, items);
+  json out = {{"model", m->name}, {"version", m->version}, {"predictions", json::array()}};
+  for (size_t n = 0; n < ids.size(); ++n)
+    out["predictions"].push_back(
+        {{"user", ids[n].first}, {"item", ids[n].second}, {"prediction", predicted[n]}});
+  return json_response(200, out);
+}
+
+Response get_models(const ModelStore& store) {
+  json out = {{"models", json::array()}};
+  for (const auto& m : store.all()) {
+    json e = m->info;
+    e["version"] = m->version;
+    e["loaded_at"] = m->loaded_at;
+    out["models"].push_back(e);
+  }
+  return json_response(200, out);
+}
+
+Response healthz(const ModelStore& store) {
+  json out = {{"status", "ok"}, {"models", json::array()}};
+  for (const auto& m : store.all()) out["models"].push_back({{"name", m->name}, {"version", m->version}});
+  return json_response(200, out);
+}
+
+Response reload(const Request& q, ModelStore& store, const std::string& token) {
+  if (token.empty()) throw ApiError{403, "admin routes are off: start serve with --admin-token-file FILE"};
+  if (q.authorization != "Bearer " + token)
+    throw ApiError{401,
+                   "admin route: send the token of --admin-token-file as \"Authorization: Bearer TOKEN\""};
+  const std::string* name = param(q, "model");
+  if (name) model_named(store, *name);
+  const auto outcomes = store.reload(name ? *name : "");
+  json out = {{"reloaded", json::array()}};
+  bool all_ok = true;
+  for (const auto& r : outcomes) {
+    out["reloaded"].push_back({{"model", r.name}, {"ok", r.ok}, {"version", r.version}, {"error", r.error}});
+    all_ok = all_ok && r.ok;
+  }
+  // A failed reload keeps the old model serving; the status says the reload failed.
+  return json_response(all_ok ? 200 : 500, out);
+}
+
+}  // namespace
+
+Api::Api(ModelStore& store, ServeMetrics& metrics, ApiLimits limits, std::string admin_token)
+    : store_(store), metrics_(metrics), limits_(limits), admin_token_(std::move(admin_token)) {}
+
+Route Api::route_of(const std::string& path) {
+  if (path == "/healthz") return Route::healthz;
+  if (path == "/v1/models") return Route::models;
+  if (path == "/v1/recommend") return Route::recommend;
+  if (path == "/v1/predict") return Route::predict;
+  if (path == "/v1/similar") return Route::similar;
+  if (path == "/metrics") return Route::metrics;
+  if (path == "/v1/admin/reload") return Route::reload;
+  if (path == "/") return Route::page;
+  return Route::other;
+}
+
+Response Api::handle(const Request& q) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Route route = route_of(q.path);
+  Response out;
+  try {
+    auto method = [&](const char* m) {
+      if (q.method != m) throw ApiError{405, q.method + " " + q.path + ": use " + m};
+    };
+    if (static_cast<int64_t>(q.body.size()) > limits_.max_body_bytes)
+      throw ApiError{413, "the body is " + std::to_string(q.body.size()) + " bytes, over the limit of " +
+                              std::to_string(limits_.max_body_bytes)};
+    switch (route) {
+      case Route::healthz:
+        method("GET");
+        out = healthz(store_);
+        break;
+      case Route::models:
+        method("GET");
+        out = get_models(store_);
+        break;
+      case Route::recommend:
+        if (q.method == "GET") {
+          out = get_recommend(q, store_, limits_);
+        } else {
+          method("POST");
+          out = post_recommend(q, store_, limits_);
+        }
+        break;
+      case Route::predict:
+        method("POST");
+        out = post_predict(q, store_, limits_);
+        break;
+      case Route::metrics: {
+        method("GET");
+        std::vector<std::pair<std::string, int64_t>> versions;
+        for (const auto& m : store_.all()) versions.emplace_back(m->name, m->version);
+        out.body = metrics_.prometheus_text(versions);
+        out.content_type = "text/plain; version=0.0.4";
+        break;
+      }
+      case Route::reload:
+        method("POST");
+        out = reload(q, store_, admin_token_);
+        break;
+      default:
+        throw ApiError{
+            404,
+            "no route " + quoted(q.path) +
+                " (routes: /healthz, /v1/models, /v1/recommend, /v1/predict, /metrics, /v1/admin/reload)"};
+    }
+  } catch (const ApiError& e) {
+    out = json_response(e.status, {{"error", e.message}});
+  } catch (const std::exception& e) {
+    out = json_response(500, {{"error", std::string("internal error: ") + e.what()}});
+  }
+  metrics_.record(route, out.status,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return out;
+}
+
+}  // namespace symgnn::serve

@@ -1,0 +1,42 @@
+// The HTTP side of `symgnn serve` (docs/serve.md), on cpp-httplib (Debian's
+// libcpp-httplib-dev): every request goes to Api::handle, from a pool of worker threads.
+// stop() closes the listening socket and returns once the requests in flight are answered
+// (the pool finishes its queue), which is how SIGTERM drains.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "serve/api.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace symgnn::serve {
+
+struct HttpOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;  // 0: any free port (bind() says which)
+  int threads = 8;  // worker threads answering requests
+  int64_t max_body_bytes = 1 << 20;
+};
+
+class HttpServer {
+ public:
+  HttpServer(const Api& api, HttpOptions options);
+  ~HttpServer();
+  /// Binds the socket; returns the port. Throws UsageError naming host:port when it cannot.
+  int bind();
+  /// Answers requests until stop(); returns after the requests in flight are answered.
+  void run();
+  /// Safe from any thread, also before run() starts answering.
+  void stop();
+
+ private:
+  const Api& api_;
+  HttpOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+};
+
+}  // namespace symgnn::serve

@@ -1,0 +1,60 @@
+#include "serve/model_store.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "symgnn/error.h"
+
+namespace symgnn::serve {
+
+ModelStore::ModelStore(const std::vector<std::pair<std::string, std::string>>& models, std::string device,
+                       int64_t cache_pairs)
+    : device_(std::move(device)), cache_pairs_(cache_pairs) {
+  if (models.empty()) throw UsageError("serve: no model to serve (give --model DIR)");
+  for (const auto& [name, dir] : models) {
+    if (std::find(names_.begin(), names_.end(), name) != names_.end())
+      throw UsageError("serve: --model " + name + "=... given twice (each name serves one model)");
+    names_.push_back(name);
+    dirs_.push_back(dir);
+    slots_.push_back(load_served_model(name, dir, device_, 1, cache_pairs_));
+  }
+}
+
+std::shared_ptr<const ServedModel> ModelStore::get(const std::string& name) const {
+  if (name.empty()) return std::atomic_load(&slots_.front());
+  for (size_t k = 0; k < names_.size(); ++k)
+    if (names_[k] == name) return std::atomic_load(&slots_[k]);
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<const ServedModel>> ModelStore::all() const {
+  std::vector<std::shared_ptr<const ServedModel>> out;
+  for (const auto& slot : slots_) out.push_back(std::atomic_load(&slot));
+  return out;
+}
+
+std::vector<ReloadOutcome> ModelStore::reload(const std::string& name) {
+  std::lock_guard<std::mutex> lock(reload_mutex_);
+  std::vector<ReloadOutcome> out;
+  for (size_t k = 0; k < names_.size(); ++k) {
+    if (!name.empty() && names_[k] != name) continue;
+    ReloadOutcome r;
+    r.name = names_[k];
+    const auto old = std::atomic_load(&slots_[k]);
+    try {
+      // Loaded beside the serving model, swapped in whole: readers see the old or the new.
+      auto fresh = load_served_model(names_[k], dirs_[k], device_, old->version + 1, cache_pairs_);
+      std::atomic_store(&slots_[k], fresh);
+      r.ok = true;
+      r.version = fresh->version;
+    } catch (const std::exception& e) {
+      r.version = old->version;
+      r.error = e.what();
+    }
+    out.push_back(r);
+  }
+  if (out.empty()) throw UsageError("serve: no model named '" + name + "'");
+  return out;
+}
+
+}  // namespace symgnn::serve

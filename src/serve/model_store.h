@@ -1,0 +1,54 @@
+// The models a server answers from, by name, each swappable without downtime (docs/serve.md,
+// "Reloading"). The set of names is fixed when the server starts; each name's model is a
+// shared_ptr read and replaced atomically (std::atomic_load / atomic_store), so a request
+// takes the model it started with to the end, a reload never blocks a reader, and a failed
+// reload leaves the old model serving.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "serve/served_model.h"
+
+namespace symgnn::serve {
+
+/// What one reload did: the new version, or why the old model still serves.
+struct ReloadOutcome {
+  std::string name;
+  bool ok = false;
+  int64_t version = 0;  // the version serving after the attempt
+  std::string error;    // the load's one-line error when !ok
+};
+
+class ModelStore {
+ public:
+  /// `models`: (name, directory) in the order given; the first is the default. Loads each
+  /// (throws the first load's error: a server does not start on a model it cannot load).
+  /// `cache_pairs`: load_served_model's limit of cached scores (0: none).
+  ModelStore(const std::vector<std::pair<std::string, std::string>>& models, std::string device,
+             int64_t cache_pairs = kDefaultCachePairs);
+  /// 2^25 user x item pairs: 256 MiB of scores and ratings per model at most.
+  static constexpr int64_t kDefaultCachePairs = int64_t{1} << 25;
+
+  /// The model named `name` ("" : the default); null when no model has that name.
+  std::shared_ptr<const ServedModel> get(const std::string& name) const;
+  /// Every model, in the order given.
+  std::vector<std::shared_ptr<const ServedModel>> all() const;
+  const std::vector<std::string>& names() const { return names_; }
+
+  /// Loads `name`'s directory again ("" : every model) and swaps each loaded model in;
+  /// one reload at a time (reloads queue on a mutex readers never take).
+  std::vector<ReloadOutcome> reload(const std::string& name = "");
+
+ private:
+  std::vector<std::string> names_, dirs_;
+  std::vector<std::shared_ptr<const ServedModel>> slots_;  // atomic_load / atomic_store only
+  std::string device_;
+  int64_t cache_pairs_;
+  std::mutex reload_mutex_;
+};
+
+}  // namespace symgnn::serve

@@ -1,0 +1,96 @@
+#include "serve/served_model.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "data/parsers.h"
+#include "symgnn/run_metrics.h"
+
+namespace fs = std::filesystem;
+
+namespace symgnn::serve {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/// The training curve of the model's first run (`run0/history.csv`, or `final/run0/` after
+/// a retrain) as {"columns": [...], "rows": [[...], ...]}; null when there is none.
+nlohmann::json training_curve(const std::string& dir) {
+  for (const std::string& at : {dir + "/run0/history.csv", dir + "/final/run0/history.csv"}) {
+    std::ifstream in(at);
+    if (!in) continue;
+    nlohmann::json curve = {{"file", fs::relative(at, dir).string()},
+                            {"columns", nlohmann::json::array()},
+                            {"rows", nlohmann::json::array()}};
+    std::string line;
+    bool header = true;
+    while (std::getline(in, line)) {
+      std::stringstream ss(line);
+      std::string cell;
+      nlohmann::json row = nlohmann::json::array();
+      while (std::getline(ss, cell, ',')) {
+        if (header) {
+          curve["columns"].push_back(cell);
+          continue;
+        }
+        double v = 0;
+        row.push_back(data::to_double(cell, v) ? nlohmann::json(v) : nlohmann::json(cell));
+      }
+      if (!header) curve["rows"].push_back(row);
+      header = false;
+    }
+    return curve;
+  }
+  return nullptr;
+}
+
+std::string config_text(RunConfig cfg) {
+  return to_text(cfg);
+}
+
+}  // namespace
+
+std::shared_ptr<const ServedModel> load_served_model(const std::string& name, const std::string& dir,
+                                                     const std::string& device, int64_t version,
+                                                     int64_t cache_pairs) {
+  auto m = std::make_shared<ServedModel>();
+  m->name = name;
+  m->dir = dir;
+  m->device = device;
+  m->version = version;
+  auto model = std::make_shared<TrainedModel>(TrainedModel::load(dir, device));
+  m->cached = model->cache_all_scores(cache_pairs);
+  m->model = std::move(model);
+  m->users = data::id_index(m->model->dataset().users);
+  m->items = data::id_index(m->model->dataset().items);
+  nlohmann::json metrics = nullptr;
+  if (fs::is_directory(dir) && fs::exists(dir + "/metrics.json")) metrics = RunMetrics::read(dir).to_json();
+  m->info = {{"name", name},
+             {"dir", dir},
+             {"model", m->model->name()},
+             {"users", m->model->users()},
+             {"items", m->model->items()},
+             {"rating_min", m->model->rating_min()},
+             {"rating_max", m->model->rating_max()},
+             {"ranked_by", m->model->ranker().empty() ? m->model->name() : m->model->ranker()},
+             {"ranks_by_rating", m->model->ranks_by_rating()},
+             {"scores_cached", m->cached},
+             {"config", config_text(m->model->config())},
+             {"metrics", metrics},
+             {"training_curve", fs::is_directory(dir) ? training_curve(dir) : nlohmann::json()}};
+  m->loaded_at = utc_now();
+  return m;
+}
+
+}  // namespace symgnn::serve

@@ -1,0 +1,37 @@
+// A model as `symgnn serve` holds it (docs/serve.md): the loaded TrainedModel, its original
+// ids both ways, and what GET /v1/models reports of it (config, metrics, training curve),
+// read once at load so that no request touches the model directory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "data/text_reader.h"
+#include "symgnn/trained_model.h"
+
+namespace symgnn::serve {
+
+struct ServedModel {
+  std::string name;       // the --model NAME (or "default")
+  std::string dir;        // the model directory it was loaded from
+  std::string device;     // where it scores
+  int64_t version = 0;    // 1 at start, +1 per successful reload
+  std::string loaded_at;  // UTC, ISO 8601
+  bool cached = false;    // lists and predictions answered from scores computed at load
+  std::shared_ptr<const TrainedModel> model;
+  data::IdIndex users, items;  // original id -> index
+  nlohmann::json info;         // GET /v1/models' entry, without the live fields
+};
+
+/// Loads DIR as TrainedModel::load does (its files verified against their checksums) and
+/// reads metrics.json and run0's training curve where present. Throws what load throws
+/// (DataError naming the file) on a missing or damaged directory. Where users x items <=
+/// `cache_pairs`, every user's scores are computed now (TrainedModel::cache_all_scores), so
+/// that a request ranks a row in memory instead of running the model.
+std::shared_ptr<const ServedModel> load_served_model(const std::string& name, const std::string& dir,
+                                                     const std::string& device, int64_t version,
+                                                     int64_t cache_pairs);
+
+}  // namespace symgnn::serve

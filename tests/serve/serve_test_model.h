@@ -1,0 +1,30 @@
+// The small trained models the serve tests answer from: a synthetic set of 40 x 30, fitted
+// once per test process into a scratch folder.
+#pragma once
+
+#include <string>
+
+#include "common/test_support.h"
+#include "symgnn/fit.h"
+
+namespace symgnn::testing {
+
+/// A model directory of `kind` (lowrank: the paper's reading at hidden 8, 3 epochs; or a
+/// closed-form kind) fitted on the synthetic 40 x 30 set.
+inline std::string serve_test_model(const std::string& kind) {
+  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+  cfg.model = kind;
+  cfg.data.synthetic_users = 40;
+  cfg.data.synthetic_items = 30;
+  cfg.data.synthetic_density = 0.3;
+  cfg.train.epochs = 3;
+  cfg.lowrank.hidden = 8;
+  symgnn::FitOptions fo;
+  fo.out_dir = scratch_dir("serve_" + kind) + "/model";
+  fo.overwrite = true;
+  fo.progress = "quiet";
+  symgnn::fit(cfg, fo);
+  return fo.out_dir;
+}
+
+}  // namespace symgnn::testing

@@ -1,0 +1,268 @@
+// The routes of `symgnn serve` (src/serve/api.h) called without a socket: every answer
+// against the library's own (recommend, predict on TrainedModel), new users through the
+// API against TrainedModel::load with the same ratings, reloads, and every refusal.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/test_support.h"
+#include "serve/api.h"
+#include "serve/model_store.h"
+#include "serve/serve_test_model.h"
+#include "symgnn/fit.h"
+#include "symgnn/recommend.h"
+#include "symgnn/trained_model.h"
+
+namespace fs = std::filesystem;
+namespace st = symgnn::testing;
+using nlohmann::json;
+using symgnn::serve::Request;
+using symgnn::serve::Response;
+
+namespace {
+
+struct Served {
+  std::string lowrank, ease;
+};
+
+const Served& served() {
+  static const Served s = [] {
+    return Served{st::serve_test_model("lowrank"), st::serve_test_model("ease")};
+  }();
+  return s;
+}
+
+struct Fixture {
+  symgnn::serve::ModelStore store;
+  symgnn::serve::ServeMetrics metrics;
+  symgnn::serve::Api api;
+  Fixture(const std::string& token = "0123456789abcdef")
+      : store({{"main", served().lowrank}, {"ease", served().ease}}, "cpu"),
+        api(store, metrics, symgnn::serve::ApiLimits{}, token) {}
+  Response get(const std::string& path, std::multimap<std::string, std::string> params = {}) const {
+    Request q;
+    q.method = "GET";
+    q.path = path;
+    q.params = std::move(params);
+    return api.handle(q);
+  }
+  Response post(const std::string& path, const std::string& body, const std::string& auth = "") const {
+    Request q;
+    q.method = "POST";
+    q.path = path;
+    q.body = body;
+    q.authorization = auth;
+    return api.handle(q);
+  }
+};
+
+json body_of(const Response& r) {
+  return json::parse(r.body);
+}
+
+/// The error's one line, checked to be a JSON {"error": ...} with status `status`.
+std::string error_of(const Response& r, int status) {
+  EXPECT_EQ(r.status, status) << r.body;
+  const json j = json::parse(r.body, nullptr, false);
+  EXPECT_TRUE(j.is_object() && j.contains("error")) << r.body;
+  const std::string e = j.value("error", "");
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  return e;
+}
+
+}  // namespace
+
+TEST(ServeApi, RecommendAnswersWhatTheLibraryRecommends) {
+  const Fixture f;
+  const symgnn::TrainedModel model = symgnn::TrainedModel::load(served().lowrank);
+  const auto& users = model.dataset().users;
+  for (const int64_t u : {int64_t{0}, int64_t{7}, int64_t{39}}) {
+    symgnn::RecommendOptions o;
+    o.k = 5;
+    const auto want = symgnn::recommend(model, {u}, o).front();
+    const Response r = f.get("/v1/recommend", {{"user", users.id_of(u)}, {"k", "5"}});
+    ASSERT_EQ(r.status, 200) << r.body;
+    const json j = body_of(r);
+    EXPECT_EQ(j["model"], "main");
+    EXPECT_EQ(j["version"], 1);
+    ASSERT_EQ(j["items"].size(), 5u);
+    for (size_t k = 0; k < 5; ++k) {
+      EXPECT_EQ(j["items"][k]["item"], model.dataset().items.id_of(want.items[k]));
+      EXPECT_FLOAT_EQ(j["items"][k]["prediction"].get<float>(), want.scores[k]);
+    }
+  }
+  // Many users at once, another model by name, seen items on request.
+  const Response many =
+      f.post("/v1/recommend", R"({"users": [")" + users.id_of(1) + R"(", ")" + users.id_of(2) +
+                                  R"("], "k": 3, "model": "ease", "include_seen": true})");
+  ASSERT_EQ(many.status, 200) << many.body;
+  const symgnn::TrainedModel ease = symgnn::TrainedModel::load(served().ease);
+  symgnn::RecommendOptions o;
+  o.k = 3;
+  o.include_seen = true;
+  const auto want = symgnn::recommend(ease, {1, 2}, o);
+  const json j = body_of(many);
+  EXPECT_EQ(j["model"], "ease");
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (size_t n = 0; n < 2; ++n)
+    for (size_t k = 0; k < 3; ++k)
+      EXPECT_EQ(j["results"][n]["items"][k]["item"], ease.dataset().items.id_of(want[n].items[k]));
+}
+
+TEST(ServeApi, PredictAnswersWhatTheLibraryPredicts) {
+  const Fixture f;
+  const symgnn::TrainedModel model = symgnn::TrainedModel::load(served().lowrank);
+  const auto& ds = model.dataset();
+  const std::vector<int64_t> users = {0, 5, 39}, items = {3, 0, 29};
+  const auto want = model.predict(users, items);
+  json pairs = json::array();
+  for (size_t n = 0; n < users.size(); ++n)
+    pairs.push_back({{"user", ds.users.id_of(users[n])}, {"item", ds.items.id_of(items[n])}});
+  pairs[2] = json::array({ds.users.id_of(users[2]), ds.items.id_of(items[2])});  // the [USER, ITEM] form
+  const Response r = f.post("/v1/predict", json{{"pairs", pairs}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = body_of(r);
+  for (size_t n = 0; n < users.size(); ++n)
+    EXPECT_FLOAT_EQ(j["predictions"][n]["prediction"].get<float>(), want[n]);
+}
+
+TEST(ServeApi, NewUserIsRecommendedAsTheNewRatingsPathDoes) {
+  const Fixture f;
+  const symgnn::TrainedModel model = symgnn::TrainedModel::load(served().lowrank);
+  const auto& items = model.dataset().items;
+  const std::string file = st::scratch_dir("serve_api_new") + "/new.csv";
+  std::ofstream(file) << "user,item,rating\nnewcomer," << items.id_of(2) << ",5\nnewcomer," << items.id_of(4)
+                      << ",1\n";
+  const symgnn::TrainedModel grown = symgnn::TrainedModel::load(served().lowrank, "cpu", file);
+  symgnn::RecommendOptions o;
+  o.k = 4;
+  const auto want = symgnn::recommend(grown, {grown.users() - 1}, o).front();
+  const Response r =
+      f.post("/v1/recommend", R"({"k": 4, "ratings": [{"item": ")" + items.id_of(2) +
+                                  R"(", "rating": 5}, {"item": ")" + items.id_of(4) + R"(", "rating": 1}]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = body_of(r);
+  ASSERT_EQ(j["items"].size(), 4u);
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(j["items"][k]["item"], items.id_of(want.items[k]));
+    EXPECT_NE(j["items"][k]["item"], items.id_of(2)) << "a rated item was recommended";
+  }
+  // A closed-form model has no weights to apply to new ratings.
+  error_of(f.post("/v1/recommend",
+                  R"({"model": "ease", "ratings": [{"item": ")" + items.id_of(2) + R"(", "rating": 5}]})"),
+           400);
+}
+
+TEST(ServeApi, ModelsHealthAndMetrics) {
+  const Fixture f;
+  const json models = body_of(f.get("/v1/models"));
+  ASSERT_EQ(models["models"].size(), 2u);
+  EXPECT_EQ(models["models"][0]["name"], "main");
+  EXPECT_EQ(models["models"][0]["model"], "lowrank-full");
+  EXPECT_TRUE(models["models"][0]["metrics"].contains("test_rmse"));
+  EXPECT_GT(models["models"][0]["training_curve"]["rows"].size(), 0u);
+  EXPECT_NE(models["models"][0]["config"].get<std::string>().find("model = lowrank"), std::string::npos);
+  EXPECT_EQ(body_of(f.get("/healthz"))["status"], "ok");
+  f.get("/v1/recommend", {{"user", "nobody"}});
+  const Response m = f.get("/metrics");
+  EXPECT_EQ(m.content_type.rfind("text/plain", 0), 0u);
+  EXPECT_NE(m.body.find("symgnn_requests_total{route=\"/v1/recommend\",status=\"404\"} 1"), std::string::npos)
+      << m.body;
+  EXPECT_NE(m.body.find("symgnn_request_seconds_count{route=\"/healthz\"} 1"), std::string::npos) << m.body;
+  EXPECT_NE(m.body.find("symgnn_model_version{model=\"ease\"} 1"), std::string::npos) << m.body;
+}
+
+TEST(ServeApi, ReloadSwapsInANewVersionOrKeepsTheOldOne) {
+  // A copy of the model directory, so that it can be damaged.
+  const std::string dir = st::scratch_dir("serve_api_reload") + "/model";
+  fs::remove_all(dir);
+  fs::copy(served().lowrank, dir, fs::copy_options::recursive);
+  symgnn::serve::ModelStore store({{"main", dir}}, "cpu");
+  symgnn::serve::ServeMetrics metrics;
+  const symgnn::serve::Api api(store, metrics, {}, "0123456789abcdef");
+  Request q;
+  q.method = "POST";
+  q.path = "/v1/admin/reload";
+  error_of(api.handle(q), 401);
+  q.authorization = "Bearer 0123456789abcdef";
+  Response r = api.handle(q);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(body_of(r)["reloaded"][0]["version"], 2);
+  EXPECT_EQ(store.get("main")->version, 2);
+  // A damaged model file: the reload fails, version 2 keeps serving.
+  {
+    std::fstream f(dir + "/model.pt", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x5a');
+  }
+  r = api.handle(q);
+  EXPECT_EQ(r.status, 500);
+  const json j = body_of(r);
+  EXPECT_FALSE(j["reloaded"][0]["ok"].get<bool>());
+  EXPECT_NE(j["reloaded"][0]["error"].get<std::string>().find("model.pt"), std::string::npos) << r.body;
+  EXPECT_EQ(store.get("main")->version, 2);
+  Request rec;
+  rec.method = "GET";
+  rec.path = "/v1/recommend";
+  rec.params = {{"user", store.get("main")->model->dataset().users.id_of(0)}};
+  EXPECT_EQ(api.handle(rec).status, 200);
+  // Without a token file, admin routes are off.
+  const symgnn::serve::Api closed(store, metrics, {}, "");
+  error_of(closed.handle(q), 403);
+}
+
+TEST(ServeApi, BadRequestsGetOneLineJsonErrors) {
+  const Fixture f;
+  const std::string user = symgnn::TrainedModel::load(served().lowrank).dataset().users.id_of(0);
+  EXPECT_NE(error_of(f.get("/v1/recommend", {{"user", "nobody"}}), 404).find("'nobody'"), std::string::npos);
+  error_of(f.get("/v1/recommend"), 400);
+  error_of(f.get("/v1/recommend", {{"user", user}, {"model", "absent"}}), 404);
+  for (const char* k : {"0", "-1", "2.5", "ten", "", "1001", "99999999999"})
+    error_of(f.get("/v1/recommend", {{"user", user}, {"k", k}}), 400);
+  error_of(f.get("/v1/recommend", {{"user", user}, {"k", "30"}}), 400);  // beyond the candidates
+  error_of(f.get("/v1/recommend", {{"user", user}, {"include_seen", "maybe"}}), 400);
+  error_of(f.get("/nowhere"), 404);
+  error_of(f.get("/v1/predict"), 405);
+  error_of(f.post("/v1/recommend", "{not json"), 400);
+  error_of(f.post("/v1/recommend", "[1, 2]"), 400);
+  error_of(f.post("/v1/recommend", ""), 400);
+  error_of(f.post("/v1/recommend", R"({"users": []})"), 400);
+  error_of(f.post("/v1/recommend", R"({"users": [")" + user + R"("], "k": 2.9})"), 400);
+  error_of(f.post("/v1/recommend", R"({"users": [{"a": 1}]})"), 400);
+  error_of(f.post("/v1/recommend", R"({"users": ["nobody"]})"), 404);
+  json many = {{"users", json::array()}};
+  for (int n = 0; n < 1001; ++n) many["users"].push_back(user);
+  error_of(f.post("/v1/recommend", many.dump()), 400);
+  error_of(f.post("/v1/recommend", R"({"ratings": [{"item": "nothing", "rating": 4}]})"), 404);
+  error_of(f.post("/v1/predict", R"({"pairs": [{"user": ")" + user + R"(", "item": "nothing"}]})"), 404);
+  error_of(f.post("/v1/predict", R"({"pairs": [[1]]})"), 400);
+  error_of(f.post("/v1/predict", R"({"pairs": "12"})"), 400);
+  error_of(f.post("/v1/predict", std::string(2 << 20, ' ')), 413);
+}
+
+TEST(ServeApi, ScoresComputedAtLoadGiveTheListsOfAForwardPassPerRequest) {
+  symgnn::serve::ModelStore cached({{"main", served().lowrank}}, "cpu");
+  symgnn::serve::ModelStore uncached({{"main", served().lowrank}}, "cpu", 0);
+  ASSERT_TRUE(cached.get("")->cached);
+  ASSERT_FALSE(uncached.get("")->cached);
+  EXPECT_TRUE(cached.get("")->model->scores_cached());
+  symgnn::serve::ServeMetrics metrics;
+  const symgnn::serve::Api a(cached, metrics, {}, ""), b(uncached, metrics, {}, "");
+  const auto& users = cached.get("")->model->dataset().users;
+  for (int64_t u = 0; u < users.count; u += 3) {
+    Request q;
+    q.method = "GET";
+    q.path = "/v1/recommend";
+    q.params = {{"user", users.id_of(u)}, {"k", "6"}};
+    const json x = body_of(a.handle(q)), y = body_of(b.handle(q));
+    ASSERT_EQ(x["items"].size(), 6u);
+    for (size_t k = 0; k < 6; ++k) {
+      EXPECT_EQ(x["items"][k]["item"], y["items"][k]["item"]) << "user " << u;
+      EXPECT_NEAR(x["items"][k]["prediction"].get<double>(), y["items"][k]["prediction"].get<double>(), 1e-5);
+    }
+  }
+}
