@@ -5,7 +5,14 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 jobs=${SYMGNN_JOBS:-$(nproc)}
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-cmake --build build -j"$jobs"
+# SYMGNN_BUILD_TARGETS (e.g. "symgnn"): only those targets; scripts/demo.sh builds only the
+# binary it runs, scripts/test.sh everything.
+if [ -n "${SYMGNN_BUILD_TARGETS:-}" ]; then
+  # shellcheck disable=SC2086
+  cmake --build build -j"$jobs" --target $SYMGNN_BUILD_TARGETS
+else
+  cmake --build build -j"$jobs"
+fi
 # The Python package (docs/python.md) into the system python3's site-packages, where it
 # was built (python3-dev and pybind11-dev present) and that folder is writable.
 if compgen -G "build/python/symgnn/_core*.so" >/dev/null; then

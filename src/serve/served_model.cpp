@@ -71,6 +71,13 @@ std::shared_ptr<const ServedModel> load_served_model(const std::string& name, co
   m->version = version;
   auto model = std::make_shared<TrainedModel>(TrainedModel::load(dir, device));
   m->cached = model->cache_all_scores(cache_pairs);
+  // A model scoring per request keeps its node representations from the first call in eval
+  // mode (LowRankModel::rating_items): made here, before threads share the model, so that
+  // requests only read them.
+  if (!m->cached && model->users() > 0) {
+    model->score_all_items({0});
+    model->rating_all_items({0});
+  }
   m->model = std::move(model);
   m->users = data::id_index(m->model->dataset().users);
   m->items = data::id_index(m->model->dataset().items);

@@ -28,13 +28,15 @@ std::string fitted_model() {
 
 /// A server on a free port of 127.0.0.1, answering from a thread until the end of scope.
 struct Running {
-  symgnn::serve::ModelStore store{{{"main", fitted_model()}}, "cpu"};
+  symgnn::serve::ModelStore store;
   symgnn::serve::ServeMetrics metrics;
   symgnn::serve::Api api{store, metrics, symgnn::serve::ApiLimits{}, "0123456789abcdef"};
   symgnn::serve::HttpServer server;
   int port = 0;
   std::thread thread;
-  explicit Running(int threads = 4) : server(api, options(threads)) {
+  /// `cache_pairs` 0: every list runs the model's forward pass, from `threads` workers at once.
+  explicit Running(int threads = 4, int64_t cache_pairs = symgnn::serve::ModelStore::kDefaultCachePairs)
+      : store({{"main", fitted_model()}}, "cpu", cache_pairs), server(api, options(threads)) {
     port = server.bind();
     thread = std::thread([this] { server.run(); });
   }
@@ -91,7 +93,9 @@ TEST(ServeHttp, RoutesAnswerOverTheSocketAsTheHandlerDoes) {
 }
 
 TEST(ServeHttp, ReloadUnderLoadFailsNoRequest) {
-  Running s(8);
+  // Lists scored per request: concurrent forward passes read the representations the load kept.
+  Running s(8, 0);
+  ASSERT_FALSE(s.store.get("")->cached);
   const std::string user = s.store.get("")->model->dataset().users.id_of(1);
   std::atomic<bool> done{false};
   std::atomic<int64_t> ok{0}, failed{0};
