@@ -5,8 +5,9 @@
 #   scripts/fuzz.sh [seconds=30] [extra libFuzzer flags...]
 #
 # Targets (fuzz/): text_parsers (every text format, the pairs reader included), config (config
-# files and --set), mat (the MATLAB v7.3 reader, from recipes for small HDF5 files). The
-# seconds are shared: half to text_parsers, a quarter to each of the others;
+# files and --set), mat (the MATLAB v7.3 reader, from recipes for small HDF5 files),
+# serve_api (serve's request handler, where build/ has the libraries). The seconds are
+# shared: half to text_parsers, a quarter to each of the others;
 # SYMGNN_FUZZ_TARGETS="config mat" runs only those. Seeds come from fuzz/corpus/<target>/
 # (committed; the config target also reads configs/); new inputs go to fuzz/corpus-run/
 # (ignored). Exits non-zero when a fuzzer finds a crash, a leak or undefined behaviour; the
@@ -49,21 +50,51 @@ build config "$root/fuzz/fuzz_config.cpp" "$root/src/util/config_io.cpp" "$root/
   "${util[@]}"
 build mat "$root/fuzz/fuzz_mat.cpp" "$root/src/data/mat_v73.cpp" -- $hdf5_libs
 
-targets=(${SYMGNN_FUZZ_TARGETS:-text_parsers config mat})
+# serve_api: the request handler of `symgnn serve` (src/serve/api.cpp, instrumented), linked
+# against the rest of the project as built in build/ (it answers from LibTorch models): only
+# where build/ holds the libraries (scripts/build.sh; scripts/test.sh builds them first).
+default_targets="text_parsers config mat"
+libs="$root/build"
+if [[ -f "$libs/libsymgnn_serve.a" && -f "$libs/generated/serve/page_html.h" ]]; then
+  default_targets="$default_targets serve_api"
+  torch_libs=(/usr/lib/x86_64-linux-gnu/libtorch.so /usr/lib/x86_64-linux-gnu/libtorch_cpu.so
+              /usr/lib/x86_64-linux-gnu/libc10.so)
+  bin="$build/fuzz_serve_api"
+  if [[ ! -x "$bin" || "$root/fuzz/fuzz_serve_api.cpp" -nt "$bin" || "$root/src/serve/api.cpp" -nt "$bin" ||
+        "$libs/libsymgnn_serve.a" -nt "$bin" ]]; then
+    echo "fuzz.sh: building $bin"
+    "${CXX:-clang++}" -std=c++17 -g -O1 -Wall -Wextra \
+      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+      -I"$root/include" -I"$root/src" -I"$libs/generated" $hdf5_cflags \
+      "$root/fuzz/fuzz_serve_api.cpp" "$root/src/serve/api.cpp" -o "$bin" \
+      -Wl,--start-group "$libs"/libsymgnn_*.a -Wl,--end-group \
+      "${torch_libs[@]}" $hdf5_libs -lcrypto -lcpp-httplib -lpthread -ldl -Wl,-rpath,/usr/lib/x86_64-linux-gnu
+  fi
+else
+  echo "fuzz.sh: serve_api skipped: build/ has no libsymgnn_serve.a yet (scripts/build.sh builds it)"
+fi
+
+targets=(${SYMGNN_FUZZ_TARGETS:-$default_targets})
 cd "$build"
 for t in "${targets[@]}"; do
   case "$t" in
     text_parsers) share=$(( seconds / 2 )); seeds=("$root/fuzz/corpus/text") ;;
     config) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/config" "$root/configs") ;;
     mat) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/mat") ;;
-    *) echo "fuzz.sh: unknown target '$t' (text_parsers, config, mat)" >&2; exit 2 ;;
+    serve_api) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/serve_api") ;;
+    *) echo "fuzz.sh: unknown target '$t' (text_parsers, config, mat, serve_api)" >&2; exit 2 ;;
   esac
   [[ ${#targets[@]} -eq 1 ]] && share=$seconds
   (( share < 1 )) && share=1
   mkdir -p "$root/fuzz/corpus-run/$t"
   echo "fuzz.sh: $t for ${share}s"
   "$build/fuzz_$t" -max_total_time="$share" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "$@" "$root/fuzz/corpus-run/$t" "${seeds[@]}" 2>&1 | tail -n 12
-  status=${PIPESTATUS[0]}
-  if [[ $status -ne 0 ]]; then echo "fuzz.sh: $t failed (exit $status); see $build" >&2; exit "$status"; fi
+    -print_final_stats=1 "$@" "$root/fuzz/corpus-run/$t" "${seeds[@]}" > "$build/$t.log" 2>&1 || status=$?
+  tail -n 12 "$build/$t.log"
+  if [[ ${status:-0} -ne 0 ]]; then
+    # The report itself (sanitizer, abort or uncaught exception), not only the statistics.
+    grep -m 20 -E "ERROR|Assertion|terminate|what\(\)|runtime error|SUMMARY" "$build/$t.log" >&2 || true
+    echo "fuzz.sh: $t failed (exit $status); the whole log is $build/$t.log" >&2
+    exit "$status"
+  fi
 done

@@ -99,6 +99,14 @@ class RatingModel : public torch::nn::Module {
   /// scores of their own (trained or fitted for ranking: recommend then shows each item's
   /// predicted rating beside it, from rating_items()).
   virtual bool ranks_by_rating() const { return true; }
+
+  /// The model's own representations of one side's nodes (side 0: users, [n1, d]; side 1:
+  /// items, [n2, d]), on the model's device: what `symgnn serve`'s GET /v1/similar compares
+  /// by cosine (TrainedModel::similar). Undefined (the default) when the kind has none.
+  virtual at::Tensor node_representations(int side) {
+    (void)side;
+    return {};
+  }
 };
 
 /// The one name -> class map (models/registry.cpp, from the rows of symgnn/model_kinds.h):

@@ -52,6 +52,15 @@ struct NewRatingsSummary {
   std::string item_graph_how;
 };
 
+/// The two sides of the rating matrix, for TrainedModel::similar.
+enum class NodeSide { users, items };
+
+/// One neighbour of TrainedModel::similar: a node index and its cosine similarity.
+struct SimilarNode {
+  int64_t index = 0;
+  float similarity = 0.0f;
+};
+
 class TrainedModel {
  public:
   /// `path`: a directory written by `symgnn train --out` or its model.pt. `device`: "cpu"
@@ -121,6 +130,15 @@ class TrainedModel {
   /// The items each user rated in the data the model trained on (train and validation
   /// ratings), sorted ascending: what recommendations exclude.
   const std::vector<std::vector<int64_t>>& seen_items() const;
+  /// The `k` nodes of `side` nearest to node `index` (itself excluded), most similar first
+  /// (ties by index): by the cosine of the model's own representations where the kind has
+  /// them (RatingModel::node_representations; the members of an averaged model side by
+  /// side), else by the cosine of the binary training interactions (co-ratings; nodes that
+  /// share none are left out, so fewer than k may come back). Computed on first use, once
+  /// (thread-safe); then each call is one product with the unit rows.
+  std::vector<SimilarNode> similar(NodeSide side, int64_t index, int64_t k) const;
+  /// What similar() compares for `side`: "representations" or "co-ratings".
+  std::string similarity_basis(NodeSide side) const;
   /// What load()'s new nodes added (all zero without).
   const NewRatingsSummary& new_ratings() const;
 

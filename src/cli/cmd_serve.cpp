@@ -39,6 +39,7 @@ struct ServeCliOptions {
   std::string device = "cpu";
   std::string admin_token_file;
   int64_t cache_pairs = serve::ModelStore::kDefaultCachePairs;
+  std::string item_names_file;
   serve::ApiLimits limits;
 };
 
@@ -84,7 +85,7 @@ int run_serve(const ServeCliOptions& o) {
   sa.sa_flags = SA_RESTART;
   for (const int s : {SIGHUP, SIGTERM, SIGINT}) sigaction(s, &sa, nullptr);
 
-  serve::ModelStore store(named_models(o.models), o.device, o.cache_pairs);
+  serve::ModelStore store(named_models(o.models), o.device, o.cache_pairs, o.item_names_file);
   serve::ServeMetrics metrics;
   serve::ApiLimits limits = o.limits;
   const serve::Api api(store, metrics, limits, token);
@@ -142,7 +143,9 @@ void add_serve_command(CLI::App& app) {
       "  symgnn serve --model runs/ml100k                       # http://127.0.0.1:8080\n"
       "  symgnn serve --model main=runs/a --model ease=runs/b --port 9000 --admin-token-file token.txt\n"
       "  curl 'http://127.0.0.1:8080/v1/recommend?user=196&k=10'\n"
-      "Routes: GET /healthz, GET /v1/models, GET|POST /v1/recommend, POST /v1/predict, GET /metrics,\n"
+      "  open http://127.0.0.1:8080/ in a browser: a user's ratings beside their list, similar items\n"
+      "Routes: GET / (the page), GET /healthz, GET /v1/models, GET|POST /v1/recommend, POST /v1/predict,\n"
+      "GET /v1/similar?item=ID (or user=ID), GET /v1/users[?user=ID], GET /metrics,\n"
       "POST /v1/admin/reload. SIGHUP reloads every model (the old one serves until the new one is\n"
       "loaded and verified); SIGTERM answers the requests in flight and exits 0.");
   auto o = std::make_shared<ServeCliOptions>();
@@ -165,6 +168,9 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option(
       "--admin-token-file", o->admin_token_file,
       "file whose first line (16+ characters) admin routes require as \"Authorization: Bearer TOKEN\"");
+  cmd->add_option("--item-names", o->item_names_file,
+                  "names of items shown beside their ids: a file of 'id,name' lines (default: the titles of "
+                  "a MovieLens data source)");
   cmd->add_option("--cache-pairs", o->cache_pairs,
                   "compute every user's scores at load where users x items is at most this (8 bytes a pair; "
                   "0: score per request)")

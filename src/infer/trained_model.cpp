@@ -3,7 +3,10 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <filesystem>
+#include <mutex>
 #include <utility>
 
 #include "infer/model_parts.h"
@@ -46,6 +49,16 @@ struct TrainedModel::Impl {
   std::vector<float> cached_scores, cached_ratings;
   /// The cached rows of `users`, row-major.
   std::vector<float> rows_of(const std::vector<float>& cache, const std::vector<int64_t>& users) const;
+
+  /// similar(): per side, the members' representations side by side with unit rows (CPU,
+  /// float), undefined where the kind has none; then `raters` (item -> users who rated it)
+  /// serves the co-ratings fallback.
+  std::once_flag similarity_once;
+  std::array<at::Tensor, 2> unit_rows;
+  std::vector<std::vector<int64_t>> raters;
+  void prepare_similarity();
+  /// Cosine of the binary interaction rows of node `index` of `side` with every node of it.
+  std::vector<float> co_rating_cosine(int side, int64_t index) const;
 };
 
 namespace {
@@ -278,6 +291,76 @@ bool TrainedModel::cache_all_scores(int64_t max_pairs) {
   impl_->cached_scores = std::move(scores);
   impl_->cached_ratings = std::move(ratings);
   return true;
+}
+
+void TrainedModel::Impl::prepare_similarity() {
+  torch::NoGradGuard no_grad;
+  for (int side = 0; side < 2; ++side) {
+    std::vector<at::Tensor> rows;
+    for (const auto& m : parts.members) {
+      const at::Tensor r = m->node_representations(side);
+      if (!r.defined()) break;
+      rows.push_back(r.to(torch::kCPU, torch::kFloat));
+    }
+    if (rows.size() != parts.members.size()) continue;
+    const at::Tensor all = torch::cat(rows, 1);
+    unit_rows[static_cast<size_t>(side)] = (all / all.norm(2, {1}, true).clamp_min(1e-12)).contiguous();
+  }
+  if (unit_rows[0].defined() && unit_rows[1].defined()) return;
+  raters.assign(static_cast<size_t>(parts.ctx.n2), {});
+  for (size_t u = 0; u < seen.size(); ++u)
+    for (const int64_t i : seen[u]) raters[static_cast<size_t>(i)].push_back(static_cast<int64_t>(u));
+}
+
+std::vector<float> TrainedModel::Impl::co_rating_cosine(int side, int64_t index) const {
+  // Items: count, for every other item, the users who rated both; users: the items both rated.
+  const auto& own = side == 1 ? raters : seen;    // index -> its interactions
+  const auto& other = side == 1 ? seen : raters;  // an interaction -> the nodes that share it
+  const size_t n = own.size();
+  std::vector<float> shared(n, 0.0f);
+  for (const int64_t x : own[static_cast<size_t>(index)])
+    for (const int64_t y : other[static_cast<size_t>(x)]) shared[static_cast<size_t>(y)] += 1.0f;
+  const double mine = static_cast<double>(own[static_cast<size_t>(index)].size());
+  for (size_t y = 0; y < n; ++y)
+    if (shared[y] > 0)
+      shared[y] = static_cast<float>(shared[y] / std::sqrt(mine * static_cast<double>(own[y].size())));
+  return shared;
+}
+
+std::vector<SimilarNode> TrainedModel::similar(NodeSide side, int64_t index, int64_t k) const {
+  const int s = side == NodeSide::users ? 0 : 1;
+  const int64_t n = s == 0 ? users() : items();
+  check_ids({index}, n, s == 0 ? "user" : "item");
+  if (k < 1) throw ConfigError("similar: k = " + std::to_string(k) + " must be at least 1");
+  std::call_once(impl_->similarity_once, [this] { impl_->prepare_similarity(); });
+  std::vector<float> sim;
+  const at::Tensor& rows = impl_->unit_rows[static_cast<size_t>(s)];
+  const bool by_rows = rows.defined();
+  if (by_rows) {
+    torch::NoGradGuard no_grad;
+    sim = to_vector(torch::mv(rows, rows[index]).contiguous());
+  } else {
+    sim = impl_->co_rating_cosine(s, index);
+  }
+  std::vector<int64_t> order;
+  for (int64_t j = 0; j < n; ++j)
+    if (j != index && (by_rows || sim[static_cast<size_t>(j)] > 0) &&
+        std::isfinite(sim[static_cast<size_t>(j)]))
+      order.push_back(j);
+  const auto take = static_cast<std::ptrdiff_t>(std::min<size_t>(static_cast<size_t>(k), order.size()));
+  std::partial_sort(order.begin(), order.begin() + take, order.end(), [&](int64_t a, int64_t b) {
+    const float x = sim[static_cast<size_t>(a)], y = sim[static_cast<size_t>(b)];
+    return x != y ? x > y : a < b;
+  });
+  std::vector<SimilarNode> out;
+  for (std::ptrdiff_t r = 0; r < take; ++r)
+    out.push_back({order[static_cast<size_t>(r)], sim[static_cast<size_t>(order[static_cast<size_t>(r)])]});
+  return out;
+}
+
+std::string TrainedModel::similarity_basis(NodeSide side) const {
+  std::call_once(impl_->similarity_once, [this] { impl_->prepare_similarity(); });
+  return impl_->unit_rows[side == NodeSide::users ? 0 : 1].defined() ? "representations" : "co-ratings";
 }
 
 bool TrainedModel::scores_cached() const {

@@ -197,6 +197,12 @@ std::pair<at::Tensor, at::Tensor> LowRankModel::scored_embeddings() {
   return {scored_u1_, scored_u2_};
 }
 
+at::Tensor LowRankModel::node_representations(int side) {
+  torch::NoGradGuard no_grad;
+  const auto [u1, u2] = scored_embeddings();
+  return side == 0 ? u1 : u2;
+}
+
 at::Tensor LowRankModel::rating_items(const at::Tensor& block, int64_t) {
   torch::NoGradGuard no_grad;
   if (!obj_.rates()) return score_all_items(at::Tensor(), at::Tensor(), block);

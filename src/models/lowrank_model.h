@@ -71,6 +71,8 @@ class LowRankModel : public RatingModel {
   /// score the ranking loss trained), from the same kept representations.
   at::Tensor score_items(const at::Tensor& block, int64_t n2) override;
   bool ranks_by_rating() const override;
+  /// U1 or U2, the final representations the decoder reads (kept as score_items keeps them).
+  at::Tensor node_representations(int side) override;
   void train(bool on = true) override;
 
   /// rating_items() from representations returned by embeddings().

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "serve/page_html.h"
 #include "symgnn/error.h"
 #include "symgnn/recommend.h"
 
@@ -31,7 +33,10 @@ struct ApiError {
 Response json_response(int status, const json& body) {
   Response r;
   r.status = status;
-  r.body = body.dump();
+  // Ids and paths come from the client as bytes: text that is not UTF-8 (an id "%FF", a
+  // message cut inside a character) is answered with U+FFFD in its place instead of making
+  // the dump throw (found by fuzz/fuzz_serve_api.cpp).
+  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
   return r;
 }
 
@@ -115,14 +120,108 @@ std::string body_model(const json& body) {
   return body["model"].get<std::string>();
 }
 
+/// The item's display name where the served model has names (served_model.h), else "".
+const std::string& item_name(const ServedModel& m, int64_t item) {
+  static const std::string none;
+  return static_cast<size_t>(item) < m.item_names.size() ? m.item_names[static_cast<size_t>(item)] : none;
+}
+
+/// {"item": ID, <key>: value[, "name": NAME]}
+json item_entry(const ServedModel& m, const TrainedModel& model, int64_t item, const char* key,
+                double value) {
+  json e = {{"item", model.dataset().items.id_of(item)}, {key, value}};
+  const std::string& name = item_name(m, item);
+  if (!name.empty()) e["name"] = name;
+  return e;
+}
+
+/// GET /v1/similar?item=ID|user=ID&k=10[&model=NAME]: the nearest nodes of the same side
+/// by the model's representations (TrainedModel::similar).
+Response get_similar(const Request& q, const ModelStore& store, const ApiLimits& limits) {
+  const std::string* item = param(q, "item");
+  const std::string* user = param(q, "user");
+  if ((item != nullptr) == (user != nullptr))
+    throw ApiError{400, "GET /v1/similar needs either ?item=ID or ?user=ID"};
+  const std::string* k_text = param(q, "k");
+  const int64_t k = k_text ? parse_k_text(*k_text, limits.max_k) : 10;
+  const std::string* name = param(q, "model");
+  const auto m = model_named(store, name ? *name : "");
+  const TrainedModel& model = *m->model;
+  json out = {{"model", m->name}, {"version", m->version}};
+  if (item) {
+    const int64_t i = item_index(*m, *item);
+    const auto near = model.similar(NodeSide::items, i, k);
+    out["item"] = *item;
+    const std::string& own = item_name(*m, i);
+    if (!own.empty()) out["name"] = own;
+    out["by"] = model.similarity_basis(NodeSide::items);
+    out["items"] = json::array();
+    for (const auto& s : near)
+      out["items"].push_back(item_entry(*m, model, s.index, "similarity", s.similarity));
+  } else {
+    const int64_t u = user_index(*m, *user);
+    const auto near = model.similar(NodeSide::users, u, k);
+    out["user"] = *user;
+    out["by"] = model.similarity_basis(NodeSide::users);
+    out["users"] = json::array();
+    for (const auto& s : near)
+      out["users"].push_back({{"user", model.dataset().users.id_of(s.index)}, {"similarity", s.similarity}});
+  }
+  return json_response(200, out);
+}
+
+/// GET /v1/users?user=ID[&model=NAME]: the ratings the model learned from for that user,
+/// highest first; GET /v1/users[?offset=N&limit=M]: a page of user ids, in index order (the
+/// page's user picker).
+Response get_users(const Request& q, const ModelStore& store) {
+  const std::string* name = param(q, "model");
+  const auto m = model_named(store, name ? *name : "");
+  const TrainedModel& model = *m->model;
+  json out = {{"model", m->name}, {"version", m->version}};
+  if (const std::string* user = param(q, "user")) {
+    const int64_t u = user_index(*m, *user);
+    const Dataset& ds = model.dataset();
+    std::vector<std::pair<float, int64_t>> rated;
+    for (const RatingList* r : {&ds.train, &ds.validation})
+      for (size_t e = 0; e < r->size(); ++e)
+        if (r->user[e] == u) rated.emplace_back(r->value[e], r->item[e]);
+    std::sort(rated.begin(), rated.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    out["user"] = *user;
+    out["ratings"] = json::array();
+    for (const auto& [v, i] : rated) out["ratings"].push_back(item_entry(*m, model, i, "rating", v));
+    return json_response(200, out);
+  }
+  auto count = [&](const char* key, int64_t fallback, int64_t most) {
+    const std::string* text = param(q, key);
+    if (!text) return fallback;
+    if (text->empty() || text->size() > 12 || text->find_first_not_of("0123456789") != std::string::npos)
+      throw ApiError{400, std::string(key) + " = " + quoted(*text) + ": must be a whole number from 0 to " +
+                              std::to_string(most)};
+    const int64_t v = std::stoll(*text);
+    if (v > most)
+      throw ApiError{400, std::string(key) + " = " + *text + ": must be from 0 to " + std::to_string(most)};
+    return v;
+  };
+  const int64_t total = model.users();
+  const int64_t offset = count("offset", 0, std::max<int64_t>(total, 0));
+  const int64_t limit = count("limit", 100, 1000);
+  out["total"] = total;
+  out["offset"] = offset;
+  out["users"] = json::array();
+  for (int64_t u = offset; u < std::min(total, offset + limit); ++u)
+    out["users"].push_back(model.dataset().users.id_of(u));
+  return json_response(200, out);
+}
+
 /// A list as JSON: the items best first, each with its predicted rating (the order is the
 /// ranking's, "ranked_by" in the answer, which for a ranker or a ranking model is not the
 /// order of the predicted ratings).
 json list_json(const ServedModel& m, const TrainedModel& model, const UserRecommendations& r) {
   json items = json::array();
   for (size_t k = 0; k < r.items.size(); ++k)
-    items.push_back({{"item", model.dataset().items.id_of(r.items[k])}, {"prediction", r.scores[k]}});
-  (void)m;
+    items.push_back(item_entry(m, model, r.items[k], "prediction", r.scores[k]));
   return items;
 }
 
@@ -331,6 +430,7 @@ Route Api::route_of(const std::string& path) {
   if (path == "/v1/recommend") return Route::recommend;
   if (path == "/v1/predict") return Route::predict;
   if (path == "/v1/similar") return Route::similar;
+  if (path == "/v1/users") return Route::users;
   if (path == "/metrics") return Route::metrics;
   if (path == "/v1/admin/reload") return Route::reload;
   if (path == "/") return Route::page;
@@ -369,6 +469,19 @@ Response Api::handle(const Request& q) const {
         method("POST");
         out = post_predict(q, store_, limits_);
         break;
+      case Route::similar:
+        method("GET");
+        out = get_similar(q, store_, limits_);
+        break;
+      case Route::users:
+        method("GET");
+        out = get_users(q, store_);
+        break;
+      case Route::page:
+        method("GET");
+        out.body = kPageHtml;
+        out.content_type = "text/html; charset=utf-8";
+        break;
       case Route::metrics: {
         method("GET");
         std::vector<std::pair<std::string, int64_t>> versions;
@@ -383,9 +496,9 @@ Response Api::handle(const Request& q) const {
         break;
       default:
         throw ApiError{
-            404,
-            "no route " + quoted(q.path) +
-                " (routes: /healthz, /v1/models, /v1/recommend, /v1/predict, /metrics, /v1/admin/reload)"};
+            404, "no route " + quoted(q.path) +
+                     " (routes: /, /healthz, /v1/models, /v1/recommend, /v1/predict, /v1/similar, /v1/users, "
+                     "/metrics, /v1/admin/reload)"};
     }
   } catch (const ApiError& e) {
     out = json_response(e.status, {{"error", e.message}});

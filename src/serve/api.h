@@ -8,6 +8,12 @@
 //   POST /v1/recommend                 {"users": [ID, ...], "k": 10, "model": ..., "include_seen": false}
 //                                      or {"ratings": [{"item": ID, "rating": 4}, ...], "k": 10}: a new user
 //   POST /v1/predict                   {"pairs": [{"user": ID, "item": ID}, ...], "model": ...}
+//   GET  /v1/similar?item=ID&k=10[&model=NAME]   nearest items by the model's representations
+//                                      (TrainedModel::similar); ?user=ID: nearest users
+//   GET  /v1/users?user=ID[&model=NAME]          the ratings the model learned from for ID
+//   GET  /v1/users[?offset=0&limit=100]          a page of user ids (limit at most 1000)
+//   GET  /                             the page (src/serve/page/index.html) over these routes
+//   Items carry "name" where the model has names (--item-names, MovieLens titles).
 //   GET  /metrics                      Prometheus text (serve_metrics.h)
 //   POST /v1/admin/reload[?model=NAME] reloads from disk; needs "Authorization: Bearer TOKEN"
 //

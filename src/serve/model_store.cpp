@@ -8,15 +8,15 @@
 namespace symgnn::serve {
 
 ModelStore::ModelStore(const std::vector<std::pair<std::string, std::string>>& models, std::string device,
-                       int64_t cache_pairs)
-    : device_(std::move(device)), cache_pairs_(cache_pairs) {
+                       int64_t cache_pairs, std::string item_names_file)
+    : device_(std::move(device)), cache_pairs_(cache_pairs), item_names_file_(std::move(item_names_file)) {
   if (models.empty()) throw UsageError("serve: no model to serve (give --model DIR)");
   for (const auto& [name, dir] : models) {
     if (std::find(names_.begin(), names_.end(), name) != names_.end())
       throw UsageError("serve: --model " + name + "=... given twice (each name serves one model)");
     names_.push_back(name);
     dirs_.push_back(dir);
-    slots_.push_back(load_served_model(name, dir, device_, 1, cache_pairs_));
+    slots_.push_back(load_served_model(name, dir, device_, 1, cache_pairs_, item_names_file_));
   }
 }
 
@@ -43,7 +43,8 @@ std::vector<ReloadOutcome> ModelStore::reload(const std::string& name) {
     const auto old = std::atomic_load(&slots_[k]);
     try {
       // Loaded beside the serving model, swapped in whole: readers see the old or the new.
-      auto fresh = load_served_model(names_[k], dirs_[k], device_, old->version + 1, cache_pairs_);
+      auto fresh =
+          load_served_model(names_[k], dirs_[k], device_, old->version + 1, cache_pairs_, item_names_file_);
       std::atomic_store(&slots_[k], fresh);
       r.ok = true;
       r.version = fresh->version;

@@ -28,8 +28,9 @@ class ModelStore {
   /// `models`: (name, directory) in the order given; the first is the default. Loads each
   /// (throws the first load's error: a server does not start on a model it cannot load).
   /// `cache_pairs`: load_served_model's limit of cached scores (0: none).
+  /// `item_names_file`: names of items for every model (load_served_model; "" : the data's own).
   ModelStore(const std::vector<std::pair<std::string, std::string>>& models, std::string device,
-             int64_t cache_pairs = kDefaultCachePairs);
+             int64_t cache_pairs = kDefaultCachePairs, std::string item_names_file = "");
   /// 2^25 user x item pairs: 256 MiB of scores and ratings per model at most.
   static constexpr int64_t kDefaultCachePairs = int64_t{1} << 25;
 
@@ -48,6 +49,7 @@ class ModelStore {
   std::vector<std::shared_ptr<const ServedModel>> slots_;  // atomic_load / atomic_store only
   std::string device_;
   int64_t cache_pairs_;
+  std::string item_names_file_;
   std::mutex reload_mutex_;
 };
 

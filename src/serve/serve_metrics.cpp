@@ -12,6 +12,7 @@ const char* route_label(Route r) {
     case Route::recommend: return "/v1/recommend";
     case Route::predict: return "/v1/predict";
     case Route::similar: return "/v1/similar";
+    case Route::users: return "/v1/users";
     case Route::metrics: return "/metrics";
     case Route::reload: return "/v1/admin/reload";
     case Route::page: return "/";

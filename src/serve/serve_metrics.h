@@ -12,7 +12,19 @@
 namespace symgnn::serve {
 
 /// The routes counted apart; every other path counts as kOther.
-enum class Route : int { healthz, models, recommend, predict, similar, metrics, reload, page, other, count };
+enum class Route : int {
+  healthz,
+  models,
+  recommend,
+  predict,
+  similar,
+  users,
+  metrics,
+  reload,
+  page,
+  other,
+  count
+};
 const char* route_label(Route r);
 
 class ServeMetrics {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "data/item_names.h"
 #include "data/parsers.h"
 #include "symgnn/run_metrics.h"
 
@@ -63,7 +64,8 @@ std::string config_text(RunConfig cfg) {
 
 std::shared_ptr<const ServedModel> load_served_model(const std::string& name, const std::string& dir,
                                                      const std::string& device, int64_t version,
-                                                     int64_t cache_pairs) {
+                                                     int64_t cache_pairs,
+                                                     const std::string& item_names_file) {
   auto m = std::make_shared<ServedModel>();
   m->name = name;
   m->dir = dir;
@@ -81,6 +83,18 @@ std::shared_ptr<const ServedModel> load_served_model(const std::string& name, co
   m->model = std::move(model);
   m->users = data::id_index(m->model->dataset().users);
   m->items = data::id_index(m->model->dataset().items);
+  const data::ItemNames names = item_names_file.empty()
+                                    ? data::source_item_names(m->model->config().data.source)
+                                    : data::read_item_names(item_names_file);
+  if (!names.empty()) {
+    m->item_names.resize(static_cast<size_t>(m->model->items()));
+    for (int64_t i = 0; i < m->model->items(); ++i) {
+      const auto it = names.find(m->model->dataset().items.id_of(i));
+      if (it != names.end()) m->item_names[static_cast<size_t>(i)] = it->second;
+    }
+  }
+  // Made now, before threads share the model: GET /v1/similar then only reads them.
+  m->model->similarity_basis(NodeSide::items);
   nlohmann::json metrics = nullptr;
   if (fs::is_directory(dir) && fs::exists(dir + "/metrics.json")) metrics = RunMetrics::read(dir).to_json();
   m->info = {{"name", name},
@@ -92,6 +106,8 @@ std::shared_ptr<const ServedModel> load_served_model(const std::string& name, co
              {"rating_max", m->model->rating_max()},
              {"ranked_by", m->model->ranker().empty() ? m->model->name() : m->model->ranker()},
              {"ranks_by_rating", m->model->ranks_by_rating()},
+             {"item_names", !m->item_names.empty()},
+             {"similar_by", m->model->similarity_basis(NodeSide::items)},
              {"scores_cached", m->cached},
              {"config", config_text(m->model->config())},
              {"metrics", metrics},

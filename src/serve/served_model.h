@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "data/text_reader.h"
 #include "symgnn/trained_model.h"
@@ -22,16 +23,21 @@ struct ServedModel {
   bool cached = false;    // lists and predictions answered from scores computed at load
   std::shared_ptr<const TrainedModel> model;
   data::IdIndex users, items;  // original id -> index
-  nlohmann::json info;         // GET /v1/models' entry, without the live fields
+  /// Display names by item index ("" where none; empty: the model has no names): from
+  /// --item-names FILE, else the titles of a MovieLens data source (data/item_names.h).
+  std::vector<std::string> item_names;
+  nlohmann::json info;  // GET /v1/models' entry, without the live fields
 };
 
 /// Loads DIR as TrainedModel::load does (its files verified against their checksums) and
 /// reads metrics.json and run0's training curve where present. Throws what load throws
 /// (DataError naming the file) on a missing or damaged directory. Where users x items <=
 /// `cache_pairs`, every user's scores are computed now (TrainedModel::cache_all_scores), so
-/// that a request ranks a row in memory instead of running the model.
+/// that a request ranks a row in memory instead of running the model. `item_names_file`:
+/// a names file ("id,name"; "" : the data source's titles where it has them).
 std::shared_ptr<const ServedModel> load_served_model(const std::string& name, const std::string& dir,
                                                      const std::string& device, int64_t version,
-                                                     int64_t cache_pairs);
+                                                     int64_t cache_pairs,
+                                                     const std::string& item_names_file = "");
 
 }  // namespace symgnn::serve

@@ -2,9 +2,12 @@
 // once per test process into a scratch folder.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 
 #include "common/test_support.h"
+#include "serve/api.h"
 #include "symgnn/fit.h"
 
 namespace symgnn::testing {
@@ -25,6 +28,16 @@ inline std::string serve_test_model(const std::string& kind) {
   fo.progress = "quiet";
   symgnn::fit(cfg, fo);
   return fo.out_dir;
+}
+
+/// `api`'s answer to GET `path` with the query `params`, without a socket.
+inline symgnn::serve::Response get_request(const symgnn::serve::Api& api, const std::string& path,
+                                           std::multimap<std::string, std::string> params = {}) {
+  symgnn::serve::Request q;
+  q.method = "GET";
+  q.path = path;
+  q.params = std::move(params);
+  return api.handle(q);
 }
 
 }  // namespace symgnn::testing

@@ -44,11 +44,7 @@ struct Fixture {
       : store({{"main", served().lowrank}, {"ease", served().ease}}, "cpu"),
         api(store, metrics, symgnn::serve::ApiLimits{}, token) {}
   Response get(const std::string& path, std::multimap<std::string, std::string> params = {}) const {
-    Request q;
-    q.method = "GET";
-    q.path = path;
-    q.params = std::move(params);
-    return api.handle(q);
+    return st::get_request(api, path, std::move(params));
   }
   Response post(const std::string& path, const std::string& body, const std::string& auth = "") const {
     Request q;

@@ -35,6 +35,9 @@ class InteractionModel : public RatingModel {
   at::Tensor rating_items(const at::Tensor& users, int64_t n2) override;
   at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
   bool ranks_by_rating() const override { return false; }
+  /// Users: their rows of scores X W; items: their columns (who the kind would recommend
+  /// the item to), so that two items are near when the same users score them alike.
+  at::Tensor node_representations(int side) override { return side == 0 ? scores_ : scores_.t(); }
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
 
