@@ -1,11 +1,10 @@
 // symgnn._core: the Python package's thin binding of the C++ library (python/symgnn/).
 // Nothing is implemented twice: training is the library's one run, symgnn::fit
 // (symgnn/fit.h), as the CLI's `train` runs it, so a model directory written from Python is
-// the CLI's; prediction,
-// ranking and evaluation are symgnn/trained_model.h and symgnn/recommend.h; the parameter
-// table is the config's field list (symgnn/config.h). The GIL is released while C++ works;
-// the progress observer (train/progress.h) takes it back once per epoch to report progress
-// and to check for Ctrl-C.
+// the CLI's; prediction, ranking, similarity and evaluation are symgnn/trained_model.h and
+// symgnn/recommend.h; the parameter table is the config's field list (symgnn/config.h).
+// The GIL is released while C++ works; the progress observer (train/progress.h) takes it
+// back once per epoch to report progress and to check for Ctrl-C.
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -220,6 +219,13 @@ py::dict load_dataset_info(const std::vector<std::string>& sets) {
   return d;
 }
 
+/// A side of the rating matrix by its Python name, "users" or "items".
+NodeSide node_side(const std::string& side) {
+  if (side == "users") return NodeSide::users;
+  if (side == "items") return NodeSide::items;
+  throw ConfigError("side must be users or items, got '" + side + "'");
+}
+
 std::vector<int64_t> as_indices(const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& a) {
   return std::vector<int64_t>(a.data(), a.data() + a.size());
 }
@@ -401,6 +407,27 @@ PYBIND11_MODULE(_core, m) {
                ev = popularity ? evaluate_popularity(t, eo) : evaluate(t, eo);
              }
              return json_text(fitting::evaluation_json(ev));
+           })
+      .def("similar",
+           [](const TrainedModel& t, const std::string& side, int64_t index, int64_t k) {
+             const NodeSide s = node_side(side);
+             std::vector<SimilarNode> near;
+             {
+               py::gil_scoped_release release;
+               std::lock_guard<std::mutex> lock(core_mutex());
+               near = t.similar(s, index, k);
+             }
+             py::list out;
+             for (const SimilarNode& n : near) out.append(py::make_tuple(n.index, n.similarity));
+             return out;
+           })
+      .def("similarity_basis",
+           [](const TrainedModel& t, const std::string& side) {
+             const NodeSide s = node_side(side);
+             // The first call computes the representations (a forward pass): no GIL.
+             py::gil_scoped_release release;
+             std::lock_guard<std::mutex> lock(core_mutex());
+             return t.similarity_basis(s);
            })
       .def("new_nodes", [](const TrainedModel& t) {
         const NewRatingsSummary& s = t.new_ratings();

@@ -11,7 +11,7 @@ import tempfile
 
 import numpy as np
 
-from . import _core
+from . import _core, _frames
 from ._errors import ConfigError, MissingFileError
 from ._params import to_text
 
@@ -65,7 +65,8 @@ class Dataset:
         """A dataset from arrays (numpy, pandas columns, lists) with arbitrary ids.
 
         users, items, ratings: the training ratings, one per position; ids may be strings
-        or integers (integers are read as their decimal text).
+        or integers (integers are read as their decimal text). Missing values, float ids
+        and ratings that are not finite numbers raise DataError naming the row.
         test: (users, items, ratings) of the test ratings, or a DataFrame with columns
         user, item, rating; their ids must appear in training. None: a random tenth of the
         ratings (data.test_fraction).
@@ -77,8 +78,8 @@ class Dataset:
         path: folder for the files (default: a folder named by their content under
         $SYMGNN_CACHE, else ~/.cache/symgnn).
         """
-        users, items = _ids(users, "users"), _ids(items, "items")
-        ratings = np.asarray(ratings, dtype=float)
+        users, items = _ids(_frames.ids(users, "users"), "users"), _ids(_frames.ids(items, "items"), "items")
+        ratings = _frames.ratings(ratings, "ratings")
         if not (len(users) == len(items) == len(ratings)):
             raise ConfigError(f"users, items and ratings differ in length ({len(users)}, {len(items)}, "
                               f"{len(ratings)})")
@@ -86,10 +87,12 @@ class Dataset:
         keys = {}
         if test is not None:
             if hasattr(test, "columns"):
-                test = (test["user"], test["item"], test["rating"])
-            tu, ti, tr = test
-            files["test.tsv"] = _ratings_text(_ids(tu, "test users"), _ids(ti, "test items"),
-                                              np.asarray(tr, dtype=float))
+                tu, ti, tr = _frames.frame_columns(test, "test")
+            else:
+                tu, ti, tr = test
+                tu, ti = _frames.ids(tu, "test users"), _frames.ids(ti, "test items")
+                tr = _frames.ratings(tr, "test ratings")
+            files["test.tsv"] = _ratings_text(_ids(tu, "test users"), _ids(ti, "test items"), tr)
             keys["test_file"] = "test.tsv"
         for side, graph, ids in (("user", user_graph, users), ("item", item_graph, items)):
             if graph is not None:

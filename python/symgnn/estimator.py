@@ -10,7 +10,7 @@ import tempfile
 
 import numpy as np
 
-from . import _core, _params
+from . import _core, _frames, _params
 from ._errors import ConfigError, MissingFileError
 from ._progress import Progress
 from .dataset import Dataset, load_dataset
@@ -84,7 +84,10 @@ class SyMGNN:
         return os.path.abspath(self.config)
 
     def fit(self, data, out=None, overwrite=False):
-        """Trains on `data` (a Dataset, or a source for load_dataset) and keeps the model.
+        """Trains on `data` and keeps the model. `data`: a Dataset, a source for load_dataset
+        ('synthetic', a path), or a pandas DataFrame with columns user, item, rating (written
+        once by Dataset.from_arrays to a content-named folder that the model directory then
+        names as its data source; a random tenth of the ratings is the test set).
 
         out: the model directory to write (default: a temporary one; save() copies it).
         overwrite: replace a run already in `out` (without it, such an `out` is refused, as
@@ -124,7 +127,7 @@ class SyMGNN:
     def predict(self, users, items=None):
         """Predicted ratings of (user, item) pairs by original id: predict(users, items),
         predict(DataFrame with user and item columns), or predict(Dataset) for its test
-        ratings."""
+        ratings. predict(user, item) with two ids: one float (a string is one id)."""
         if isinstance(users, Dataset):
             users, items, _ = users.ratings("test")
         return self._fitted().predict(users, items)
@@ -135,7 +138,7 @@ class SyMGNN:
         if isinstance(users, Dataset):
             users, items, ratings = users.ratings("test")
         elif items is None and hasattr(users, "columns"):
-            users, items, ratings = users["user"], users["item"], users["rating"]
+            users, items, ratings = _frames.frame_columns(users, "score")
         p = self.predict(users, items)
         r = np.asarray(ratings, dtype=float)
         return float(np.sqrt(np.mean((p - r) ** 2)))
@@ -143,6 +146,33 @@ class SyMGNN:
     def recommend(self, users, k=10, exclude_seen=True):
         """The top k items of each user (original ids); see Model.recommend."""
         return self._fitted().recommend(users, k, exclude_seen)
+
+    def similar_items(self, items, k=10):
+        """The k items most similar to each of `items`; see Model.similar_items."""
+        return self._fitted().similar_items(items, k)
+
+    def similar_users(self, users, k=10):
+        """The k users most similar to each of `users`; see Model.similar_users."""
+        return self._fitted().similar_users(users, k)
+
+    def similarity_basis(self, side="items"):
+        """What similar_items / similar_users compare; see Model.similarity_basis."""
+        return self._fitted().similarity_basis(side)
+
+    def recommend_new_user(self, ratings, k=10, exclude_seen=True, user=None):
+        """The top k items of a user absent from training, from their ratings (a dict item ->
+        rating, (item, rating) pairs or a DataFrame); see Model.recommend_new_user."""
+        return self._fitted().recommend_new_user(ratings, k, exclude_seen, user)
+
+    def predict_new_user(self, ratings, items, user=None):
+        """Predicted ratings of `items` by a user absent from training; see
+        Model.predict_new_user."""
+        return self._fitted().predict_new_user(ratings, items, user)
+
+    def with_new_ratings(self, ratings):
+        """The model with several new users' (or items') ratings, a Model; see
+        Model.with_new_ratings."""
+        return self._fitted().with_new_ratings(ratings)
 
     def evaluate(self, k=(5, 10, 20), relevant_min=None):
         """RMSE, MAE and ranking metrics on the test ratings; see Model.evaluate."""
@@ -160,6 +190,17 @@ class SyMGNN:
         shutil.copytree(src, tmp)
         os.rename(tmp, path)
         return path
+
+    # ---- pickling: the parameters, and the fitted model with its directory's files ----
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_workdir"] = None  # the fit's temporary folder: model_ carries its files
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.model_ is not None:
+            self.path_ = self.model_.path  # the unpickled model's own temporary directory
 
     def __repr__(self):
         changed = {k: v for k, v in self.get_params().items()
@@ -194,4 +235,9 @@ def _parse(text, kind):
 def _as_dataset(data):
     if isinstance(data, Dataset):
         return data
+    if hasattr(data, "columns"):  # a pandas DataFrame of ratings
+        return Dataset.from_arrays(*_frames.frame_columns(data, "fit"))
+    if not isinstance(data, (str, os.PathLike)):
+        raise ConfigError(f"data: expected a Dataset, a DataFrame with columns user, item, rating, or a source "
+                          f"('synthetic', a path); got {type(data).__name__}")
     return load_dataset(data)

@@ -1,21 +1,30 @@
 """A trained model directory (written by `symgnn train --out` or SyMGNN.fit): prediction,
-recommendation and evaluation by original ids, through symgnn/trained_model.h."""
+recommendation, similar nodes and evaluation by original ids, through
+symgnn/trained_model.h."""
 
 import json
 import os
 
 import numpy as np
 
-from . import _core
+from . import _args, _core, _frames, _new_ratings, _snapshot
 from ._errors import ConfigError, MissingFileError
+
+_NEW_FILES = ("new_user_graph", "new_item_graph", "new_user_features", "new_item_features")
 
 
 class Model:
     """A model directory loaded for prediction.
 
-    new_ratings, new_user_graph, new_item_graph, new_user_features, new_item_features:
-    files describing users or items absent from training (docs/recommend.md, "New users").
+    new_ratings: ratings of users or items absent from training (docs/recommend.md, "New
+    users"): a file path, or in memory a DataFrame with columns user, item, rating or a
+    list of (user, item, rating) triples.
+    new_user_graph, new_item_graph, new_user_features, new_item_features: files describing
+    those new users or items.
     verbose: False silences the notes of loading the model's data.
+
+    A Model pickles: the copy holds the directory's files and loads them from a temporary
+    directory of its own (the data source must still be where the model trained on it).
     """
 
     def __init__(self, path, device="cpu", new_ratings=None, new_user_graph=None, new_item_graph=None,
@@ -23,14 +32,50 @@ class Model:
         path = os.fspath(path)
         if not os.path.exists(path):
             raise MissingFileError(f"{path}: no such model directory")
-        files = [new_ratings, new_user_graph, new_item_graph, new_user_features, new_item_features]
-        for f in files:
-            if f and not os.path.exists(f):
+        files = dict(zip(_NEW_FILES, (new_user_graph, new_item_graph, new_user_features, new_item_features)))
+        files = {k: os.fspath(f) for k, f in files.items() if f}
+        in_memory = new_ratings is not None and not isinstance(new_ratings, (str, os.PathLike))
+        if new_ratings is not None and not in_memory:
+            files["new_ratings"] = os.fspath(new_ratings)
+        for f in files.values():
+            if not os.path.exists(f):
                 raise MissingFileError(f"{f}: no such file")
-        self.path = path
-        self._m = _core.TrainedModel(path, device, *[os.fspath(f) if f else "" for f in files], bool(verbose))
-        self._users = {u: k for k, u in enumerate(self._m.user_ids())}
-        self._items = {i: k for k, i in enumerate(self._m.item_ids())}
+        self.path, self.device, self.verbose = path, device, bool(verbose)
+        self._owner = None  # the temporary directory of an unpickled copy
+        if in_memory:
+            with _new_ratings.ratings_file(*_frames.triples(new_ratings, "new_ratings"), "new_ratings") as f:
+                self._load(dict(files, new_ratings=f))
+        else:
+            self._load(files)
+
+    def _load(self, files):
+        args = [files.get(k, "") for k in ("new_ratings",) + _NEW_FILES]
+        self._m = _core.TrainedModel(self.path, self.device, *args, self.verbose)
+        # Kept for pickling: the new nodes' files, which may be temporary or change later.
+        self._new_files = {}
+        for key, f in files.items():
+            with open(f, "rb") as fh:
+                self._new_files[key] = (os.path.basename(f), fh.read())
+        self._user_ids, self._item_ids = self._m.user_ids(), self._m.item_ids()
+        self._users = {u: k for k, u in enumerate(self._user_ids)}
+        self._items = {i: k for k, i in enumerate(self._item_ids)}
+
+    def __getstate__(self):
+        folder, name = (self.path, None) if os.path.isdir(self.path) else os.path.split(self.path)
+        return {"files": _snapshot.read(folder), "model_file": name, "device": self.device,
+                "verbose": self.verbose, "new_files": self._new_files}
+
+    def __setstate__(self, state):
+        owner, folder = _snapshot.write(state["files"])
+        self.path = folder if state["model_file"] is None else os.path.join(folder, state["model_file"])
+        self.device, self.verbose = state["device"], state["verbose"]
+        files = {}
+        for key, (name, data) in state["new_files"].items():
+            files[key] = os.path.join(owner.name, f"{key}-{name}")
+            with open(files[key], "wb") as f:
+                f.write(data)
+        self._load(files)
+        self._owner = owner
 
     @property
     def name(self):
@@ -38,11 +83,11 @@ class Model:
 
     @property
     def user_ids(self):
-        return self._m.user_ids()
+        return list(self._user_ids)
 
     @property
     def item_ids(self):
-        return self._m.item_ids()
+        return list(self._item_ids)
 
     def config(self):
         """The model's configuration as a dict of 'section.key' -> text value."""
@@ -64,36 +109,102 @@ class Model:
 
     def predict(self, users, items=None):
         """Predicted ratings, clipped to the rating range, of the pairs (users[k], items[k]).
-        `users` may also be a DataFrame with columns user and item, or (user, item) pairs."""
-        users, items = _pairs(users, items)
+        `users` may also be a DataFrame with columns user and item, or (user, item) pairs.
+        One user id and one item id: that pair's rating, a float. One id against a list: that
+        id with each (predict("1", ["50", "172"]) predicts two items for user 1)."""
+        users, items, one = _pairs(users, items)
         u = self._index(users, self._users, "user")
         i = self._index(items, self._items, "item")
-        return self._m.predict(u, i).astype(np.float64)
+        p = self._m.predict(u, i).astype(np.float64)
+        return float(p[0]) if one else p
 
     def recommend(self, users, k=10, exclude_seen=True):
-        """The k items with the highest predicted rating for each user: a pandas DataFrame with
-        columns user, item, prediction, rank (a list of tuples without pandas)."""
-        if np.isscalar(users) or isinstance(users, str):
-            users = [users]
-        if k is None or int(k) < 1:
-            raise ConfigError(f"k must be at least 1, got {k!r}")
-        idx = self._index(list(users), self._users, "user")
+        """The k items with the highest predicted rating for each user (one id or several): a
+        pandas DataFrame with columns user, item, prediction, rank (a list of tuples without
+        pandas)."""
+        k = _args.count(k)
+        idx = self._index(_args.id_list(users), self._users, "user")
         rows = []
-        uid, iid = self._m.user_ids(), self._m.item_ids()
-        for u, items, scores in self._m.recommend(idx, int(k), not exclude_seen):
-            rows += [(uid[u], iid[i], float(s), r + 1) for r, (i, s) in enumerate(zip(items, scores))]
-        try:
-            import pandas as pd
-        except ImportError:
-            return rows
-        return pd.DataFrame(rows, columns=["user", "item", "prediction", "rank"])
+        for u, items, scores in self._m.recommend(idx, k, not exclude_seen):
+            rows += [(self._user_ids[u], self._item_ids[i], float(s), r + 1)
+                     for r, (i, s) in enumerate(zip(items, scores))]
+        return _table(rows, ["user", "item", "prediction", "rank"])
+
+    def similar_items(self, items, k=10):
+        """The k items most similar to each of `items` (one id or several), itself left out:
+        a DataFrame with columns item, similar_item, similarity (a cosine), rank (a list of
+        tuples without pandas). similarity_basis("items") says what is compared."""
+        return self._similar("items", items, k)
+
+    def similar_users(self, users, k=10):
+        """The k users most similar to each of `users`; as similar_items."""
+        return self._similar("users", users, k)
+
+    def similarity_basis(self, side="items"):
+        """What similar_items / similar_users compare (side 'items' or 'users'):
+        'representations', the cosine of the model's own node representations, or
+        'co-ratings', the cosine of the training interactions, for kinds without them
+        (then nodes that share no rating are left out and fewer than k may come back)."""
+        return self._m.similarity_basis(side)
+
+    def _similar(self, side, ids, k):
+        k = _args.count(k)
+        noun = side[:-1]
+        names, table = (self._item_ids, self._items) if side == "items" else (self._user_ids, self._users)
+        rows = []
+        for x in self._index(_args.id_list(ids), table, noun):
+            rows += [(names[x], names[j], float(s), r + 1)
+                     for r, (j, s) in enumerate(self._m.similar(side, int(x), k))]
+        return _table(rows, [noun, f"similar_{noun}", "similarity", "rank"])
+
+    def with_new_ratings(self, ratings):
+        """This model's directory loaded again with `ratings` of users (or items) absent from
+        training, given in memory: a DataFrame with columns user, item, rating, or a list of
+        (user, item, rating) triples. The new ids then predict, recommend and compare like
+        any other (the new_* files this model was loaded with are not carried over)."""
+        return self._with_arrays(*_frames.triples(ratings, "new_ratings"), "new_ratings")
+
+    def recommend_new_user(self, ratings, k=10, exclude_seen=True, user=None):
+        """The top k items of one user absent from training, from their ratings in memory: a
+        dict item -> rating, a list of (item, rating) pairs, or a DataFrame with columns item
+        and rating. `user` names them in the result (default: a fresh id). The same as
+        Model(path, new_ratings=FILE).recommend(user, k) with those ratings in FILE."""
+        k = _args.count(k)  # checked before the load
+        model, user = self._with_user(ratings, user)
+        return model.recommend(user, k, exclude_seen)
+
+    def predict_new_user(self, ratings, items, user=None):
+        """Predicted ratings of `items` (one id: a float) by one user absent from training,
+        from their ratings in memory (as recommend_new_user takes them)."""
+        model, user = self._with_user(ratings, user)
+        return model.predict(user, items)
+
+    def _with_user(self, ratings, user):
+        items, values, frame_user = _frames.one_user(ratings, "ratings")
+        user = frame_user if user is None else str(user)
+        if user is None:  # a fresh id: the first of new-user, new-user-1, ... the model lacks
+            user, n = "new-user", 0
+            while user in self._users:
+                n += 1
+                user = f"new-user-{n}"
+        elif user in self._users:
+            raise ConfigError(f"user {user!r} is in the model's data; recommend_new_user and predict_new_user "
+                              f"take users absent from training (recommend({user!r}) ranks for them)")
+        users = np.full(len(items), user, dtype=object)
+        return self._with_arrays(users, items, values, "ratings"), user
+
+    def _with_arrays(self, users, items, ratings, what):
+        """This model's directory loaded again with new ratings from three checked arrays."""
+        model = Model.__new__(Model)
+        model.path, model.device, model.verbose, model._owner = self.path, self.device, self.verbose, None
+        with _new_ratings.ratings_file(users, items, ratings, what) as f:
+            model._load({"new_ratings": f})
+        return model
 
     def evaluate(self, k=(5, 10, 20), relevant_min=None, popularity=False):
         """RMSE, MAE and the ranking metrics at each k on the model's test ratings
         (docs/recommend.md states the rules), as a dict."""
-        ks = [int(x) for x in (k if isinstance(k, (list, tuple)) else [k])]
-        if any(x < 1 for x in ks):
-            raise ConfigError(f"k must be at least 1, got {ks}")
+        ks = _args.counts(k)
         rel = float("nan") if relevant_min is None else float(relevant_min)
         return json.loads(self._m.evaluate(ks, rel, popularity))
 
@@ -103,12 +214,35 @@ class Model:
 
 
 def _pairs(users, items):
+    """(user ids, item ids, whether one pair was asked) of predict's arguments."""
     if items is None:
+        if _args.is_id(users):
+            raise ConfigError(f"predict: user {users!r} without items; call predict(user, item), "
+                              f"predict(users, items) or predict(pairs)")
         if hasattr(users, "columns"):
-            return list(users["user"]), list(users["item"])
+            u, i = _frames.frame_columns(users, "predict", ("user", "item"), min_rows=0)
+            return list(u), list(i), False
         pairs = list(users)
-        return [p[0] for p in pairs], [p[1] for p in pairs]
-    users, items = list(users), list(items)
+        for k, p in enumerate(pairs):
+            if _args.is_id(p) or len(p) != 2:
+                raise ConfigError(f"predict: pair {k} is {p!r}; expected (user, item) pairs")
+        return [p[0] for p in pairs], [p[1] for p in pairs], False
+    one_user, one_item = _args.is_id(users), _args.is_id(items)
+    users, items = _args.id_list(users), _args.id_list(items)
+    # One id against several: that id with each of them.
+    if one_user and not one_item:
+        users = users * len(items)
+    elif one_item and not one_user:
+        items = items * len(users)
     if len(users) != len(items):
         raise ConfigError(f"users and items differ in length ({len(users)} and {len(items)})")
-    return users, items
+    return users, items, one_user and one_item
+
+
+def _table(rows, columns):
+    """A pandas DataFrame of `rows`, or the rows themselves without pandas."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return rows
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,100 @@
+"""Python habits (issue 29): fit on a pandas DataFrame, bad frames as symgnn errors with a
+one-line message, a pair of string ids predicting one pair, and counts refused rather than
+truncated."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import symgnn
+from conftest import FAST
+
+
+def frame(n_users=30, n_items=20, seed=5):
+    """Two tastes over string user ids and integer item ids."""
+    rng = np.random.default_rng(seed)
+    rows = [(f"u{u}", i, 5 if u % 2 == i % 2 else 1)
+            for u in range(n_users) for i in range(n_items) if rng.random() < 0.6]
+    return pd.DataFrame(rows, columns=["user", "item", "rating"])
+
+
+def raises_one_line(cls, match, call, *args, **kwargs):
+    with pytest.raises(cls, match=match) as e:
+        call(*args, **kwargs)
+    assert isinstance(e.value, symgnn.Error)
+    assert "\n" not in str(e.value)
+    return e.value
+
+
+def test_fit_takes_a_dataframe_of_ratings(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMGNN_CACHE", str(tmp_path / "cache"))
+    df = frame()
+    model = symgnn.SyMGNN(**dict(FAST, train_epochs=30)).fit(df)
+    # The frame became the files Dataset.from_arrays writes; the model names them as its data.
+    same = symgnn.Dataset.from_arrays(df["user"], df["item"], df["rating"])
+    assert model.model_.config()["data.source"] == same.source
+    assert same.source.startswith(str(tmp_path / "cache"))
+    assert sorted(model.model_.item_ids, key=int) == [str(i) for i in range(20)]
+    # Integer ids answer as integers or as their text; the two tastes are learned.
+    assert model.predict("u0", 0) == model.predict("u0", "0")
+    assert model.predict("u0", 0) > model.predict("u0", 1)
+    assert model.score(df) < 2.0  # ratings are 1 or 5: the mean alone scores 2
+
+
+@pytest.mark.parametrize("bad, match", [
+    (pd.DataFrame({"user": ["a"], "item": ["x"]}), "no column rating"),
+    (pd.DataFrame({"user": ["a", "b", "c"], "item": ["x", "y", "x"], "rating": [1.0, 2.0, np.nan]}),
+     r"column rating: row 2 \(index 2\) is nan"),
+    (pd.DataFrame({"user": ["a", "b"], "item": ["x", "y"], "rating": [1, "oops"]}),
+     r"row 1 \(index 1\) is 'oops' \(str\); ratings are numbers"),
+    (pd.DataFrame({"user": [1, None], "item": ["x", "y"], "rating": [1, 2]}),
+     r"column user: row 1 \(index 1\) is missing"),
+    (pd.DataFrame({"user": [1.0, 2.0], "item": ["x", "y"], "rating": [1, 2]}),
+     r"column user: row 0 \(index 0\) is 1.0 \(float\)"),
+    (pd.DataFrame({"user": ["a"], "item": [[1, 2]], "rating": [1]}), r"column item: row 0 \(index 0\) is \[1, 2\]"),
+    (pd.DataFrame({"user": [True], "item": ["x"], "rating": [1]}), "column user: row 0"),
+    (pd.DataFrame({"user": ["a"], "item": ["x"], "rating": [True]}), "ratings are numbers"),
+    (pd.DataFrame(columns=["user", "item", "rating"]), "no rows"),
+    (pd.DataFrame([["a", "x", 1, 2]], columns=["user", "item", "rating", "rating"]), "column rating twice"),
+])
+def test_bad_frames_raise_data_errors_naming_the_row(bad, match):
+    raises_one_line(symgnn.DataError, match, symgnn.SyMGNN(**FAST).fit, bad)
+
+
+def test_other_data_and_arrays_are_refused_with_symgnn_errors():
+    raises_one_line(symgnn.ConfigError, "expected a Dataset, a DataFrame", symgnn.SyMGNN(**FAST).fit, 42)
+    raises_one_line(symgnn.DataError, "ratings: row 1 is 'x'", symgnn.Dataset.from_arrays,
+                    ["a", "b"], ["x", "y"], [1.0, "x"])
+    raises_one_line(symgnn.DataError, "users: row 0 is missing", symgnn.Dataset.from_arrays,
+                    [np.nan], ["x"], [1.0])
+
+
+def test_a_pair_of_string_ids_predicts_one_pair(fitted):
+    model, _ = fitted
+    users, items = model.model_.user_ids, model.model_.item_ids
+    u, i = users[12], items[34]
+    assert len(u) > 1 and len(i) > 1  # strings of several characters: never iterated
+    one = model.predict(u, i)
+    assert isinstance(one, float)
+    assert one == model.predict([u], [i])[0]
+    # One id against several: that id with each.
+    np.testing.assert_array_equal(model.predict(u, items[:3]), model.predict([u] * 3, items[:3]))
+    np.testing.assert_array_equal(model.predict(users[:3], i), model.predict(users[:3], [i] * 3))
+    np.testing.assert_array_equal(model.predict([(u, i), (users[1], items[2])]),
+                                  model.predict([u, users[1]], [i, items[2]]))
+    raises_one_line(symgnn.ConfigError, "without items", model.predict, u)
+    raises_one_line(symgnn.ConfigError, "pair 0 is", model.predict, [u])
+    raises_one_line(symgnn.ConfigError, "differ in length", model.predict, [u, u], [i])
+    assert len(model.predict(pd.DataFrame({"user": [], "item": []}))) == 0
+
+
+def test_counts_are_refused_not_truncated(fitted):
+    model, _ = fitted
+    u, i = model.model_.user_ids[0], model.model_.item_ids[0]
+    for bad in (2.9, 3.0, "3", True, None):
+        raises_one_line(symgnn.ConfigError, "k must be a whole number", model.recommend, u, k=bad)
+        raises_one_line(symgnn.ConfigError, "k must be a whole number", model.similar_items, i, k=bad)
+    raises_one_line(symgnn.ConfigError, "k must be a whole number", model.evaluate, k=[5, 2.5])
+    raises_one_line(symgnn.ConfigError, "k must be a whole number", model.recommend_new_user, {i: 5}, k=1.5)
+    raises_one_line(symgnn.ConfigError, "k must be at least 1", model.similar_users, u, k=0)
+    assert len(model.recommend(u, k=np.int64(3))) == 3

@@ -1,0 +1,136 @@
+"""A new user's ratings given in memory to a fitted model (the same answers as the
+--new-ratings file path, in Python and from the command line), and similar items and users
+(TrainedModel::similar) by original id."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import symgnn
+from conftest import run_cli
+
+
+def alice(model):
+    """Six ratings over the model's items, at its rating levels."""
+    levels = sorted({float(r) for r in symgnn.load_dataset("synthetic").ratings("train")[2]})
+    items = model.model_.item_ids[:6]
+    return {item: levels[k % len(levels)] for k, item in enumerate(items)}
+
+
+def test_a_new_user_in_memory_answers_as_the_file_path(fitted, tmp_path):
+    model, out = fitted
+    given = alice(model)
+    path = tmp_path / "alice.csv"
+    path.write_text("user,item,rating\n" + "".join(f"alice,{i},{r}\n" for i, r in given.items()))
+    by_file = symgnn.Model(out, new_ratings=path, verbose=False)
+    assert by_file.new_nodes()["new_users"] == 1
+    expected = by_file.recommend("alice", k=10)
+    got = model.recommend_new_user(given, k=10, user="alice")
+    pd.testing.assert_frame_equal(got, expected)
+    assert not set(got["item"]) & set(given)  # the items she rated are excluded
+    # The same ratings as (item, rating) pairs, as a DataFrame, and under a fresh id.
+    pd.testing.assert_frame_equal(model.recommend_new_user(list(given.items()), k=10, user="alice"), expected)
+    frame = pd.DataFrame({"user": "alice", "item": list(given), "rating": list(given.values())})
+    pd.testing.assert_frame_equal(model.recommend_new_user(frame, k=10), expected)
+    anonymous = model.recommend_new_user(given, k=10)
+    assert set(anonymous["user"]) == {"new-user"}
+    assert list(anonymous["item"]) == list(expected["item"])
+    np.testing.assert_array_equal(anonymous["prediction"], expected["prediction"])
+    # Predictions of other items, and of one item as a float.
+    others = model.model_.item_ids[6:40]
+    np.testing.assert_array_equal(model.predict_new_user(given, others, user="alice"),
+                                  by_file.predict("alice", others))
+    assert model.predict_new_user(given, others[0]) == by_file.predict("alice", others[0])
+    # Several new users at once, in memory, as the file would give them.
+    bob = pd.DataFrame({"user": "bob", "item": list(given)[:3], "rating": list(given.values())[:3]})
+    many = model.with_new_ratings(pd.concat([frame, bob]))
+    assert many.new_nodes()["new_users"] == 2
+    path.write_text(path.read_text() + "".join(f"bob,{i},{r}\n" for i, r in zip(bob["item"], bob["rating"])))
+    pd.testing.assert_frame_equal(many.recommend(["alice", "bob"], k=10),
+                                  symgnn.Model(out, new_ratings=path, verbose=False).recommend(["alice", "bob"], k=10))
+    # And the command line, from the same file (its scores are printed to 6 digits).
+    code, text = run_cli("recommend", "--model", out, "--new-ratings", path, "--user", "alice", "--k", "10",
+                         "--out", tmp_path / "cli.csv")
+    assert code == 0, text
+    cli = pd.read_csv(tmp_path / "cli.csv", dtype={"user": str, "item": str})
+    assert list(cli["item"]) == list(got["item"])
+    np.testing.assert_allclose(cli["prediction"], got["prediction"], rtol=1e-5)
+
+
+def test_new_user_errors_are_symgnn_errors(fitted):
+    model, _ = fitted
+    given = alice(model)
+    known = model.model_.user_ids[0]
+    with pytest.raises(symgnn.ConfigError, match="is in the model's data"):
+        model.recommend_new_user(given, user=known)
+    item = next(iter(given))
+    with pytest.raises(symgnn.DataError, match=r"ratings, row 1: rating '2.500000' is not one of the model's"):
+        model.recommend_new_user({item: given[item], model.model_.item_ids[7]: 2.5})
+    for bad, match in (({}, "no ratings"), ({item: "five"}, "ratings are numbers"), ("5", "expected a dict"),
+                       ([(item, 5, 1)], r"row 0 is .*expected a dict"),
+                       (pd.DataFrame({"item": [item]}), "no column rating"),
+                       (pd.DataFrame({"user": ["a", "b"], "item": [item, item], "rating": [5, 5]}), "2 users")):
+        with pytest.raises(symgnn.DataError, match=match) as e:
+            model.recommend_new_user(bad)
+        assert "\n" not in str(e.value)
+
+
+def cosine_of_co_ratings(rows, n):
+    """Brute force: the cosine of binary rows (index -> the indices it touches), rounded to
+    float32 as the C++ answers it, so that equal cosines tie as they do there."""
+    m = np.zeros((n, max((max(s) for s in rows if len(s)), default=0) + 1))
+    for k, s in enumerate(rows):
+        m[k, list(s)] = 1.0
+    counts = m.sum(axis=1)
+    return ((m @ m.T) / np.sqrt(np.maximum(np.outer(counts, counts), 1))).astype(np.float32)
+
+
+def top(sim_row, index, k, positive_only):
+    order = [j for j in range(len(sim_row)) if j != index and (sim_row[j] > 0 or not positive_only)]
+    order.sort(key=lambda j: (-sim_row[j], j))
+    return order[:k]
+
+
+def test_similar_items_and_users_by_co_ratings_match_a_brute_force(tmp_path):
+    pop = symgnn.SyMGNN(model="popularity", verbose=False).fit("synthetic", out=tmp_path / "pop")
+    m = pop.model_
+    assert m.similarity_basis("items") == "co-ratings" and m.similarity_basis("users") == "co-ratings"
+    users, items = m.user_ids, m.item_ids
+    seen = [m._m.seen_items(u) for u in range(len(users))]  # what the model trained on
+    raters = [[] for _ in items]
+    for u, s in enumerate(seen):
+        for i in s:
+            raters[i].append(u)
+    for side, rows, ids, call in (("item", raters, items, pop.similar_items), ("user", seen, users, pop.similar_users)):
+        sim = cosine_of_co_ratings(rows, len(ids))
+        for index in (0, 5, len(ids) - 1):
+            got = call(ids[index], k=7)
+            assert list(got.columns) == [side, f"similar_{side}", "similarity", "rank"]
+            assert set(got[side]) == {ids[index]} and list(got["rank"]) == list(range(1, len(got) + 1))
+            want = top(sim[index], index, 7, positive_only=True)
+            assert list(got[f"similar_{side}"]) == [ids[j] for j in want]
+            np.testing.assert_allclose(got["similarity"], sim[index, want], rtol=1e-5)
+
+
+def test_similar_by_representations_is_a_symmetric_ranking(fitted):
+    model, _ = fitted
+    m = model.model_
+    assert m.similarity_basis("items") == "representations"
+    items = m.item_ids
+    first = model.similar_items(items[3], k=len(items))
+    assert len(first) == len(items) - 1 and items[3] not in set(first["similar_item"])
+    sims = first["similarity"].to_numpy()
+    assert np.all(np.diff(sims) <= 0) and np.all(np.abs(sims) <= 1 + 1e-6)
+    # The cosine is symmetric: each neighbour sees item 3 at the same similarity.
+    for other, s in zip(first["similar_item"][:5], sims[:5]):
+        back = model.similar_items(other, k=len(items))
+        np.testing.assert_allclose(back.loc[back["similar_item"] == items[3], "similarity"], [s], rtol=1e-5,
+                                   atol=1e-6)
+    # Several ids at once: each one's list, in order; the loaded class answers the same.
+    two = model.similar_users(m.user_ids[:2], k=4)
+    assert list(two["user"]) == [m.user_ids[0]] * 4 + [m.user_ids[1]] * 4
+    pd.testing.assert_frame_equal(symgnn.Model(model.path_, verbose=False).similar_users(m.user_ids[:2], k=4), two)
+    with pytest.raises(symgnn.ConfigError, match="unknown item id 'nothing'"):
+        model.similar_items("nothing")
+    with pytest.raises(symgnn.ConfigError, match="side must be users or items"):
+        m.similarity_basis("things")
