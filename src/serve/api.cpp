@@ -49,13 +49,23 @@ const std::string* param(const Request& q, const std::string& key) {
   return it == q.params.end() ? nullptr : &it->second;
 }
 
-int64_t parse_k_text(const std::string& text, int64_t max_k) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw ApiError{400,
-                   "k = " + quoted(text) + ": must be a whole number from 1 to " + std::to_string(max_k)};
-  const int64_t k = std::stoll(text);
-  if (k < 1 || k > max_k) throw ApiError{400, "k = " + text + ": must be from 1 to " + std::to_string(max_k)};
-  return k;
+/// The whole number the query gives for `key` (k, offset, limit), in [lo, hi]; `fallback`
+/// when the query has none.
+int64_t query_count(const Request& q, const std::string& key, int64_t fallback, int64_t lo, int64_t hi) {
+  const std::string* text = param(q, key);
+  if (!text) return fallback;
+  const std::string range = std::to_string(lo) + " to " + std::to_string(hi);
+  // At most 12 digits: stoll cannot overflow, and every bound here is far below.
+  if (text->empty() || text->size() > 12 || text->find_first_not_of("0123456789") != std::string::npos)
+    throw ApiError{400, key + " = " + quoted(*text) + ": must be a whole number from " + range};
+  const int64_t v = std::stoll(*text);
+  if (v < lo || v > hi) throw ApiError{400, key + " = " + *text + ": must be from " + range};
+  return v;
+}
+
+/// ?k= of a list: 10 by default, at most --max-k.
+int64_t query_k(const Request& q, const ApiLimits& limits) {
+  return query_count(q, "k", 10, 1, limits.max_k);
 }
 
 int64_t json_k(const json& body, int64_t max_k) {
@@ -90,20 +100,19 @@ std::shared_ptr<const ServedModel> model_named(const ModelStore& store, const st
   return m;
 }
 
-int64_t user_index(const ServedModel& m, const std::string& id) {
-  const int64_t u = m.users.find(id);
-  if (u < 0)
-    throw ApiError{404,
-                   "unknown user " + quoted(id) + " (not in model " + quoted(m.name) + "'s training data)"};
-  return u;
+/// The index of `id` among the model's users or items (`ids`, `what` naming which); 404 when unknown.
+int64_t node_index(const ServedModel& m, const data::IdIndex& ids, const char* what, const std::string& id) {
+  const int64_t n = ids.find(id);
+  if (n < 0)
+    throw ApiError{404, std::string("unknown ") + what + " " + quoted(id) + " (not in model " +
+                            quoted(m.name) + "'s training data)"};
+  return n;
 }
-
+int64_t user_index(const ServedModel& m, const std::string& id) {
+  return node_index(m, m.users, "user", id);
+}
 int64_t item_index(const ServedModel& m, const std::string& id) {
-  const int64_t i = m.items.find(id);
-  if (i < 0)
-    throw ApiError{404,
-                   "unknown item " + quoted(id) + " (not in model " + quoted(m.name) + "'s training data)"};
-  return i;
+  return node_index(m, m.items, "item", id);
 }
 
 json parse_body(const Request& q) {
@@ -142,8 +151,7 @@ Response get_similar(const Request& q, const ModelStore& store, const ApiLimits&
   const std::string* user = param(q, "user");
   if ((item != nullptr) == (user != nullptr))
     throw ApiError{400, "GET /v1/similar needs either ?item=ID or ?user=ID"};
-  const std::string* k_text = param(q, "k");
-  const int64_t k = k_text ? parse_k_text(*k_text, limits.max_k) : 10;
+  const int64_t k = query_k(q, limits);
   const std::string* name = param(q, "model");
   const auto m = model_named(store, name ? *name : "");
   const TrainedModel& model = *m->model;
@@ -193,20 +201,9 @@ Response get_users(const Request& q, const ModelStore& store) {
     for (const auto& [v, i] : rated) out["ratings"].push_back(item_entry(*m, model, i, "rating", v));
     return json_response(200, out);
   }
-  auto count = [&](const char* key, int64_t fallback, int64_t most) {
-    const std::string* text = param(q, key);
-    if (!text) return fallback;
-    if (text->empty() || text->size() > 12 || text->find_first_not_of("0123456789") != std::string::npos)
-      throw ApiError{400, std::string(key) + " = " + quoted(*text) + ": must be a whole number from 0 to " +
-                              std::to_string(most)};
-    const int64_t v = std::stoll(*text);
-    if (v > most)
-      throw ApiError{400, std::string(key) + " = " + *text + ": must be from 0 to " + std::to_string(most)};
-    return v;
-  };
   const int64_t total = model.users();
-  const int64_t offset = count("offset", 0, std::max<int64_t>(total, 0));
-  const int64_t limit = count("limit", 100, 1000);
+  const int64_t offset = query_count(q, "offset", 0, 0, total);
+  const int64_t limit = query_count(q, "limit", 100, 0, 1000);
   out["total"] = total;
   out["offset"] = offset;
   out["users"] = json::array();
@@ -244,8 +241,7 @@ json header(const ServedModel& m) {
 Response get_recommend(const Request& q, const ModelStore& store, const ApiLimits& limits) {
   const std::string* user = param(q, "user");
   if (!user) throw ApiError{400, "GET /v1/recommend needs ?user=ID"};
-  const std::string* k_text = param(q, "k");
-  const int64_t k = k_text ? parse_k_text(*k_text, limits.max_k) : 10;
+  const int64_t k = query_k(q, limits);
   const std::string* name = param(q, "model");
   const auto m = model_named(store, name ? *name : "");
   const bool seen = parse_flag(param(q, "include_seen"), "include_seen");

@@ -93,8 +93,9 @@ std::shared_ptr<const ServedModel> load_served_model(const std::string& name, co
       if (it != names.end()) m->item_names[static_cast<size_t>(i)] = it->second;
     }
   }
-  // Made now, before threads share the model: GET /v1/similar then only reads them.
-  m->model->similarity_basis(NodeSide::items);
+  // The representations GET /v1/similar compares are computed here, at load, rather than by
+  // the first request (TrainedModel::similar prepares them once).
+  const std::string similar_by = m->model->similarity_basis(NodeSide::items);
   nlohmann::json metrics = nullptr;
   if (fs::is_directory(dir) && fs::exists(dir + "/metrics.json")) metrics = RunMetrics::read(dir).to_json();
   m->info = {{"name", name},
@@ -107,7 +108,7 @@ std::shared_ptr<const ServedModel> load_served_model(const std::string& name, co
              {"ranked_by", m->model->ranker().empty() ? m->model->name() : m->model->ranker()},
              {"ranks_by_rating", m->model->ranks_by_rating()},
              {"item_names", !m->item_names.empty()},
-             {"similar_by", m->model->similarity_basis(NodeSide::items)},
+             {"similar_by", similar_by},
              {"scores_cached", m->cached},
              {"config", config_text(m->model->config())},
              {"metrics", metrics},
