@@ -229,6 +229,8 @@ struct TrainConfig {
   int64_t lr_patience = 20;
   double min_lr = 1e-4;
   int64_t checkpoint_every = 10;
+  bool keep_checkpoints = false;
+  bool stop_on_divergence = true;
   int64_t seed = 1;
   int64_t runs = 1;
   int64_t threads = 0;
@@ -258,6 +260,8 @@ struct TrainConfig {
     v("lr_patience", lr_patience, "epochs without a better validation score (train.select) before the learning rate decays", range(1, 1000000));
     v("min_lr", min_lr, "the learning rate never decays below this", range(0.0, 10.0));
     v("checkpoint_every", checkpoint_every, "epochs between checkpoints in --out (the last epoch is always saved)", range(1, 1000000));
+    v("stop_on_divergence", stop_on_divergence, "stop with an error (exit 2) when a step's loss exceeds a million times the first step's (a non-finite loss always stops); false: train on, the epoch selection keeps the best weights", any());
+    v("keep_checkpoints", keep_checkpoints, "keep run<r>/checkpoint.pt (weights and optimiser state) when the training ends; false: pruned, the model directory keeps what inference needs, and a finished run cannot be resumed", any());
     v("seed", seed, "seed of the first run (run r uses seed + r)", at_least(0));
     v("runs", runs, "number of seeds trained; mean and standard deviation are reported", range(1, 1000));
     v("threads", threads, "intra-op threads (0: one per core)", range(0, 1024));

@@ -73,7 +73,7 @@ struct NodeSet {
   std::vector<std::string> ids;  // original id of each index; empty: the id is the index
   EdgeList graph;                // raw (unnormalised) adjacency, from a file or built
   GraphOrigin graph_origin = GraphOrigin::None;
-  FeatureMatrix features;        // side features, or empty
+  FeatureMatrix features;                // side features, or empty
   std::string features_origin = "none";  // e.g. "u.user: age, gender, occupation"
 
   /// Original id of index i (the index itself when ids are implicit).
@@ -107,15 +107,16 @@ struct DataConfig;
 ///  - any other file: a CSV/TSV ratings file "user,item,rating".
 /// Then carves cfg.val_fraction of the training ratings into the validation split.
 /// Graphs are left as found (GraphOrigin::File or None); see graph::resolve_graphs.
-/// Throws DataError naming the file and line or key on any bad input.
-Dataset load_dataset(const DataConfig& cfg);
+/// Throws DataError naming the file and line or key on any bad input, and when the split
+/// leaves no test rating unless `need_test` is false (describing a set needs none).
+Dataset load_dataset(const DataConfig& cfg, bool need_test = true);
 
 /// Moves a seeded random `fraction` of ds.train into ds.validation.
 void carve_validation(Dataset& ds, double fraction, uint64_t seed);
 
 /// Checks the invariants every loader promises (indices in range, finite ratings, no
 /// duplicate (user, item) pair across all splits, symmetric non-negative graphs).
-/// Throws DataError prefixed with `where`.
-void validate_dataset(const Dataset& ds, const std::string& where);
+/// Throws DataError prefixed with `where`; a set without test ratings only when `need_test`.
+void validate_dataset(const Dataset& ds, const std::string& where, bool need_test = true);
 
 }  // namespace symgnn

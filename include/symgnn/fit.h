@@ -4,8 +4,10 @@
 // names (symgnn/model_kinds.h: by the trainer, epoch by epoch over train.runs seeds, or in
 // closed form), evaluates what it fitted in memory (RMSE, MAE, the ranking at 10 beside
 // the popularity baseline) and, given an output folder, writes the model directory:
-//   config.txt, model.pt, metrics.json (symgnn/run_metrics.h), predictions/{val,test}.csv,
-//   and for trained kinds run<r>/{checkpoint.pt,history.csv,model.pt}.
+//   config.txt, model.pt, dataset.bin (the data it trained on, data/dataset_snapshot.h),
+//   metrics.json (symgnn/run_metrics.h), predictions/{val,test}.csv, and for trained kinds
+//   run<r>/{history.csv,model.pt} (and run<r>/checkpoint.pt until the run ends, or for good
+//   with train.keep_checkpoints).
 // `symgnn train`, the Python package's SyMGNN.fit, `tune` and `reproduce` (through `train`)
 // and the benchmarks all run this one function.
 #pragma once

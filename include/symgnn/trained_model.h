@@ -1,11 +1,12 @@
 // symgnn: a trained model loaded for prediction, ranking and evaluation.
 //
 // `symgnn train --out DIR` writes DIR/model.pt: the run's config and weights (every
-// averaged checkpoint when train.average_last > 1). Loading rebuilds the model from that
-// config over the same data (the graphs and the training ratings are inputs of the
-// forward pass), then loads the weights; predictions are the mean over the checkpoints,
-// clipped to the rating range. `predict`, `recommend` and `evaluate` (src/cli/) are thin
-// layers over this class and recommend.h. Torch stays behind the pimpl.
+// averaged checkpoint when train.average_last > 1), and DIR/dataset.bin, the data it
+// trained on. Loading rebuilds the model from that config over that data (the graphs and
+// the training ratings are inputs of the forward pass), then loads the weights;
+// predictions are the mean over the checkpoints, clipped to the rating range. `predict`,
+// `recommend` and `evaluate` (src/cli/) are thin layers over this class and recommend.h.
+// Torch stays behind the pimpl.
 #pragma once
 
 #include <cstdint>
@@ -139,6 +140,10 @@ class TrainedModel {
   std::vector<SimilarNode> similar(NodeSide side, int64_t index, int64_t k) const;
   /// What similar() compares for `side`: "representations" or "co-ratings".
   std::string similarity_basis(NodeSide side) const;
+  /// "" when the model's data came from the snapshot its directory pins (dataset.bin: the
+  /// directory needs none of the training files); else a one-line note that a directory
+  /// written by an older symgnn read its config's files again.
+  const std::string& data_note() const;
   /// What load()'s new nodes added (all zero without).
   const NewRatingsSummary& new_ratings() const;
 

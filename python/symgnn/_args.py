@@ -1,9 +1,12 @@
-"""Checks of the arguments every call shares: counts (k) and ids.
+"""Checks of the arguments every call shares: counts (k), numbers, text, paths and ids.
 
 A count is refused rather than rounded (k=2.9 is a mistake, not a request for 2), and an
-id is one value: a string is an id, never a sequence of one-character ids."""
+id is one value: a string is an id, never a sequence of one-character ids. Each check
+raises ConfigError naming the argument, never the TypeError or ValueError that int(),
+float(), os.fspath() or iteration would raise."""
 
 import numbers
+import os
 
 import numpy as np
 
@@ -19,6 +22,34 @@ def count(value, what="k"):
     return int(value)
 
 
+def integer(value, what):
+    """`value` as an int (any sign); ConfigError for floats, bools and text."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ConfigError(f"{what} must be a whole number, got {value!r}")
+    return int(value)
+
+
+def number(value, what):
+    """`value` as a float; ConfigError for bools, text and anything else not a real number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ConfigError(f"{what} must be a number, got {value!r}")
+    return float(value)
+
+
+def text(value, what):
+    """`value`, a str; ConfigError for anything else."""
+    if not isinstance(value, str):
+        raise ConfigError(f"{what} must be a str, got {value!r}")
+    return value
+
+
+def path(value, what):
+    """`value` as a path (os.fspath); ConfigError for what is neither str nor os.PathLike."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise ConfigError(f"{what} must be a str or os.PathLike path, got {value!r}")
+    return os.fspath(value)
+
+
 def counts(values, what="k"):
     """One count or a sequence of them, as a list of ints."""
     if isinstance(values, (list, tuple, range, np.ndarray)):
@@ -31,6 +62,11 @@ def is_id(value):
     return isinstance(value, str) or np.isscalar(value)
 
 
-def id_list(values):
-    """One id or a collection of ids, as a list."""
-    return [values] if is_id(values) else list(values)
+def id_list(values, what="ids"):
+    """One id or a collection of ids, as a list; ConfigError naming `what` for None and
+    other values that are neither."""
+    if is_id(values):
+        return [values]
+    if values is None or not hasattr(values, "__iter__"):
+        raise ConfigError(f"{what} must be an id (a string or a number) or a list of ids, got {values!r}")
+    return list(values)

@@ -3,8 +3,9 @@
 A loaded model is C++ state over a directory of files (model.pt, config.txt,
 checksums.sha256, ...), so pickling keeps those files, byte for byte, and unpickling writes
 them to a fresh temporary directory and loads it there: the copy predicts exactly as the
-original. The directory's data source is not among them (config.txt records its path);
-it must be where it was when the model trained (docs/python.md, "Pickling")."""
+original. The directory pins the data it trained on (dataset.bin), so the copy needs none
+of the training files; a directory written by an older symgnn has no dataset.bin and reads
+its data source again from the path config.txt records (docs/python.md, "Pickling")."""
 
 import os
 import re

@@ -11,7 +11,7 @@ import tempfile
 
 import numpy as np
 
-from . import _core, _frames
+from . import _args, _core, _frames
 from ._errors import ConfigError, MissingFileError
 from ._params import to_text
 
@@ -89,7 +89,11 @@ class Dataset:
             if hasattr(test, "columns"):
                 tu, ti, tr = _frames.frame_columns(test, "test")
             else:
-                tu, ti, tr = test
+                try:
+                    tu, ti, tr = test
+                except (TypeError, ValueError):
+                    raise ConfigError(f"test must be (users, items, ratings) or a DataFrame with columns user, item, "
+                                      f"rating, got {type(test).__name__}") from None
                 tu, ti = _frames.ids(tu, "test users"), _frames.ids(ti, "test items")
                 tr = _frames.ratings(tr, "test ratings")
             files["test.tsv"] = _ratings_text(_ids(tu, "test users"), _ids(ti, "test items"), tr)
@@ -114,13 +118,14 @@ def load_dataset(source, split=None, **data_keys):
     -1M directory, a Monti .mat file or a ratings CSV/TSV; data_keys are the config's data
     keys (docs/config.md), e.g. user_graph_file=..., val_fraction=0.05. Loaded once here so
     that errors show at once (symgnn.DataError naming the file and line)."""
-    source = os.fspath(source)
+    source = _args.path(source, "source")
     if source != "synthetic" and not os.path.exists(source):
         raise MissingFileError(f"{source}: no such file or directory")
     if source != "synthetic":
         source = os.path.abspath(source)
     for key, value in data_keys.items():
         if key.endswith("_file") and value:
+            value = _args.path(value, key)
             if not os.path.exists(value):
                 raise MissingFileError(f"{value}: no such file (data key {key})")
             data_keys[key] = os.path.abspath(value)
@@ -159,14 +164,14 @@ def _edges_text(graph, ids, what):
             if w != 0:
                 lines.append(f"{ids[a]}\t{ids[b]}\t{float(w)!r}")
     else:
-        arr = np.asarray(graph.to_numpy() if hasattr(graph, "to_numpy") else graph, dtype=object)
+        arr = _array(graph.to_numpy() if hasattr(graph, "to_numpy") else graph, object, what)
         if arr.ndim == 2 and arr.shape == (len(ids), len(ids)) and arr.shape[1] not in (2, 3):
-            arr = arr.astype(float)
+            arr = _array(arr, float, what)
             for a, b in zip(*np.nonzero(arr)):
                 lines.append(f"{ids[a]}\t{ids[b]}\t{arr[a, b]!r}")
         elif arr.ndim == 2 and arr.shape[1] in (2, 3):
-            for row in arr:
-                w = float(row[2]) if len(row) == 3 else 1.0
+            weights = _array(arr[:, 2], float, f"{what} weights") if arr.shape[1] == 3 else np.ones(len(arr))
+            for row, w in zip(arr, weights.tolist()):
                 lines.append(f"{row[0]}\t{row[1]}\t{w!r}")
         else:
             raise ConfigError(f"{what}: expected a scipy.sparse or dense {len(ids)} x {len(ids)} matrix, or "
@@ -178,13 +183,21 @@ def _edges_text(graph, ids, what):
 
 def _features_text(feats, ids, what):
     if hasattr(feats, "index") and hasattr(feats, "to_numpy"):  # a DataFrame indexed by id
-        rows = [(str(i), np.asarray(r, dtype=float)) for i, r in zip(feats.index, feats.to_numpy())]
+        rows = [(str(i), r) for i, r in zip(feats.index, _array(feats.to_numpy(), float, what))]
     else:
-        arr = np.asarray(feats, dtype=float)
+        arr = _array(feats, float, what)
         if arr.ndim != 2 or arr.shape[0] != len(ids):
             raise ConfigError(f"{what}: expected one row per id ({len(ids)}), got shape {arr.shape}")
         rows = list(zip(ids, arr))
     return "".join(f"{i}\t" + "\t".join(repr(float(x)) for x in r) + "\n" for i, r in rows)
+
+
+def _array(values, dtype, what):
+    """np.asarray(values, dtype): ConfigError naming `what` for text, None or ragged rows."""
+    try:
+        return np.asarray(values, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"{what}: expected numbers in a rectangular array ({e})") from None
 
 
 def _write_files(files, path):
@@ -196,7 +209,7 @@ def _write_files(files, path):
         path = os.path.join(root, "arrays", digest.hexdigest()[:20])
         if os.path.isdir(path):
             return path  # the same content, written before
-    path = os.path.abspath(path)
+    path = os.path.abspath(_args.path(path, "path"))
     parent = os.path.dirname(path)
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(dir=parent, prefix=".symgnn-")

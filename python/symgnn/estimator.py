@@ -10,7 +10,7 @@ import tempfile
 
 import numpy as np
 
-from . import _core, _frames, _params
+from . import _args, _core, _frames, _params
 from ._errors import ConfigError, MissingFileError
 from ._progress import Progress
 from .dataset import Dataset, load_dataset
@@ -56,11 +56,11 @@ class SyMGNN:
     def _assignments(self):
         sets = []
         if self.seed is not None:
-            sets.append(f"train.seed={int(self.seed)}")
+            sets.append(f"train.seed={_args.integer(self.seed, 'seed')}")
         if self.device is not None:
-            sets.append(f"train.device={self.device}")
+            sets.append(f"train.device={_args.text(self.device, 'device')}")
         if self.threads is not None:
-            sets.append(f"train.threads={int(self.threads)}")
+            sets.append(f"train.threads={_args.integer(self.threads, 'threads')}")
         for name, f in _params.FIELDS.items():
             value = getattr(self, name)
             if value is not None:
@@ -72,16 +72,18 @@ class SyMGNN:
         raises ConfigError naming the parameter's key)."""
         sets = ([] if data is None else _as_dataset(data).settings())
         if self.model is not None:
-            sets.append(f"model={self.model}")
-        return _core.resolve_config(self.preset or "", self._config_file(), sets + self._assignments(),
-                                    self.variant or "")
+            sets.append(f"model={_args.text(self.model, 'model')}")
+        preset = "" if self.preset is None else _args.text(self.preset, "preset")
+        variant = "" if self.variant is None else _args.text(self.variant, "variant")
+        return _core.resolve_config(preset, self._config_file(), sets + self._assignments(), variant)
 
     def _config_file(self):
         if self.config is None:
             return ""
-        if not os.path.isfile(self.config):
-            raise MissingFileError(f"{self.config}: no such config file")
-        return os.path.abspath(self.config)
+        config = _args.path(self.config, "config")
+        if not os.path.isfile(config):
+            raise MissingFileError(f"{config}: no such config file")
+        return os.path.abspath(config)
 
     def fit(self, data, out=None, overwrite=False):
         """Trains on `data` and keeps the model. `data`: a Dataset, a source for load_dataset
@@ -99,7 +101,7 @@ class SyMGNN:
         if out is None:
             self._workdir = tempfile.TemporaryDirectory(prefix="symgnn-")
             out = os.path.join(self._workdir.name, "model")
-        out = os.path.abspath(os.fspath(out))
+        out = os.path.abspath(_args.path(out, "out"))
         _core.keep_freed_memory()  # as the symgnn command does: epochs reuse large tensors
         progress = Progress(self.verbose)
         try:
@@ -139,8 +141,13 @@ class SyMGNN:
             users, items, ratings = users.ratings("test")
         elif items is None and hasattr(users, "columns"):
             users, items, ratings = _frames.frame_columns(users, "score")
-        p = self.predict(users, items)
-        r = np.asarray(ratings, dtype=float)
+        if ratings is None:
+            raise ConfigError("score: ratings missing; call score(users, items, ratings), score(DataFrame with "
+                              "user, item, rating) or score(Dataset)")
+        r = _frames.ratings(ratings, "score: ratings")
+        p = np.ravel(self.predict(users, items))
+        if len(p) != len(r):
+            raise ConfigError(f"score: {len(p)} predictions for {len(r)} ratings")
         return float(np.sqrt(np.mean((p - r) ** 2)))
 
     def recommend(self, users, k=10, exclude_seen=True):
@@ -181,7 +188,7 @@ class SyMGNN:
     def save(self, path):
         """Copies the model directory to `path` (a directory `symgnn predict --model` reads)."""
         src = self._fitted().path
-        path = os.fspath(path)
+        path = _args.path(path, "path")
         if os.path.abspath(path) == os.path.abspath(src):
             return path
         if os.path.exists(path):

@@ -29,14 +29,15 @@ class Model:
 
     def __init__(self, path, device="cpu", new_ratings=None, new_user_graph=None, new_item_graph=None,
                  new_user_features=None, new_item_features=None, verbose=True):
-        path = os.fspath(path)
+        path = _args.path(path, "path")
+        device = _args.text(device, "device")
         if not os.path.exists(path):
             raise MissingFileError(f"{path}: no such model directory")
         files = dict(zip(_NEW_FILES, (new_user_graph, new_item_graph, new_user_features, new_item_features)))
-        files = {k: os.fspath(f) for k, f in files.items() if f}
+        files = {k: _args.path(f, k) for k, f in files.items() if f is not None and f != ""}
         in_memory = new_ratings is not None and not isinstance(new_ratings, (str, os.PathLike))
         if new_ratings is not None and not in_memory:
-            files["new_ratings"] = os.fspath(new_ratings)
+            files["new_ratings"] = _args.path(new_ratings, "new_ratings")
         for f in files.values():
             if not os.path.exists(f):
                 raise MissingFileError(f"{f}: no such file")
@@ -112,7 +113,7 @@ class Model:
         `users` may also be a DataFrame with columns user and item, or (user, item) pairs.
         One user id and one item id: that pair's rating, a float. One id against a list: that
         id with each (predict("1", ["50", "172"]) predicts two items for user 1)."""
-        users, items, one = _pairs(users, items)
+        users, items, one = _pairs(users, items, "predict")
         u = self._index(users, self._users, "user")
         i = self._index(items, self._items, "item")
         p = self._m.predict(u, i).astype(np.float64)
@@ -123,7 +124,7 @@ class Model:
         pandas DataFrame with columns user, item, prediction, rank (a list of tuples without
         pandas)."""
         k = _args.count(k)
-        idx = self._index(_args.id_list(users), self._users, "user")
+        idx = self._index(_args.id_list(users, "recommend: users"), self._users, "user")
         rows = []
         for u, items, scores in self._m.recommend(idx, k, not exclude_seen):
             rows += [(self._user_ids[u], self._item_ids[i], float(s), r + 1)
@@ -145,14 +146,15 @@ class Model:
         'representations', the cosine of the model's own node representations, or
         'co-ratings', the cosine of the training interactions, for kinds without them
         (then nodes that share no rating are left out and fewer than k may come back)."""
-        return self._m.similarity_basis(side)
+        return self._m.similarity_basis(_side(side))
 
     def _similar(self, side, ids, k):
         k = _args.count(k)
         noun = side[:-1]
+        ids = _args.id_list(ids, f"similar_{side}: {side}")
         names, table = (self._item_ids, self._items) if side == "items" else (self._user_ids, self._users)
         rows = []
-        for x in self._index(_args.id_list(ids), table, noun):
+        for x in self._index(ids, table, noun):
             rows += [(names[x], names[j], float(s), r + 1)
                      for r, (j, s) in enumerate(self._m.similar(side, int(x), k))]
         return _table(rows, [noun, f"similar_{noun}", "similarity", "rank"])
@@ -205,30 +207,36 @@ class Model:
         """RMSE, MAE and the ranking metrics at each k on the model's test ratings
         (docs/recommend.md states the rules), as a dict."""
         ks = _args.counts(k)
-        rel = float("nan") if relevant_min is None else float(relevant_min)
-        return json.loads(self._m.evaluate(ks, rel, popularity))
+        rel = float("nan") if relevant_min is None else _args.number(relevant_min, "relevant_min")
+        return json.loads(self._m.evaluate(ks, rel, bool(popularity)))
 
     def new_nodes(self):
         """What the new_* files added: ratings, new users and items, graph entries, feature rows."""
         return self._m.new_nodes()
 
 
-def _pairs(users, items):
+def _side(side):
+    if side not in ("items", "users"):
+        raise ConfigError(f"side must be users or items, got {side!r}")
+    return side
+
+
+def _pairs(users, items, what):
     """(user ids, item ids, whether one pair was asked) of predict's arguments."""
     if items is None:
         if _args.is_id(users):
-            raise ConfigError(f"predict: user {users!r} without items; call predict(user, item), "
+            raise ConfigError(f"{what}: user {users!r} without items; call predict(user, item), "
                               f"predict(users, items) or predict(pairs)")
         if hasattr(users, "columns"):
-            u, i = _frames.frame_columns(users, "predict", ("user", "item"), min_rows=0)
+            u, i = _frames.frame_columns(users, what, ("user", "item"), min_rows=0)
             return list(u), list(i), False
-        pairs = list(users)
+        pairs = _args.id_list(users, f"{what}: users")
         for k, p in enumerate(pairs):
-            if _args.is_id(p) or len(p) != 2:
-                raise ConfigError(f"predict: pair {k} is {p!r}; expected (user, item) pairs")
+            if _args.is_id(p) or not hasattr(p, "__len__") or len(p) != 2:
+                raise ConfigError(f"{what}: pair {k} is {p!r}; expected (user, item) pairs")
         return [p[0] for p in pairs], [p[1] for p in pairs], False
     one_user, one_item = _args.is_id(users), _args.is_id(items)
-    users, items = _args.id_list(users), _args.id_list(items)
+    users, items = _args.id_list(users, f"{what}: users"), _args.id_list(items, f"{what}: items")
     # One id against several: that id with each of them.
     if one_user and not one_item:
         users = users * len(items)

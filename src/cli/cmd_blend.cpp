@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "blend/blend.h"
 #include "cli/commands.h"
@@ -109,7 +110,34 @@ int run_ranking_blend(const BlendOptions& o) {
   return 0;
 }
 
+bool same_predictions(const std::vector<data::PredictionRow>& a, const std::vector<data::PredictionRow>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t r = 0; r < a.size(); ++r)
+    if (a[r].user != b[r].user || a[r].item != b[r].item || a[r].prediction != b[r].prediction) return false;
+  return true;
+}
+
+/// The same model given twice (one folder under two names, or a copy) would take the weight
+/// of both, and the blend would only look like one.
+void refuse_repeated_models(const std::vector<std::string>& dirs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (size_t a = 0; a < dirs.size(); ++a)
+    for (size_t b = a + 1; b < dirs.size(); ++b)
+      if (fs::equivalent(dirs[a], dirs[b], ec))
+        throw UsageError("blend --models: " + dirs[a] + " and " + dirs[b] +
+                         " are the same model directory; blend different models");
+}
+
 int run_blend(const BlendOptions& o) {
+  refuse_repeated_models(o.models);
+  if (!o.out.empty()) check_output_dir(o.out, "--out");
+  if (!o.json.empty()) check_output_file(o.json, "--json");
+  std::optional<OutputLock> lock;  // one writer of --out at a time (util/output_lock.h)
+  if (!o.out.empty()) {
+    std::filesystem::create_directories(o.out);
+    lock.emplace(o.out, "--out");
+  }
   if (o.metric == "ndcg@10") return run_ranking_blend(o);
   if (o.run != 0)
     throw UsageError(
@@ -122,6 +150,12 @@ int run_blend(const BlendOptions& o) {
                 << " is a blend: its validation predictions are in-sample, so its weight and its "
                    "validation RMSE are optimistic\n";
   }
+  for (size_t a = 0; a < models.size(); ++a)
+    for (size_t b = a + 1; b < models.size(); ++b)
+      if (same_predictions(models[a].val, models[b].val))
+        throw UsageError("blend --models: " + o.models[a] + " and " + o.models[b] +
+                         " have the same validation predictions (a copy of one model?): the blend cannot "
+                         "weigh them apart; blend different models");
   const blend::BlendResult r = blend::blend_models(models, o.intercept);
   print_table(r);
 

@@ -99,7 +99,7 @@ void add_data_command(CLI::App& app) {
   info->callback([=] {
     RunConfig cfg = make_config(*opts);
     apply_runtime(cfg);
-    Dataset ds = load_dataset(cfg.data);
+    Dataset ds = load_dataset(cfg.data, /*need_test=*/false);  // a set is described as it is, split or not
     graph::resolve_graphs(ds, cfg.graph);
     if (*json)
       std::cout << json_text(train::dataset_stats(ds), 2) << "\n";

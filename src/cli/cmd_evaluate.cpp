@@ -58,6 +58,10 @@ int run_evaluate(const EvaluateCliOptions& o) {
   runtime::set_compute_threads(o.threads);
   if (!o.json.empty()) check_output_file(o.json, "--json");
   const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
+  if (!model.data_note().empty()) std::cerr << model.data_note() << "\n";
+  if (std::isfinite(eo.relevant_min) && eo.relevant_min > model.rating_max())
+    throw ConfigError("--relevant-min " + fixed(eo.relevant_min, 2) + " is above the top rating " +
+                      fixed(model.rating_max(), 2) + ": no test rating would be relevant");
   const Evaluation ev = evaluate(model, eo);
 
   std::ostringstream os;
@@ -117,7 +121,8 @@ void add_evaluate_command(CLI::App& app) {
   cmd->add_option("--model", o->model_dir, "directory written by `symgnn train --out` (or its model.pt)")
       ->required();
   cmd->add_option("--k", o->ks, "cut-offs, comma-separated (default 5,10,20)");
-  cmd->add_option("--relevant-min", o->relevant_min, "a test rating >= R is relevant (default: see above)");
+  cmd->add_option("--relevant-min", o->relevant_min, "a test rating >= R is relevant (default: see above)")
+      ->check(finite_number());
   cmd->add_option("--json", o->json, "also write the figures as JSON to this file");
   cmd->add_option("--threads", o->threads, "threads (default: one per core)")
       ->check(config_value_check("train.threads"));

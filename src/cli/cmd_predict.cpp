@@ -63,6 +63,7 @@ int run_predict(const PredictOptions& o) {
   runtime::set_compute_threads(o.threads);
   if (!o.out.empty()) check_output_file(o.out, "--out");
   const TrainedModel model = TrainedModel::load(o.model_dir, "cpu", o.new_nodes);
+  if (!model.data_note().empty()) std::cerr << model.data_note() << "\n";
   const Dataset& ds = model.dataset();
   const data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   // The pairs file is read as the training loader reads its files (data/parsers.h).

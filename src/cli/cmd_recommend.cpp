@@ -79,6 +79,7 @@ int run_recommend(const RecommendCliOptions& o) {
   runtime::set_compute_threads(o.threads);
   const auto t0 = std::chrono::steady_clock::now();
   const TrainedModel model = TrainedModel::load(o.model_dir, o.device, o.new_nodes);
+  if (!model.data_note().empty()) std::cerr << model.data_note() << "\n";
   const Dataset& ds = model.dataset();
   const std::vector<int64_t> users = chosen_users(o, ds);
 

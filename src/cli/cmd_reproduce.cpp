@@ -11,6 +11,7 @@
 #include "reproduce/report.h"
 #include "reproduce/runner.h"
 #include "symgnn/error.h"
+#include "util/output_lock.h"
 #include "util/strings.h"
 
 namespace fs = std::filesystem;
@@ -117,7 +118,11 @@ int run_reproduce(const ReproduceOptions& o) {
   r.threads = o.threads;
   r.force = o.force;
   r.dry_run = o.dry_run || o.report_only;
+  check_output_dir(out, "--out");
   fs::create_directories(r.runs_dir);
+  // One reproduce per folder: a second one would rerun (and delete) the cells the first is
+  // training. Its cells' `train` children lock their own folders and die with this process.
+  const OutputLock lock(out, "--out");
   const auto outcomes = reproduce::run_plan(plan, r);
   if (o.dry_run) return 0;
   if (!o.report_only) blend_ranking_cells(r.runs_dir);

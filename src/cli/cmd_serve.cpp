@@ -100,6 +100,8 @@ int run_serve(const ServeCliOptions& o) {
     std::cerr << "serve: model " << m->name << " = " << m->model->name() << " from " << m->dir << " ("
               << m->model->users() << " users x " << m->model->items() << " items"
               << (m->cached ? ", every user's scores computed in memory" : ", scored per request") << ")\n";
+  for (const auto& m : store.all())
+    if (!m->model->data_note().empty()) std::cerr << "serve: " << m->model->data_note() << "\n";
   std::cerr << "serve: listening on http://" << o.host << ":" << port << " (" << o.threads
             << " worker threads); SIGHUP reloads, SIGTERM stops" << std::endl;
 

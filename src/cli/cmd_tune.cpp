@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "symgnn/error.h"
 #include "tune/report.h"
 #include "tune/search.h"
 #include "tune/space.h"
+#include "util/output_lock.h"
 #include "util/text.h"
 
 namespace fs = std::filesystem;
@@ -34,6 +36,13 @@ int run_tune(TuneOptions o) {
   }
   s.exe = fs::read_symlink("/proc/self/exe").string();
   tune::resolve_metric(s);
+  std::optional<OutputLock> lock;
+  if (!s.dry_run) {
+    // One search per folder: a second would delete the trial folders the first is training.
+    check_output_dir(s.out_dir, "--out");
+    fs::create_directories(s.out_dir);
+    lock.emplace(s.out_dir, "--out");
+  }
   const auto trials = tune::run_search(space, s);
   if (s.dry_run) return 0;
   const int b = tune::best_trial(trials);
@@ -73,7 +82,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--budget", s.budget, "total number of trials")
       ->check(CLI::Range(int64_t{1}, int64_t{100000}));
   cmd->add_option("--minutes", s.minutes, "start no new trial after this many minutes (running ones finish)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0));
   cmd->add_option("--out", s.out_dir, "output directory (default tune-out)");
   cmd->add_option("--seed", s.seed,
                   "seed of the search: trial i's values depend on (seed, i) only (default 1)");

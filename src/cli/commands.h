@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <limits>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -29,6 +30,10 @@ struct CommonOptions {
 /// admits (set_config_value's rules, from the config's field list), else the one-line
 /// error names the key and its range. An option given out of range is never replaced.
 CLI::Validator config_value_check(const std::string& key);
+
+/// A CLI11 check of a number that must be finite (nan and inf are refused) and, where
+/// `above` is finite, greater than it.
+CLI::Validator finite_number(double above = -std::numeric_limits<double>::infinity());
 
 /// Adds --data (unless positional_source), --split, --config, --set, --threads, --device.
 void add_common_options(CLI::App* cmd, CommonOptions& opts, bool with_data_flag = true);

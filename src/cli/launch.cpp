@@ -90,8 +90,9 @@ int exit_code(int status) {
 
 struct Rank {
   pid_t pid = -1;
-  std::string log;  // the captured output of ranks > 0; "" for rank 0 (the terminal's)
+  int log = -1;  // the captured output of ranks > 0, an unlinked file; -1 for rank 0 (the terminal's)
   bool done = false;
+  int code = 0;  // exit code, once done
 };
 
 /// Starts rank `r` of `n` with torchrun's variables added to this process's environment.
@@ -124,9 +125,12 @@ Rank spawn(int64_t r, int64_t n, int port, const std::vector<std::string>& args)
   int log_fd = -1;
   if (r > 0) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "symgnn-rank-XXXXXX").string();
-    log_fd = ::mkstemp(tmpl.data());
+    log_fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
     if (log_fd < 0) throw Error("train --nproc: cannot create " + tmpl + ": " + std::strerror(errno));
-    rank.log = tmpl;
+    // Unlinked at once: the launcher reads it through the descriptor, and nothing is left in
+    // the temporary folder when the launcher is killed outright.
+    ::unlink(tmpl.c_str());
+    rank.log = log_fd;
   }
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
@@ -143,14 +147,21 @@ Rank spawn(int64_t r, int64_t n, int port, const std::vector<std::string>& args)
     ::execve(exe.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
-  if (log_fd >= 0) ::close(log_fd);
   rank.pid = pid;
   return rank;
 }
 
 /// Prints a failed rank's captured output, each line prefixed with its rank.
-void print_log(int64_t r, const std::string& path) {
-  std::ifstream in(path);
+void print_log(int64_t r, int fd) {
+  std::string text;
+  char buf[4096];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    at += n;
+  }
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) std::cerr << "rank " << r << ": " << line << "\n";
 }
@@ -209,6 +220,7 @@ int launch_ranks(int64_t nproc, int64_t threads, const std::string& out_dir) {
       g_children[k] = -1;
       --running;
       const int code = exit_code(status);
+      ranks[k].code = code;
       if (code != 0 && first_failure == 0) {
         first_failure = code;
         failed_rank = static_cast<int64_t>(k);
@@ -225,9 +237,13 @@ int launch_ranks(int64_t nproc, int64_t threads, const std::string& out_dir) {
   ::sigaction(SIGTERM, &old_term, nullptr);
   ::sigaction(SIGHUP, &old_hup, nullptr);
 
-  if (failed_rank > 0 && g_signal == 0) print_log(failed_rank, ranks[static_cast<size_t>(failed_rank)].log);
+  // The failed rank's words, unless rank 0 refused the same input itself (exit 2 both: every
+  // rank reads the same files) and has said it already.
+  const Rank& failed = ranks[static_cast<size_t>(std::max<int64_t>(failed_rank, 0))];
+  if (failed_rank > 0 && g_signal == 0 && !(ranks[0].code == 2 && failed.code == 2))
+    print_log(failed_rank, failed.log);
   for (const auto& r : ranks)
-    if (!r.log.empty()) ::unlink(r.log.c_str());
+    if (r.log >= 0) ::close(r.log);
   if (g_signal != 0) {
     // Die of the signal that stopped the ranks, as a single process would.
     const int sig = g_signal;

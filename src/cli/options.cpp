@@ -1,7 +1,12 @@
 // The options every data-reading command shares, and their merge into a RunConfig.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
 #include "cli/commands.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
+#include "util/text.h"
 
 namespace symgnn::cli {
 
@@ -17,6 +22,26 @@ CLI::Validator config_value_check(const std::string& key) {
         return std::string();
       },
       "", key);
+}
+
+CLI::Validator finite_number(double above) {
+  return CLI::Validator(
+      [above](std::string& value) {
+        const std::string what =
+            std::isfinite(above) ? "a number above " + fixed(above, 0) : "a finite number";
+        double x = 0;
+        try {
+          size_t used = 0;
+          x = std::stod(value, &used);
+          if (used != value.size()) return "must be " + what + ", got '" + value + "'";
+        } catch (const std::exception&) {
+          return "must be " + what + ", got '" + value + "'";
+        }
+        if (!std::isfinite(x) || (std::isfinite(above) && !(x > above)))
+          return "must be " + what + ", got '" + value + "'";
+        return std::string();
+      },
+      "", "finite");
 }
 
 void add_common_options(CLI::App* cmd, CommonOptions& opts, bool with_data_flag) {

@@ -145,10 +145,10 @@ void validate_graph(const NodeSet& side, const char* name, const std::string& wh
 
 }  // namespace
 
-void validate_dataset(const Dataset& ds, const std::string& where) {
+void validate_dataset(const Dataset& ds, const std::string& where, bool need_test) {
   if (ds.users.count <= 0 || ds.items.count <= 0) throw DataError(where + ": no users or no items");
   if (ds.train.empty()) throw DataError(where + ": no training ratings");
-  if (ds.test.empty())
+  if (need_test && ds.test.empty())
     throw DataError(where + ": no test ratings (the split left none: give more ratings, a larger " +
                     "data.test_fraction, or data.test_file)");
   validate_all_ratings(ds, where);
@@ -164,7 +164,7 @@ void validate_dataset(const Dataset& ds, const std::string& where) {
   }
 }
 
-Dataset load_dataset(const DataConfig& cfg) {
+Dataset load_dataset(const DataConfig& cfg, bool need_test) {
   const std::string& src = cfg.source;
   Dataset ds;
   if (src == "synthetic") {
@@ -188,7 +188,7 @@ Dataset load_dataset(const DataConfig& cfg) {
   }
   ds.source = src;
   carve_validation(ds, cfg.val_fraction, static_cast<uint64_t>(cfg.split_seed));
-  validate_dataset(ds, src);
+  validate_dataset(ds, src, need_test);
   return ds;
 }
 

@@ -106,8 +106,30 @@ RatingIndexer::RatingIndexer(const std::string& name, IdIndex& users, IdIndex& i
                              PairRegistry& seen, RatingList& out)
     : name_(name), users_(users), items_(items), add_new_(add_new), seen_(seen), out_(out) {}
 
+namespace {
+/// What in `id` the CSV files symgnn writes (predictions, recommendations) could not hold
+/// as one field: they write ids as they are, so a separator or quote would shift columns.
+/// Such ids are refused when read, not found unwritable after training. nullptr: none.
+const char* unwritable(std::string_view id) {
+  for (const char c : id) {
+    if (c == ',') return "a comma";
+    if (c == '"') return "a double quote (quoted fields are not read: the quotes stay part of the id)";
+    if (c == '\r' || c == '\n') return "a line break";
+  }
+  return nullptr;
+}
+}  // namespace
+
 void RatingIndexer::add(const RawRating& r) {
   if (!error_.empty()) return;  // the file is failing: only a parse error could still come first
+  for (const auto& [what, id] : {std::pair{"user", r.user}, std::pair{"item", r.item}})
+    if (const char* bad = add_new_ ? unwritable(id) : nullptr) {
+      error_ = DataError(name_, r.line,
+                         std::string(what) + " id " + quote(id) + " holds " + bad +
+                             ", which the CSV files symgnn writes cannot hold; rename the id")
+                   .what();
+      return;
+    }
   const int64_t u = add_new_ ? users_.add(r.user) : users_.find(r.user);
   if (u < 0) {
     error_ = DataError(name_, r.line, "unknown user id " + quote(r.user) + " (not in the training ratings)")

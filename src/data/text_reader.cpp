@@ -53,7 +53,14 @@ LineReader::LineReader(const std::string& path, bool comments, size_t chunk)
   file_ = std::fopen(path.c_str(), "rb");
   if (!file_) throw DataError(path, 0, "cannot open (missing or unreadable file)");
   struct stat st {};
-  if (::fstat(::fileno(file_), &st) == 0) total_bytes_ = static_cast<uint64_t>(st.st_size);
+  if (::fstat(::fileno(file_), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      std::fclose(file_);
+      file_ = nullptr;
+      throw DataError(path, 0, "is a directory, not a file");
+    }
+    total_bytes_ = static_cast<uint64_t>(st.st_size);
+  }
   // At least the three bytes of a byte-order mark, however small the chunk.
   while (buffer_.size() < 3 && fill()) {
   }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 
+#include "data/dataset_snapshot.h"
 #include "data/prediction_file.h"
 #include "fit/evaluation_json.h"
 #include "fit/prior_choice.h"
@@ -32,6 +33,7 @@
 #include "train/epoch_metrics.h"
 #include "train/trainer.h"
 #include "util/atomic_file.h"
+#include "util/checksum.h"
 #include "util/memory_check.h"
 #include "util/output_lock.h"
 #include "util/text.h"
@@ -103,6 +105,33 @@ void train_for_ranking_on_implicit_data(RunConfig& cfg, const Dataset& ds, const
   }
 }
 
+/// The model directory's pinned data (data/dataset_snapshot.h): written when a run starts;
+/// on --resume, the files read again must hold the same data (a folder written before
+/// snapshots existed resumes unchecked, with a note).
+void pin_data(const Dataset& ds, const DataConfig& cfg, const FitOptions& o) {
+  const std::string path = o.out_dir + "/" + data::kSnapshotFile;
+  if (!o.resume) return data::write_snapshot(ds, path);
+  if (!fs::exists(path))
+    return say(o, "note: " + o.out_dir + " has no " + data::kSnapshotFile +
+                      " (written by an older symgnn): the data read again is not checked against the data "
+                      "the run started on");
+  if (const std::string diff = data::first_difference(data::read_snapshot(path), ds, cfg); !diff.empty())
+    throw DataError(diff);
+}
+
+/// Removes the runs' checkpoints (weights, optimiser state, random state: three times the
+/// model) once the run has ended and its model is saved (train.keep_checkpoints = false).
+void prune_checkpoints(const std::string& out_dir) {
+  std::error_code ec;
+  for (const std::string& phase : {out_dir, out_dir + "/final"}) {
+    for (int64_t r = 0;; ++r) {
+      const fs::path run = fs::path(phase) / ("run" + std::to_string(r));
+      if (!fs::is_directory(run, ec)) break;
+      fs::remove(run / "checkpoint.pt", ec);
+    }
+  }
+}
+
 struct Fitted {
   FitResult result;
   at::Tensor val_predictions, test_predictions;  // CPU float64, in the split's order
@@ -154,7 +183,7 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   std::vector<std::shared_ptr<TrainedModel>> models;
   for (const auto& r : s.runs) {
     infer::ModelParts parts =
-        infer::model_parts(saved_cfg, retrained ? train::merge_validation(ds) : ds, r.saved);
+        infer::model_parts(saved_cfg, retrained ? data::with_validation_in_train(ds) : ds, r.saved);
     parts.ranker = ranker;
     models.push_back(std::make_shared<TrainedModel>(std::move(parts)));
     if (o.out_dir.empty()) break;
@@ -291,6 +320,12 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
                          ", replace it with --overwrite, or choose another folder");
       clear_run(o.out_dir);
     }
+    if (o.resume && kind.fit == FitMethod::trained && fs::exists(o.out_dir + "/metrics.json") &&
+        !fs::exists(o.out_dir + "/run0/checkpoint.pt") &&
+        !fs::exists(o.out_dir + "/final/run0/checkpoint.pt"))
+      throw UsageError("--resume " + o.out_dir +
+                       ": the run is finished (its metrics.json) and its checkpoints were pruned "
+                       "(train.keep_checkpoints = false): nothing to resume; train again with --overwrite");
     if (!o.resume) write_text_atomic(o.out_dir + "/config.txt", to_text(cfg));
   }
   train::TrainerOptions topts;
@@ -299,12 +334,25 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   topts.progress = o.progress;
   // Every rank joins here, after rank 0 holds the folder: a rank 0 that refuses it never
   // serves the rendezvous, and the others stop at its timeout.
-  if (dist.world_size > 1) topts.group = std::make_shared<train::ProcessGroup>(dist, cfg.train.device);
+  if (dist.world_size > 1) {
+    topts.group = std::make_shared<train::ProcessGroup>(dist, cfg.train.device);
+    // What must be equal: the config, less the process's threads and the paths of the data
+    // (a machine may mount them elsewhere; the data themselves are compared once read).
+    RunConfig same = cfg;
+    same.train.threads = 0;
+    for (std::string* path :
+         {&same.data.source, &same.data.test_file, &same.data.user_graph_file, &same.data.item_graph_file,
+          &same.data.user_features_file, &same.data.item_features_file})
+      if (*path != "synthetic") path->clear();
+    topts.group->agree("config", sha256_hex(to_text(same)));
+  }
 
   Dataset ds = with_memory_context("loading " + cfg.data.source, [&] { return load_dataset(cfg.data); });
   with_memory_context("building the graphs", [&] { graph::resolve_graphs(ds, cfg.graph); });
   runtime::release_freed_memory();  // the loaders' temporaries
   if (rank0) say(o, train::dataset_stats_text(ds));
+  if (topts.group) topts.group->agree("data", data::fingerprint(ds));
+  if (rank0 && !o.out_dir.empty()) pin_data(ds, cfg.data, o);
   train_for_ranking_on_implicit_data(cfg, ds, kind, [&](const std::string& line) {
     if (rank0) say(o, line);
   });
@@ -341,7 +389,8 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
     if (f.val_predictions.defined() && !ds.validation.empty())
       data::write_predictions_csv(o.out_dir + "/predictions/val.csv", ds, ds.validation,
                                   values(f.val_predictions));
-    f.result.summary.push_back("wrote " + o.out_dir + "/{model.pt,metrics.json,config.txt," +
+    if (kind.fit == FitMethod::trained && !cfg.train.keep_checkpoints) prune_checkpoints(o.out_dir);
+    f.result.summary.push_back("wrote " + o.out_dir + "/{model.pt,dataset.bin,metrics.json,config.txt," +
                                (kind.fit == FitMethod::trained ? "run*/history.csv," : "") +
                                (ranker ? "ranker/," : "") + "predictions/{val,test}.csv}");
   }

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <filesystem>
 #include <mutex>
+#include <regex>
 #include <utility>
 
+#include "data/dataset_snapshot.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
 #include "runtime/runtime.h"
@@ -27,6 +29,7 @@ struct TrainedModel::Impl {
   at::Device device{at::kCPU};
   std::vector<std::vector<int64_t>> seen;
   NewRatingsSummary added;
+  std::string data_note;
 
   /// Mean of the members' `score` of the index tensors, on the CPU as float.
   template <typename Score>
@@ -72,6 +75,33 @@ std::vector<std::vector<int64_t>> seen_by_user(const Dataset& ds) {
     s.erase(std::unique(s.begin(), s.end()), s.end());
   }
   return seen;
+}
+
+/// The data of the model saved at `model_path`: the snapshot its run pinned
+/// (data/dataset_snapshot.h), found in the model's folder or, for a run's or the ranker's
+/// own model, in the run folder above it; with the validation ratings in training where
+/// the model was retrained on all of them (data.val_fraction = 0). A folder written before
+/// snapshots existed reads its config's files again, and `note` says so.
+Dataset model_data(const std::string& model_path, const RunConfig& cfg, std::string& note) {
+  static const std::regex inner(R"(run[0-9]+|final|ranker)");
+  fs::path dir = fs::path(model_path).parent_path();
+  if (dir.empty()) dir = ".";
+  for (int up = 0; up < 3; ++up) {
+    const fs::path snapshot = dir / data::kSnapshotFile;
+    if (fs::is_regular_file(snapshot)) {
+      Dataset ds = data::read_snapshot(snapshot.string());
+      return cfg.data.val_fraction == 0 && !ds.validation.empty() ? data::with_validation_in_train(ds) : ds;
+    }
+    if (!std::regex_match(dir.filename().string(), inner) || !dir.has_parent_path()) break;
+    dir = dir.parent_path();
+  }
+  note =
+      "note: " + model_path + " was saved without the data it trained on (an older symgnn): reading " +
+      (cfg.data.source == "synthetic" ? std::string("the synthetic set") : "data.source " + cfg.data.source) +
+      " again; files changed since training change the answers (train again to pin them)";
+  Dataset ds = load_dataset(cfg.data);
+  graph::resolve_graphs(ds, cfg.graph);
+  return ds;
 }
 
 void check_ids(const std::vector<int64_t>& ids, int64_t n, const char* what) {
@@ -156,8 +186,8 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
                       "ratings; train a learned model (model = lowrank or base)");
   infer::ModelParts parts;
   parts.cfg = cfg;
-  parts.ds = load_dataset(cfg.data);
-  graph::resolve_graphs(parts.ds, cfg.graph);
+  std::string data_note;
+  parts.ds = model_data(model_path, cfg, data_note);
   const at::Device dev(device);
   parts.ctx = models::make_context(parts.ds).to(dev);
   // The saved weight sets, read into (and checked against) a model built from the config.
@@ -196,6 +226,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
     parts.ranker = std::make_shared<const TrainedModel>(load(ranker, device));
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
+  out.impl_->data_note = data_note;
   return out;
 }
 
@@ -226,6 +257,10 @@ std::string TrainedModel::name() const {
 const std::vector<std::vector<int64_t>>& TrainedModel::seen_items() const {
   return impl_->seen;
 }
+const std::string& TrainedModel::data_note() const {
+  return impl_->data_note;
+}
+
 const NewRatingsSummary& TrainedModel::new_ratings() const {
   return impl_->added;
 }

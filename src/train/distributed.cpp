@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <thread>
+#include <vector>
 
 #include "symgnn/error.h"
 
@@ -179,8 +181,11 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const std::string& device)
   c10d::TCPStoreOptions so;
   so.port = static_cast<uint16_t>(env.port);
   so.isServer = env.rank == 0;
+  // The store's own wait for the workers gives up silently at its timeout (LibTorch 1.13-2.x),
+  // and rank 0 then waited in Gloo's connection for 30 minutes: join() below counts the
+  // ranks itself and fails at the timeout.
   so.numWorkers = static_cast<size_t>(env.world_size);
-  so.waitWorkers = true;
+  so.waitWorkers = false;
   so.timeout = timeout;
   try {
     impl_->store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
@@ -194,6 +199,7 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const std::string& device)
                       std::to_string(env.timeout_seconds) +
                       " s (is it running, and the address right?): " + first_line(e));
   }
+  join(env);
   try {
 #if SYMGNN_HAVE_NCCL
     if (device.rfind("cuda", 0) == 0) {
@@ -222,6 +228,51 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const std::string& device)
   } catch (const std::exception& e) {
     throw ConfigError("rank " + std::to_string(env.rank) + " of " + std::to_string(env.world_size) +
                       ": could not connect to the other ranks (via " + master + "): " + first_line(e));
+  }
+}
+
+/// Every rank adds itself to a counter in the store and waits until all have: ConfigError
+/// naming how many came when the timeout passes first.
+void ProcessGroup::join(const DistributedEnv& env) {
+  const std::string who = "rank " + std::to_string(env.rank) + " of " + std::to_string(env.world_size);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(env.timeout_seconds);
+  try {
+    int64_t joined = impl_->store->add("symgnn/joined", 1);
+    while (joined < env.world_size) {
+      if (std::chrono::steady_clock::now() > deadline)
+        throw ConfigError(
+            who + ": only " + std::to_string(joined) + " of " + std::to_string(env.world_size) +
+            " ranks joined at " + env.master_addr + ":" + std::to_string(env.port) + " within " +
+            std::to_string(env.timeout_seconds) +
+            " s (SYMGNN_DIST_TIMEOUT): start every rank, with the same MASTER_ADDR and MASTER_PORT");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      joined = impl_->store->add("symgnn/joined", 0);
+    }
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ConfigError(who + ": the rendezvous at " + env.master_addr + ":" + std::to_string(env.port) +
+                      " failed: " + first_line(e));
+  }
+}
+
+void ProcessGroup::agree(const std::string& what, const std::string& value) {
+  const std::string who = "rank " + std::to_string(impl_->rank) + " of " + std::to_string(impl_->size);
+  const std::string key = "symgnn/agree/" + what + "/";
+  try {
+    impl_->store->set(key + std::to_string(impl_->rank), std::vector<uint8_t>(value.begin(), value.end()));
+    for (int64_t r = 0; r < impl_->size; ++r) {
+      if (r == impl_->rank) continue;
+      const std::vector<uint8_t> other = impl_->store->get(key + std::to_string(r));
+      if (std::string(other.begin(), other.end()) != value)
+        throw ConfigError(who + ": its " + what + " differs from rank " + std::to_string(r) +
+                          "'s: start every rank with the same arguments, config and data files");
+    }
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ConfigError(who + ": comparing the " + what +
+                      " with the other ranks failed (did one stop?): " + first_line(e));
   }
 }
 
@@ -270,6 +321,8 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const std::string&) {
                     "time: install libgloo-dev, scripts/setup.sh, and rebuild)");
 }
 ProcessGroup::~ProcessGroup() = default;
+void ProcessGroup::join(const DistributedEnv&) {}
+void ProcessGroup::agree(const std::string&, const std::string&) {}
 int64_t ProcessGroup::rank() const {
   return 0;
 }

@@ -64,8 +64,13 @@ class ProcessGroup {
   void broadcast(at::Tensor& t);
   /// Returns when every rank has called it.
   void barrier();
+  /// Checks that every rank gives the same `value` (a hash of the run's config, of its
+  /// data): ConfigError naming `what` where one differs, on every rank, instead of ranks
+  /// that train different models and wait for each other forever.
+  void agree(const std::string& what, const std::string& value);
 
  private:
+  void join(const DistributedEnv& env);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "data/dataset_snapshot.h"
 #include "models/ranking/ranking_loss.h"
 #include "models/ranking/ranking_probe.h"
 #include "runtime/runtime.h"
@@ -266,6 +267,9 @@ class RunTrainer {
   models::RankingProbe val_probe_, test_probe_;
   const EpochMemoryProbe memory_;
   RunState st_;
+  /// The loss of this process's first step: a loss kExplodedLoss times larger has diverged.
+  double first_loss_ = -1;
+  static constexpr double kExplodedLoss = 1e6;
   std::string run_dir_, ckpt_;  // empty without an out_dir
   int64_t epochs_this_call_ = 0;
 };
@@ -407,6 +411,14 @@ std::pair<double, double> RunTrainer::descend(const at::Tensor& positions, doubl
   if (!std::isfinite(figures[0]))
     throw Error("training diverged (loss is " + std::to_string(figures[0]) + " at epoch " +
                 std::to_string(st_.epoch + 1) + "); lower train.lr");
+  // An exploding loss ends the same way: its predictions would be clipped constants, and the
+  // run would end with exit 0 and a model that ranks at random.
+  if (first_loss_ < 0) first_loss_ = std::abs(figures[0]);
+  if (tc_.stop_on_divergence && std::abs(figures[0]) > kExplodedLoss * std::max(first_loss_, 1.0))
+    throw Error("training diverged (loss " + fixed(figures[0], 1) + " at epoch " +
+                std::to_string(st_.epoch + 1) + ", " + fixed(first_loss_, 4) +
+                " at its first step); lower train.lr, or set "
+                "train.stop_on_divergence = false to train on");
   return {figures[0], figures[1]};
 }
 
@@ -579,14 +591,6 @@ std::string RunTrainer::summary(const RunResult& r) const {
 
 }  // namespace
 
-Dataset merge_validation(const Dataset& ds) {
-  Dataset all = ds;
-  const RatingList& v = ds.validation;
-  for (size_t e = 0; e < v.size(); ++e) all.train.add(v.user[e], v.item[e], v.value[e]);
-  all.validation = RatingList{};
-  return all;
-}
-
 bool retrains(const RunConfig& cfg, const Dataset& ds) {
   return cfg.train.protocol == "retrain" && !ds.validation.empty();
 }
@@ -605,7 +609,7 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
   RunConfig final_cfg = select;
   final_cfg.data.val_fraction = 0;  // `predict` rebuilds the final model's data from this
   final_cfg.train.epochs = std::max<int64_t>(1, chosen.best_epoch);
-  const Dataset all = merge_validation(ds);
+  const Dataset all = data::with_validation_in_train(ds);
   const models::ModelContext all_ctx = models::make_context(all).to(at::Device(cfg.train.device));
   runtime::release_freed_memory();
   TrainerOptions final_opts = opts;

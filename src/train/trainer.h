@@ -90,10 +90,6 @@ RunResult train_run(const RunConfig& cfg, const Dataset& ds, const models::Model
 /// Whether a run takes the two phases of train.protocol = retrain (it needs validation).
 bool retrains(const RunConfig& cfg, const Dataset& ds);
 
-/// The training ratings plus the validation ratings, with no validation split: what the
-/// retrain protocol's final model trains on.
-Dataset merge_validation(const Dataset& ds);
-
 /// Trains cfg.train.runs seeds on ds (graphs resolved) and aggregates them. With an
 /// out_dir, the best model of run 0 is saved there for `symgnn predict`.
 SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOptions& opts);

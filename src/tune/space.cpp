@@ -8,6 +8,7 @@
 #include "symgnn/config.h"
 #include "symgnn/error.h"
 #include "util/strings.h"
+#include "util/text.h"
 
 namespace symgnn::tune {
 namespace {
@@ -163,11 +164,7 @@ Space parse_space(const std::string& text, const std::string& where) {
 }
 
 Space load_space_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(path + ": cannot read the search-space file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_space(ss.str(), path);
+  return parse_space(read_text_file(path), path);  // the project's one file reader (util/text.h)
 }
 
 std::string describe(const Param& p) {

@@ -35,7 +35,7 @@ void check_output_dir(const std::string& path, const std::string& option);
 /// Whether `dir` holds a training run (its config.txt).
 bool holds_run(const std::string& dir);
 
-/// Removes what `symgnn train` writes into `dir` (config.txt, metrics.json, model.pt,
+/// Removes what `symgnn train` writes into `dir` (config.txt, metrics.json, model.pt, dataset.bin,
 /// run<N>/, final/, predictions/), leaving any other file where it is.
 void clear_run(const std::string& dir);
 

@@ -1,7 +1,8 @@
 #include "util/process.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,25 +19,40 @@ namespace symgnn {
 
 pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log_path) {
   if (argv.empty()) throw Error("spawn_logged: empty command");
+  if (::access(argv[0].c_str(), X_OK) != 0)
+    throw Error(argv[0] + ": cannot start (" + std::string(std::strerror(errno)) + ")");
   {
     std::ofstream head(log_path);
     if (!head) throw Error(log_path + ": cannot open for writing");
     for (const auto& a : argv) head << a << " ";
     head << "\n";
   }
-  std::vector<std::string> args = argv;  // posix_spawn takes char*, not const char*
+  std::vector<std::string> args = argv;  // execv takes char*, not const char*
   std::vector<char*> cargv;
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0].c_str(), &fa, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw Error(argv[0] + ": cannot start (" + std::string(std::strerror(rc)) + ")");
+  const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (log_fd < 0) throw Error(log_path + ": cannot open for writing (" + std::strerror(errno) + ")");
+  // fork + exec rather than posix_spawn: the child must ask to die with its parent before it
+  // runs anything, so that a `tune` or `reproduce` killed outright (kill -9 included) leaves
+  // no `train` behind writing into the folder the next run will clean. SIGTERM lets the
+  // child remove its temporaries (cli/main.cpp). Only async-signal-safe calls after fork.
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(log_fd);
+    throw Error(argv[0] + ": cannot start (" + std::string(std::strerror(err)) + ")");
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);  // the parent died before prctl
+    ::dup2(log_fd, STDOUT_FILENO);
+    ::dup2(log_fd, STDERR_FILENO);
+    ::execve(cargv[0], cargv.data(), environ);
+    ::_exit(127);
+  }
+  ::close(log_fd);
   return pid;
 }
 

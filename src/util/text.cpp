@@ -12,6 +12,7 @@ std::string read_text_file(const std::string& path) {
   std::string text;
   switch (read_file(path, text)) {
     case ReadStatus::cannot_open: throw DataError(path, 0, "cannot open (missing or unreadable file)");
+    case ReadStatus::is_directory: throw DataError(path, 0, "is a directory, not a file");
     case ReadStatus::read_error: throw DataError(path, 0, "read error");
     case ReadStatus::ok: break;
   }

@@ -18,6 +18,8 @@ using symgnn::testing::write_file;
 TEST(ArgumentChecks, OutOfRangeOrIgnoredArgumentsExitTwoWithOneLine) {
   const std::string dir = scratch_dir("cli_arguments");
   const std::string pairs = write_file(dir, "pairs.csv", "0,0\n");
+  const std::string conf = write_file(dir, "base.conf", "model = lowrank\n");
+  const std::string space = write_file(dir, "s.space", "lowrank.hidden = choice 8|16\n");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"train --epochs 0", "train.epochs"},
       {"train --epochs -5", "train.epochs"},
@@ -47,6 +49,15 @@ TEST(ArgumentChecks, OutOfRangeOrIgnoredArgumentsExitTwoWithOneLine) {
       {"train --metrics-out " + dir, "is a directory"},
       {"predict --model " + dir + " --pairs " + pairs + " --out " + dir, "is a directory"},
       {"evaluate --model " + dir + " --json " + dir + "/nowhere/e.json", "does not exist"},
+      {"tune --data synthetic --config " + conf + " --space " + space + " --budget 1 --out " + pairs,
+       "is a file"},
+      {"blend --models " + dir + "/a " + dir + "/b --out " + pairs, "is a file"},
+      // Numbers that are no numbers: refused, not read as "no limit" or "nothing relevant".
+      {"tune --data synthetic --config " + conf + " --space " + space + " --minutes nan", "--minutes"},
+      {"tune --data synthetic --config " + conf + " --space " + space + " --minutes inf", "--minutes"},
+      {"evaluate --model " + dir + " --relevant-min inf", "--relevant-min"},
+      {"evaluate --model " + dir + " --relevant-min nan", "--relevant-min"},
+      {"evaluate --model " + dir + " --relevant-min -inf", "--relevant-min"},
   };
   for (const auto& [args, needle] : cases) {
     std::string out;

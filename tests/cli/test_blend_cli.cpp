@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -83,6 +83,10 @@ TEST(BlendCli, BadInputExitsTwoNamingTheFile) {
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   };
   expect_two("--models " + a, "at least 2");
+  // A model blended with itself, by another name or as a copy, would only look like a blend.
+  expect_two("--models " + a + " " + a + "/.", "are the same model directory");
+  std::filesystem::copy(a, root + "/copy", std::filesystem::copy_options::recursive);
+  expect_two("--models " + a + " " + root + "/copy", "have the same validation predictions");
   expect_two("--models " + a + " " + root + "/missing", root + "/missing/metrics.json: cannot open");
   // An edited file no longer matches the checksum symgnn listed for it ...
   write_file(b + "/predictions", "test.csv", "user,item,rating,prediction\nx,y,3,3\nx,y,3,3\n");

@@ -5,6 +5,7 @@
 // with exit code 2.
 #include <gtest/gtest.h>
 #include <torch/serialize/archive.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/test_support.h"
@@ -120,11 +122,11 @@ TEST(DistributedTraining, TwoProcessesWithMiniBatchesTrainToTheParametersOfOne) 
 
 TEST(DistributedTraining, AKilledTwoProcessRunResumesToTheUninterruptedResult) {
   const std::string& reference = two_process_reference();
-  // Rank 0 dies by SIGKILL at its 8th fault point (after the config and two checkpoints,
-  // epoch 3); the launcher stops rank 1 and reports the kill.
+  // Rank 0 dies by SIGKILL at its 10th fault point (after the config, the pinned data and two
+  // checkpoints, epoch 3); the launcher stops rank 1 and reports the kill.
   const std::string dir = scratch_dir("distributed_killed") + "/run";
   std::string out;
-  const int rc = run_symgnn(kTrain + " --nproc 2 --out " + dir, &out, "SYMGNN_FAULT_INJECT=kill:8");
+  const int rc = run_symgnn(kTrain + " --nproc 2 --out " + dir, &out, "SYMGNN_FAULT_INJECT=kill:10");
   ASSERT_EQ(rc, 128 + 9) << out;
   EXPECT_NE(out.find("killed by signal 9"), std::string::npos) << out;
   ASSERT_TRUE(fs::exists(dir + "/run0/checkpoint.pt"));
@@ -169,4 +171,59 @@ TEST(DistributedTraining, BadRendezvousVariablesAreOneLineErrors) {
   EXPECT_EQ(lines(out), 1u) << out;
   EXPECT_NE(out.find("rank 0 unreachable"), std::string::npos) << out;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30.0);
+}
+
+namespace {
+/// A port for one test's rendezvous, apart from the other tests' and processes'.
+std::string test_port(int offset) {
+  return std::to_string(20000 + (static_cast<int>(::getpid()) * 7 + offset) % 20000);
+}
+}  // namespace
+
+TEST(DistributedTraining, RendezvousAlwaysEnds) {
+  // Rank 0 alone: the ranks that never come are counted, and it gives up at the timeout.
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string out;
+  EXPECT_EQ(run_symgnn(kTrain, &out,
+                       "WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + test_port(1) +
+                           " SYMGNN_DIST_TIMEOUT=2"),
+            2)
+      << out;
+  EXPECT_EQ(lines(out), 1u) << out;
+  EXPECT_NE(out.find("rank 0 of 2: only 1 of 2 ranks joined"), std::string::npos) << out;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30.0);
+
+  // Two ranks started with different arguments: both refuse in one line instead of training
+  // different models and waiting for each other.
+  const std::string env =
+      "WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + test_port(2) + " SYMGNN_DIST_TIMEOUT=20";
+  int rc[2];
+  std::string outs[2];
+  std::thread a([&] { rc[0] = run_symgnn(kTrain + " --set train.lr=0.01", &outs[0], env + " RANK=0"); });
+  std::thread b([&] { rc[1] = run_symgnn(kTrain + " --set train.lr=0.5", &outs[1], env + " RANK=1"); });
+  a.join();
+  b.join();
+  EXPECT_EQ(rc[0], 2) << outs[0];
+  EXPECT_EQ(rc[1], 2) << outs[1];
+  EXPECT_TRUE(outs[0].find("its config differs from rank 1's") != std::string::npos ||
+              outs[1].find("its config differs from rank 0's") != std::string::npos)
+      << outs[0] << outs[1];
+  for (const auto& o : outs) EXPECT_EQ(lines(o), 1u) << o;
+}
+
+TEST(DistributedTraining, ALauncherSaysABadInputOnceAndLeavesNoFile) {
+  const std::string tmp = scratch_dir("distributed_tmp");
+  std::string out;
+  EXPECT_EQ(run_symgnn(kTrain + " --nproc 2 --data " + tmp + "/missing.csv", &out, "TMPDIR=" + tmp), 2)
+      << out;
+  EXPECT_EQ(lines(out), 1u) << out;
+  // Killed outright mid-training: its ranks die with it, and no captured output is left in
+  // the temporary folder.
+  const std::string dir = tmp + "/killed";
+  symgnn::testing::run_command(
+      "TMPDIR=" + tmp + " " + symgnn::testing::symgnn_binary() +
+      " train --preset paper --epochs 300 --no-compare --threads 1 --quiet --nproc 2 --out " + dir +
+      " & sleep 4; kill -9 $!; sleep 2");
+  for (const auto& e : fs::directory_iterator(tmp))
+    EXPECT_NE(e.path().filename().string().rfind("symgnn-rank-", 0), 0u) << e.path();
 }

@@ -38,6 +38,25 @@ TEST(HostileInput, NoTestRatingLeftIsAnError) {
   EXPECT_EQ(run_symgnn("train --data " + path + " --epochs 2 --quiet", &out), 2) << out;
   EXPECT_NE(out.find("one.csv"), std::string::npos) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  // Describing a set needs no split: data info shows what a valid 4-rating file holds.
+  const std::string four = write_file(dir, "four.csv", "a,x,4\na,y,3\nb,x,5\nb,y,2\n");
+  EXPECT_EQ(run_symgnn("data info " + four + " 2>/dev/null", &out), 0) << out;
+  EXPECT_NE(out.find("4 (train"), std::string::npos) << out;
+}
+
+TEST(HostileInput, ADirectoryGivenForAFileIsSaidToBeOne) {
+  const std::string dir = scratch_dir("cli_directory_as_file");
+  const std::string conf = write_file(dir, "base.conf", "model = lowrank\n");
+  const std::string ratings = write_file(dir, "six.csv", "a,x,4\na,y,3\nb,x,5\nb,y,2\nc,x,1\nc,y,2\n");
+  for (const std::string& args :
+       {"tune --data synthetic --config " + conf + " --space " + dir + " --budget 1 --out " + dir + "/t",
+        "train --data " + ratings + " --set data.test_file=" + dir + " --epochs 1 --quiet",
+        "data info " + ratings + " --set data.user_graph_file=" + dir}) {
+    std::string out;
+    EXPECT_EQ(run_symgnn(args, &out), 2) << args << "\n" << out;
+    EXPECT_NE(out.find(dir + ": is a directory, not a file"), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
+  }
 }
 
 namespace {
@@ -68,3 +87,19 @@ TEST(HostileInput, TheDenseSylvesterBaselineRefusesASetItCannotHold) {
 // graph.knn_source = ratings no longer builds a dense n1 x n2 matrix, so a 200,000 x
 // 200,000 set is no longer refused: the sparse k-NN (tests/graph/test_knn_sparse.cpp)
 // builds its graph in O(threads x n + nnz + n k) memory.
+
+TEST(HostileInput, AnExplodingLossStopsTheRunInOneLine) {
+  // The largest learning rate the config admits: the loss grows by 1e15 in one epoch, and the
+  // run would otherwise end with exit 0 and clipped constant predictions.
+  std::string out;
+  EXPECT_EQ(run_symgnn("train --set train.lr=10 --epochs 20 --no-compare --quiet", &out), 2) << out;
+  EXPECT_NE(out.find("training diverged (loss "), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  // Asked to train on, it does.
+  EXPECT_EQ(
+      run_symgnn(
+          "train --set train.lr=10 --set train.stop_on_divergence=false --epochs 3 --no-compare --quiet",
+          &out),
+      0)
+      << out;
+}

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "common/test_support.h"
 #include "data/data_test_util.h"
@@ -164,6 +165,14 @@ TEST(RatingsCsv, RatingErrorsNameFileAndLine) {
   EXPECT_DATA_ERROR(load("header.csv", "user,item,rating\n"), "header.csv", "header line but no ratings");
   EXPECT_DATA_ERROR(load_ratings_file(dir + "/missing.csv", with_source(dir + "/missing.csv")), "missing.csv",
                     "cannot open");
+  // Ids the CSV files symgnn writes could not hold as one field: refused when read, not after
+  // training (a quoted field keeps its quotes: the reader splits on every separator).
+  EXPECT_DATA_ERROR(load("quoted.csv", "1,2,3\n\"a,b\",1,4\n"),
+                    "quoted.csv:2:", "user id '\"a' holds a double quote");
+  EXPECT_DATA_ERROR(load("comma.tsv", "1\t2\t3\n1\ta,b\t4\n"), "comma.tsv:2:", "item id 'a,b' holds a comma");
+  std::filesystem::create_directories(dir + "/adir");
+  EXPECT_DATA_ERROR(load_ratings_file(dir + "/adir", with_source(dir + "/adir")), "adir",
+                    "is a directory, not a file");
 }
 
 TEST(RatingsCsv, BinaryGarbageGivesOneLineMessage) {

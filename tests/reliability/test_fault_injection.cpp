@@ -26,9 +26,12 @@ using symgnn::testing::scratch_dir;
 namespace {
 
 // Two seeds, six epochs, a checkpoint every epoch and the retrain phase of the synthetic
-// preset: about 120 fault points, 16 checkpoints and 4 saved models per run.
+// preset: about 120 fault points, 16 checkpoints and 4 saved models per run. The
+// checkpoints are kept at the end, for the damaged-file cases (tests/reliability/
+// test_model_directories.cpp covers their pruning).
 const std::string kTrain =
-    "train --epochs 6 --runs 2 --no-compare --set train.checkpoint_every=1 --threads 1 --quiet";
+    "train --epochs 6 --runs 2 --no-compare --set train.checkpoint_every=1 --set train.keep_checkpoints=true "
+    "--threads 1 --quiet";
 
 /// Whether `rc` (run_command's status) is a death by `sig`: the shell reports 128 + sig,
 /// or the status is not an exit at all.

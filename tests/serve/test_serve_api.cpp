@@ -109,6 +109,40 @@ TEST(ServeApi, RecommendAnswersWhatTheLibraryRecommends) {
       EXPECT_EQ(j["results"][n]["items"][k]["item"], ease.dataset().items.id_of(want[n].items[k]));
 }
 
+TEST(ServeApi, ACopiedModelDirectoryIsServedWithoutItsTrainingFiles) {
+  // Trained on a ratings file, copied elsewhere, the file removed: the served directory
+  // answers from the data it pinned (dataset.bin), as the original did.
+  const std::string root = st::scratch_dir("serve_copied");
+  std::string csv = "user,item,rating\n";
+  for (int u = 1; u <= 30; ++u)
+    for (int k = 0; k < 8; ++k) {
+      const int i = 1 + (u * 3 + k * 7) % 20;
+      csv +=
+          "u" + std::to_string(u) + ",i" + std::to_string(i) + "," + std::to_string(1 + (u + i) % 5) + "\n";
+    }
+  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+  cfg.data.source = st::write_file(root, "ratings.csv", csv);
+  cfg.train.epochs = 3;
+  cfg.lowrank.hidden = 8;
+  symgnn::FitOptions fo;
+  fo.out_dir = root + "/model";
+  fo.progress = "quiet";
+  symgnn::fit(cfg, fo);
+  const auto answer = [](const std::string& dir) {
+    symgnn::serve::ModelStore store({{"main", dir}}, "cpu");
+    symgnn::serve::ServeMetrics metrics;
+    const symgnn::serve::Api api(store, metrics, symgnn::serve::ApiLimits{}, "0123456789abcdef");
+    const Response r = st::get_request(api, "/v1/recommend", {{"user", "u7"}, {"k", "5"}});
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.body;
+  };
+  const std::string before = answer(fo.out_dir);
+  std::filesystem::create_directories(root + "/elsewhere");
+  std::filesystem::copy(fo.out_dir, root + "/elsewhere/model", std::filesystem::copy_options::recursive);
+  std::filesystem::remove(cfg.data.source);
+  EXPECT_EQ(answer(root + "/elsewhere/model"), before);
+}
+
 TEST(ServeApi, PredictAnswersWhatTheLibraryPredicts) {
   const Fixture f;
   const symgnn::TrainedModel model = symgnn::TrainedModel::load(served().lowrank);

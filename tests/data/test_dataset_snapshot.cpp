@@ -1,0 +1,141 @@
+// The data a model directory pins (src/data/dataset_snapshot.h): a snapshot reads back as
+// the Dataset written, field for field; a damaged or cut file is a one-line error naming it;
+// first_difference names the file whose part changed.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "common/test_support.h"
+#include "data/dataset_snapshot.h"
+#include "data/loaders.h"
+#include "symgnn/config.h"
+#include "symgnn/error.h"
+
+using symgnn::DataConfig;
+using symgnn::Dataset;
+using symgnn::GraphOrigin;
+namespace data = symgnn::data;
+
+namespace {
+
+/// A small synthetic set with ids, a file graph on the users and features on the items,
+/// so that every field of the snapshot holds something.
+Dataset small_set() {
+  DataConfig cfg;
+  cfg.synthetic_users = 20;
+  cfg.synthetic_items = 15;
+  cfg.synthetic_density = 0.3;
+  Dataset ds = data::make_synthetic(cfg);
+  symgnn::carve_validation(ds, 0.1, 3);
+  for (int64_t u = 0; u < ds.users.count; ++u)
+    ds.users.ids.push_back("user, \"" + std::to_string(u) + "\"\n");
+  ds.users.graph = symgnn::EdgeList{};
+  ds.users.graph.num_nodes = ds.users.count;
+  ds.users.graph.add(0, 1, 0.5f);
+  ds.users.graph.add(1, 0, 0.5f);
+  ds.users.graph_origin = GraphOrigin::File;
+  ds.items.features.rows = ds.items.count;
+  ds.items.features.cols = 2;
+  for (int64_t i = 0; i < ds.items.count * 2; ++i)
+    ds.items.features.values.push_back(0.25f * static_cast<float>(i));
+  ds.items.features.names = {"a", "b"};
+  ds.items.features_origin = "test";
+  ds.source = "/data/ratings.csv";
+  return ds;
+}
+
+void expect_equal(const Dataset& a, const Dataset& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.source, b.source);
+  for (const auto& [x, y] : {std::pair{&a.users, &b.users}, std::pair{&a.items, &b.items}}) {
+    EXPECT_EQ(x->count, y->count);
+    EXPECT_EQ(x->ids, y->ids);
+    EXPECT_EQ(x->graph.src, y->graph.src);
+    EXPECT_EQ(x->graph.dst, y->graph.dst);
+    EXPECT_EQ(x->graph.weight, y->graph.weight);
+    EXPECT_EQ(x->graph.num_nodes, y->graph.num_nodes);
+    EXPECT_EQ(x->graph_origin, y->graph_origin);
+    EXPECT_EQ(x->features.values, y->features.values);
+    EXPECT_EQ(x->features.names, y->features.names);
+    EXPECT_EQ(x->features_origin, y->features_origin);
+  }
+  for (const auto& [x, y] : {std::pair{&a.train, &b.train}, std::pair{&a.validation, &b.validation},
+                             std::pair{&a.test, &b.test}}) {
+    EXPECT_EQ(x->user, y->user);
+    EXPECT_EQ(x->item, y->item);
+    EXPECT_EQ(x->value, y->value);
+  }
+  EXPECT_EQ(a.rating_levels, b.rating_levels);
+  EXPECT_EQ(a.rating_min, b.rating_min);
+  EXPECT_EQ(a.rating_max, b.rating_max);
+}
+
+}  // namespace
+
+TEST(DatasetSnapshot, ReadsBackWhatWasWritten) {
+  const Dataset ds = small_set();
+  const std::string path = symgnn::testing::scratch_dir("snapshot_roundtrip") + "/dataset.bin";
+  data::write_snapshot(ds, path);
+  expect_equal(data::read_snapshot(path), ds);
+  EXPECT_EQ(data::fingerprint(data::read_snapshot(path)), data::fingerprint(ds));
+}
+
+TEST(DatasetSnapshot, DamagedOrCutFilesAreOneLineErrorsNamingTheFile) {
+  const Dataset ds = small_set();
+  const std::string dir = symgnn::testing::scratch_dir("snapshot_damage");
+  const std::string path = dir + "/dataset.bin";
+  data::write_snapshot(ds, path);
+  const std::string good = symgnn::testing::read_file(path);
+  for (const size_t at : {size_t{3}, good.size() / 2, good.size() - 1}) {
+    std::string bad = good;
+    bad[at] ^= 0x10;
+    std::ofstream(path, std::ios::binary) << bad;
+    try {
+      data::read_snapshot(path);
+      ADD_FAILURE() << "a flipped byte at " << at << " was read";
+    } catch (const symgnn::Error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind(path + ": ", 0), 0u) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
+  std::ofstream(path, std::ios::binary) << good.substr(0, good.size() / 3);
+  EXPECT_THROW(data::read_snapshot(path), symgnn::Error);
+}
+
+TEST(DatasetSnapshot, FirstDifferenceNamesTheFileOfThePartThatChanged) {
+  const Dataset ds = small_set();
+  DataConfig cfg;
+  cfg.source = "/data/ratings.csv";
+  cfg.user_graph_file = "/data/users.csv";
+  EXPECT_EQ(data::first_difference(ds, ds, cfg), "");
+
+  Dataset swapped = ds;
+  std::swap(swapped.train.user[0], swapped.train.user[1]);
+  if (swapped.train.user[0] == swapped.train.user[1]) swapped.train.value[0] += 1;
+  EXPECT_EQ(data::first_difference(ds, swapped, cfg)
+                .rfind("data.source /data/ratings.csv: the training ratings", 0),
+            0u);
+  Dataset graph = ds;
+  graph.users.graph.weight[0] = 0.75f;
+  EXPECT_EQ(
+      data::first_difference(ds, graph, cfg).rfind("data.user_graph_file /data/users.csv: the user graph", 0),
+      0u);
+  Dataset features = ds;
+  features.items.features.values[3] = 9.0f;
+  EXPECT_EQ(
+      data::first_difference(ds, features, cfg).rfind("data.source /data/ratings.csv: the item features", 0),
+      0u);
+  Dataset test = ds;
+  test.test.value[0] += 1;
+  EXPECT_NE(data::first_difference(ds, test, cfg).find("the test ratings"), std::string::npos);
+}
+
+TEST(DatasetSnapshot, RetrainedModelsSeeTheirValidationRatingsInTraining) {
+  const Dataset ds = small_set();
+  const Dataset all = data::with_validation_in_train(ds);
+  EXPECT_TRUE(all.validation.empty());
+  EXPECT_EQ(all.train.size(), ds.train.size() + ds.validation.size());
+  EXPECT_EQ(all.train.value.back(), ds.validation.value.back());
+}

@@ -1,0 +1,152 @@
+// Self-contained, pinned model directories (docs/reliability.md): `symgnn train --out DIR`
+// keeps the data it trained on in DIR/dataset.bin, so DIR answers the same once copied
+// elsewhere and once its training files are edited or gone; --resume refuses data that
+// changed, naming the file; the checkpoints are pruned at the end unless kept; a directory
+// written before snapshots existed still loads, with a note.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "common/test_support.h"
+
+namespace fs = std::filesystem;
+using symgnn::testing::read_file;
+using symgnn::testing::run_symgnn;
+using symgnn::testing::scratch_dir;
+using symgnn::testing::write_file;
+
+namespace {
+
+/// 30 users x 20 items, every user rating 8 items, ratings from a pattern.
+std::string ratings_csv() {
+  std::string text = "user,item,rating\n";
+  for (int u = 1; u <= 30; ++u)
+    for (int k = 0; k < 8; ++k) {
+      const int i = 1 + (u * 3 + k * 7) % 20;
+      text += std::to_string(u) + "," + std::to_string(i) + "," + std::to_string(1 + (u + i) % 5) + "\n";
+    }
+  return text;
+}
+
+/// The same ratings with users 1 and 2 trading rows.
+std::string swapped_csv() {
+  std::string text = "user,item,rating\n";
+  for (int u = 1; u <= 30; ++u)
+    for (int k = 0; k < 8; ++k) {
+      const int i = 1 + (u * 3 + k * 7) % 20;
+      const int as = u == 1 ? 2 : u == 2 ? 1 : u;
+      text += std::to_string(as) + "," + std::to_string(i) + "," + std::to_string(1 + (u + i) % 5) + "\n";
+    }
+  return text;
+}
+
+const std::string kTrain = "train --epochs 4 --no-compare --threads 1 --quiet --set train.runs=2";
+
+/// `out` without the lines on stderr: the loaders' warnings and notes, and the commands'
+/// summaries (which carry timings).
+std::string answer_lines(const std::string& out) {
+  std::istringstream in(out);
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    bool said = false;
+    for (const char* prefix : {"warning: ", "note: ", "predict: ", "recommend: "})
+      said = said || line.rfind(prefix, 0) == 0;
+    if (!said) kept += line + "\n";
+  }
+  return kept;
+}
+
+/// predict, recommend and evaluate of model `dir` (their answers), which must succeed.
+std::string answers(const std::string& dir, const std::string& pairs) {
+  std::string all, out;
+  for (const std::string& cmd :
+       {"predict --model " + dir + " --pairs " + pairs, "recommend --model " + dir + " --user 1 --k 5",
+        "recommend --model " + dir + " --user 2 --k 5", "evaluate --model " + dir}) {
+    EXPECT_EQ(run_symgnn(cmd, &out), 0) << cmd << "\n" << out;
+    all += answer_lines(out);
+  }
+  return all;
+}
+
+}  // namespace
+
+TEST(ModelDirectories, ACopiedDirectoryAnswersWithoutItsTrainingFiles) {
+  const std::string root = scratch_dir("model_dirs_copy");
+  const std::string csv = write_file(root, "ratings.csv", ratings_csv());
+  const std::string pairs = write_file(root, "pairs.csv", "user,item\n1,5\n2,5\n3,7\n");
+  std::string out;
+  ASSERT_EQ(run_symgnn(kTrain + " --data " + csv + " --out " + root + "/m", &out), 0) << out;
+  ASSERT_TRUE(fs::exists(root + "/m/dataset.bin"));
+  const std::string before = answers(root + "/m", pairs);
+
+  // Users 1 and 2 trade rows in the training file: the model still answers for its own data.
+  write_file(root, "ratings.csv", swapped_csv());
+  EXPECT_EQ(answers(root + "/m", pairs), before);
+  // Copied to another folder, the training file gone.
+  fs::create_directories(root + "/elsewhere");
+  fs::copy(root + "/m", root + "/elsewhere/m", fs::copy_options::recursive);
+  fs::remove(csv);
+  EXPECT_EQ(answers(root + "/elsewhere/m", pairs), before);
+  // No note: the data came from the snapshot.
+  ASSERT_EQ(run_symgnn("predict --model " + root + "/elsewhere/m --pairs " + pairs, &out), 0) << out;
+  EXPECT_EQ(out.find("note:"), std::string::npos) << out;
+}
+
+TEST(ModelDirectories, ResumeRefusesChangedDataNamingTheFile) {
+  const std::string root = scratch_dir("model_dirs_resume");
+  const std::string csv = write_file(root, "ratings.csv", ratings_csv());
+  const std::string dir = root + "/m";
+  std::string out;
+  // Killed at its 12th fault point (a few checkpoints in), then the file changes.
+  const int rc = run_symgnn(kTrain + " --set train.checkpoint_every=1 --data " + csv + " --out " + dir, &out,
+                            "SYMGNN_FAULT_INJECT=kill:12");
+  ASSERT_NE(rc, 0) << out;
+  ASSERT_TRUE(fs::exists(dir + "/dataset.bin"));
+  write_file(root, "ratings.csv", swapped_csv());
+  ASSERT_EQ(run_symgnn("train --quiet --resume " + dir, &out), 2) << out;
+  EXPECT_NE(out.find("symgnn: error: data.source " + fs::canonical(csv).string() +
+                     ": the training ratings differ from the file the run trained on"),
+            std::string::npos)
+      << out;
+  // The file restored, the run resumes and ends.
+  write_file(root, "ratings.csv", ratings_csv());
+  ASSERT_EQ(run_symgnn("train --quiet --resume " + dir, &out), 0) << out;
+  EXPECT_TRUE(fs::exists(dir + "/model.pt"));
+}
+
+TEST(ModelDirectories, CheckpointsArePrunedUnlessKept) {
+  const std::string root = scratch_dir("model_dirs_prune");
+  std::string out;
+  ASSERT_EQ(run_symgnn(kTrain + " --out " + root + "/pruned", &out), 0) << out;
+  for (const char* f : {"model.pt", "dataset.bin", "run0/model.pt", "run1/model.pt", "run0/history.csv"})
+    EXPECT_TRUE(fs::exists(root + "/pruned/" + f)) << f;
+  for (const auto& e : fs::recursive_directory_iterator(root + "/pruned"))
+    EXPECT_NE(e.path().filename(), "checkpoint.pt") << e.path();
+  // A finished run whose checkpoints are gone has nothing to resume: said in one line.
+  ASSERT_EQ(run_symgnn("train --quiet --resume " + root + "/pruned", &out), 2) << out;
+  EXPECT_NE(out.find("the run is finished"), std::string::npos) << out;
+
+  ASSERT_EQ(run_symgnn(kTrain + " --set train.keep_checkpoints=true --out " + root + "/kept", &out), 0)
+      << out;
+  EXPECT_TRUE(fs::exists(root + "/kept/run0/checkpoint.pt"));
+  EXPECT_TRUE(fs::exists(root + "/kept/run1/checkpoint.pt"));
+  ASSERT_EQ(run_symgnn("train --quiet --resume " + root + "/kept", &out), 0) << out;
+}
+
+TEST(ModelDirectories, ADirectoryWithoutSnapshotLoadsWithANote) {
+  const std::string root = scratch_dir("model_dirs_old");
+  const std::string csv = write_file(root, "ratings.csv", ratings_csv());
+  const std::string pairs = write_file(root, "pairs.csv", "user,item\n1,5\n");
+  std::string out, with;
+  ASSERT_EQ(run_symgnn(kTrain + " --data " + csv + " --out " + root + "/m", &out), 0) << out;
+  ASSERT_EQ(run_symgnn("predict --model " + root + "/m --pairs " + pairs, &with), 0);
+  // As an older symgnn wrote it: no dataset.bin. The files are read again, and it says so.
+  fs::remove(root + "/m/dataset.bin");
+  ASSERT_EQ(run_symgnn("predict --model " + root + "/m --pairs " + pairs, &out), 0) << out;
+  EXPECT_NE(out.find("note: " + root + "/m/model.pt was saved without the data it trained on"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(answer_lines(out), answer_lines(with));
+}
