@@ -20,6 +20,11 @@ namespace data {
 /// The snapshot's name inside a model directory.
 inline constexpr const char* kSnapshotFile = "dataset.bin";
 
+/// The item names a model directory keeps beside its snapshot (the titles its data source
+/// carries, data/item_names.h), in read_item_names' format: `symgnn serve` shows them with
+/// the directory copied away from that source.
+inline constexpr const char* kItemNamesFile = "item_names.csv";
+
 /// Writes `ds` to `path` atomically, sealed.
 void write_snapshot(const Dataset& ds, const std::string& path);
 

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "data/dataset_snapshot.h"
+#include "data/item_names.h"
 #include "data/prediction_file.h"
 #include "fit/evaluation_json.h"
 #include "fit/prior_choice.h"
@@ -105,12 +106,32 @@ void train_for_ranking_on_implicit_data(RunConfig& cfg, const Dataset& ds, const
   }
 }
 
+/// The titles the data source carries (MovieLens), kept as DIR/item_names.csv for serve's
+/// page; nothing for sources without titles. Unreadable titles only cost the names.
+void pin_item_names(const Dataset& ds, const DataConfig& cfg, const FitOptions& o) {
+  data::ItemNames names;
+  try {
+    names = data::source_item_names(cfg.source);
+  } catch (const DataError& e) {
+    return say(o, std::string("note: no item names kept: ") + e.what());
+  }
+  if (names.empty()) return;
+  std::string text = "item,name\n";
+  for (int64_t i = 0; i < ds.items.count; ++i)
+    if (const auto it = names.find(ds.items.id_of(i)); it != names.end())
+      text += it->first + "," + it->second + "\n";
+  write_text_atomic(o.out_dir + "/" + data::kItemNamesFile, text);
+}
+
 /// The model directory's pinned data (data/dataset_snapshot.h): written when a run starts;
 /// on --resume, the files read again must hold the same data (a folder written before
 /// snapshots existed resumes unchecked, with a note).
 void pin_data(const Dataset& ds, const DataConfig& cfg, const FitOptions& o) {
   const std::string path = o.out_dir + "/" + data::kSnapshotFile;
-  if (!o.resume) return data::write_snapshot(ds, path);
+  if (!o.resume) {
+    data::write_snapshot(ds, path);
+    return pin_item_names(ds, cfg, o);
+  }
   if (!fs::exists(path))
     return say(o, "note: " + o.out_dir + " has no " + data::kSnapshotFile +
                       " (written by an older symgnn): the data read again is not checked against the data "

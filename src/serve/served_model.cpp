@@ -6,9 +6,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "data/dataset_snapshot.h"
 #include "data/item_names.h"
 #include "data/parsers.h"
 #include "symgnn/run_metrics.h"
+#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -83,9 +85,12 @@ std::shared_ptr<const ServedModel> load_served_model(const std::string& name, co
   m->model = std::move(model);
   m->users = data::id_index(m->model->dataset().users);
   m->items = data::id_index(m->model->dataset().items);
-  const data::ItemNames names = item_names_file.empty()
-                                    ? data::source_item_names(m->model->config().data.source)
-                                    : data::read_item_names(item_names_file);
+  // The names given, else those the directory kept (fit.cpp), else the data source's own.
+  const std::string kept = (fs::path(dir) / data::kItemNamesFile).string();
+  const data::ItemNames names = !item_names_file.empty() ? data::read_item_names(item_names_file)
+                                : fs::is_regular_file(kept)
+                                    ? (read_verified_file(kept), data::read_item_names(kept))
+                                    : data::source_item_names(m->model->config().data.source);
   if (!names.empty()) {
     m->item_names.resize(static_cast<size_t>(m->model->items()));
     for (int64_t i = 0; i < m->model->items(); ++i) {

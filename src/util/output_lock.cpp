@@ -71,9 +71,9 @@ void clear_run(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    // dataset.bin: the pinned data (data/dataset_snapshot.h).
-    const bool file =
-        name == "config.txt" || name == "metrics.json" || name == "model.pt" || name == "dataset.bin";
+    // dataset.bin, item_names.csv: the pinned data (data/dataset_snapshot.h).
+    const bool file = name == "config.txt" || name == "metrics.json" || name == "model.pt" ||
+                      name == "dataset.bin" || name == "item_names.csv";
     const bool folder =
         name == "final" || name == "predictions" || name == "ranker" || std::regex_match(name, run_folder);
     if (!file && !folder) continue;

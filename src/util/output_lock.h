@@ -36,7 +36,7 @@ void check_output_dir(const std::string& path, const std::string& option);
 bool holds_run(const std::string& dir);
 
 /// Removes what `symgnn train` writes into `dir` (config.txt, metrics.json, model.pt, dataset.bin,
-/// run<N>/, final/, predictions/), leaving any other file where it is.
+/// item_names.csv, run<N>/, final/, predictions/), leaving any other file where it is.
 void clear_run(const std::string& dir);
 
 }  // namespace symgnn

@@ -19,6 +19,7 @@
 #include "serve/model_store.h"
 #include "serve/serve_test_model.h"
 #include "symgnn/error.h"
+#include "symgnn/fit.h"
 #include "symgnn/trained_model.h"
 
 namespace st = symgnn::testing;
@@ -276,6 +277,27 @@ TEST(ServeBrowse, NamesFilesAndMovieLensTitles) {
   EXPECT_EQ(titles.at("1"), "Toy Story (1995)");
   EXPECT_EQ(titles.at("2"), "Caf\xc3\xa9 (1994)");
   EXPECT_TRUE(symgnn::data::source_item_names("synthetic").empty());
+}
+
+TEST(ServeBrowse, AModelDirectoryKeepsTheTitlesOfItsData) {
+  SYMGNN_REQUIRE_DATA("ml-100k/u.item");
+  // Trained on MovieLens, the directory keeps the titles (item_names.csv) that serve shows
+  // once the directory is copied away from the MovieLens folder.
+  symgnn::RunConfig cfg = symgnn::preset_config("recommended");
+  cfg.model = "popularity";
+  cfg.data.source = st::data_dir() + "/ml-100k";
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("serve_titles") + "/model";
+  fo.progress = "quiet";
+  symgnn::fit(cfg, fo);
+  const auto kept = symgnn::data::read_item_names(fo.out_dir + "/item_names.csv");
+  EXPECT_EQ(kept.size(), 1682u);
+  EXPECT_EQ(kept.at("1"), "Toy Story (1995)");
+  const symgnn::serve::ModelStore store({{"main", fo.out_dir}}, "cpu");
+  const auto served = store.get("main");
+  const int64_t toy_story = served->items.find("1");
+  ASSERT_GE(toy_story, 0);
+  EXPECT_EQ(served->item_names.at(static_cast<size_t>(toy_story)), "Toy Story (1995)");
 }
 
 TEST(ServeBrowse, IdsThatAreNotUtf8AreRefusedInValidJson) {
