@@ -199,16 +199,26 @@ int launch_ranks(int64_t nproc, int64_t threads, const std::string& out_dir) {
     g_count = static_cast<int>(r + 1);
   }
 
+  using Clock = std::chrono::steady_clock;
   int first_failure = 0;
   int64_t failed_rank = -1;
-  auto stop_deadline = std::chrono::steady_clock::time_point::max();
+  auto term_at = Clock::time_point::max(), stop_deadline = Clock::time_point::max();
   size_t running = ranks.size();
   while (running > 0) {
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, WNOHANG);
     if (pid <= 0) {
-      // A rank stuck in a collective with a dead peer gets SIGKILL after the grace period.
-      if (std::chrono::steady_clock::now() > stop_deadline)
+      const auto now = Clock::now();
+      if (now > term_at) {
+        // The others cannot finish without the failed rank: stop them (they remove their
+        // temporaries on SIGTERM), then kill what is left after 10 s (a rank stuck in a
+        // collective with a dead peer).
+        for (const auto& r : ranks)
+          if (!r.done) ::kill(r.pid, SIGTERM);
+        term_at = Clock::time_point::max();
+        stop_deadline = now + std::chrono::seconds(10);
+      }
+      if (now > stop_deadline)
         for (const auto& r : ranks)
           if (!r.done) ::kill(r.pid, SIGKILL);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -224,11 +234,9 @@ int launch_ranks(int64_t nproc, int64_t threads, const std::string& out_dir) {
       if (code != 0 && first_failure == 0) {
         first_failure = code;
         failed_rank = static_cast<int64_t>(k);
-        // The others cannot finish without this rank: stop them (they remove their
-        // temporaries on SIGTERM), then kill what is left after 10 s.
-        for (const auto& r : ranks)
-          if (!r.done) ::kill(r.pid, SIGTERM);
-        stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        // Bad input (exit 2) is usually every rank's: rank 0 gets 5 s to refuse it too and
+        // say so itself, rather than be stopped mid-sentence.
+        term_at = Clock::now() + std::chrono::seconds(k > 0 && code == 2 && !ranks[0].done ? 5 : 0);
       }
     }
   }
