@@ -6,8 +6,10 @@
 #
 # Targets (fuzz/): text_parsers (every text format, the pairs reader included), config (config
 # files and --set), mat (the MATLAB v7.3 reader, from recipes for small HDF5 files),
-# serve_api (serve's request handler, where build/ has the libraries). The seconds are
-# shared: half to text_parsers, a quarter to each of the others;
+# serve_api (serve's request handler, where build/ has the libraries), dataset_snapshot (a
+# model directory's dataset.bin, behind its seal). The seconds are shared: half to
+# text_parsers, a quarter to config, mat and serve_api each, an eighth to dataset_snapshot
+# (so all five together run about 1.4 times the seconds);
 # SYMGNN_FUZZ_TARGETS="config mat" runs only those. Seeds come from fuzz/corpus/<target>/
 # (committed; the config target also reads configs/); new inputs go to fuzz/corpus-run/
 # (ignored). Exits non-zero when a fuzzer finds a crash, a leak or undefined behaviour; the
@@ -49,11 +51,14 @@ build text_parsers "$root/fuzz/fuzz_text_parsers.cpp" "${data[@]}" "${util[@]}"
 build config "$root/fuzz/fuzz_config.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" \
   "${util[@]}"
 build mat "$root/fuzz/fuzz_mat.cpp" "$root/src/data/mat_v73.cpp" -- $hdf5_libs
+# dataset_snapshot: the reader of a model directory's dataset.bin; its invariants check
+# (validate_dataset) lives beside load_dataset, so the whole torch-free data folder links in.
+build dataset_snapshot "$root/fuzz/fuzz_dataset_snapshot.cpp" "$root"/src/data/*.cpp "${util[@]}" -- $hdf5_libs
 
 # serve_api: the request handler of `symgnn serve` (src/serve/api.cpp, instrumented), linked
 # against the rest of the project as built in build/ (it answers from LibTorch models): only
 # where build/ holds the libraries (scripts/build.sh; scripts/test.sh builds them first).
-default_targets="text_parsers config mat"
+default_targets="text_parsers config mat dataset_snapshot"
 libs="$root/build"
 if [[ -f "$libs/libsymgnn_serve.a" && -f "$libs/generated/serve/page_html.h" ]]; then
   default_targets="$default_targets serve_api"
@@ -82,7 +87,8 @@ for t in "${targets[@]}"; do
     config) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/config" "$root/configs") ;;
     mat) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/mat") ;;
     serve_api) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/serve_api") ;;
-    *) echo "fuzz.sh: unknown target '$t' (text_parsers, config, mat, serve_api)" >&2; exit 2 ;;
+    dataset_snapshot) share=$(( seconds / 8 )); seeds=("$root/fuzz/corpus/dataset_snapshot") ;;
+    *) echo "fuzz.sh: unknown target '$t' (text_parsers, config, mat, serve_api, dataset_snapshot)" >&2; exit 2 ;;
   esac
   [[ ${#targets[@]} -eq 1 ]] && share=$seconds
   (( share < 1 )) && share=1

@@ -44,7 +44,9 @@ class Writer {
   std::string bytes;
 
  private:
-  void raw(const void* p, size_t n) { bytes.append(static_cast<const char*>(p), n); }
+  void raw(const void* p, size_t n) {
+    if (n > 0) bytes.append(static_cast<const char*>(p), n);
+  }
 };
 
 class Reader {
@@ -97,6 +99,7 @@ class Reader {
     return n;
   }
   void raw(void* p, size_t n, const char* what) {
+    if (n == 0) return;  // an empty vector's data() may be null, which memcpy must not get
     if (n > bytes_.size() - at_) fail(std::string(what) + ": cut short");
     std::memcpy(p, bytes_.data() + at_, n);
     at_ += n;
@@ -160,7 +163,14 @@ NodeSet get_nodes(Reader& r, const char* side) {
     r.fail(what + ": graph columns of different lengths");
   if (!s.graph.weight.empty() && s.graph.num_nodes != s.count)
     r.fail(what + ": graph size differs from the count");
-  if (s.features.cols < 0 || s.features.rows < 0) r.fail(what + ": negative feature shape");
+  if ((s.graph_origin == GraphOrigin::None || s.graph_origin == GraphOrigin::Identity) && !s.graph.weight.empty())
+    r.fail(what + ": edges stored for a graph without any");
+  // rows x cols must be the values' count: checked by division, which cannot overflow.
+  const auto rows = static_cast<uint64_t>(s.features.rows), cols = static_cast<uint64_t>(s.features.cols);
+  const uint64_t n = s.features.values.size();
+  if (s.features.rows < 0 || s.features.cols < 0 ||
+      (cols > 0 && (rows == 0 || n % rows != 0 || n / rows != cols)) || (cols == 0 && n != 0))
+    r.fail(what + ": feature shape does not match its values");
   return s;
 }
 
@@ -203,8 +213,9 @@ void write_snapshot(const Dataset& ds, const std::string& path) {
       Integrity::sealed);
 }
 
-Dataset read_snapshot(const std::string& path) {
-  const std::string bytes = read_sealed_file(path);
+Dataset read_snapshot(const std::string& path) { return parse_snapshot(read_sealed_file(path), path); }
+
+Dataset parse_snapshot(const std::string& bytes, const std::string& path) {
   Reader r(bytes, path);
   if (bytes.compare(0, std::strlen(kMagic), kMagic) != 0) r.fail("no symgnn-dataset-1 header");
   r.at_ = std::strlen(kMagic);

@@ -32,6 +32,10 @@ void write_snapshot(const Dataset& ds, const std::string& path);
 /// (its checksum), DataError when its contents break a Dataset invariant.
 Dataset read_snapshot(const std::string& path);
 
+/// The Dataset in a snapshot's payload (the bytes behind the seal), `name` naming it in
+/// errors: DataError for anything that is not one (fuzz/fuzz_dataset_snapshot.cpp).
+Dataset parse_snapshot(const std::string& payload, const std::string& name);
+
 /// The first part of `now` that differs from `pinned` (the ratings and ids, each side's graph
 /// or features), as "<config key> <file>: <what> differ from the file the run trained on";
 /// "" when they are equal. `cfg` names the files each part was read from.
