@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,12 +13,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
 
 #include "symgnn/error.h"
+#include "util/process.h"
 
 extern char** environ;
 
@@ -132,21 +131,9 @@ Rank spawn(int64_t r, int64_t n, int port, const std::vector<std::string>& args)
     ::unlink(tmpl.c_str());
     rank.log = log_fd;
   }
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
+  // A launcher killed outright takes its ranks with it.
+  const pid_t pid = fork_exec_tied(exe.c_str(), argv.data(), envp.data(), log_fd, SIGKILL);
   if (pid < 0) throw Error(std::string("train --nproc: cannot start a process: ") + std::strerror(errno));
-  if (pid == 0) {
-    // A launcher killed outright takes its ranks with it.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);
-    if (log_fd >= 0) {
-      ::dup2(log_fd, STDOUT_FILENO);
-      ::dup2(log_fd, STDERR_FILENO);
-      ::close(log_fd);
-    }
-    ::execve(exe.c_str(), argv.data(), envp.data());
-    ::_exit(127);
-  }
   rank.pid = pid;
   return rank;
 }

@@ -33,27 +33,28 @@ pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log_
   cargv.push_back(nullptr);
   const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (log_fd < 0) throw Error(log_path + ": cannot open for writing (" + std::strerror(errno) + ")");
-  // fork + exec rather than posix_spawn: the child must ask to die with its parent before it
-  // runs anything, so that a `tune` or `reproduce` killed outright (kill -9 included) leaves
-  // no `train` behind writing into the folder the next run will clean. SIGTERM lets the
-  // child remove its temporaries (cli/main.cpp). Only async-signal-safe calls after fork.
+  // Tied to this process rather than posix_spawn'd: a `tune` or `reproduce` killed outright
+  // (kill -9 included) leaves no `train` behind writing into the folder the next run will
+  // clean. SIGTERM lets the child remove its temporaries (cli/main.cpp).
+  const pid_t pid = fork_exec_tied(cargv[0], cargv.data(), environ, log_fd, SIGTERM);
+  const int err = errno;
+  ::close(log_fd);
+  if (pid < 0) throw Error(argv[0] + ": cannot start (" + std::string(std::strerror(err)) + ")");
+  return pid;
+}
+
+pid_t fork_exec_tied(const char* exe, char* const argv[], char* const envp[], int log_fd, int death_signal) {
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int err = errno;
-    ::close(log_fd);
-    throw Error(argv[0] + ": cannot start (" + std::string(std::strerror(err)) + ")");
-  }
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(1);  // the parent died before prctl
+  if (pid != 0) return pid;
+  ::prctl(PR_SET_PDEATHSIG, death_signal);
+  if (::getppid() != parent) ::_exit(1);  // the parent died before prctl
+  if (log_fd >= 0) {
     ::dup2(log_fd, STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);
-    ::execve(cargv[0], cargv.data(), environ);
-    ::_exit(127);
   }
-  ::close(log_fd);
-  return pid;
+  ::execve(exe, argv, envp);
+  ::_exit(127);
 }
 
 void ChildPool::start(size_t tag, const std::vector<std::string>& argv, const std::string& log_path) {

@@ -14,6 +14,13 @@
 
 namespace symgnn {
 
+/// Forks and execs `exe` with `argv` and `envp` (null-terminated, built before the call: the
+/// child only makes async-signal-safe calls), its stdout and stderr on `log_fd` (-1: this
+/// process's). The child asks the kernel for `death_signal` when this process dies, before
+/// it runs anything, so that no child outlives a parent killed outright. Returns the child's
+/// pid, or -1 with errno set when fork fails.
+pid_t fork_exec_tied(const char* exe, char* const argv[], char* const envp[], int log_fd, int death_signal);
+
 /// Starts argv (argv[0]: the executable's path) with stdout and stderr appended to
 /// `log_path`, whose first line becomes the command line. Throws Error when it cannot start.
 pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log_path);
