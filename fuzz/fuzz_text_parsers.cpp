@@ -5,25 +5,16 @@
 /// scripts/fuzz.sh.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
 #include "data/parsers.h"
 #include "data/prediction_file.h"
+#include "guarded.h"
 #include "symgnn/error.h"
 
-namespace {
-
-/// Runs one parser; symgnn::Error is the expected way to refuse input.
-template <class F>
-void guarded(F&& f) {
-  try {
-    f();
-  } catch (const symgnn::Error&) {
-  }
-}
-
-}  // namespace
+using symgnn::fuzz::guarded;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace symgnn::data;
@@ -48,6 +39,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   guarded([&] { parse_features_text(text, "fuzz.features", items, "item"); });
   guarded([&] { parse_predictions_text(text, "fuzz.predictions"); });
   guarded([&] { parse_pairs_text(text, "fuzz.pairs"); });
+  guarded([&] { parse_user_list_text(text, "fuzz.users", users); });  // recommend --users
+  // The readers that add the ids of feature and graph rows as nodes, and the test reader
+  // that keeps ratings of unknown ids apart (data as users have it).
+  guarded([&] {
+    IdIndex ids;
+    ids.add("1");
+    LineReader in(std::string_view(text), "fuzz.edges", true);
+    const symgnn::EdgeList g = read_edge_list_adding(in, ids, "user");
+    for (size_t e = 0; e < g.size(); ++e)
+      if (g.src[e] >= ids.size() || g.dst[e] >= ids.size()) std::abort();
+  });
+  guarded([&] {
+    IdIndex ids;
+    ids.add("1");
+    LineReader in(std::string_view(text), "fuzz.features", true);
+    const symgnn::FeatureMatrix m = read_features_adding(in, ids, "item");
+    if (m.rows != ids.size() || m.values.size() != static_cast<size_t>(m.rows * m.cols)) std::abort();
+  });
+  guarded([&] {
+    IdIndex u, i;
+    for (const char* id : {"1", "2", "a"}) u.add(id), i.add(id);
+    PairRegistry seen;
+    symgnn::RatingList known;
+    symgnn::UnknownRatings unknown;
+    RatingIndexer indexer("fuzz.test", u, i, false, seen, known, &unknown);
+    for (const RawRating& r : parse_ratings_text(text, "fuzz.test")) indexer.add(r);
+    indexer.finish();
+    if (unknown.user.size() != unknown.size() || unknown.item.size() != unknown.size()) std::abort();
+  });
 
   guarded([&] {
     PairRegistry seen;

@@ -7,9 +7,10 @@
 # Targets (fuzz/): text_parsers (every text format, the pairs reader included), config (config
 # files and --set), mat (the MATLAB v7.3 reader, from recipes for small HDF5 files),
 # serve_api (serve's request handler, where build/ has the libraries), dataset_snapshot (a
-# model directory's dataset.bin, behind its seal). The seconds are shared: half to
-# text_parsers, a quarter to config, mat and serve_api each, an eighth to dataset_snapshot
-# (so all five together run about 1.4 times the seconds);
+# model directory's dataset.bin, behind its seal), command_inputs (tune's space files, the
+# metrics.json blend and reproduce read, the torchrun variables). The seconds are shared:
+# half to text_parsers, a quarter to config, mat and serve_api each, an eighth to
+# dataset_snapshot and command_inputs (so all six together run about 1.5 times the seconds);
 # SYMGNN_FUZZ_TARGETS="config mat" runs only those. Seeds come from fuzz/corpus/<target>/
 # (committed; the config target also reads configs/); new inputs go to fuzz/corpus-run/
 # (ignored). Exits non-zero when a fuzzer finds a crash, a leak or undefined behaviour; the
@@ -38,7 +39,8 @@ build() {
   [[ $# -gt 0 ]] && shift
   flags=("$@")
   local bin="$build/fuzz_$name"
-  if [[ ! -x "$bin" ]] || [[ -n "$(find "$root/fuzz" "$root/src/data" "$root/src/util" "$root/include" \
+  if [[ ! -x "$bin" ]] || [[ -n "$(find "$root/fuzz" "$root/src/data" "$root/src/util" "$root/src/tune" \
+        "$root/src/train" "$root/include" \
         -newer "$bin" \( -name '*.cpp' -o -name '*.h' \) -print -quit)" ]]; then
     echo "fuzz.sh: building $bin"
     "${CXX:-clang++}" -std=c++17 -g -O1 -Wall -Wextra \
@@ -55,10 +57,16 @@ build mat "$root/fuzz/fuzz_mat.cpp" "$root/src/data/mat_v73.cpp" -- $hdf5_libs
 # (validate_dataset) lives beside load_dataset, so the whole torch-free data folder links in.
 build dataset_snapshot "$root/fuzz/fuzz_dataset_snapshot.cpp" "$root"/src/data/*.cpp "${util[@]}" -- $hdf5_libs
 
+# command_inputs: tune's space files, the metrics.json blend and reproduce read back, and the
+# torchrun variables of the multi-process start-up.
+build command_inputs "$root/fuzz/fuzz_command_inputs.cpp" "$root/src/tune/space.cpp" \
+  "$root/src/util/run_metrics.cpp" \
+  "$root/src/train/distributed_env.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" "${util[@]}"
+
 # serve_api: the request handler of `symgnn serve` (src/serve/api.cpp, instrumented), linked
 # against the rest of the project as built in build/ (it answers from LibTorch models): only
 # where build/ holds the libraries (scripts/build.sh; scripts/test.sh builds them first).
-default_targets="text_parsers config mat dataset_snapshot"
+default_targets="text_parsers config mat dataset_snapshot command_inputs"
 libs="$root/build"
 if [[ -f "$libs/libsymgnn_serve.a" && -f "$libs/generated/serve/page_html.h" ]]; then
   default_targets="$default_targets serve_api"
@@ -88,7 +96,8 @@ for t in "${targets[@]}"; do
     mat) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/mat") ;;
     serve_api) share=$(( seconds / 4 )); seeds=("$root/fuzz/corpus/serve_api") ;;
     dataset_snapshot) share=$(( seconds / 8 )); seeds=("$root/fuzz/corpus/dataset_snapshot") ;;
-    *) echo "fuzz.sh: unknown target '$t' (text_parsers, config, mat, serve_api, dataset_snapshot)" >&2; exit 2 ;;
+    command_inputs) share=$(( seconds / 8 )); seeds=("$root/fuzz/corpus/command_inputs") ;;
+    *) echo "fuzz.sh: unknown target '$t' (text_parsers, config, mat, serve_api, dataset_snapshot, command_inputs)" >&2; exit 2 ;;
   esac
   [[ ${#targets[@]} -eq 1 ]] && share=$seconds
   (( share < 1 )) && share=1

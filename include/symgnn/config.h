@@ -41,6 +41,7 @@ struct DataConfig {
   double test_fraction = 0.1;
   int64_t split_seed = 1234;
   std::string test_file = "";
+  std::string unknown_test = "known-mean";
   std::string user_graph_file = "";
   std::string item_graph_file = "";
   std::string user_features_file = "";
@@ -60,6 +61,7 @@ struct DataConfig {
     v("test_fraction", test_fraction, "test fraction for sources without a given test split (ML-1M, CSV, synthetic)", range(0.01, 0.9));
     v("split_seed", split_seed, "seed of the validation carve and of random test splits", at_least(0));
     v("test_file", test_file, "ratings CSV: optional separate test ratings (same format)", any());
+    v("unknown_test", unknown_test, "test_file ratings naming an id that is no node (in no training rating, feature or graph row): scored apart by known-mean (the item's mean training rating, else the user's, else the global mean), item-mean, user-mean, global-mean; or error", one_of("known-mean|item-mean|user-mean|global-mean|error"));
     v("user_graph_file", user_graph_file, "ratings CSV: optional user edge list 'a,b[,w]' (original ids)", any());
     v("item_graph_file", item_graph_file, "ratings CSV: optional item edge list 'a,b[,w]' (original ids)", any());
     v("user_features_file", user_features_file, "ratings CSV: optional user features 'id,f1,f2,...'", any());

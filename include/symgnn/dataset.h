@@ -33,6 +33,20 @@ struct RatingList {
   }
 };
 
+/// Test ratings that name a user or an item which is no node of the set (in neither the
+/// training ratings nor a feature or graph file): no model can place them, so they keep their
+/// original ids, are scored by the fallback data.unknown_test names, and are reported apart
+/// from the test ratings models predict (infer/unseen_test.h).
+struct UnknownRatings {
+  std::vector<std::string> user;
+  std::vector<std::string> item;
+  std::vector<float> value;
+  std::vector<long> line;  // of the test file, for messages
+
+  size_t size() const { return value.size(); }
+  bool empty() const { return value.empty(); }
+};
+
 /// Undirected weighted graph as a symmetric coordinate list: every edge {u, v} with
 /// u != v is stored twice, (u, v) and (v, u), with the same positive weight.
 /// Self-loops, if any, are stored once.
@@ -89,11 +103,12 @@ struct Dataset {
   RatingList train;       // training ratings (validation already carved out)
   RatingList validation;  // carved from training, never from test
   RatingList test;
+  UnknownRatings test_unknown;  // test ratings naming an id that is no node (ratings CSV only)
   std::vector<float> rating_levels;  // sorted distinct admissible ratings
   float rating_min = 0.0f;
   float rating_max = 0.0f;
 
-  size_t num_ratings() const { return train.size() + validation.size() + test.size(); }
+  size_t num_ratings() const { return train.size() + validation.size() + test.size() + test_unknown.size(); }
   double density() const;
 };
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "symgnn/ranking.h"
@@ -48,6 +49,24 @@ struct EvaluateOptions {
   /// model's rating range (4 on 1..5 scales, the top fifth of the range otherwise).
   double relevant_min = std::numeric_limits<double>::quiet_NaN();
   int64_t block_pairs = int64_t{1} << 22;
+  /// The fallback of test ratings naming an id that is no node (data.unknown_test's words);
+  /// empty: the model's data.unknown_test.
+  std::string unknown;
+};
+
+/// How the test ratings divide by what the model knew of their ids, with each part's RMSE
+/// (computed by src/infer/unseen_test.h).
+struct UnseenTestReport {
+  int64_t test = 0;                  // Dataset::test: ratings the model predicts
+  double test_rmse = std::numeric_limits<double>::quiet_NaN();  // the model's over them
+  int64_t cold = 0;                  // of those, with a user or an item without training ratings
+  double cold_rmse = std::numeric_limits<double>::quiet_NaN();  // the model's, from features and graphs
+  int64_t unknown = 0;               // Dataset::test_unknown: an id that is no node
+  int64_t unknown_users = 0;         // distinct user ids among them that are no node
+  int64_t unknown_items = 0;         // distinct item ids among them that are no node
+  std::string fallback;              // the policy that scored them (data.unknown_test)
+  double unknown_rmse = std::numeric_limits<double>::quiet_NaN();
+  double all_rmse = std::numeric_limits<double>::quiet_NaN();  // over test and unknown together
 };
 
 struct Evaluation {
@@ -58,6 +77,9 @@ struct Evaluation {
   /// Means over the users with at least one relevant test rating; candidates = all items
   /// the user did not rate in the model's training data.
   eval::RankingReport ranking;
+  /// The test ratings of ids without training ratings, and of ids that are no node (those
+  /// are outside test_ratings, rmse and the ranking: no model can score them).
+  UnseenTestReport unseen;
 };
 
 /// RMSE, MAE and the ranking metrics of the model on its dataset's test ratings. Throws

@@ -19,13 +19,27 @@ def count(value, what="k"):
         raise ConfigError(f"{what} must be a whole number, got {value!r}")
     if value < 1:
         raise ConfigError(f"{what} must be at least 1, got {value!r}")
+    if value > 2**31 - 1:  # what the C++ side holds; no list is that long
+        raise ConfigError(f"{what} must be at most 2147483647, got {value!r}")
     return int(value)
 
 
+def flag(value, what):
+    """`value` as a bool: True, False (numpy's too), 0 or 1; ConfigError for anything else
+    (an array's truth is ambiguous, a string's is not what was meant)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise ConfigError(f"{what} must be True or False, got {value!r}")
+
+
 def integer(value, what):
-    """`value` as an int (any sign); ConfigError for floats, bools and text."""
+    """`value` as an int (any sign, within 64 bits); ConfigError for floats, bools and text."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ConfigError(f"{what} must be a whole number, got {value!r}")
+    if not -2**63 <= value < 2**63:
+        raise ConfigError(f"{what} must fit in 64 bits, got {value!r}")
     return int(value)
 
 
@@ -53,6 +67,8 @@ def path(value, what):
 def counts(values, what="k"):
     """One count or a sequence of them, as a list of ints."""
     if isinstance(values, (list, tuple, range, np.ndarray)):
+        if len(values) == 0:
+            raise ConfigError(f"{what} must name at least one cut-off, got an empty {type(values).__name__}")
         return [count(v, what) for v in values]
     return [count(values, what)]
 

@@ -105,7 +105,7 @@ class SyMGNN:
         _core.keep_freed_memory()  # as the symgnn command does: epochs reuse large tensors
         progress = Progress(self.verbose)
         try:
-            _core.fit(text, out, bool(overwrite), bool(self.verbose), progress)
+            _core.fit(text, out, _args.flag(overwrite, "overwrite"), bool(self.verbose), progress)
             progress.close(finished=True)
         finally:
             progress.close()

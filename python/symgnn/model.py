@@ -126,7 +126,7 @@ class Model:
         k = _args.count(k)
         idx = self._index(_args.id_list(users, "recommend: users"), self._users, "user")
         rows = []
-        for u, items, scores in self._m.recommend(idx, k, not exclude_seen):
+        for u, items, scores in self._m.recommend(idx, k, not _args.flag(exclude_seen, "exclude_seen")):
             rows += [(self._user_ids[u], self._item_ids[i], float(s), r + 1)
                      for r, (i, s) in enumerate(zip(items, scores))]
         return _table(rows, ["user", "item", "prediction", "rank"])
@@ -208,7 +208,7 @@ class Model:
         (docs/recommend.md states the rules), as a dict."""
         ks = _args.counts(k)
         rel = float("nan") if relevant_min is None else _args.number(relevant_min, "relevant_min")
-        return json.loads(self._m.evaluate(ks, rel, bool(popularity)))
+        return json.loads(self._m.evaluate(ks, rel, _args.flag(popularity, "popularity")))
 
     def new_nodes(self):
         """What the new_* files added: ratings, new users and items, graph entries, feature rows."""
@@ -216,7 +216,7 @@ class Model:
 
 
 def _side(side):
-    if side not in ("items", "users"):
+    if not isinstance(side, str) or side not in ("items", "users"):
         raise ConfigError(f"side must be users or items, got {side!r}")
     return side
 

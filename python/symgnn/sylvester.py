@@ -49,4 +49,4 @@ def solve(user_graph, item_graph, prior, alpha, solver="cg", tol=1e-8, max_iter=
     n1, n2 = h.shape
     g1 = _coo(user_graph, n1, "user_graph")
     g2 = _coo(item_graph, n2, "item_graph")
-    return _core.sylvester_solve(*g1, *g2, h, alpha, solver, tol, max_iter, bool(normalize))
+    return _core.sylvester_solve(*g1, *g2, h, alpha, solver, tol, max_iter, _args.flag(normalize, "normalize"))

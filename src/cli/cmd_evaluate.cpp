@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "fit/evaluation_json.h"
+#include "infer/unseen_test.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/recommend.h"
@@ -26,6 +27,7 @@ struct EvaluateCliOptions {
   std::string ks = "5,10,20";
   double relevant_min = std::numeric_limits<double>::quiet_NaN();
   std::string json;
+  std::string unknown;
   int64_t threads = -1;
   std::string device = "cpu";
 };
@@ -55,6 +57,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
   EvaluateOptions eo;
   eo.ks = parse_ks(o.ks);
   eo.relevant_min = o.relevant_min;
+  eo.unknown = o.unknown;
   runtime::set_compute_threads(o.threads);
   if (!o.json.empty()) check_output_file(o.json, "--json");
   const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
@@ -89,6 +92,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
     }
   };
   table(ev);
+  if (const std::string line = infer::describe(ev.unseen); !line.empty()) os << line << "\n";
   // The baseline every ranking figure is read against (docs/recommend.md), under the same rules.
   const Evaluation popularity = evaluate_popularity(model, eo);
   os << "popularity baseline (the items with the most training ratings), same users and candidates:\n";
@@ -124,6 +128,11 @@ void add_evaluate_command(CLI::App& app) {
   cmd->add_option("--relevant-min", o->relevant_min, "a test rating >= R is relevant (default: see above)")
       ->check(finite_number());
   cmd->add_option("--json", o->json, "also write the figures as JSON to this file");
+  cmd->add_option(
+         "--unknown", o->unknown,
+         "test ratings naming an id that is no node of the model, scored apart: known-mean, item-mean, "
+         "user-mean, global-mean (default: the model's data.unknown_test)")
+      ->check(CLI::IsMember({"known-mean", "item-mean", "user-mean", "global-mean"}));
   cmd->add_option("--threads", o->threads, "threads (default: one per core)")
       ->check(config_value_check("train.threads"));
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "data/parsers.h"
+#include "infer/unseen_test.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/trained_model.h"
@@ -27,36 +28,6 @@ struct PredictOptions {
   std::string unknown = "error";
   NewNodes new_nodes;
   int64_t threads = -1;
-};
-
-/// The fallback of a pair with an id the model knows nothing about (--unknown): the mean
-/// training rating of its item (item-mean) or of its user (user-mean) when that one is
-/// known, else the global mean.
-class Fallback {
- public:
-  Fallback(const TrainedModel& m, const std::string& policy) : policy_(policy), global_(m.global_mean()) {
-    const RatingList& r = m.dataset().train;
-    const int64_t n = policy == "item-mean" ? m.items() : m.users();
-    sum_.assign(static_cast<size_t>(n), 0.0);
-    count_.assign(static_cast<size_t>(n), 0);
-    for (size_t e = 0; e < r.size(); ++e) {
-      const auto k = static_cast<size_t>(policy == "item-mean" ? r.item[e] : r.user[e]);
-      sum_[k] += r.value[e];
-      ++count_[k];
-    }
-  }
-  float operator()(int64_t user, int64_t item) const {
-    const int64_t k = policy_ == "item-mean" ? item : policy_ == "user-mean" ? user : -1;
-    if (k < 0 || count_[static_cast<size_t>(k)] == 0) return global_;
-    return static_cast<float>(sum_[static_cast<size_t>(k)] /
-                              static_cast<double>(count_[static_cast<size_t>(k)]));
-  }
-
- private:
-  std::string policy_;
-  float global_;
-  std::vector<double> sum_;
-  std::vector<int64_t> count_;
 };
 
 int run_predict(const PredictOptions& o) {
@@ -98,7 +69,7 @@ int run_predict(const PredictOptions& o) {
   const std::vector<float> known = model.predict(ku, ki);
   std::vector<float> p(ui.size());
   if (where.size() < ui.size()) {
-    const Fallback fallback(model, o.unknown);
+    const infer::Fallback fallback(model.dataset(), model.global_mean(), o.unknown);
     for (size_t k = 0; k < ui.size(); ++k) p[k] = fallback(ui[k], ii[k]);
   }
   for (size_t k = 0; k < where.size(); ++k) p[where[k]] = known[k];
@@ -131,10 +102,12 @@ void add_predict_command(CLI::App& app) {
       ->required();
   cmd->add_option("--pairs", o->pairs, "file of 'user,item' pairs (original ids)")->required();
   cmd->add_option("--out", o->out, "output CSV (default: standard output)");
-  cmd->add_option("--unknown", o->unknown,
-                  "pairs with an id the model knows nothing about: error (default), global-mean, item-mean "
-                  "(the item's mean training rating, else the global mean), user-mean; mean = global-mean")
-      ->check(CLI::IsMember({"error", "mean", "global-mean", "item-mean", "user-mean"}));
+  cmd->add_option(
+         "--unknown", o->unknown,
+         "pairs with an id the model knows nothing about: error (default), known-mean (the item's mean "
+         "training rating, else the user's, else the global mean), item-mean (the item's, else the "
+         "global mean), user-mean, global-mean; mean = global-mean")
+      ->check(CLI::IsMember({"error", "mean", "global-mean", "item-mean", "user-mean", "known-mean"}));
   add_new_node_options(cmd, o->new_nodes);
   cmd->add_option("--threads", o->threads, "intra-op threads (default: one per core)")
       ->check(config_value_check("train.threads"));

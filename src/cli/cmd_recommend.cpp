@@ -36,27 +36,6 @@ struct RecommendCliOptions {
 };
 
 /// Checked before any work: an output path must not be a directory and its folder must exist.
-/// User indices of the ids in `file`: one id per line (first field; '#' comments, an
-/// optional 'user' header). Unknown ids are errors naming the line.
-std::vector<int64_t> read_users_file(const std::string& file, const data::IdIndex& index) {
-  const std::string text = data::read_text_file(file);
-  std::vector<int64_t> users;
-  std::vector<std::string_view> fields;
-  for (const data::TextLine& line : data::split_lines(text, file, /*comments=*/true)) {
-    data::split_fields(line.text, data::detect_delimiter(line.text), fields);
-    const std::string id(fields.empty() ? std::string_view{} : fields[0]);
-    const int64_t u = index.find(id);
-    if (u < 0) {
-      if (users.empty() && line.number == 1 && data::is_user_column_name(id)) continue;
-      throw DataError(file, line.number,
-                      "unknown user " + data::quote(id) + " (not in the model's training data)");
-    }
-    users.push_back(u);
-  }
-  if (users.empty()) throw DataError(file + ": no users listed");
-  return users;
-}
-
 std::vector<int64_t> chosen_users(const RecommendCliOptions& o, const Dataset& ds) {
   const data::IdIndex index = data::id_index(ds.users);
   if (!o.user.empty()) {
@@ -64,7 +43,7 @@ std::vector<int64_t> chosen_users(const RecommendCliOptions& o, const Dataset& d
     if (u < 0) throw ConfigError("--user '" + o.user + "' is not in the model's training data");
     return {u};
   }
-  if (!o.users_file.empty()) return read_users_file(o.users_file, index);
+  if (!o.users_file.empty()) return data::parse_user_list_text(data::read_text_file(o.users_file), o.users_file, index);
   std::vector<int64_t> all(static_cast<size_t>(ds.users.count));
   for (int64_t u = 0; u < ds.users.count; ++u) all[static_cast<size_t>(u)] = u;
   return all;

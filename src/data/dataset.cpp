@@ -152,6 +152,11 @@ void validate_dataset(const Dataset& ds, const std::string& where, bool need_tes
     throw DataError(where + ": no test ratings (the split left none: give more ratings, a larger " +
                     "data.test_fraction, or data.test_file)");
   validate_all_ratings(ds, where);
+  const UnknownRatings& u = ds.test_unknown;
+  if (u.user.size() != u.size() || u.item.size() != u.size() || u.line.size() != u.size())
+    throw DataError(where + ": the test ratings of unknown ids have columns of different lengths");
+  for (const float v : u.value)
+    if (!std::isfinite(v)) throw DataError(where + ": a test rating of an unknown id is not finite");
   validate_graph(ds.users, "user", where);
   validate_graph(ds.items, "item", where);
   for (const NodeSet* side : {&ds.users, &ds.items}) {

@@ -19,7 +19,10 @@ namespace symgnn::data {
 
 namespace {
 
-constexpr const char* kMagic = "symgnn-dataset-1\n";
+// Version 2 added the test ratings of unknown ids after the test ratings; version 1 files
+// (without them) still load.
+constexpr const char* kMagic = "symgnn-dataset-2\n";
+constexpr const char* kMagicV1 = "symgnn-dataset-1\n";
 // Read back as another value on a machine of the other byte order: refused, not misread.
 constexpr uint64_t kByteOrder = 0x0102030405060708ULL;
 
@@ -163,7 +166,8 @@ NodeSet get_nodes(Reader& r, const char* side) {
     r.fail(what + ": graph columns of different lengths");
   if (!s.graph.weight.empty() && s.graph.num_nodes != s.count)
     r.fail(what + ": graph size differs from the count");
-  if ((s.graph_origin == GraphOrigin::None || s.graph_origin == GraphOrigin::Identity) && !s.graph.weight.empty())
+  if ((s.graph_origin == GraphOrigin::None || s.graph_origin == GraphOrigin::Identity) &&
+      !s.graph.weight.empty())
     r.fail(what + ": edges stored for a graph without any");
   // rows x cols must be the values' count: checked by division, which cannot overflow.
   const auto rows = static_cast<uint64_t>(s.features.rows), cols = static_cast<uint64_t>(s.features.cols);
@@ -185,6 +189,10 @@ std::string payload_of(const Dataset& ds) {
   put(w, ds.train);
   put(w, ds.validation);
   put(w, ds.test);
+  w.texts(ds.test_unknown.user);
+  w.texts(ds.test_unknown.item);
+  w.vec(ds.test_unknown.value);
+  w.vec(ds.test_unknown.line);
   w.vec(ds.rating_levels);
   w.f32(ds.rating_min);
   w.f32(ds.rating_max);
@@ -192,6 +200,9 @@ std::string payload_of(const Dataset& ds) {
 }
 
 bool same(const RatingList& a, const RatingList& b) {
+  return a.user == b.user && a.item == b.item && a.value == b.value;
+}
+bool same(const UnknownRatings& a, const UnknownRatings& b) {
   return a.user == b.user && a.item == b.item && a.value == b.value;
 }
 bool same_graph(const NodeSet& a, const NodeSet& b) {
@@ -213,11 +224,14 @@ void write_snapshot(const Dataset& ds, const std::string& path) {
       Integrity::sealed);
 }
 
-Dataset read_snapshot(const std::string& path) { return parse_snapshot(read_sealed_file(path), path); }
+Dataset read_snapshot(const std::string& path) {
+  return parse_snapshot(read_sealed_file(path), path);
+}
 
 Dataset parse_snapshot(const std::string& bytes, const std::string& path) {
   Reader r(bytes, path);
-  if (bytes.compare(0, std::strlen(kMagic), kMagic) != 0) r.fail("no symgnn-dataset-1 header");
+  const bool v1 = bytes.compare(0, std::strlen(kMagicV1), kMagicV1) == 0;
+  if (!v1 && bytes.compare(0, std::strlen(kMagic), kMagic) != 0) r.fail("no symgnn-dataset-2 header");
   r.at_ = std::strlen(kMagic);
   if (r.u64() != kByteOrder) r.fail("written on a machine of another byte order");
   Dataset ds;
@@ -228,6 +242,12 @@ Dataset parse_snapshot(const std::string& bytes, const std::string& path) {
   ds.train = get_ratings(r, "training ratings");
   ds.validation = get_ratings(r, "validation ratings");
   ds.test = get_ratings(r, "test ratings");
+  if (!v1) {
+    ds.test_unknown.user = r.texts("test ratings of unknown ids");
+    ds.test_unknown.item = r.texts("test ratings of unknown ids");
+    ds.test_unknown.value = r.vec<float>("test ratings of unknown ids");
+    ds.test_unknown.line = r.vec<long>("test ratings of unknown ids");
+  }
   ds.rating_levels = r.vec<float>("rating levels");
   ds.rating_min = r.f32();
   ds.rating_max = r.f32();
@@ -243,7 +263,8 @@ std::string first_difference(const Dataset& pinned, const Dataset& now, const Da
   // Each part, the config key of the file it was read from ("": data.source itself), its name.
   const std::tuple<bool, const char*, const std::string*, const char*> parts[] = {
       {same_ratings, "", nullptr, "the training ratings"},
-      {same(pinned.test, now.test), "test_file", &cfg.test_file, "the test ratings"},
+      {same(pinned.test, now.test) && same(pinned.test_unknown, now.test_unknown), "test_file",
+       &cfg.test_file, "the test ratings"},
       {same_graph(pinned.users, now.users), "user_graph_file", &cfg.user_graph_file, "the user graph"},
       {same_graph(pinned.items, now.items), "item_graph_file", &cfg.item_graph_file, "the item graph"},
       {same_features(pinned.users, now.users), "user_features_file", &cfg.user_features_file,

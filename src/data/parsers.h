@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "data/text_reader.h"
@@ -59,16 +60,23 @@ std::vector<RawPair> parse_pairs_text(const std::string& text, const std::string
 /// files of user ids or (user, item) pairs may start with one.
 bool is_user_column_name(std::string_view field);
 
+/// A list of user ids (`recommend --users`): one id per line, its first field; '#' comments;
+/// an optional header naming the user column. Returns the indices of the ids in `users`;
+/// an unknown id is an error naming the line, as is a list without ids.
+std::vector<int64_t> parse_user_list_text(const std::string& text, const std::string& name, const IdIndex& users);
+
 /// Maps ratings to dense indices as they are read, appending them to `out`. With `add_new`,
 /// unknown ids are appended to the indices; without, they are a DataError ("unknown user
 /// id"). Duplicate pairs (also against the pairs already in `seen`) are a DataError naming
 /// both places. Errors wait for finish(), so that a parse error later in the file is
 /// still the one reported, as when a file was parsed whole before its ids were looked up;
-/// of the indexing errors the first in file order is reported.
+/// of the indexing errors the first in file order is reported. Given `unknown` (and without
+/// `add_new`), a rating with an unknown id goes there instead, by original id; a pair
+/// repeated there is a DataError as well.
 class RatingIndexer {
  public:
   RatingIndexer(const std::string& name, IdIndex& users, IdIndex& items, bool add_new, PairRegistry& seen,
-                RatingList& out);
+                RatingList& out, UnknownRatings* unknown = nullptr);
   void add(const RawRating& r);
   /// Throws the file's first unknown id or duplicate pair, if any.
   void finish();
@@ -80,6 +88,8 @@ class RatingIndexer {
   bool add_new_;
   PairRegistry& seen_;
   RatingList& out_;
+  UnknownRatings* unknown_;
+  std::unordered_map<std::string, long> unknown_pairs_;  // "user\0item" -> line, of `unknown_`
   std::string error_;  // the first unknown id's message
 };
 
@@ -92,12 +102,18 @@ RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& n
 /// alone gets (b, a) added; both with different weights is an "asymmetric" DataError.
 /// Zero-weight edges are dropped.
 EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side);
+/// read_edge_list that appends ids absent from `ids` to it (nodes without ratings, kept
+/// for cold-start) instead of refusing them.
+EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side);
 EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
                               const char* side);
 
 /// Side features "id,f1,f2,..." with an optional header (a first line with a non-numeric
 /// feature; its fields name the columns). Every id in `ids` needs exactly one row.
 FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side);
+/// read_features that appends ids absent from `ids` to it (nodes without ratings, kept for
+/// cold-start) instead of refusing them; every id of the grown index still needs a row.
+FeatureMatrix read_features_adding(LineReader& in, IdIndex& ids, const char* side);
 FeatureMatrix parse_features_text(const std::string& text, const std::string& name, const IdIndex& ids,
                                   const char* side);
 

@@ -102,9 +102,33 @@ std::vector<RawPair> parse_pairs_text(const std::string& text, const std::string
   return out;
 }
 
+std::vector<int64_t> parse_user_list_text(const std::string& text, const std::string& name,
+                                          const IdIndex& users) {
+  std::vector<int64_t> out;
+  std::vector<std::string_view> fields;
+  for (const TextLine& line : split_lines(text, name, /*comments=*/true)) {
+    split_fields(line.text, detect_delimiter(line.text), fields);
+    const std::string_view id = fields.empty() ? std::string_view{} : fields[0];
+    const int64_t u = users.find(id);
+    if (u < 0) {
+      if (out.empty() && line.number == 1 && is_user_column_name(id)) continue;
+      throw DataError(name, line.number, "unknown user " + quote(id) + " (not in the model's training data)");
+    }
+    out.push_back(u);
+  }
+  if (out.empty()) throw DataError(name + ": no users listed");
+  return out;
+}
+
 RatingIndexer::RatingIndexer(const std::string& name, IdIndex& users, IdIndex& items, bool add_new,
-                             PairRegistry& seen, RatingList& out)
-    : name_(name), users_(users), items_(items), add_new_(add_new), seen_(seen), out_(out) {}
+                             PairRegistry& seen, RatingList& out, UnknownRatings* unknown)
+    : name_(name),
+      users_(users),
+      items_(items),
+      add_new_(add_new),
+      seen_(seen),
+      out_(out),
+      unknown_(unknown) {}
 
 namespace {
 /// What in `id` the CSV files symgnn writes (predictions, recommendations) could not hold
@@ -123,7 +147,7 @@ const char* unwritable(std::string_view id) {
 void RatingIndexer::add(const RawRating& r) {
   if (!error_.empty()) return;  // the file is failing: only a parse error could still come first
   for (const auto& [what, id] : {std::pair{"user", r.user}, std::pair{"item", r.item}})
-    if (const char* bad = add_new_ ? unwritable(id) : nullptr) {
+    if (const char* bad = add_new_ || unknown_ ? unwritable(id) : nullptr) {
       error_ = DataError(name_, r.line,
                          std::string(what) + " id " + quote(id) + " holds " + bad +
                              ", which the CSV files symgnn writes cannot hold; rename the id")
@@ -131,6 +155,24 @@ void RatingIndexer::add(const RawRating& r) {
       return;
     }
   const int64_t u = add_new_ ? users_.add(r.user) : users_.find(r.user);
+  if (unknown_ && (u < 0 || items_.find(r.item) < 0)) {
+    std::string key(r.user);
+    key += '\0';
+    key += r.item;
+    const auto [at, fresh] = unknown_pairs_.emplace(std::move(key), r.line);
+    if (!fresh) {
+      error_ = DataError(name_, r.line,
+                         "duplicate (user, item) pair (" + quote(r.user) + ", " + quote(r.item) +
+                             "), first at " + name_ + ":" + std::to_string(at->second))
+                   .what();
+      return;
+    }
+    unknown_->user.emplace_back(r.user);
+    unknown_->item.emplace_back(r.item);
+    unknown_->value.push_back(static_cast<float>(r.value));
+    unknown_->line.push_back(r.line);
+    return;
+  }
   if (u < 0) {
     error_ = DataError(name_, r.line, "unknown user id " + quote(r.user) + " (not in the training ratings)")
                  .what();
@@ -165,16 +207,21 @@ RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& n
   return out;
 }
 
-EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
+namespace {
+
+/// read_edge_list, appending ids absent from `ids` to it where `add_new`.
+EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new) {
   const std::string& name = in.name();
-  // Each directed line as (a * n + b, weight, line): 16 bytes, sorted once at the end
-  // instead of a tree node per edge.
+  // Each directed line as (a << 32 | b, weight, line): 16 bytes, sorted once at the end
+  // instead of a tree node per edge. The key does not depend on the node count, which grows
+  // as the file names new ids.
   struct Directed {
     uint64_t key;
     float weight;
     uint32_t line;
   };
-  const auto n = static_cast<uint64_t>(ids.size());
+  constexpr uint64_t kLow = 0xffffffffULL;
+  const auto key_of = [](uint64_t a, uint64_t b) { return a << 32 | b; };
   std::vector<Directed> directed;
   const auto by_key_then_line = [](const Directed& x, const Directed& y) {
     return x.key != y.key ? x.key < y.key : x.line < y.line;
@@ -197,7 +244,7 @@ EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
     }
     if (bad)
       throw DataError(name, bad->line,
-                      "edge (" + quote(ids.ids()[bad->key / n]) + ", " + quote(ids.ids()[bad->key % n]) +
+                      "edge (" + quote(ids.ids()[bad->key >> 32]) + ", " + quote(ids.ids()[bad->key & kLow]) +
                           ") given again with weight " + format_weight(bad->weight) + ", line " +
                           std::to_string(bad_first->line) + " has " + format_weight(bad_first->weight));
   };
@@ -213,7 +260,7 @@ EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
         throw DataError(name, ln.number,
                         std::string("expected 2 or 3 fields (a, b[, weight]) separated by ") +
                             delimiter_name(d) + ", found " + count_text(f.size()));
-      const int64_t a = ids.find(f[0]), b = ids.find(f[1]);
+      int64_t a = ids.find(f[0]), b = ids.find(f[1]);
       double w = 1.0;
       const bool weight_ok = f.size() < 3 || to_double(f[2], w);
       // Header: a non-numeric weight, or two unknown non-numeric ids ("src,dst"), on line one.
@@ -225,11 +272,15 @@ EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
       if (!weight_ok) throw DataError(name, ln.number, "weight " + quote(f[2]) + " is not a number");
       if (!std::isfinite(w) || !std::isfinite(static_cast<float>(w)) || w < 0)
         throw DataError(name, ln.number, "weight " + quote(f[2]) + " is negative or not finite");
+      if (add_new && a < 0) a = ids.add(f[0]);
+      if (add_new && b < 0) b = ids.add(f[1]);
+      if (ids.size() > static_cast<int64_t>(kLow))
+        throw DataError(name, ln.number, std::string("more than 4294967295 ") + side + "s");
       if (a < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[0]));
       if (b < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[1]));
       if (static_cast<uint64_t>(ln.number) > UINT32_MAX)
         throw DataError(name, ln.number, "more than 4294967295 lines");
-      directed.push_back({static_cast<uint64_t>(a) * n + static_cast<uint64_t>(b), static_cast<float>(w),
+      directed.push_back({key_of(static_cast<uint64_t>(a), static_cast<uint64_t>(b)), static_cast<float>(w),
                           static_cast<uint32_t>(ln.number)});
     } while (in.next(ln));
   } catch (const DataError&) {
@@ -247,8 +298,8 @@ EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
     return it != directed.end() && it->key == key ? &*it : nullptr;
   };
   for (const Directed& e : directed) {
-    const uint64_t a = e.key / n, b = e.key % n;
-    const Directed* rev = find(b * n + a);
+    const uint64_t a = e.key >> 32, b = e.key & kLow;
+    const Directed* rev = find(key_of(b, a));
     if (rev && rev->weight != e.weight)
       throw DataError(name, std::max(e.line, rev->line),
                       "asymmetric: edge (" + quote(ids.ids()[a]) + ", " + quote(ids.ids()[b]) +
@@ -261,9 +312,9 @@ EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
   all.reserve(2 * directed.size());
   for (const Directed& e : directed) {
     if (e.weight == 0.0f) continue;
-    const uint64_t a = e.key / n, b = e.key % n;
+    const uint64_t a = e.key >> 32, b = e.key & kLow;
     all.emplace_back(e.key, e.weight);
-    if (a != b) all.emplace_back(b * n + a, e.weight);
+    if (a != b) all.emplace_back(key_of(b, a), e.weight);
   }
   directed = std::vector<Directed>();
   std::sort(all.begin(), all.end());
@@ -275,8 +326,20 @@ EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
   g.src.reserve(all.size());
   g.dst.reserve(all.size());
   g.weight.reserve(all.size());
-  for (const auto& [key, w] : all) g.add(static_cast<int64_t>(key / n), static_cast<int64_t>(key % n), w);
+  for (const auto& [key, w] : all)
+    g.add(static_cast<int64_t>(key >> 32), static_cast<int64_t>(key & kLow), w);
   return g;
+}
+
+}  // namespace
+
+EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
+  // Without add_new nothing is appended: the index stays as given.
+  return read_edges(in, const_cast<IdIndex&>(ids), side, false);
+}
+
+EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side) {
+  return read_edges(in, ids, side, true);
 }
 
 EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
@@ -285,7 +348,10 @@ EdgeList parse_edge_list_text(const std::string& text, const std::string& name, 
   return read_edge_list(in, ids, side);
 }
 
-FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side) {
+namespace {
+
+/// read_features, appending ids absent from `ids` to it where `add_new`.
+FeatureMatrix read_feature_rows(LineReader& in, IdIndex& ids, const char* side, bool add_new) {
   const std::string& name = in.name();
   TextLine ln;
   in.next(ln);
@@ -317,7 +383,11 @@ FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side
                       "expected " + count_text(cols + 1) + " fields (id and " + count_text(cols) +
                           " features, as on line " + std::to_string(first_line) + "), found " +
                           count_text(f.size()));
-    const int64_t id = ids.find(f[0]);
+    int64_t id = ids.find(f[0]);
+    if (id < 0 && add_new) {
+      id = ids.add(f[0]);
+      row_line.push_back(0);
+    }
     if (id < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[0]));
     if (row_line[static_cast<size_t>(id)] != 0)
       throw DataError(name, ln.number,
@@ -349,6 +419,17 @@ FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side
   m.values.assign(static_cast<size_t>(m.rows) * cols, 0.0f);
   for (const auto& [id, row] : rows) std::copy(row.begin(), row.end(), m.values.begin() + id * m.cols);
   return m;
+}
+
+}  // namespace
+
+FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side) {
+  // Without add_new nothing is appended: the index stays as given.
+  return read_feature_rows(in, const_cast<IdIndex&>(ids), side, false);
+}
+
+FeatureMatrix read_features_adding(LineReader& in, IdIndex& ids, const char* side) {
+  return read_feature_rows(in, ids, side, true);
 }
 
 FeatureMatrix parse_features_text(const std::string& text, const std::string& name, const IdIndex& ids,
@@ -403,9 +484,42 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
       cfg.test_file.empty() ? 0.0 : static_cast<double>(std::filesystem::file_size(cfg.test_file, ec));
   RatingIndexer train_indexer(path, users, items, true, seen, all);
   stream_ratings(path, train_indexer, all, seen, ec ? 0.0 : test_bytes);
+
+  // Graph and feature rows of ids without a training rating add those ids as nodes: a
+  // feature table of the whole catalogue is what users have, and those rows are what
+  // cold-start prediction needs. The graph is read first, so that its new ids need rows too.
+  const auto load_side = [](NodeSet& side, IdIndex& ids, const std::string& graph_file,
+                            const std::string& features_file, const char* what) {
+    if (!graph_file.empty()) {
+      LineReader in(graph_file, true);
+      side.graph = read_edge_list_adding(in, ids, what);
+      side.graph_origin = GraphOrigin::File;
+    }
+    if (!features_file.empty()) {
+      LineReader in(features_file, true);
+      side.features = read_features_adding(in, ids, what);
+      side.features_origin = features_file + ": " + std::to_string(side.features.cols) + " columns";
+    }
+    side.graph.num_nodes = ids.size();  // the features may have added ids after the graph
+  };
+  load_side(ds.users, users, cfg.user_graph_file, cfg.user_features_file, "user");
+  load_side(ds.items, items, cfg.item_graph_file, cfg.item_features_file, "item");
+  if (ds.users.graph_origin == GraphOrigin::None) ds.users.graph = EdgeList{};
+  if (ds.items.graph_origin == GraphOrigin::None) ds.items.graph = EdgeList{};
+
   if (!cfg.test_file.empty()) {
-    RatingIndexer test_indexer(cfg.test_file, users, items, false, seen, ds.test);
+    // A test rating naming an id that is no node is kept apart (Dataset::test_unknown) unless
+    // data.unknown_test = error; one that names nodes only is a test rating like any other.
+    const bool keep_unknown = cfg.unknown_test != "error";
+    RatingIndexer test_indexer(cfg.test_file, users, items, false, seen, ds.test,
+                               keep_unknown ? &ds.test_unknown : nullptr);
     stream_ratings(cfg.test_file, test_indexer, ds.test, seen, 0.0);
+    if (ds.test.empty() && !ds.test_unknown.empty())
+      throw DataError(cfg.test_file, ds.test_unknown.line.front(),
+                      "none of its " + std::to_string(ds.test_unknown.size()) +
+                          " test ratings names a user and an item of the training data (first: user " +
+                          quote(ds.test_unknown.user.front()) + ", item " +
+                          quote(ds.test_unknown.item.front()) + "); are both files in the same ids?");
     ds.train = std::move(all);
   } else {
     random_test_split(all, cfg.test_fraction, static_cast<uint64_t>(cfg.split_seed), ds.train, ds.test);
@@ -417,23 +531,10 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
   ds.users.ids = users.ids();
   ds.items.ids = items.ids();
 
-  const auto load_side = [](NodeSet& side, const IdIndex& ids, const std::string& graph_file,
-                            const std::string& features_file, const char* what) {
-    if (!graph_file.empty()) {
-      LineReader in(graph_file, true);
-      side.graph = read_edge_list(in, ids, what);
-      side.graph_origin = GraphOrigin::File;
-    }
-    if (!features_file.empty()) {
-      LineReader in(features_file, true);
-      side.features = read_features(in, ids, what);
-      side.features_origin = features_file + ": " + std::to_string(side.features.cols) + " columns";
-    }
-  };
-  load_side(ds.users, users, cfg.user_graph_file, cfg.user_features_file, "user");
-  load_side(ds.items, items, cfg.item_graph_file, cfg.item_features_file, "item");
-
   ds.rating_levels = distinct_levels({&ds.train, &ds.test});
+  for (const float v : ds.test_unknown.value)
+    if (!std::binary_search(ds.rating_levels.begin(), ds.rating_levels.end(), v))
+      ds.rating_levels.insert(std::upper_bound(ds.rating_levels.begin(), ds.rating_levels.end(), v), v);
   ds.rating_min = ds.rating_levels.front();
   ds.rating_max = ds.rating_levels.back();
   return ds;

@@ -24,6 +24,25 @@ nlohmann::json evaluation_json(const Evaluation& ev) {
     r["coverage@" + k] = a.coverage;
   }
   j["ranking"] = r;
+  if (ev.unseen.cold > 0 || ev.unseen.unknown > 0) j["unseen"] = unseen_json(ev.unseen);
+  return j;
+}
+
+nlohmann::json unseen_json(const UnseenTestReport& u) {
+  // NaN is no JSON number: a part without ratings is left out.
+  nlohmann::json j;
+  j["test_ratings"] = u.test;
+  j["test_rmse"] = u.test_rmse;
+  j["cold_ratings"] = u.cold;
+  if (u.cold > 0) j["cold_rmse"] = u.cold_rmse;
+  j["unknown_ratings"] = u.unknown;
+  if (u.unknown > 0) {
+    j["unknown_users"] = u.unknown_users;
+    j["unknown_items"] = u.unknown_items;
+    j["fallback"] = u.fallback;
+    j["unknown_rmse"] = u.unknown_rmse;
+    j["all_rmse"] = u.all_rmse;
+  }
   return j;
 }
 

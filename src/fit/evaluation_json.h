@@ -11,6 +11,10 @@ namespace symgnn::fitting {
 /// An evaluation as JSON (`evaluate --json`, and the "evaluation" of metrics.json).
 nlohmann::json evaluation_json(const Evaluation& ev);
 
+/// The test ratings of unseen ids (Evaluation::unseen) as JSON: metrics.json's "test_unseen"
+/// and the "unseen" of `evaluate --json`.
+nlohmann::json unseen_json(const UnseenTestReport& u);
+
 /// The first cut-off's ranking metrics averaged over runs (mean and std) with the
 /// popularity baseline's beside them: metrics.json's "ranking_at_10".
 nlohmann::json ranking_summary(const std::vector<Evaluation>& runs, const Evaluation& popularity);

@@ -19,6 +19,7 @@
 #include "fit/ranker.h"
 #include "fit/sweep_metrics.h"
 #include "infer/model_parts.h"
+#include "infer/unseen_test.h"
 #include "models/ranking/ranking_loss.h"
 #include "models/ranking/ranking_probe.h"
 #include "runtime/runtime.h"
@@ -393,6 +394,17 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   Fitted f = kind.fit == FitMethod::trained ? fit_trained(cfg, ds, o, topts, rank0, ranker)
                                             : fit_closed_form(cfg, ds, o, ranker);
   if (!rank0) return std::move(f.result);
+  // Test ratings of ids the model never saw rated, reported apart (infer/unseen_test.h), as
+  // `evaluate` reports them: by the training ratings of the model saved (the retrain
+  // protocol's has the validation ratings among them).
+  if (f.test_predictions.defined() && !ds.test.empty()) {
+    const UnseenTestReport u = infer::report_unseen(f.result.model ? f.result.model->dataset() : ds,
+                                                    values(f.test_predictions), cfg.data.unknown_test);
+    if (const std::string line = infer::describe(u); !line.empty()) {
+      f.result.summary.push_back(line);
+      f.result.metrics.figures["test_unseen"] = fitting::unseen_json(u);
+    }
+  }
   if (ranker) {
     f.result.metrics.figures["ranker"] = ranker_record;
     f.result.summary.insert(f.result.summary.end(), ranker_summary.begin(), ranker_summary.end());

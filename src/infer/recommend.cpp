@@ -8,6 +8,7 @@
 #include <string>
 
 #include "infer/model_parts.h"
+#include "infer/unseen_test.h"
 #include "models/popularity/popularity_model.h"
 #include "symgnn/error.h"
 
@@ -117,6 +118,9 @@ Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
   }
   ev.rmse = std::sqrt(se / static_cast<double>(test.size()));
   ev.mae = ae / static_cast<double>(test.size());
+  const std::string& policy = opts.unknown.empty() ? model.config().data.unknown_test : opts.unknown;
+  ev.unseen = infer::report_unseen(model.dataset(), std::vector<double>(pred.begin(), pred.end()),
+                                   policy == "error" ? "known-mean" : policy);
   ev.relevant_min = std::isnan(opts.relevant_min)
                         ? eval::default_relevant_min(model.rating_min(), model.rating_max())
                         : opts.relevant_min;

@@ -1,5 +1,6 @@
 #include "train/dataset_stats.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -23,6 +24,16 @@ nlohmann::json side_stats(const NodeSet& s) {
 }
 }  // namespace
 
+namespace {
+/// Nodes of a side without a training or validation rating: placed by features and graphs.
+int64_t unrated_nodes(const Dataset& ds, bool users) {
+  std::vector<char> rated(static_cast<size_t>(users ? ds.users.count : ds.items.count), 0);
+  for (const RatingList* r : {&ds.train, &ds.validation})
+    for (const int64_t k : users ? r->user : r->item) rated[static_cast<size_t>(k)] = 1;
+  return static_cast<int64_t>(std::count(rated.begin(), rated.end(), 0));
+}
+}  // namespace
+
 nlohmann::json dataset_stats(const Dataset& ds) {
   nlohmann::json j;
   j["name"] = ds.name;
@@ -36,6 +47,9 @@ nlohmann::json dataset_stats(const Dataset& ds) {
   j["train"] = ds.train.size();
   j["validation"] = ds.validation.size();
   j["test"] = ds.test.size();
+  j["test_unknown"] = ds.test_unknown.size();
+  j["users_without_training_ratings"] = unrated_nodes(ds, true);
+  j["items_without_training_ratings"] = unrated_nodes(ds, false);
   j["density"] = ds.density();
   j["user_side"] = side_stats(ds.users);
   j["item_side"] = side_stats(ds.items);
@@ -55,7 +69,10 @@ std::string dataset_stats_text(const Dataset& ds) {
     return l.str();
   };
   auto side = [&](const char* label, const NodeSet& s) {
-    os << std::left << std::setw(14) << label << s.count << " nodes; graph: " << to_string(s.graph_origin);
+    os << std::left << std::setw(14) << label << s.count << " nodes";
+    if (const int64_t n = unrated_nodes(ds, &s == &ds.users); n > 0)
+      os << " (" << n << " without training ratings)";
+    os << "; graph: " << to_string(s.graph_origin);
     if (s.graph_origin != GraphOrigin::Identity) os << ", " << undirected_edges(s.graph) << " edges";
     os << "; features: ";
     if (s.features.empty())
@@ -66,7 +83,10 @@ std::string dataset_stats_text(const Dataset& ds) {
   };
   os << std::left << std::setw(14) << "dataset" << ds.name << "  [" << ds.source << "]\n";
   os << std::setw(14) << "ratings" << ds.num_ratings() << " (train " << ds.train.size() << ", validation "
-     << ds.validation.size() << ", test " << ds.test.size() << ")\n";
+     << ds.validation.size() << ", test " << ds.test.size();
+  if (!ds.test_unknown.empty())
+    os << ", and " << ds.test_unknown.size() << " test naming an id that is no node, scored apart";
+  os << ")\n";
   os << std::setw(14) << "levels" << levels() << "\n";
   os << std::setw(14) << "density" << std::setprecision(4) << 100.0 * ds.density() << " %\n";
   side("users", ds.users);

@@ -1,6 +1,7 @@
 #include "util/output_lock.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -94,6 +95,16 @@ void check_output_file(const std::string& path, const std::string& option) {
   if (::access(parent.empty() ? "." : parent.c_str(), W_OK) != 0)
     throw ConfigError(option + " " + path + ": folder " +
                       (parent.empty() ? std::string(".") : parent.string()) + " is not writable");
+  // A killed writer of this file left its temporary ("<name>.tmp.<pid>"); one whose process
+  // is gone is removed. A live process's is left alone: it may be writing the file now.
+  const std::string prefix = fs::path(path).filename().string() + ".tmp.";
+  for (const auto& entry : fs::directory_iterator(parent.empty() ? fs::path(".") : parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
+  }
 }
 
 void check_output_dir(const std::string& path, const std::string& option) {

@@ -28,7 +28,8 @@ int remove_stale_temporaries(const std::string& dir);
 
 /// Output paths, checked before any work: a file to write (its folder must exist and be
 /// writable; not a directory) and a directory to create or write into (not a file; its
-/// deepest existing folder writable). ConfigError naming the option.
+/// deepest existing folder writable). ConfigError naming the option. check_output_file also
+/// removes the temporaries of the file that writers killed before their rename left.
 void check_output_file(const std::string& path, const std::string& option);
 void check_output_dir(const std::string& path, const std::string& option);
 

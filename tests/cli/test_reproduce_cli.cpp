@@ -47,6 +47,13 @@ TEST(ReproduceCli, QuickRunWritesEveryTableAndFigure) {
   // A second invocation reuses every cell and only rewrites the report.
   ASSERT_EQ(st::run_command(cmd, &log), 0) << log;
   EXPECT_NE(log.find("0 to run"), std::string::npos) << log;
+
+  // Fault injection (docs/reliability.md): a full disk while the report is written is one
+  // line naming the file, exit 2, and the report written before is left as it was.
+  const std::string before = slurp(out + "/results.md");  // the second call's (its date)
+  ASSERT_EQ(st::run_command("SYMGNN_FAULT_INJECT=write:ENOSPC:results.md " + cmd, &log), 2) << log;
+  EXPECT_NE(log.find("results.md: cannot write"), std::string::npos) << log;
+  EXPECT_EQ(slurp(out + "/results.md"), before);
 }
 
 TEST(ReproduceCli, BadArgumentsExitWithTwo) {

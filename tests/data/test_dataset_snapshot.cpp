@@ -11,6 +11,7 @@
 #include "data/loaders.h"
 #include "symgnn/config.h"
 #include "symgnn/error.h"
+#include "util/checksum.h"
 
 using symgnn::DataConfig;
 using symgnn::Dataset;
@@ -42,6 +43,10 @@ Dataset small_set() {
   ds.items.features.names = {"a", "b"};
   ds.items.features_origin = "test";
   ds.source = "/data/ratings.csv";
+  ds.test_unknown.user = {"stranger", "7"};
+  ds.test_unknown.item = {"3", "film, \"new\""};
+  ds.test_unknown.value = {4.0f, ds.rating_max};
+  ds.test_unknown.line = {12, 40};
   return ds;
 }
 
@@ -66,6 +71,10 @@ void expect_equal(const Dataset& a, const Dataset& b) {
     EXPECT_EQ(x->item, y->item);
     EXPECT_EQ(x->value, y->value);
   }
+  EXPECT_EQ(a.test_unknown.user, b.test_unknown.user);
+  EXPECT_EQ(a.test_unknown.item, b.test_unknown.item);
+  EXPECT_EQ(a.test_unknown.value, b.test_unknown.value);
+  EXPECT_EQ(a.test_unknown.line, b.test_unknown.line);
   EXPECT_EQ(a.rating_levels, b.rating_levels);
   EXPECT_EQ(a.rating_min, b.rating_min);
   EXPECT_EQ(a.rating_max, b.rating_max);
@@ -130,12 +139,24 @@ TEST(DatasetSnapshot, FirstDifferenceNamesTheFileOfThePartThatChanged) {
   Dataset test = ds;
   test.test.value[0] += 1;
   EXPECT_NE(data::first_difference(ds, test, cfg).find("the test ratings"), std::string::npos);
+  Dataset unknown = ds;
+  unknown.test_unknown.value[1] -= 1;
+  EXPECT_NE(data::first_difference(ds, unknown, cfg).find("the test ratings"), std::string::npos);
 }
 
-TEST(DatasetSnapshot, RetrainedModelsSeeTheirValidationRatingsInTraining) {
-  const Dataset ds = small_set();
-  const Dataset all = data::with_validation_in_train(ds);
-  EXPECT_TRUE(all.validation.empty());
-  EXPECT_EQ(all.train.size(), ds.train.size() + ds.validation.size());
-  EXPECT_EQ(all.train.value.back(), ds.validation.value.back());
+// The files of the last session (version 1, before the test ratings of unknown ids) still load.
+TEST(DatasetSnapshot, VersionOneFilesStillLoad) {
+  Dataset ds = small_set();
+  ds.test_unknown = symgnn::UnknownRatings{};
+  const std::string path = symgnn::testing::scratch_dir("snapshot_v1") + "/dataset.bin";
+  data::write_snapshot(ds, path);
+  std::string bytes = symgnn::read_sealed_file(path);
+  // Version 2 holds four empty vectors (four 8-byte counts) between the test ratings and the
+  // rating levels (a count, the levels, two floats); version 1 is the rest under its header.
+  ASSERT_EQ(bytes.rfind("symgnn-dataset-2\n", 0), 0u);
+  bytes[15] = '1';
+  const size_t tail = 8 + 4 * ds.rating_levels.size() + 8;
+  ASSERT_EQ(bytes.substr(bytes.size() - tail - 32, 32), std::string(32, '\0'));
+  bytes.erase(bytes.size() - tail - 32, 32);
+  expect_equal(data::parse_snapshot(bytes, "v1.bin"), ds);
 }

@@ -113,6 +113,7 @@ TEST(LineReader, TheLoaderKeepsOrderIdsAndIndices) {
   }
   for (int k = 0; k < 20; ++k) test += std::to_string(k) + "," + std::to_string(100 + k) + ",4\n";
   DataConfig cfg;
+  cfg.unknown_test = "error";  // the loud error, for the line it names
   cfg.source = write_file(dir, "train.csv", train);
   cfg.test_file = write_file(dir, "test.csv", "user,item,rating\n" + test);
   EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "test.csv:2:", "unknown item id '100'");
@@ -127,6 +128,7 @@ TEST(LineReader, TheLoaderKeepsOrderIdsAndIndices) {
 TEST(PairRegistry, RepeatsAreReportedWithBothPlacesInReadingOrder) {
   const auto dir = scratch_dir("registry");
   DataConfig cfg;
+  cfg.unknown_test = "error";  // unknown ids as errors, to order them against repeats
   const auto load = [&](const std::string& name, const std::string& text) {
     cfg.source = write_file(dir, name, text);
     return load_ratings_file(cfg.source, cfg);

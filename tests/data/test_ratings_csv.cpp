@@ -132,6 +132,7 @@ TEST(RatingsCsv, TestFileFormsTheTestSplit) {
 TEST(RatingsCsv, TestFileErrors) {
   const auto dir = scratch_dir("csv");
   auto cfg = with_source(write_file(dir, "train.csv", kTrain));
+  cfg.unknown_test = "error";  // unknown ids kept apart otherwise (TestRatingsOfUnknownIdsAreKeptApart)
   cfg.test_file = write_file(dir, "t1.csv", "carol,matrix,4\ndave,heat,2\n");
   EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "t1.csv:2:", "unknown user id 'dave'");
   cfg.test_file = write_file(dir, "t2.csv", "carol,dune,4\n");
@@ -140,6 +141,61 @@ TEST(RatingsCsv, TestFileErrors) {
   EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "t3.csv:2:", "duplicate", "train.csv:6");
   cfg.test_file = dir + "/absent.csv";
   EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "absent.csv", "cannot open");
+}
+
+// Issue 30, "data as users have it": a test file with ids the training file lacks, as an own
+// random split gives, is not an error; those ratings are kept by original id and scored apart.
+TEST(RatingsCsv, TestRatingsOfUnknownIdsAreKeptApart) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "train.csv", kTrain));
+  cfg.test_file = write_file(dir, "t.csv", "carol,matrix,4\ndave,heat,2\nbob,dune,5\ndave,dune,1\n");
+  const Dataset ds = load_ratings_file(cfg.source, cfg);
+  EXPECT_EQ(ds.users.count, 3);  // no node is added for dave or dune
+  EXPECT_EQ(ds.items.count, 3);
+  ASSERT_EQ(ds.test.size(), 1u);
+  const symgnn::UnknownRatings& u = ds.test_unknown;
+  EXPECT_EQ(u.user, (std::vector<std::string>{"dave", "bob", "dave"}));
+  EXPECT_EQ(u.item, (std::vector<std::string>{"heat", "dune", "dune"}));
+  EXPECT_EQ(u.value, (std::vector<float>{2, 5, 1}));
+  EXPECT_EQ(u.line, (std::vector<long>{2, 3, 4}));
+  EXPECT_EQ(ds.num_ratings(), 9u);
+  EXPECT_NO_THROW(symgnn::validate_dataset(ds, "test"));
+
+  // What is really wrong stays a loud error: a repeat among them, or a file of which no
+  // rating names known ids (another id scheme).
+  cfg.test_file = write_file(dir, "t2.csv", "carol,matrix,4\ndave,heat,2\ndave,heat,3\n");
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg),
+                    "t2.csv:3:", "duplicate (user, item) pair ('dave', 'heat')", "t2.csv:2");
+  cfg.test_file = write_file(dir, "t3.csv", "u9,i9,4\nu8,i8,2\n");
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "t3.csv:1:", "none of its 2 test ratings");
+  cfg.test_file = write_file(dir, "t4.csv", "carol,matrix,4\nda,ve,heat,2\n");
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "t4.csv:2:", "rating 'heat' is not a number");
+}
+
+// Feature and graph rows of ids without ratings (a catalogue's feature table) become nodes
+// without ratings, kept for cold-start; a test rating naming them is a test rating like any.
+TEST(RatingsCsv, GraphAndFeatureRowsOfUnratedIdsBecomeNodes) {
+  const auto dir = scratch_dir("csv");
+  auto cfg = with_source(write_file(dir, "r.csv", kTrain));
+  cfg.item_graph_file = write_file(dir, "ig.csv", "matrix,dune\nheat,alien\n");
+  cfg.item_features_file =
+      write_file(dir, "if.csv", "id,year\nmatrix,1999\ndune,1984\nheat,1995\nalien,1979\nbrazil,1985\n");
+  cfg.user_graph_file = write_file(dir, "ug.csv", "alice,dave,2\n");
+  cfg.test_file = write_file(dir, "t.csv", "dave,dune,4\ncarol,brazil,3\nerin,heat,2\n");
+  const Dataset ds = load_ratings_file(cfg.source, cfg);
+  EXPECT_EQ(ds.items.ids, (std::vector<std::string>{"matrix", "heat", "alien", "dune", "brazil"}));
+  EXPECT_EQ(ds.users.ids, (std::vector<std::string>{"alice", "bob", "carol", "dave"}));
+  EXPECT_EQ(ds.items.graph.num_nodes, 5);  // counted after the features added brazil
+  EXPECT_EQ(ds.users.graph.num_nodes, 4);
+  ASSERT_EQ(ds.items.features.rows, 5);
+  EXPECT_FLOAT_EQ(ds.items.features.at(4, 0), 1985);
+  EXPECT_EQ(ds.test.size(), 2u);          // (dave, dune) and (carol, brazil): nodes without ratings
+  ASSERT_EQ(ds.test_unknown.size(), 1u);  // erin is in no file
+  EXPECT_EQ(ds.test_unknown.user[0], "erin");
+  EXPECT_NO_THROW(symgnn::validate_dataset(ds, "test"));
+  // A graph's new id without a feature row is refused, naming it.
+  cfg.item_graph_file = write_file(dir, "ig2.csv", "matrix,zardoz\n");
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "if.csv", "no row for item id 'zardoz'");
 }
 
 TEST(RatingsCsv, RatingErrorsNameFileAndLine) {
@@ -210,8 +266,6 @@ TEST(RatingsCsv, GraphFileErrors) {
     cfg.user_graph_file = write_file(dir, name, text);
     return load_ratings_file(cfg.source, cfg);
   };
-  EXPECT_DATA_ERROR(try_graph("g1.csv", "alice,bob\nalice,dave\n"), "g1.csv:2:", "unknown user id 'dave'");
-  EXPECT_DATA_ERROR(try_graph("g1b.csv", "alice,bob\n17,alice\n"), "g1b.csv:2:", "unknown user id '17'");
   EXPECT_DATA_ERROR(try_graph("g2.csv", "alice,bob,1\nbob,carol,-1\n"),
                     "g2.csv:2:", "negative or not finite");
   EXPECT_DATA_ERROR(try_graph("g3.csv", "alice,bob,1\nbob,carol,nan\n"),
@@ -260,7 +314,8 @@ TEST(RatingsCsv, FeatureFileErrors) {
                     "not a number");
   EXPECT_DATA_ERROR(try_features("f4.csv", "matrix,1\nheat,inf\nalien,3\n"),
                     "f4.csv:2:", "not a finite number");
-  EXPECT_DATA_ERROR(try_features("f5.csv", "matrix,1\ndune,2\n"), "f5.csv:2:", "unknown item id 'dune'");
+  // An id without ratings becomes a node; the rated ones still need their rows.
+  EXPECT_DATA_ERROR(try_features("f5.csv", "matrix,1\ndune,2\n"), "f5.csv", "no row for item id 'heat'");
   EXPECT_DATA_ERROR(try_features("f6.csv", "matrix,1\nheat,2\nmatrix,3\n"), "f6.csv:3:", "second row",
                     "line 1");
   EXPECT_DATA_ERROR(try_features("f7.csv", "matrix\n"),

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/test_support.h"
+#include "reliability/temporaries.h"
 #include "util/output_lock.h"
 
 namespace fs = std::filesystem;
@@ -22,6 +23,7 @@ using symgnn::testing::read_file;
 using symgnn::testing::run_command;
 using symgnn::testing::run_symgnn;
 using symgnn::testing::scratch_dir;
+using symgnn::testing::temporaries;
 
 namespace {
 
@@ -49,15 +51,6 @@ std::vector<std::string> result_files(const std::string& dir) {
       out.push_back(fs::relative(e.path(), dir).string());
   }
   std::sort(out.begin(), out.end());
-  return out;
-}
-
-/// Every "*.tmp.<pid>" file under `dir`.
-std::vector<std::string> temporaries(const std::string& dir) {
-  static const std::regex temporary(R"(.*\.tmp\.[0-9]+)");
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (std::regex_match(e.path().filename().string(), temporary)) out.push_back(e.path().string());
   return out;
 }
 
