@@ -86,7 +86,7 @@ def fit_in_child(out, fault):
 
 
 def temporaries(folder):
-    return [p for p in glob.glob(os.path.join(folder, "**", "*.tmp.*"), recursive=True)]
+    return glob.glob(os.path.join(folder, "**", "*.tmp.*"), recursive=True)
 
 
 @pytest.mark.parametrize("fault, file", [

@@ -155,7 +155,8 @@ void RatingIndexer::add(const RawRating& r) {
       return;
     }
   const int64_t u = add_new_ ? users_.add(r.user) : users_.find(r.user);
-  if (unknown_ && (u < 0 || items_.find(r.item) < 0)) {
+  const int64_t i = add_new_ ? items_.add(r.item) : items_.find(r.item);
+  if (unknown_ && (u < 0 || i < 0)) {
     std::string key(r.user);
     key += '\0';
     key += r.item;
@@ -178,7 +179,6 @@ void RatingIndexer::add(const RawRating& r) {
                  .what();
     return;
   }
-  const int64_t i = add_new_ ? items_.add(r.item) : items_.find(r.item);
   if (i < 0) {
     error_ = DataError(name_, r.line, "unknown item id " + quote(r.item) + " (not in the training ratings)")
                  .what();
@@ -500,12 +500,10 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
       side.features = read_features_adding(in, ids, what);
       side.features_origin = features_file + ": " + std::to_string(side.features.cols) + " columns";
     }
-    side.graph.num_nodes = ids.size();  // the features may have added ids after the graph
+    if (!graph_file.empty()) side.graph.num_nodes = ids.size();  // the features may have added ids
   };
   load_side(ds.users, users, cfg.user_graph_file, cfg.user_features_file, "user");
   load_side(ds.items, items, cfg.item_graph_file, cfg.item_features_file, "item");
-  if (ds.users.graph_origin == GraphOrigin::None) ds.users.graph = EdgeList{};
-  if (ds.items.graph_origin == GraphOrigin::None) ds.items.graph = EdgeList{};
 
   if (!cfg.test_file.empty()) {
     // A test rating naming an id that is no node is kept apart (Dataset::test_unknown) unless

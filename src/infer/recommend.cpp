@@ -119,8 +119,7 @@ Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
   ev.rmse = std::sqrt(se / static_cast<double>(test.size()));
   ev.mae = ae / static_cast<double>(test.size());
   const std::string& policy = opts.unknown.empty() ? model.config().data.unknown_test : opts.unknown;
-  ev.unseen = infer::report_unseen(model.dataset(), std::vector<double>(pred.begin(), pred.end()),
-                                   policy == "error" ? "known-mean" : policy);
+  ev.unseen = infer::report_unseen(model.dataset(), std::vector<double>(pred.begin(), pred.end()), policy);
   ev.relevant_min = std::isnan(opts.relevant_min)
                         ? eval::default_relevant_min(model.rating_min(), model.rating_max())
                         : opts.relevant_min;

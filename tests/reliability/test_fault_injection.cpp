@@ -15,10 +15,11 @@
 #include <vector>
 
 #include "common/test_support.h"
-#include "reliability/temporaries.h"
+#include "reliability/fault_support.h"
 #include "util/output_lock.h"
 
 namespace fs = std::filesystem;
+using symgnn::testing::lines_of;
 using symgnn::testing::read_file;
 using symgnn::testing::run_command;
 using symgnn::testing::run_symgnn;
@@ -85,10 +86,6 @@ void flip_byte(const std::string& path, long offset) {
   c = static_cast<char>(c ^ 0x10);
   f.seekp(at);
   f.write(&c, 1);
-}
-
-int lines_of(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
 
 }  // namespace

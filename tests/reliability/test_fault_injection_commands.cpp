@@ -15,9 +15,10 @@
 #include <vector>
 
 #include "common/test_support.h"
-#include "reliability/temporaries.h"
+#include "reliability/fault_support.h"
 
 namespace fs = std::filesystem;
+using symgnn::testing::lines_of;
 using symgnn::testing::read_file;
 using symgnn::testing::run_command;
 using symgnn::testing::run_symgnn;
@@ -61,10 +62,6 @@ std::string settings(const std::string& conf) {
     at = nl == std::string::npos ? conf.size() : nl + 1;
   }
   return out;
-}
-
-int lines_of(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
 
 }  // namespace

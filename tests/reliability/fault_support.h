@@ -1,6 +1,8 @@
-// What the reliability tests look for after a fault: the atomic writer's temporaries.
+// What the fault-injection tests look for after a fault: the atomic writer's temporaries,
+// and how many lines an error took.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <string>
@@ -15,6 +17,11 @@ inline std::vector<std::string> temporaries(const std::string& dir) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
     if (std::regex_match(e.path().filename().string(), temporary)) out.push_back(e.path().string());
   return out;
+}
+
+/// The number of line breaks in `s` (an error is one line: 1).
+inline int lines_of(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
 
 }  // namespace symgnn::testing
