@@ -26,5 +26,8 @@ export ASAN_OPTIONS="halt_on_error=1:detect_leaks=0:detect_odr_violation=0:${ASA
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 export OMP_WAIT_POLICY=PASSIVE
 start=$(date +%s)
-(cd build-asan && ctest --output-on-failure -j"${SYMGNN_TEST_JOBS:-2}" "$@")
+# package.consumer builds a separate project against the installed libraries with plain
+# flags; instrumented libraries cannot link there (undefined __asan_* symbols), and what it
+# checks is the packaging, which scripts/test.sh covers.
+(cd build-asan && ctest --output-on-failure -j"${SYMGNN_TEST_JOBS:-2}" -E '^package\.consumer$' "$@")
 echo "sanitize.sh: the suite passed under ASan+UBSan in $(( $(date +%s) - start ))s"
