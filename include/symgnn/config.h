@@ -129,6 +129,27 @@ struct EaseConfig {
   }
 };
 
+/// The bias baseline mu + b_u + b_i (models/baseline/bias_fit.h): the `baseline` kind, and
+/// the offset of the learned models (lowrank.offset, base.offset).
+struct BaselineConfig {
+  std::string user_shrinkages = "0.3,1,2,3,5,10,20,30";
+  std::string item_shrinkages = "1,2,3,5,10,20,30,50,100";
+  std::string select = "cv";
+  int64_t folds = 10;
+  int64_t sweeps = 100;
+  int64_t seed = 1;
+
+  template <class V>
+  void visit(V&& v) {
+    v("user_shrinkages", user_shrinkages, "candidate ridge penalties lambda_u of the user biases, b_u = sum_{i in R(u)} (r_ui - mu - b_i) / (lambda_u + |R(u)|)", any());
+    v("item_shrinkages", item_shrinkages, "candidate ridge penalties lambda_i of the item biases, b_i = sum_{u in R(i)} (r_ui - mu - b_u) / (lambda_i + |R(i)|)", any());
+    v("select", select, "how model = baseline chooses the pair (lambda_u, lambda_i): cv (folds-fold cross-validation on the training ratings, deterministic) or validation (the RMSE of the validation ratings); the offset of lowrank.offset and base.offset always uses cv on the model's training ratings", one_of("cv|validation"));
+    v("folds", folds, "cross-validation folds", range(2, 100));
+    v("sweeps", sweeps, "most alternating sweeps (item biases, then user biases) of one fit; a fit stops earlier when no bias moves by 1e-6 of the rating range", range(1, 100000));
+    v("seed", seed, "seed of the shuffle that deals the ratings into the folds", at_least(0));
+  }
+};
+
 /// The low-rank SyMGNN model (node representations, dot-product prediction).
 struct LowRankConfig {
   std::string variant = "full";
@@ -156,6 +177,7 @@ struct LowRankConfig {
   int64_t prior_side_width = 10;
   bool cge_bias = false;
   int64_t decoder_chunk = 1000000;
+  std::string offset = "none";
 
   template <class V>
   void visit(V&& v) {
@@ -184,6 +206,7 @@ struct LowRankConfig {
     v("cge_bias", cge_bias, "add a learned bias in every CGE layer, phi(Ah U W + b) (false: as printed, no bias)", any());
     v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no side features)", range(0, 4096));
     v("decoder_chunk", decoder_chunk, "training pairs the class decoder (and the dot decoder off the CPU) scores at once: a step over more pairs scores them chunk by chunk and accumulates the representations' gradients, the same loss and gradients with memory O(chunk) instead of O(ratings) (0: all at once); on the CPU the dot decoder takes one fused pass that needs no chunks", range(0, 1e12));
+    v("offset", offset, "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once to the training ratings before training and fixed (shrinkage by cross-validation, the baseline section; models/baseline/offset_model.h); needs decoder dot or auto (auto then picks dot) and objective rating", one_of("none|baseline"));
   }
 };
 
@@ -202,6 +225,7 @@ struct BaseConfig {
   double prior_node_dropout = 0.7;
   double prior_dense_dropout = 0.7;
   int64_t prior_side_width = 10;
+  std::string offset = "none";
 
   template <class V>
   void visit(V&& v) {
@@ -218,6 +242,7 @@ struct BaseConfig {
     v("prior_node_dropout", prior_node_dropout, "prior = encoder: probability of dropping a whole embedding row in a training pass", range(0.0, 0.95));
     v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout before the encoder's dense layer to `hidden` units", range(0.0, 0.95));
     v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch (0: no side features)", range(0, 4096));
+    v("offset", offset, "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once to the training ratings before training and fixed (as lowrank.offset); needs objective rating", one_of("none|baseline"));
   }
 };
 
@@ -311,6 +336,7 @@ struct RunConfig {
   BaseConfig base;
   ItemKnnConfig itemknn;
   EaseConfig ease;
+  BaselineConfig baseline;
   TrainConfig train;
 
   /// The fields without a section (keys without a dot), as the sections' visit() lists theirs.
@@ -330,6 +356,7 @@ struct RunConfig {
     v("base", base);
     v("itemknn", itemknn);
     v("ease", ease);
+    v("baseline", baseline);
     v("train", train);
   }
 };

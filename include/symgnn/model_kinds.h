@@ -31,6 +31,9 @@
   X(sylvester, "sylvester", closed_form, false, false, "rating",                                    \
     "the Sylv. baseline: Eq. 1 solved for ratings and mask, a and lambda chosen on validation "     \
     "(models/sylvester/completion.h)")                                                              \
+  X(baseline, "baseline", closed_form, false, false, "rating",                                      \
+    "the bias baseline: mu + b_u + b_i, ridge biases by alternating exact steps, the shrinkage "    \
+    "pair chosen by cross-validation on the training ratings (models/baseline/baseline_model.h)")   \
   X(popularity, "", closed_form, false, false, "ranking",                                           \
     "the popularity baseline: items ranked by their number of training ratings, ratings predicted " \
     "by the item's mean (models/popularity/popularity_model.h)")                                    \
@@ -39,7 +42,7 @@
     "ratings from damped user and item biases (models/closed_form/itemknn_model.h)")                \
   X(ease, "ease", closed_form, false, false, "ranking",                                             \
     "EASE: the closed-form item-item ridge regression of the binary interactions, lambda chosen "   \
-    "on validation NDCG@10 (models/closed_form/ease_model.h)")                                     \
+    "on validation NDCG@10 (models/closed_form/ease_model.h)")                                      \
   X(sylvester_binary, "sylvester", closed_form, false, false, "ranking",                            \
     "Eq. 1 on the binary interactions: scores X = (1-a) sum_k a^k At1^k H At2^k over the data's "   \
     "graphs (a co-occurrence item graph: graph.knn_source = interactions), a chosen on validation " \

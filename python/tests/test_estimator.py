@@ -155,4 +155,22 @@ def test_a_config_file_trains_the_model_kind_it_names(tmp_path):
     with pytest.raises(symgnn.ConfigError, match="no variants"):
         symgnn.SyMGNN(model="popularity", variant="G").config_text()
     assert [k["name"] for k in symgnn._core.model_kinds()] == [
-        "lowrank", "base", "sylvester", "popularity", "itemknn", "ease", "sylvester_binary"]
+        "lowrank", "base", "sylvester", "baseline", "popularity", "itemknn", "ease", "sylvester_binary"]
+
+
+def test_the_bias_baseline_and_the_offset_from_python(tmp_path):
+    # The baseline kind: a closed-form fit whose figures metrics_ holds, predicting the same
+    # ratings as its saved directory; the offset is a parameter like any config key.
+    b = symgnn.SyMGNN(model="baseline", baseline_folds=5, verbose=False).fit("synthetic", out=tmp_path / "b")
+    assert b.metrics_["model"] == "baseline"
+    figures = b.metrics_
+    assert figures["user_shrinkage"] >= 0 and "cross-validation" in figures["chosen_by"]
+    users, items, ratings = symgnn.load_dataset("synthetic").ratings("test")
+    np.testing.assert_allclose(symgnn.load(str(tmp_path / "b")).predict(users, items), b.predict(users, items),
+                               atol=1e-6)
+    rmse = float(np.sqrt(np.mean((b.predict(users, items) - ratings) ** 2)))
+    assert abs(rmse - b.metrics_["test_rmse"]) < 1e-4
+    m = symgnn.SyMGNN(model="lowrank", lowrank_offset="baseline", lowrank_hidden=8, train_epochs=2,
+                      train_runs=1, verbose=False, threads=1).fit("synthetic", out=tmp_path / "o")
+    assert m.metrics_["model"].endswith("+offset")
+    assert m.metrics_["baseline"]["test_rmse"] > 0

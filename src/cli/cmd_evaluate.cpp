@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -93,6 +94,13 @@ int run_evaluate(const EvaluateCliOptions& o) {
   };
   table(ev);
   if (const std::string line = infer::describe(ev.unseen); !line.empty()) os << line << "\n";
+  // The bias baseline beside the RMSE (models/baseline/baseline_figures.h), on the same data.
+  const RunConfig& cfg = model.config();
+  std::optional<models::BaselineFigures> baseline;
+  if (cfg.model != "baseline" && kind_serves(model_kind(cfg.model), "rating")) {
+    baseline = models::baseline_figures(model.dataset(), cfg.baseline);
+    os << models::describe(*baseline) << "\n";
+  }
   // The baseline every ranking figure is read against (docs/recommend.md), under the same rules.
   const Evaluation popularity = evaluate_popularity(model, eo);
   os << "popularity baseline (the items with the most training ratings), same users and candidates:\n";
@@ -105,6 +113,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
     j["ranks_by_rating"] = model.ranks_by_rating();
     j["ranker"] = model.ranker().empty() ? nlohmann::json(nullptr) : nlohmann::json(model.ranker());
     j["popularity"] = fitting::evaluation_json(popularity);
+    if (baseline) j["baseline"] = fitting::baseline_json(*baseline);
     write_text_atomic(o.json, json_text(j, 2) + "\n", Integrity::none);
   }
   return 0;

@@ -46,6 +46,14 @@ nlohmann::json unseen_json(const UnseenTestReport& u) {
   return j;
 }
 
+nlohmann::json baseline_json(const models::BaselineFigures& b) {
+  return {{"test_rmse", b.test_rmse},
+          {"test_mae", b.test_mae},
+          {"user_shrinkage", b.user_shrinkage},
+          {"item_shrinkage", b.item_shrinkage},
+          {"chosen_by", b.chosen_by}};
+}
+
 nlohmann::json ranking_summary(const std::vector<Evaluation>& runs, const Evaluation& popularity) {
   nlohmann::json j;
   if (runs.empty() || runs[0].ranking.at_k.empty()) return j;

@@ -20,6 +20,7 @@
 #include "fit/sweep_metrics.h"
 #include "infer/model_parts.h"
 #include "infer/unseen_test.h"
+#include "models/baseline/baseline_figures.h"
 #include "models/ranking/ranking_loss.h"
 #include "models/ranking/ranking_probe.h"
 #include "runtime/runtime.h"
@@ -404,6 +405,15 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
       f.result.summary.push_back(line);
       f.result.metrics.figures["test_unseen"] = fitting::unseen_json(u);
     }
+  }
+  // The bias baseline beside every rating figure (models/baseline/baseline_figures.h), as
+  // popularity stands beside the ranking ones; on the saved model's data, as `evaluate` does.
+  if (cfg.model != "baseline" && kind_serves(kind, "rating") && models::Objective(cfg.train).rates() &&
+      !ds.test.empty()) {
+    const models::BaselineFigures b =
+        models::baseline_figures(f.result.model ? f.result.model->dataset() : ds, cfg.baseline);
+    f.result.summary.push_back(models::describe(b));
+    f.result.metrics.figures["baseline"] = fitting::baseline_json(b);
   }
   if (ranker) {
     f.result.metrics.figures["ranker"] = ranker_record;

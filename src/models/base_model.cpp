@@ -4,6 +4,7 @@
 
 #include <tuple>
 
+#include "models/baseline/offset_model.h"
 #include "models/layers/activation.h"
 
 namespace symgnn::models {
@@ -131,7 +132,11 @@ at::Tensor BaseModel::forward(const at::Tensor& users, const at::Tensor& items) 
 
 /// The `base` row of symgnn/model_kinds.h (models/registry.cpp).
 std::shared_ptr<RatingModel> make_base_model(const RunConfig& cfg, const ModelContext& ctx) {
-  return std::make_shared<BaseModel>(cfg.base, ctx);
+  const auto make = [&](const ModelContext& c) -> std::shared_ptr<RatingModel> {
+    return std::make_shared<BaseModel>(cfg.base, c);
+  };
+  if (cfg.base.offset == "baseline") return std::make_shared<OffsetModel>(cfg.baseline, ctx, make);
+  return make(ctx);
 }
 
 }  // namespace symgnn::models

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/baseline/offset_model.h"
 #include "models/kernels/dot_mse.h"
 #include "models/kernels/pair_bilinear.h"
 #include "models/ranking/ranking_loss.h"
@@ -337,7 +338,11 @@ at::Tensor LowRankModel::regularization() {
 
 /// The `lowrank` row of symgnn/model_kinds.h (models/registry.cpp).
 std::shared_ptr<RatingModel> make_lowrank_model(const RunConfig& cfg, const ModelContext& ctx) {
-  return std::make_shared<LowRankModel>(cfg.lowrank, ctx, Objective(cfg.train));
+  const auto make = [&](const ModelContext& c) -> std::shared_ptr<RatingModel> {
+    return std::make_shared<LowRankModel>(cfg.lowrank, c, Objective(cfg.train));
+  };
+  if (cfg.lowrank.offset == "baseline") return std::make_shared<OffsetModel>(cfg.baseline, ctx, make);
+  return make(ctx);
 }
 
 }  // namespace symgnn::models

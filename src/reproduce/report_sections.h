@@ -20,13 +20,15 @@ struct ModelRow {
   const char* short_label;  // in blend weights and Table 4
   bool seeded;              // trained with seeds, so it has a seed ensemble
 };
+inline constexpr ModelRow kBaseline{"baseline", false, "baseline", false};
 inline constexpr ModelRow kSylvester{"sylvester", false, "Sylv.", false};
 inline constexpr ModelRow kBase{"base", false, "base", true};
 inline constexpr ModelRow kLowrank{"lowrank", false, "low-rank", true};
 inline constexpr ModelRow kExtended{"lowrank", true, "extended", true};
 
-/// Tables 2 and 3 (ours, the ensembles, the blend, the best of ours), in this order.
-inline constexpr ModelRow kRmseTableRows[] = {kSylvester, kBase, kLowrank, kExtended};
+/// Tables 2 and 3 (ours, the ensembles, the blend, the best of ours), in this order: the bias
+/// baseline first, as popularity heads the ranking table.
+inline constexpr ModelRow kRmseTableRows[] = {kBaseline, kSylvester, kBase, kLowrank, kExtended};
 /// The rating models in the ranking table (its other rows: report.cpp, ranking_table).
 inline constexpr ModelRow kRankingRows[] = {kSylvester, kBase, kLowrank};
 /// Table 4 and its training curves: each learned model in each variant.

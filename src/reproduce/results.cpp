@@ -47,6 +47,17 @@ CellResult load_cell(const std::string& runs_dir, const std::string& name) {
   if (m.version.is_object() && m.version.contains("git")) c.git = m.version["git"].get<std::string>();
   if (f.contains("alpha"))  // the Sylvester baseline: one deterministic solve, no seeds
     c.detail = "a = " + fixed(num(f, "alpha"), 2) + ", lambda = " + fixed(num(f, "shrinkage"), 2);
+  const nlohmann::json& d = m.dataset;
+  c.users = num(d, "users");
+  c.items = num(d, "items");
+  c.users_rated = c.users - num(d, "users_without_training_ratings");
+  c.items_rated = c.items - num(d, "items_without_training_ratings");
+  c.train_ratings = num(d, "train") + (d.contains("validation") ? num(d, "validation") : 0.0);
+  c.test_ratings = num(d, "test");
+  if (f.contains("test_unseen")) c.cold_test = num(f["test_unseen"], "cold_ratings");
+  if (f.contains("user_shrinkage"))  // the bias baseline: its shrinkage pair
+    c.detail = "lambda_u = " + fixed(num(f, "user_shrinkage"), 2) +
+               ", lambda_i = " + fixed(num(f, "item_shrinkage"), 2);
   if (m.ranking_at_10.is_object())
     for (const auto& [key, value] : m.ranking_at_10.items()) {
       if (value.is_number()) c.ranking[key] = value.get<double>();
@@ -78,7 +89,8 @@ const std::vector<std::string>& paper_rows() {
 }
 
 std::string paper_row_label(const std::string& row) {
-  static const std::map<std::string, std::string> labels = {{"sylvester", "Sylv."},
+  static const std::map<std::string, std::string> labels = {{"baseline", "Bias baseline mu + b_u + b_i"},
+                                                            {"sylvester", "Sylv."},
                                                             {"gcmc", "GC-MC"},
                                                             {"igmc", "IGMC"},
                                                             {"base", "SyMGNN base"},

@@ -28,7 +28,11 @@ struct CellResult {
   double peak_mib = kNaN;  // largest per-epoch peak over the seeds (process resident memory)
   int64_t parameters = 0;
   std::string git;     // commit the cell was trained with
-  std::string detail;  // Sylvester: chosen a and lambda
+  std::string detail;  // Sylvester: chosen a and lambda; the bias baseline: its shrinkage pair
+  /// The data as metrics.json describes them: nodes, nodes with a training rating, training
+  /// and test ratings, test ratings of a node without training ratings (NaN where absent).
+  double users = kNaN, items = kNaN, users_rated = kNaN, items_rated = kNaN;
+  double train_ratings = kNaN, test_ratings = kNaN, cold_test = kNaN;
   std::vector<SeedResult> seeds;
   /// metrics.json "ranking_at_10" (docs/recommend.md): "precision", "precision_std", ...,
   /// and "popularity.precision", ... for the popularity baseline; empty when absent.

@@ -269,6 +269,19 @@ void check_config(const RunConfig& cfg) {
         "lowrank.id_embedding = false needs lowrank.prior = encoder (the modules then act on U^(p))");
   if (cfg.model == "lowrank" && !lr.id_embedding && lr.variant == "A")
     throw ConfigError("lowrank.id_embedding = false needs variant full or G (variant A has no prior module)");
+  // The offset (models/baseline/offset_model.h) shifts the rating targets: the model then fits
+  // residuals, which are neither rating classes nor a sign of relevance.
+  if (cfg.model == "lowrank" && lr.offset == "baseline") {
+    if (cfg.train.objective != "rating")
+      throw ConfigError(
+          "lowrank.offset = baseline needs train.objective = rating (the model fits the residuals "
+          "of the bias baseline; train.objective = " +
+          cfg.train.objective + ")");
+    if (lr.decoder == "classes")
+      throw ConfigError(
+          "lowrank.offset = baseline needs lowrank.decoder = dot or auto: the residuals of the bias "
+          "baseline are no rating classes");
+  }
 }
 
 std::string to_text(RunConfig& cfg) {

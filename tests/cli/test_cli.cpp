@@ -218,3 +218,38 @@ TEST(Cli, TrainShowsWhatTheGraphsAreWorthOnSynthetic) {
       << out;
   EXPECT_NE(out.find("without graphs"), std::string::npos) << out;
 }
+
+TEST(Cli, TheBiasBaselineIsAKindAndStandsBesideEveryRatingFigure) {
+  // model = baseline through train, evaluate and predict; a learned model's train summary,
+  // metrics.json and evaluate print the baseline's test RMSE beside its own, the same figure.
+  const auto dir = scratch_dir("cli_baseline");
+  std::string out;
+  ASSERT_EQ(run_symgnn("train --quiet --model baseline --set baseline.folds=5 --out " + dir + "/b", &out), 0)
+      << out;
+  const auto b = nlohmann::json::parse(read(dir + "/b/metrics.json"));
+  EXPECT_EQ(b["model"], "baseline");
+  ASSERT_EQ(run_symgnn("evaluate --model " + dir + "/b --json " + dir + "/b.json", &out), 0) << out;
+  EXPECT_NEAR(nlohmann::json::parse(read(dir + "/b.json"))["rmse"].get<double>(),
+              b["test_rmse"].get<double>(), 1e-4);
+  EXPECT_EQ(out.find("bias baseline ("), std::string::npos) << "the baseline is not printed beside itself";
+
+  ASSERT_EQ(run_symgnn("train --no-compare --epochs 3 --variant G --set baseline.folds=5 --set "
+                       "lowrank.offset=baseline --out " +
+                           dir + "/o",
+                       &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("bias baseline (mu + b_u + b_i, model = baseline): test RMSE"), std::string::npos)
+      << out;
+  const auto o = nlohmann::json::parse(read(dir + "/o/metrics.json"));
+  EXPECT_EQ(o["model"], "lowrank-G+offset");
+  const double beside = o["baseline"]["test_rmse"].get<double>();
+  ASSERT_EQ(run_symgnn("evaluate --model " + dir + "/o --json " + dir + "/o.json", &out), 0) << out;
+  EXPECT_NE(out.find("bias baseline (mu + b_u + b_i"), std::string::npos) << out;
+  EXPECT_NEAR(nlohmann::json::parse(read(dir + "/o.json"))["baseline"]["test_rmse"].get<double>(), beside,
+              1e-9);
+  // The offset cannot serve a ranking objective: one line, exit 2.
+  EXPECT_EQ(run_symgnn("train --epochs 1 --set lowrank.offset=baseline --set train.objective=ranking", &out),
+            2);
+  EXPECT_NE(out.find("lowrank.offset = baseline needs train.objective = rating"), std::string::npos) << out;
+}

@@ -80,11 +80,14 @@ TEST(ReproducePlan, CoversEveryPartOnceWithFiveSeeds) {
       EXPECT_EQ(c.config_files.size(), 1u);
     }
   }
-  // Table 2: 4 columns x 3 models; Table 3: ML-100K x 3; Table 4 adds 4 ablations beyond
+  // Table 2: 4 columns x 4 models (the bias baseline, Sylv., low-rank, base); Table 3:
+  // ML-100K x 4; Table 4 adds 4 ablations beyond
   // the Table 3 cells; Figure 2 adds 3 depths per model; Figure 3 adds 3 k per model and
   // attention setting, except the k = 10 cells Table 4 already has; the ranking part 3
   // closed-form kinds on 3 sets and ML-100K's ranking config.
-  EXPECT_EQ(p.cells.size(), 12u + 3u + 4u + 6u + 12u + 9u + 1u);
+  EXPECT_EQ(p.cells.size(), 16u + 4u + 4u + 6u + 12u + 9u + 1u);
+  EXPECT_TRUE(names.count("yahoo-baseline"));
+  EXPECT_TRUE(names.count("ml100k-baseline"));
   EXPECT_TRUE(names.count("douban-ease"));
   EXPECT_TRUE(names.count("ml100k-lowrank-ranking"));
   EXPECT_FALSE(names.count("douban-lowrank-ranking"));  // no configs/douban_ranking.conf here
@@ -353,7 +356,8 @@ TEST(ReproduceReport, MissingCellsShowAsNotRun) {
   write_report(plan, {}, ro);
   const std::string md = read_text_file(ro.out_dir + "/results.md");
   EXPECT_NE(md.find("| **SyMGNN base (ours)** | not run |"), std::string::npos) << md;
-  EXPECT_NE(md.find("**not run yet** (3 of 3 cells)"), std::string::npos);
+  EXPECT_NE(md.find("**not run yet** (4 of 4 cells)"),
+            std::string::npos);  // the bias baseline, Sylv., low-rank, base
 }
 
 // A section is text built from results in memory: nothing is read or written to build it.
@@ -399,7 +403,7 @@ TEST(ReproducePlan, TablesUseTheDepthOfTheTunedConfig) {
   EXPECT_TRUE(names.count("ml100k-base-G-L4-k20"));     // Figure 3
   EXPECT_TRUE(names.count("ml100k-base-full-L2-k10"));  // Figure 2
   EXPECT_FALSE(names.count("ml100k-base-A-L2-k10"));
-  EXPECT_EQ(p.cells.size(), 12u + 3u + 4u + 6u + 12u + 10u);  // Figure 2's L = 4 is Table 3's cell
+  EXPECT_EQ(p.cells.size(), 16u + 4u + 4u + 6u + 12u + 10u);  // Figure 2's L = 4 is Table 3's cell
 }
 
 namespace {
@@ -460,7 +464,7 @@ TEST(ReproduceExtended, CellsFromTheEncoderConfigsWithEnsembleAndBlendRows) {
   EXPECT_NE(md.find("| SyMGNN low-rank extended, ensemble of the 2 seeds (ours) | 0.7170 | no config |"),
             std::string::npos);
   EXPECT_NE(md.find("Douban, SyMGNN low-rank extended: 0.7200 vs 0.725"), std::string::npos);
-  const auto row = md.find("| Blend of Sylv. and the ensembles above");
+  const auto row = md.find("| Blend of the bias baseline, Sylv. and the ensembles above");
   ASSERT_NE(row, std::string::npos);
   const std::string line = md.substr(row, md.find('\n', row) - row);
   // Fitted on validation, NNLS keeps the extended model alone (weight 1.0025: its errors

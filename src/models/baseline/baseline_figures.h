@@ -1,0 +1,27 @@
+/// @file
+/// The bias baseline's test figures on a dataset (the fit of baseline_model.h, without a
+/// model directory): what train's summary and `symgnn evaluate` print beside a model's RMSE,
+/// as the popularity baseline stands beside its ranking figures.
+#pragma once
+
+#include <string>
+
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+
+namespace symgnn::models {
+
+struct BaselineFigures {
+  double test_rmse = 0, test_mae = 0;  // over ds.test, the final fit's (training + validation)
+  double user_shrinkage = 0, item_shrinkage = 0;
+  std::string chosen_by;  // ShrinkageChoice::how
+};
+
+/// The bias baseline of `ds` under `cfg` (the `baseline` kind's protocol). DataError when
+/// ds has no test ratings.
+BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg);
+
+/// "bias baseline (mu + b_u + b_i, model = baseline): test RMSE 0.9441, MAE 0.7470"
+std::string describe(const BaselineFigures& f);
+
+}  // namespace symgnn::models

@@ -1,0 +1,84 @@
+// The bias baseline as a model kind: the biases of bias_fit.h held as buffers.
+#include "models/baseline/baseline_model.h"
+
+#include <torch/torch.h>
+
+#include "models/baseline/bias_fit.h"
+#include "models/closed_form_predictions.h"
+#include "util/text.h"
+
+namespace symgnn::models {
+namespace {
+
+std::vector<float> floats(const std::vector<double>& v) {
+  return std::vector<float>(v.begin(), v.end());
+}
+
+}  // namespace
+
+BaselineModel::BaselineModel(const BaselineConfig& cfg, const ModelContext& ctx) : cfg_(cfg) {
+  const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  mu_ = register_buffer("global_mean", torch::full({}, ctx.global_mean, opts));
+  user_bias_ = register_buffer("user_bias", torch::zeros({ctx.n1}, opts));
+  item_bias_ = register_buffer("item_bias", torch::zeros({ctx.n2}, opts));
+}
+
+at::Tensor BaselineModel::forward(const at::Tensor& users, const at::Tensor& items) {
+  return mu_ + user_bias_.index_select(0, users) + item_bias_.index_select(0, items);
+}
+
+at::Tensor BaselineModel::rating_items(const at::Tensor& users, int64_t n2) {
+  TORCH_CHECK(n2 == item_bias_.size(0), "BaselineModel: built for ", item_bias_.size(0), " items, asked for ",
+              n2);
+  return mu_ + user_bias_.index_select(0, users).unsqueeze(1) + item_bias_.unsqueeze(0);  // [B, n2]
+}
+
+ClosedFormFit BaselineModel::fit(const Dataset& ds, const at::Device&,
+                                 const std::function<void(const std::string&)>& log) {
+  const ShrinkageChoice choice = choose_shrinkage(ds, cfg_);
+  log("bias baseline on " + ds.name + ": shrinkage (user " + fixed(choice.best.user, 2) + ", item " +
+      fixed(choice.best.item, 2) + ") chosen by " + choice.how + " (RMSE " + fixed(choice.rmse, 4) + ")");
+  const auto keep = [&](const Biases& b) {
+    torch::NoGradGuard no_grad;
+    mu_.fill_(b.mu);
+    user_bias_.copy_(torch::tensor(floats(b.user)));
+    item_bias_.copy_(torch::tensor(floats(b.item)));
+  };
+  const auto predictions = [&](const RatingList& list) {
+    return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, mu_.device());
+  };
+  ClosedFormFit out;
+  if (!ds.validation.empty()) {
+    keep(fit_biases(ds.train, ds.users.count, ds.items.count, choice.best, cfg_.sweeps));
+    out.val_predictions = predictions(ds.validation);
+  }
+  const Biases final_fit = fit_final_biases(ds, choice.best, cfg_.sweeps);
+  keep(final_fit);
+  if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
+
+  nlohmann::json& j = out.details;
+  j["user_shrinkage"] = choice.best.user;
+  j["item_shrinkage"] = choice.best.item;
+  j["chosen_by"] = choice.how;
+  j["chosen_rmse"] = choice.rmse;
+  j["global_mean"] = final_fit.mu;
+  j["sweeps"] = final_fit.sweeps;
+  j["predictor"] = "mu + b_u + b_i, clipped (models/baseline/bias_fit.h)";
+  const ShrinkageGrid grid = shrinkage_grid(cfg_);
+  for (size_t a = 0; a < choice.table.size(); ++a)
+    for (size_t b = 0; b < choice.table[a].size(); ++b)
+      j["candidates"].push_back({{"user_shrinkage", grid.users[a]},
+                                 {"item_shrinkage", grid.items[b]},
+                                 {"rmse", choice.table[a][b]}});
+  out.summary = {"chosen shrinkage: user " + fixed(choice.best.user, 2) + ", item " +
+                 fixed(choice.best.item, 2) + " (" + choice.how + ", RMSE " + fixed(choice.rmse, 4) + ")"};
+  return out;
+}
+
+/// The `baseline` row of symgnn/model_kinds.h (models/registry.cpp).
+std::shared_ptr<RatingModel> make_baseline_model(const RunConfig& cfg, const ModelContext& ctx) {
+  return std::make_shared<BaselineModel>(cfg.baseline, ctx);
+}
+
+}  // namespace symgnn::models

@@ -1,0 +1,37 @@
+/// @file
+/// The bias baseline (bias_fit.h) as a closed-form model kind (symgnn/model_kinds.h), in the
+/// pipeline of every kind: model directory, predict, recommend, evaluate, blend, serve, Python.
+///
+///   rating(u, i) = mu + b_u + b_i     (clipped to the rating range by the callers)
+///
+/// fit() chooses the shrinkage pair (lambda_u, lambda_i) from the baseline section's grid by
+/// cross-validation on ds.train (baseline.select = cv) or on ds.validation (= validation),
+/// predicts the validation ratings from the biases of ds.train, and refits on training +
+/// validation for the final state and the test predictions (the protocol of the Sylv.
+/// baseline). A user or item without training ratings gets b = 0. This is the predictor
+/// users compare against (Surprise's BaselineOnly), printed beside the rating figures of
+/// train and evaluate (baseline_figures.h).
+#pragma once
+
+#include "symgnn/model.h"
+
+namespace symgnn::models {
+
+class BaselineModel : public RatingModel {
+ public:
+  /// Unfitted (mu = the context's global mean, every bias 0) of the context's size.
+  BaselineModel(const BaselineConfig& cfg, const ModelContext& ctx);
+  at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
+  at::Tensor rating_items(const at::Tensor& users, int64_t n2) override;
+  ClosedFormFit fit(const Dataset& ds, const at::Device& device,
+                    const std::function<void(const std::string&)>& log) override;
+  std::string name() const override { return "baseline"; }
+
+ private:
+  BaselineConfig cfg_;
+  at::Tensor mu_;         // [] float
+  at::Tensor user_bias_;  // [n1] float
+  at::Tensor item_bias_;  // [n2] float
+};
+
+}  // namespace symgnn::models

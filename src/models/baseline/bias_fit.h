@@ -1,0 +1,94 @@
+/// @file
+/// The bias predictor (Koren, TKDD 2010, section 2.1; Surprise's BaselineOnly):
+///
+///   r(u, i) = mu + b_u + b_i
+///
+/// mu the mean training rating, the biases the solution of the ridge problem
+///
+///   min_b  sum_(u,i) (r_ui - mu - b_u - b_i)^2 + lambda_u sum_u b_u^2 + lambda_i sum_i b_i^2
+///
+/// found by alternating exact steps, each closed form given the other side:
+///
+///   b_i = sum_{u in R(i)} (r_ui - mu - b_u) / (lambda_i + |R(i)|)
+///   b_u = sum_{i in R(u)} (r_ui - mu - b_i) / (lambda_u + |R(u)|)
+///
+/// until no bias moves by more than 1e-6 of the rating range, or `sweeps` sweeps. A user or
+/// an item without training ratings keeps b = 0. The shrinkage pair (lambda_u, lambda_i)
+/// comes from a grid, chosen by k-fold cross-validation on the training ratings or by the
+/// RMSE of a validation list; predictions are clipped to the training ratings' range.
+///
+/// Torch-free: the `baseline` kind (baseline_model.h) and the offset of the learned models
+/// (offset_model.h, lowrank.offset and base.offset) both fit with it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+
+namespace symgnn::models {
+
+struct Shrinkage {
+  double user = 0;
+  double item = 0;
+};
+
+struct Biases {
+  double mu = 0;
+  std::vector<double> user;  // [n1]
+  std::vector<double> item;  // [n2]
+  int64_t sweeps = 0;        // sweeps the fit took
+
+  double predict(int64_t u, int64_t i) const {
+    return mu + user[static_cast<size_t>(u)] + item[static_cast<size_t>(i)];
+  }
+};
+
+/// The biases of `ratings` over n1 users and n2 items (mu = their mean). `start`, when given
+/// and of the right size, is where the alternating steps begin (a warm start; its mu is
+/// ignored). At most `sweeps` sweeps.
+Biases fit_biases(const RatingList& ratings, int64_t n1, int64_t n2, Shrinkage s, int64_t sweeps,
+                  const Biases* start = nullptr);
+
+/// The candidate pairs and how they are scored.
+struct ShrinkageGrid {
+  std::vector<double> users;  // candidate lambda_u, each >= 0
+  std::vector<double> items;  // candidate lambda_i, each >= 0
+  int64_t sweeps = 100;       // per fit
+};
+
+struct ShrinkageChoice {
+  Shrinkage best;
+  double rmse = 0;                         // the chosen pair's (cross-validated or validation) RMSE
+  std::vector<std::vector<double>> table;  // table[a][b]: RMSE of (users[a], items[b])
+  std::string how;                         // "10-fold cross-validation on 4800 training ratings"
+};
+
+/// The pair of `grid` with the lowest RMSE over `folds` folds of `ratings` (each rating in
+/// one fold, by a shuffle seeded with `seed`; each fold predicted by the biases of the
+/// others). Deterministic for a given seed. DataError when there are fewer ratings than folds.
+ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
+                                    const ShrinkageGrid& grid, int64_t folds, uint64_t seed);
+
+/// The pair of `grid` whose biases of `train` predict `validation` best.
+ShrinkageChoice choose_shrinkage_on(const RatingList& train, const RatingList& validation, int64_t n1,
+                                    int64_t n2, const ShrinkageGrid& grid);
+
+/// The grid of the baseline section (ConfigError for a malformed list).
+ShrinkageGrid shrinkage_grid(const BaselineConfig& cfg);
+
+/// The `baseline` kind's choice on `ds`: by cfg.folds-fold cross-validation on ds.train, or
+/// (cfg.select = validation) on ds.validation, falling back to cross-validation where there
+/// is no validation rating.
+ShrinkageChoice choose_shrinkage(const Dataset& ds, const BaselineConfig& cfg);
+
+/// The biases of ds.train and ds.validation together (the final state of the kind).
+Biases fit_final_biases(const Dataset& ds, Shrinkage s, int64_t sweeps);
+
+/// A comma-separated list of shrinkages (non-negative numbers), as baseline.user_shrinkages
+/// holds it; ConfigError naming `key` when an entry is not one, or when there is none.
+std::vector<double> parse_shrinkages(const std::string& text, const std::string& key);
+
+}  // namespace symgnn::models

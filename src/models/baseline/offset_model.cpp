@@ -1,0 +1,124 @@
+// The bias offset under a learned model (offset_model.h).
+#include "models/baseline/offset_model.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "models/baseline/bias_fit.h"
+
+namespace symgnn::models {
+namespace {
+
+RatingList training_ratings(const ModelContext& ctx) {
+  RatingList r;
+  if (!ctx.train_values.defined()) return r;
+  const at::Tensor u = ctx.train_users.to(at::kCPU).to(at::kLong).contiguous();
+  const at::Tensor i = ctx.train_items.to(at::kCPU).to(at::kLong).contiguous();
+  const at::Tensor v = ctx.train_values.to(at::kCPU).to(at::kFloat).contiguous();
+  r.user.assign(u.data_ptr<int64_t>(), u.data_ptr<int64_t>() + u.numel());
+  r.item.assign(i.data_ptr<int64_t>(), i.data_ptr<int64_t>() + i.numel());
+  r.value.assign(v.data_ptr<float>(), v.data_ptr<float>() + v.numel());
+  return r;
+}
+
+/// The biases of the context's training ratings, shrinkage by cross-validation (the plain
+/// mean with no bias where there are too few ratings to fold).
+Biases fit_offset(const RatingList& r, const ModelContext& ctx, const BaselineConfig& cfg) {
+  if (r.size() < static_cast<size_t>(cfg.folds)) return fit_biases(r, ctx.n1, ctx.n2, {1e30, 1e30}, 1);
+  const ShrinkageChoice c =
+      choose_shrinkage_cv(r, ctx.n1, ctx.n2, shrinkage_grid(cfg), cfg.folds, static_cast<uint64_t>(cfg.seed));
+  return fit_biases(r, ctx.n1, ctx.n2, c.best, cfg.sweeps);
+}
+
+/// fit_offset, remembered: every seed of a run and every member of a loaded model directory
+/// is built on the same ratings, and the cross-validation (about a second on Douban's 130k
+/// ratings) would be repeated for each. Keyed by the ratings' content and the settings.
+Biases offset_biases(const RatingList& r, const ModelContext& ctx, const BaselineConfig& cfg) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a over the ratings and the settings
+  const auto mix = [&](const void* p, size_t bytes) {
+    for (size_t k = 0; k < bytes; ++k) h = (h ^ static_cast<const unsigned char*>(p)[k]) * 1099511628211ULL;
+  };
+  mix(r.user.data(), r.user.size() * sizeof(int64_t));
+  mix(r.item.data(), r.item.size() * sizeof(int64_t));
+  mix(r.value.data(), r.value.size() * sizeof(float));
+  const std::string settings = cfg.user_shrinkages + "|" + cfg.item_shrinkages + "|" +
+                               std::to_string(cfg.folds) + "|" + std::to_string(cfg.sweeps) + "|" +
+                               std::to_string(cfg.seed) + "|" + std::to_string(ctx.n1) + "|" +
+                               std::to_string(ctx.n2);
+  mix(settings.data(), settings.size());
+  static std::mutex mutex;
+  static std::map<uint64_t, Biases> remembered;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = remembered.find(h); it != remembered.end()) return it->second;
+  }
+  Biases b = fit_offset(r, ctx, cfg);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (remembered.size() >= 4) remembered.erase(remembered.begin());  // a few datasets per process
+  remembered.emplace(h, b);
+  return b;
+}
+
+}  // namespace
+
+OffsetModel::OffsetModel(const BaselineConfig& cfg, const ModelContext& ctx, const Inner& make_inner) {
+  const RatingList r = training_ratings(ctx);
+  const Biases b = offset_biases(r, ctx, cfg);
+  // The wrapped model's context: the residuals' scale, and no rating levels (a residual is
+  // no class; the low-rank decoder = auto then picks the dot product).
+  ModelContext inner = ctx;
+  inner.levels.clear();
+  double sum = 0, sq = 0;
+  for (size_t e = 0; e < r.size(); ++e) {
+    const double d = r.value[e] - b.predict(r.user[e], r.item[e]);
+    sum += d;
+    sq += d * d;
+  }
+  if (!r.empty()) {
+    const double n = static_cast<double>(r.size()), mean = sum / n;
+    const double sd = std::sqrt(std::max(0.0, sq / n - mean * mean));
+    inner.global_mean = static_cast<float>(mean);
+    inner.rating_std = sd > 0 ? static_cast<float>(sd) : 1.0f;
+  }
+  inner_ = register_module("inner", make_inner(inner));
+  const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  const auto floats = [&](const std::vector<double>& v) {
+    return torch::tensor(std::vector<float>(v.begin(), v.end()), torch::kFloat).to(device);
+  };
+  mean_ = register_buffer("offset_mean", torch::full({}, b.mu, opts));
+  user_ = register_buffer("offset_user", floats(b.user));
+  item_ = register_buffer("offset_item", floats(b.item));
+}
+
+at::Tensor OffsetModel::offset(const at::Tensor& users, const at::Tensor& items) const {
+  return mean_ + user_.index_select(0, users) + item_.index_select(0, items);
+}
+
+at::Tensor OffsetModel::forward(const at::Tensor& users, const at::Tensor& items) {
+  return inner_->forward(users, items) + offset(users, items);
+}
+
+at::Tensor OffsetModel::training_loss(const at::Tensor& users, const at::Tensor& items,
+                                      const at::Tensor& target, at::Tensor* pred) {
+  // The wrapped model's mean squared error on the residuals is the MSE of the sum.
+  const at::Tensor off = offset(users, items);
+  at::Tensor loss = inner_->training_loss(users, items, target - off, pred);
+  if (pred && pred->defined()) *pred = *pred + off;
+  return loss;
+}
+
+at::Tensor OffsetModel::rating_items(const at::Tensor& users, int64_t n2) {
+  return inner_->rating_items(users, n2) +
+         (mean_ + user_.index_select(0, users).unsqueeze(1) + item_.unsqueeze(0));
+}
+
+at::Tensor OffsetModel::score_items(const at::Tensor& users, int64_t n2) {
+  return inner_->ranks_by_rating() ? rating_items(users, n2) : inner_->score_items(users, n2);
+}
+
+}  // namespace symgnn::models

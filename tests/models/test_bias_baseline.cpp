@@ -1,0 +1,246 @@
+// The bias baseline (models/baseline/bias_fit.h), its model kind (baseline_model.h) and the
+// offset of the learned models (offset_model.h), against brute force.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "models/baseline/baseline_figures.h"
+#include "models/baseline/baseline_model.h"
+#include "models/baseline/bias_fit.h"
+#include "models/baseline/offset_model.h"
+#include "models/lowrank_test_util.h"
+#include "symgnn/config.h"
+#include "symgnn/error.h"
+#include "symgnn/model.h"
+
+using namespace symgnn;
+using namespace symgnn::models;
+
+namespace {
+
+/// The ridge problem's exact minimiser, from its normal equations solved densely:
+/// unknowns (b_1..b_n1, c_1..c_n2), mu the mean rating.
+std::pair<std::vector<double>, std::vector<double>> exact_biases(const RatingList& r, int64_t n1, int64_t n2,
+                                                                 Shrinkage s) {
+  double mu = 0;
+  for (float v : r.value) mu += v;
+  mu /= static_cast<double>(r.size());
+  const int64_t n = n1 + n2;
+  at::Tensor a = torch::zeros({n, n}, torch::kDouble), rhs = torch::zeros({n}, torch::kDouble);
+  for (int64_t k = 0; k < n1; ++k) a[k][k] += s.user;
+  for (int64_t k = 0; k < n2; ++k) a[n1 + k][n1 + k] += s.item;
+  for (size_t e = 0; e < r.size(); ++e) {
+    const int64_t u = r.user[e], i = n1 + r.item[e];
+    const double d = r.value[e] - mu;
+    a[u][u] += 1;
+    a[i][i] += 1;
+    a[u][i] += 1;
+    a[i][u] += 1;
+    rhs[u] += d;
+    rhs[i] += d;
+  }
+  const at::Tensor x = torch::linalg_solve(a, rhs);
+  std::vector<double> bu(static_cast<size_t>(n1)), bi(static_cast<size_t>(n2));
+  for (int64_t k = 0; k < n1; ++k) bu[static_cast<size_t>(k)] = x[k].item<double>();
+  for (int64_t k = 0; k < n2; ++k) bi[static_cast<size_t>(k)] = x[n1 + k].item<double>();
+  return {bu, bi};
+}
+
+RatingList random_ratings(int64_t n1, int64_t n2, int64_t count, unsigned seed) {
+  return symgnn::testing::tiny_dataset(n1, n2, count, false, seed).train;
+}
+
+}  // namespace
+
+TEST(BiasFit, ConvergesToTheRidgeSolution) {
+  const RatingList r = random_ratings(9, 7, 30, 3);
+  for (const Shrinkage s : {Shrinkage{0.5, 2}, Shrinkage{3, 10}, Shrinkage{20, 0.3}}) {
+    const Biases b = fit_biases(r, 9, 7, s, 10000);
+    const auto [bu, bi] = exact_biases(r, 9, 7, s);
+    for (size_t k = 0; k < bu.size(); ++k) EXPECT_NEAR(b.user[k], bu[k], 1e-4) << "user " << k;
+    for (size_t k = 0; k < bi.size(); ++k) EXPECT_NEAR(b.item[k], bi[k], 1e-4) << "item " << k;
+    EXPECT_LT(b.sweeps, 10000);
+  }
+}
+
+TEST(BiasFit, UnratedNodesKeepZeroAndAWarmStartEndsAtTheSameSolution) {
+  RatingList r;
+  r.add(0, 0, 5);
+  r.add(0, 1, 3);
+  r.add(1, 1, 1);
+  const Biases cold = fit_biases(r, 3, 3, {1, 1}, 10000);  // user 2 and item 2 have no rating
+  EXPECT_DOUBLE_EQ(cold.user[2], 0.0);
+  EXPECT_DOUBLE_EQ(cold.item[2], 0.0);
+  EXPECT_NEAR(cold.mu, 3.0, 1e-12);
+  const Biases warm = fit_biases(r, 3, 3, {1, 1}, 10000, &cold);
+  for (size_t k = 0; k < 3; ++k) EXPECT_NEAR(warm.user[k], cold.user[k], 1e-5);
+  EXPECT_LE(warm.sweeps, 2);  // started at the solution
+}
+
+TEST(BiasFit, LeaveOneOutCrossValidationMatchesBruteForce) {
+  // With as many folds as ratings each fold is one rating, whatever the shuffle: the table
+  // must be the brute-force leave-one-out RMSE of every pair.
+  const RatingList r = random_ratings(6, 5, 16, 11);
+  ShrinkageGrid grid;
+  grid.users = {0.5, 5};
+  grid.items = {1, 10, 50};
+  grid.sweeps = 10000;
+  const auto folds = static_cast<int64_t>(r.size());
+  const ShrinkageChoice c = choose_shrinkage_cv(r, 6, 5, grid, folds, 7);
+  const ShrinkageChoice other_seed = choose_shrinkage_cv(r, 6, 5, grid, folds, 8);
+  double best = 1e300;
+  for (size_t a = 0; a < grid.users.size(); ++a)
+    for (size_t b = 0; b < grid.items.size(); ++b) {
+      double se = 0;
+      for (size_t out = 0; out < r.size(); ++out) {
+        RatingList rest;
+        for (size_t e = 0; e < r.size(); ++e)
+          if (e != out) rest.add(r.user[e], r.item[e], r.value[e]);
+        const auto [bu, bi] = exact_biases(rest, 6, 5, {grid.users[a], grid.items[b]});
+        double mu = 0;
+        for (float v : rest.value) mu += v;
+        mu /= static_cast<double>(rest.size());
+        const double p = std::clamp(
+            mu + bu[static_cast<size_t>(r.user[out])] + bi[static_cast<size_t>(r.item[out])], 1.0, 5.0);
+        se += (p - r.value[out]) * (p - r.value[out]);
+      }
+      const double rmse = std::sqrt(se / static_cast<double>(r.size()));
+      EXPECT_NEAR(c.table[a][b], rmse, 1e-4) << "pair " << a << "," << b;
+      EXPECT_NEAR(other_seed.table[a][b], c.table[a][b], 1e-9);
+      best = std::min(best, rmse);
+    }
+  EXPECT_NEAR(c.rmse, best, 1e-4);
+}
+
+TEST(BiasFit, ValidationChoiceIsTheSmallestValidationError) {
+  const RatingList train = random_ratings(10, 8, 40, 5);
+  const RatingList val = random_ratings(10, 8, 12, 6);
+  ShrinkageGrid grid;
+  grid.users = {0.1, 3, 30};
+  grid.items = {0.1, 3, 30};
+  const ShrinkageChoice c = choose_shrinkage_on(train, val, 10, 8, grid);
+  for (size_t a = 0; a < 3; ++a)
+    for (size_t b = 0; b < 3; ++b) {
+      const Biases fit = fit_biases(train, 10, 8, {grid.users[a], grid.items[b]}, 10000);
+      double se = 0;
+      for (size_t e = 0; e < val.size(); ++e) {
+        const double d = std::clamp(fit.predict(val.user[e], val.item[e]), 1.0, 5.0) - val.value[e];
+        se += d * d;
+      }
+      EXPECT_NEAR(c.table[a][b], std::sqrt(se / static_cast<double>(val.size())), 1e-4);
+      EXPECT_LE(c.rmse, c.table[a][b]);
+    }
+}
+
+TEST(BiasFit, MalformedGridsAndTooFewRatingsAreOneLineErrors) {
+  EXPECT_THROW(parse_shrinkages("1,x", "baseline.user_shrinkages"), ConfigError);
+  EXPECT_THROW(parse_shrinkages("1,-2", "baseline.user_shrinkages"), ConfigError);
+  EXPECT_THROW(parse_shrinkages("", "baseline.item_shrinkages"), ConfigError);
+  EXPECT_EQ(parse_shrinkages(" 0, 2.5 ", "k"), (std::vector<double>{0, 2.5}));
+  RatingList three;
+  three.add(0, 0, 1);
+  three.add(0, 1, 2);
+  three.add(1, 0, 3);
+  ShrinkageGrid grid;
+  grid.users = grid.items = {1};
+  EXPECT_THROW(choose_shrinkage_cv(three, 2, 2, grid, 10, 1), DataError);
+}
+
+TEST(BaselineModel, FitsTrainForValidationAndTrainPlusValidationForTest) {
+  Dataset ds = symgnn::testing::tiny_dataset(12, 9, 60, false, 9);
+  // The last 10 training ratings become validation, 8 more cells the test.
+  for (int k = 0; k < 10; ++k) {
+    ds.validation.add(ds.train.user.back(), ds.train.item.back(), ds.train.value.back());
+    ds.train.user.pop_back();
+    ds.train.item.pop_back();
+    ds.train.value.pop_back();
+  }
+  const RatingList extra = random_ratings(12, 9, 8, 99);
+  ds.test = extra;
+  BaselineConfig cfg;
+  cfg.folds = 5;
+  const ModelContext ctx = make_context(ds);
+  BaselineModel m(cfg, ctx);
+  const ClosedFormFit f = m.fit(ds, at::kCPU, [](const std::string&) {});
+  const ShrinkageChoice c = choose_shrinkage(ds, cfg);
+  const Biases on_train = fit_biases(ds.train, 12, 9, c.best, cfg.sweeps);
+  ASSERT_EQ(f.val_predictions.size(), ds.validation.size());
+  for (size_t e = 0; e < ds.validation.size(); ++e)
+    EXPECT_NEAR(f.val_predictions[e],
+                std::clamp(on_train.predict(ds.validation.user[e], ds.validation.item[e]), 1.0, 5.0), 1e-4);
+  const Biases final_fit = fit_final_biases(ds, c.best, cfg.sweeps);
+  ASSERT_EQ(f.test_predictions.size(), ds.test.size());
+  for (size_t e = 0; e < ds.test.size(); ++e)
+    EXPECT_NEAR(f.test_predictions[e],
+                std::clamp(final_fit.predict(ds.test.user[e], ds.test.item[e]), 1.0, 5.0), 1e-4);
+  // rating_items is forward over every item; the figures beside models are the same fit's.
+  const at::Tensor users = torch::tensor({0, 5, 11}, torch::kLong);
+  const at::Tensor all = m.rating_items(users, 9);
+  for (int64_t b = 0; b < 3; ++b)
+    for (int64_t i = 0; i < 9; ++i)
+      EXPECT_NEAR(all[b][i].item<double>(),
+                  m.forward(users.narrow(0, b, 1), torch::tensor({i}, torch::kLong))[0].item<double>(), 1e-5);
+  const BaselineFigures figures = baseline_figures(ds, cfg);
+  double se = 0;
+  for (size_t e = 0; e < ds.test.size(); ++e) se += std::pow(f.test_predictions[e] - ds.test.value[e], 2);
+  EXPECT_NEAR(figures.test_rmse, std::sqrt(se / static_cast<double>(ds.test.size())), 1e-4);
+  EXPECT_EQ(f.details["user_shrinkage"].get<double>(), c.best.user);
+}
+
+TEST(OffsetModel, AddsTheCrossValidatedBiasesAndTrainsTheModelOnTheResiduals) {
+  const Dataset ds = symgnn::testing::tiny_dataset(10, 8, 40, false, 4);
+  const ModelContext ctx = make_context(ds);
+  RunConfig cfg;
+  cfg.lowrank.hidden = 4;
+  cfg.lowrank.variant = "G";
+  cfg.lowrank.decoder = "auto";
+  cfg.lowrank.offset = "baseline";
+  cfg.baseline.folds = 4;
+  auto model = make_model(cfg, ctx);
+  EXPECT_EQ(model->name(), "lowrank-G+offset");
+  // The residuals have no rating levels: auto picked the dot decoder, not the classes.
+  const auto params = model->named_parameters();
+  EXPECT_FALSE(params.contains("inner.q"));
+  // The offset is the baseline of the training ratings under the CV choice.
+  const ShrinkageChoice c =
+      choose_shrinkage_cv(ds.train, 10, 8, shrinkage_grid(cfg.baseline), cfg.baseline.folds, 1);
+  const Biases b = fit_biases(ds.train, 10, 8, c.best, cfg.baseline.sweeps);
+  const auto buffers = model->named_buffers();
+  for (int64_t u = 0; u < 10; ++u)
+    EXPECT_NEAR(buffers["offset_user"][u].item<double>(), b.user[static_cast<size_t>(u)], 1e-5);
+  EXPECT_NEAR(buffers["offset_mean"].item<double>(), b.mu, 1e-5);
+  // forward = offset + the wrapped model; the loss is the MSE of forward and reaches the
+  // wrapped model's parameters.
+  auto* offset = static_cast<OffsetModel*>(model.get());
+  const at::Tensor users = ctx.train_users, items = ctx.train_items, target = ctx.train_values;
+  model->eval();
+  at::Tensor pred;
+  const at::Tensor loss = model->training_loss(users, items, target, &pred);
+  const at::Tensor out = model->forward(users, items);
+  EXPECT_TRUE(torch::allclose(pred, out, 1e-5, 1e-5));
+  EXPECT_NEAR(loss.item<double>(), torch::mse_loss(out, target).item<double>(), 1e-5);
+  loss.backward();
+  bool any_grad = false;
+  for (const auto& p : model->parameters())
+    any_grad = any_grad || (p.grad().defined() && p.grad().abs().sum().item<double>() > 0);
+  EXPECT_TRUE(any_grad);
+  const at::Tensor inner_part = out - offset->offset(users, items);
+  EXPECT_TRUE(torch::allclose(
+      model->rating_items(users.narrow(0, 0, 1), 8).squeeze(0).index_select(0, items.narrow(0, 0, 1)),
+      out.narrow(0, 0, 1), 1e-4, 1e-4));
+  EXPECT_GT(inner_part.abs().sum().item<double>(), 0);
+}
+
+TEST(OffsetModel, ConfigRefusesObjectivesAndDecodersItCannotServe) {
+  RunConfig cfg;
+  cfg.lowrank.offset = "baseline";
+  EXPECT_NO_THROW(check_config(cfg));
+  cfg.lowrank.decoder = "classes";
+  EXPECT_THROW(check_config(cfg), ConfigError);
+  cfg.lowrank.decoder = "dot";
+  cfg.train.objective = "ranking";
+  EXPECT_THROW(check_config(cfg), ConfigError);
+}
