@@ -210,8 +210,8 @@ TEST(OffsetModel, AddsTheCrossValidatedBiasesAndTrainsTheModelOnTheResiduals) {
   const Biases b = fit_biases(ds.train, 10, 8, c.best, cfg.baseline.sweeps);
   const auto buffers = model->named_buffers();
   for (int64_t u = 0; u < 10; ++u)
-    EXPECT_NEAR(buffers["offset_user"][u].item<double>(), b.user[static_cast<size_t>(u)], 1e-5);
-  EXPECT_NEAR(buffers["offset_mean"].item<double>(), b.mu, 1e-5);
+    EXPECT_NEAR(buffers["offset.user_bias"][u].item<double>(), b.user[static_cast<size_t>(u)], 1e-5);
+  EXPECT_NEAR(buffers["offset.global_mean"].item<double>(), b.mu, 1e-5);
   // forward = offset + the wrapped model; the loss is the MSE of forward and reaches the
   // wrapped model's parameters.
   auto* offset = static_cast<OffsetModel*>(model.get());

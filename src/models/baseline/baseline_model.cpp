@@ -3,18 +3,10 @@
 
 #include <torch/torch.h>
 
-#include "models/baseline/bias_fit.h"
 #include "models/closed_form_predictions.h"
 #include "util/text.h"
 
 namespace symgnn::models {
-namespace {
-
-std::vector<float> floats(const std::vector<double>& v) {
-  return std::vector<float>(v.begin(), v.end());
-}
-
-}  // namespace
 
 BaselineModel::BaselineModel(const BaselineConfig& cfg, const ModelContext& ctx) : cfg_(cfg) {
   const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
@@ -34,27 +26,29 @@ at::Tensor BaselineModel::rating_items(const at::Tensor& users, int64_t n2) {
   return mu_ + user_bias_.index_select(0, users).unsqueeze(1) + item_bias_.unsqueeze(0);  // [B, n2]
 }
 
+void BaselineModel::set(const Biases& b) {
+  const auto floats = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
+  torch::NoGradGuard no_grad;
+  mu_.fill_(b.mu);
+  user_bias_.copy_(torch::tensor(floats(b.user)));
+  item_bias_.copy_(torch::tensor(floats(b.item)));
+}
+
 ClosedFormFit BaselineModel::fit(const Dataset& ds, const at::Device&,
                                  const std::function<void(const std::string&)>& log) {
   const ShrinkageChoice choice = choose_shrinkage(ds, cfg_);
   log("bias baseline on " + ds.name + ": shrinkage (user " + fixed(choice.best.user, 2) + ", item " +
       fixed(choice.best.item, 2) + ") chosen by " + choice.how + " (RMSE " + fixed(choice.rmse, 4) + ")");
-  const auto keep = [&](const Biases& b) {
-    torch::NoGradGuard no_grad;
-    mu_.fill_(b.mu);
-    user_bias_.copy_(torch::tensor(floats(b.user)));
-    item_bias_.copy_(torch::tensor(floats(b.item)));
-  };
   const auto predictions = [&](const RatingList& list) {
     return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, mu_.device());
   };
   ClosedFormFit out;
   if (!ds.validation.empty()) {
-    keep(fit_biases(ds.train, ds.users.count, ds.items.count, choice.best, cfg_.sweeps));
+    set(fit_biases(ds.train, ds.users.count, ds.items.count, choice.best, cfg_.sweeps));
     out.val_predictions = predictions(ds.validation);
   }
   const Biases final_fit = fit_final_biases(ds, choice.best, cfg_.sweeps);
-  keep(final_fit);
+  set(final_fit);
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
 
   nlohmann::json& j = out.details;

@@ -13,6 +13,7 @@
 /// train and evaluate (baseline_figures.h).
 #pragma once
 
+#include "models/baseline/bias_fit.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
@@ -26,6 +27,9 @@ class BaselineModel : public RatingModel {
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   std::string name() const override { return "baseline"; }
+
+  /// Holds the biases `b` (the fitted state; the offset of offset_model.h sets its own).
+  void set(const Biases& b);
 
  private:
   BaselineConfig cfg_;

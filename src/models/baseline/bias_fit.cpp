@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <random>
 
 #include "symgnn/error.h"
+#include "util/checksum.h"
 #include "util/strings.h"
 
 namespace symgnn::models {
@@ -113,9 +116,11 @@ Biases fit_biases(const RatingList& ratings, int64_t n1, int64_t n2, Shrinkage s
   return b;
 }
 
-ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
-                                    const ShrinkageGrid& grid, int64_t folds, uint64_t seed) {
-  check_grid(grid);
+namespace {
+
+/// The cross-validation itself (choose_shrinkage_cv remembers its results).
+ShrinkageChoice cross_validate(const RatingList& ratings, int64_t n1, int64_t n2, const ShrinkageGrid& grid,
+                               int64_t folds, uint64_t seed) {
   const size_t n = ratings.size();
   if (folds < 2 || n < static_cast<size_t>(folds))
     throw DataError("baseline: " + std::to_string(n) + " training ratings cannot make " +
@@ -142,6 +147,39 @@ ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64
     for (double& v : row) v = std::sqrt(v / static_cast<double>(n));
   ShrinkageChoice c = best_of(grid, std::move(se));
   c.how = std::to_string(folds) + "-fold cross-validation on " + std::to_string(n) + " training ratings";
+  return c;
+}
+
+}  // namespace
+
+ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
+                                    const ShrinkageGrid& grid, int64_t folds, uint64_t seed) {
+  check_grid(grid);
+  // Remembered by the SHA-256 of the ratings and the settings: every seed of a run, every
+  // member of a loaded model directory (lowrank.offset) and the baseline figure train and
+  // evaluate print beside a model fold the same ratings, and one cross-validation takes
+  // seconds on Douban's 117k ratings.
+  std::string key;
+  const auto bytes = [&](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
+  bytes(ratings.user.data(), ratings.user.size() * sizeof(int64_t));
+  bytes(ratings.item.data(), ratings.item.size() * sizeof(int64_t));
+  bytes(ratings.value.data(), ratings.value.size() * sizeof(float));
+  for (const std::vector<double>* v : {&grid.users, &grid.items}) {
+    bytes(v->data(), v->size() * sizeof(double));
+    key += '|';
+  }
+  for (const int64_t x : {n1, n2, grid.sweeps, folds, static_cast<int64_t>(seed)}) bytes(&x, sizeof x);
+  key = sha256_hex(key);
+  static std::mutex mutex;
+  static std::map<std::string, ShrinkageChoice> remembered;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = remembered.find(key); it != remembered.end()) return it->second;
+  }
+  ShrinkageChoice c = cross_validate(ratings, n1, n2, grid, folds, seed);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (remembered.size() >= 8) remembered.erase(remembered.begin());  // a few datasets per process
+  remembered.emplace(key, c);
   return c;
 }
 

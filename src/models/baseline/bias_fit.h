@@ -68,7 +68,8 @@ struct ShrinkageChoice {
 
 /// The pair of `grid` with the lowest RMSE over `folds` folds of `ratings` (each rating in
 /// one fold, by a shuffle seeded with `seed`; each fold predicted by the biases of the
-/// others). Deterministic for a given seed. DataError when there are fewer ratings than folds.
+/// others). Deterministic for a given seed, and remembered: the same ratings and settings
+/// again return the first call's choice. DataError when there are fewer ratings than folds.
 ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
                                     const ShrinkageGrid& grid, int64_t folds, uint64_t seed);
 

@@ -4,9 +4,6 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <map>
-#include <mutex>
-#include <string>
 
 #include "models/baseline/bias_fit.h"
 
@@ -27,40 +24,11 @@ RatingList training_ratings(const ModelContext& ctx) {
 
 /// The biases of the context's training ratings, shrinkage by cross-validation (the plain
 /// mean with no bias where there are too few ratings to fold).
-Biases fit_offset(const RatingList& r, const ModelContext& ctx, const BaselineConfig& cfg) {
+Biases offset_biases(const RatingList& r, const ModelContext& ctx, const BaselineConfig& cfg) {
   if (r.size() < static_cast<size_t>(cfg.folds)) return fit_biases(r, ctx.n1, ctx.n2, {1e30, 1e30}, 1);
   const ShrinkageChoice c =
       choose_shrinkage_cv(r, ctx.n1, ctx.n2, shrinkage_grid(cfg), cfg.folds, static_cast<uint64_t>(cfg.seed));
   return fit_biases(r, ctx.n1, ctx.n2, c.best, cfg.sweeps);
-}
-
-/// fit_offset, remembered: every seed of a run and every member of a loaded model directory
-/// is built on the same ratings, and the cross-validation (about a second on Douban's 130k
-/// ratings) would be repeated for each. Keyed by the ratings' content and the settings.
-Biases offset_biases(const RatingList& r, const ModelContext& ctx, const BaselineConfig& cfg) {
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a over the ratings and the settings
-  const auto mix = [&](const void* p, size_t bytes) {
-    for (size_t k = 0; k < bytes; ++k) h = (h ^ static_cast<const unsigned char*>(p)[k]) * 1099511628211ULL;
-  };
-  mix(r.user.data(), r.user.size() * sizeof(int64_t));
-  mix(r.item.data(), r.item.size() * sizeof(int64_t));
-  mix(r.value.data(), r.value.size() * sizeof(float));
-  const std::string settings = cfg.user_shrinkages + "|" + cfg.item_shrinkages + "|" +
-                               std::to_string(cfg.folds) + "|" + std::to_string(cfg.sweeps) + "|" +
-                               std::to_string(cfg.seed) + "|" + std::to_string(ctx.n1) + "|" +
-                               std::to_string(ctx.n2);
-  mix(settings.data(), settings.size());
-  static std::mutex mutex;
-  static std::map<uint64_t, Biases> remembered;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = remembered.find(h); it != remembered.end()) return it->second;
-  }
-  Biases b = fit_offset(r, ctx, cfg);
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (remembered.size() >= 4) remembered.erase(remembered.begin());  // a few datasets per process
-  remembered.emplace(h, b);
-  return b;
 }
 
 }  // namespace
@@ -85,18 +53,12 @@ OffsetModel::OffsetModel(const BaselineConfig& cfg, const ModelContext& ctx, con
     inner.rating_std = sd > 0 ? static_cast<float>(sd) : 1.0f;
   }
   inner_ = register_module("inner", make_inner(inner));
-  const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
-  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device);
-  const auto floats = [&](const std::vector<double>& v) {
-    return torch::tensor(std::vector<float>(v.begin(), v.end()), torch::kFloat).to(device);
-  };
-  mean_ = register_buffer("offset_mean", torch::full({}, b.mu, opts));
-  user_ = register_buffer("offset_user", floats(b.user));
-  item_ = register_buffer("offset_item", floats(b.item));
+  offset_ = register_module("offset", std::make_shared<BaselineModel>(cfg, ctx));
+  offset_->set(b);
 }
 
 at::Tensor OffsetModel::offset(const at::Tensor& users, const at::Tensor& items) const {
-  return mean_ + user_.index_select(0, users) + item_.index_select(0, items);
+  return offset_->forward(users, items);
 }
 
 at::Tensor OffsetModel::forward(const at::Tensor& users, const at::Tensor& items) {
@@ -113,8 +75,7 @@ at::Tensor OffsetModel::training_loss(const at::Tensor& users, const at::Tensor&
 }
 
 at::Tensor OffsetModel::rating_items(const at::Tensor& users, int64_t n2) {
-  return inner_->rating_items(users, n2) +
-         (mean_ + user_.index_select(0, users).unsqueeze(1) + item_.unsqueeze(0));
+  return inner_->rating_items(users, n2) + offset_->rating_items(users, n2);
 }
 
 at::Tensor OffsetModel::score_items(const at::Tensor& users, int64_t n2) {

@@ -12,14 +12,15 @@
 ///
 /// The wrapped model sees a context whose rating scale is the residuals' (mean, standard
 /// deviation) and which has no rating levels, so its decoder is the dot product. Its
-/// parameters are "inner.*"; the offset is the buffers "offset_mean" [], "offset_user"
-/// [n1] and "offset_item" [n2] (zero for users and items without training ratings, and for
-/// nodes added by --new-ratings).
+/// parameters are "inner.*"; the offset is a BaselineModel (baseline_model.h) whose buffers are
+/// "offset.global_mean" [], "offset.user_bias" [n1] and "offset.item_bias" [n2] (the biases
+/// zero for users and items without training ratings, and for nodes added by --new-ratings).
 #pragma once
 
 #include <functional>
 #include <memory>
 
+#include "models/baseline/baseline_model.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
@@ -47,9 +48,7 @@ class OffsetModel : public RatingModel {
 
  private:
   std::shared_ptr<RatingModel> inner_;
-  at::Tensor mean_;  // []
-  at::Tensor user_;  // [n1]
-  at::Tensor item_;  // [n2]
+  std::shared_ptr<BaselineModel> offset_;  // its buffers hold mu, b_u, b_i
 };
 
 }  // namespace symgnn::models
