@@ -1,5 +1,7 @@
 // `symgnn config`: the configuration keys, their defaults and docs; `symgnn models`: the
 // model kinds the `model` key names.
+#include <algorithm>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 
@@ -18,11 +20,15 @@ void add_models_subcommand(CLI::App& app) {
       "  symgnn models\n"
       "  symgnn train --model popularity --data ../shared/data/ml-100k --out runs/pop");
   cmd->callback([] {
-    std::cout << std::left << std::setw(12) << "kind" << std::setw(13) << "fitted" << std::setw(11)
+    // The first column is as wide as the longest kind's name (sylvester_binary), plus a gap.
+    int name_width = 6;
+    for (const ModelKind& k : kModelKinds)
+      name_width = std::max(name_width, static_cast<int>(std::strlen(k.name)) + 2);
+    std::cout << std::left << std::setw(name_width) << "kind" << std::setw(13) << "fitted" << std::setw(11)
               << "section" << std::setw(10) << "variants" << std::setw(11) << "new users"
               << "objectives\n";
     for (const ModelKind& k : kModelKinds)
-      std::cout << std::setw(12) << k.name << std::setw(13)
+      std::cout << std::setw(name_width) << k.name << std::setw(13)
                 << (k.fit == FitMethod::trained ? "by training" : "closed form") << std::setw(11)
                 << (*k.section ? k.section : "-") << std::setw(10) << (k.variants ? "full|G|A" : "-")
                 << std::setw(11) << (k.new_nodes ? "yes" : "no") << k.objectives << "\n";

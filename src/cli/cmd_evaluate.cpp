@@ -97,7 +97,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
   // The bias baseline beside the RMSE (models/baseline/baseline_figures.h), on the same data.
   const RunConfig& cfg = model.config();
   std::optional<models::BaselineFigures> baseline;
-  if (cfg.model != "baseline" && kind_serves(model_kind(cfg.model), "rating")) {
+  if (models::shows_bias_baseline(cfg)) {
     baseline = models::baseline_figures(model.dataset(), cfg.baseline);
     os << models::describe(*baseline) << "\n";
   }

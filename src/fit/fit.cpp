@@ -408,8 +408,7 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   }
   // The bias baseline beside every rating figure (models/baseline/baseline_figures.h), as
   // popularity stands beside the ranking ones; on the saved model's data, as `evaluate` does.
-  if (cfg.model != "baseline" && kind_serves(kind, "rating") && models::Objective(cfg.train).rates() &&
-      !ds.test.empty()) {
+  if (models::shows_bias_baseline(cfg) && !ds.test.empty()) {
     const models::BaselineFigures b =
         models::baseline_figures(f.result.model ? f.result.model->dataset() : ds, cfg.baseline);
     f.result.summary.push_back(models::describe(b));

@@ -1,5 +1,6 @@
 #include "reproduce/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -107,7 +108,12 @@ std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& o) {
     done_actual += secs;
     remaining -= c.estimate_seconds;
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    const double eta = remaining * (done_actual / std::max(1e-9, done_estimate)) / jobs;
+    // The estimates are scaled by how long the finished cells took against theirs, pulled
+    // toward 1 until ten minutes of estimated work has finished: one short cell that ran
+    // 3x over its estimate must not triple the ETA of a three-hour sweep.
+    constexpr double kPriorSeconds = 600;
+    const double scale = (done_actual + kPriorSeconds) / (done_estimate + kPriorSeconds);
+    const double eta = std::max(0.0, remaining) * scale / jobs;
     std::cerr << "[" << finished << "/" << todo.size() << "] " << c.name << ": "
               << (ok ? summary_of(o.runs_dir, c.name) : "FAILED") << " (" << duration(secs) << ") | elapsed "
               << duration(elapsed) << ", ETA " << duration(eta) << "\n";

@@ -244,3 +244,20 @@ TEST(OffsetModel, ConfigRefusesObjectivesAndDecodersItCannotServe) {
   cfg.train.objective = "ranking";
   EXPECT_THROW(check_config(cfg), ConfigError);
 }
+
+TEST(BaselineFigures, StandBesideEveryRatingKindWhateverItsTrainingObjective) {
+  RunConfig cfg;
+  for (const char* kind : {"lowrank", "base", "sylvester"}) {
+    cfg.model = kind;
+    EXPECT_TRUE(shows_bias_baseline(cfg)) << kind;
+  }
+  for (const char* kind : {"popularity", "itemknn", "ease", "sylvester_binary"}) {  // ranking kinds
+    cfg.model = kind;
+    EXPECT_FALSE(shows_bias_baseline(cfg)) << kind;
+  }
+  cfg.model = "lowrank";
+  cfg.train.objective = "ranking";  // its bias head still predicts ratings, and train prints their RMSE
+  EXPECT_TRUE(shows_bias_baseline(cfg));
+  cfg.model = "baseline";  // not beside itself
+  EXPECT_FALSE(shows_bias_baseline(cfg));
+}

@@ -6,9 +6,14 @@
 
 #include "models/baseline/bias_fit.h"
 #include "symgnn/error.h"
+#include "symgnn/model_kinds.h"
 #include "util/text.h"
 
 namespace symgnn::models {
+
+bool shows_bias_baseline(const RunConfig& cfg) {
+  return cfg.model != "baseline" && kind_serves(model_kind(cfg.model), "rating");
+}
 
 BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg) {
   if (ds.test.empty()) throw DataError(ds.source + ": the dataset has no test ratings to evaluate on");

@@ -21,6 +21,11 @@ struct BaselineFigures {
 /// ds has no test ratings.
 BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg);
 
+/// Whether a run of `cfg` shows the bias baseline beside its RMSE: every kind that predicts
+/// ratings (whatever its training objective: a ranking-trained low-rank model still prints
+/// an RMSE), except the baseline itself. train's summary and `symgnn evaluate` both ask here.
+bool shows_bias_baseline(const RunConfig& cfg);
+
 /// "bias baseline (mu + b_u + b_i, model = baseline): test RMSE 0.9441, MAE 0.7470"
 std::string describe(const BaselineFigures& f);
 
