@@ -13,6 +13,7 @@
 #include "data/dataset_snapshot.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
+#include "models/baseline/offset_model.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
@@ -195,6 +196,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   first->to(dev);
   const std::vector<train::ModuleState> states = train::load_model_members(*first, model_path, dev);
   NewRatingsSummary added;
+  const int64_t trained_users = parts.ctx.n1, trained_items = parts.ctx.n2;
   if (!new_nodes.empty()) {
     added = infer::add_new_nodes(parts.ds, new_nodes, cfg.graph);
     // The grown model: its context from the grown data with the trained rating scale, its
@@ -215,6 +217,10 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
       train::ModuleState g = state;
       for (auto& [name, t] : g) t = grown(t, like.at(name));
       train::set_module_state(*m, g);
+      // The bias offset (lowrank.offset = baseline) is no weight: the new nodes' biases
+      // follow from their ratings, as the trained ones did from theirs.
+      if (auto* offset = dynamic_cast<models::OffsetModel*>(m.get()))
+        offset->fit_new_node_biases(parts.ctx, trained_users, trained_items);
     }
     parts.members.push_back(std::move(m));
   }

@@ -4,6 +4,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "symgnn_git_hash.h"  // generated at build time (cmake/git_hash.cmake)
+
 namespace symgnn {
 
 std::string symgnn_version() {

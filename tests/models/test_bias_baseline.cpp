@@ -80,6 +80,45 @@ TEST(BiasFit, UnratedNodesKeepZeroAndAWarmStartEndsAtTheSameSolution) {
   EXPECT_LE(warm.sweeps, 2);  // started at the solution
 }
 
+TEST(BiasFit, AddedNodesGetTheRidgeSolutionOfTheirRatingsWithTheTrainedBiasesFixed) {
+  // Users 7 and 8 and item 6 come after the fit (--new-ratings).
+  const RatingList all = random_ratings(9, 7, 45, 8);
+  RatingList old;
+  for (size_t e = 0; e < all.size(); ++e)
+    if (all.user[e] < 7 && all.item[e] < 6) old.add(all.user[e], all.item[e], all.value[e]);
+  const Shrinkage s{2, 3};
+  const Biases trained = fit_biases(old, 7, 6, s, 10000);
+  const Biases b = extend_biases(all, trained, 9, 7, s, 10000);
+  EXPECT_DOUBLE_EQ(b.mu, trained.mu);
+  for (size_t k = 0; k < 7; ++k) EXPECT_DOUBLE_EQ(b.user[k], trained.user[k]);
+  for (size_t k = 0; k < 6; ++k) EXPECT_DOUBLE_EQ(b.item[k], trained.item[k]);
+  // The normal equations of the added biases x = (b_7, b_8, c_6), the others fixed.
+  at::Tensor a = torch::zeros({3, 3}, torch::kDouble), rhs = torch::zeros({3}, torch::kDouble);
+  a[0][0] = s.user;
+  a[1][1] = s.user;
+  a[2][2] = s.item;
+  int coupled = 0;
+  for (size_t e = 0; e < all.size(); ++e) {
+    const int64_t u = all.user[e], i = all.item[e];
+    const bool new_user = u >= 7, new_item = i >= 6;
+    if (!new_user && !new_item) continue;
+    const double d = all.value[e] - trained.mu - (new_user ? 0.0 : trained.user[static_cast<size_t>(u)]) -
+                     (new_item ? 0.0 : trained.item[static_cast<size_t>(i)]);
+    const int64_t x = u - 7, y = 2;
+    if (new_user) a[x][x] += 1, rhs[x] += d;
+    if (new_item) a[y][y] += 1, rhs[y] += d;
+    if (new_user && new_item) a[x][y] += 1, a[y][x] += 1, ++coupled;
+  }
+  ASSERT_GT(coupled, 0) << "the test needs a new user's rating of the new item";
+  const at::Tensor x = torch::linalg_solve(a, rhs);
+  EXPECT_NEAR(b.user[7], x[0].item<double>(), 1e-5);
+  EXPECT_NEAR(b.user[8], x[1].item<double>(), 1e-5);
+  EXPECT_NEAR(b.item[6], x[2].item<double>(), 1e-5);
+  // A node added without ratings gets 0.
+  const Biases wider = extend_biases(all, trained, 10, 7, s, 10000);
+  EXPECT_DOUBLE_EQ(wider.user[9], 0.0);
+}
+
 TEST(BiasFit, LeaveOneOutCrossValidationMatchesBruteForce) {
   // With as many folds as ratings each fold is one rating, whatever the shuffle: the table
   // must be the brute-force leave-one-out RMSE of every pair.
@@ -232,6 +271,50 @@ TEST(OffsetModel, AddsTheCrossValidatedBiasesAndTrainsTheModelOnTheResiduals) {
       model->rating_items(users.narrow(0, 0, 1), 8).squeeze(0).index_select(0, items.narrow(0, 0, 1)),
       out.narrow(0, 0, 1), 1e-4, 1e-4));
   EXPECT_GT(inner_part.abs().sum().item<double>(), 0);
+}
+
+TEST(OffsetModel, NodesAddedAfterTrainingGetTheBiasesOfTheirOwnRatings) {
+  // The trained model knows users 0..9 and items 0..6; users 10, 11 and item 7 come with
+  // --new-ratings, their rows zero after the trained state is loaded (infer/trained_model.cpp).
+  const Dataset grown = symgnn::testing::tiny_dataset(12, 8, 70, false, 6);
+  Dataset trained = symgnn::testing::tiny_dataset(10, 7, 0, false, 6);
+  for (size_t e = 0; e < grown.train.size(); ++e)
+    if (grown.train.user[e] < 10 && grown.train.item[e] < 7)
+      trained.train.add(grown.train.user[e], grown.train.item[e], grown.train.value[e]);
+  RunConfig cfg;
+  cfg.lowrank.hidden = 4;
+  cfg.lowrank.variant = "G";
+  cfg.lowrank.offset = "baseline";
+  cfg.baseline.folds = 4;
+  auto small = make_model(cfg, make_context(trained));
+  const ModelContext ctx = make_context(grown);
+  auto big = make_model(cfg, ctx);
+  {
+    torch::NoGradGuard no_grad;
+    const auto from = small->named_buffers();
+    for (auto& item : big->named_buffers()) {
+      at::Tensor& t = item.value();
+      t.zero_();
+      at::Tensor corner = t;
+      for (int64_t d = 0; d < t.dim(); ++d) corner = corner.narrow(d, 0, from[item.key()].size(d));
+      corner.copy_(from[item.key()]);
+    }
+  }
+  auto* offset = static_cast<OffsetModel*>(big.get());
+  offset->fit_new_node_biases(ctx, 10, 7);
+  const auto before = small->named_buffers(), after = big->named_buffers();
+  for (int64_t u = 0; u < 10; ++u)
+    EXPECT_FLOAT_EQ(after["offset.user_bias"][u].item<float>(), before["offset.user_bias"][u].item<float>());
+  Biases fixed;
+  fixed.mu = before["offset.global_mean"].item<double>();
+  for (int64_t u = 0; u < 10; ++u) fixed.user.push_back(before["offset.user_bias"][u].item<double>());
+  for (int64_t i = 0; i < 7; ++i) fixed.item.push_back(before["offset.item_bias"][i].item<double>());
+  const Biases expected = extend_biases(grown.train, fixed, 12, 8, offset->shrinkage(), cfg.baseline.sweeps);
+  for (int64_t u = 10; u < 12; ++u) {
+    EXPECT_NE(after["offset.user_bias"][u].item<double>(), 0.0) << "user " << u;
+    EXPECT_NEAR(after["offset.user_bias"][u].item<double>(), expected.user[static_cast<size_t>(u)], 1e-5);
+  }
+  EXPECT_NEAR(after["offset.item_bias"][7].item<double>(), expected.item[7], 1e-5);
 }
 
 TEST(OffsetModel, ConfigRefusesObjectivesAndDecodersItCannotServe) {

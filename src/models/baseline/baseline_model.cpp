@@ -34,6 +34,18 @@ void BaselineModel::set(const Biases& b) {
   item_bias_.copy_(torch::tensor(floats(b.item)));
 }
 
+Biases BaselineModel::biases() const {
+  const auto doubles = [](const at::Tensor& t) {
+    const at::Tensor c = t.to(at::kCPU).to(at::kDouble).contiguous();
+    return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+  };
+  Biases b;
+  b.mu = mu_.item<double>();
+  b.user = doubles(user_bias_);
+  b.item = doubles(item_bias_);
+  return b;
+}
+
 ClosedFormFit BaselineModel::fit(const Dataset& ds, const at::Device&,
                                  const std::function<void(const std::string&)>& log) {
   const ShrinkageChoice choice = choose_shrinkage(ds, cfg_);

@@ -30,6 +30,8 @@ class BaselineModel : public RatingModel {
 
   /// Holds the biases `b` (the fitted state; the offset of offset_model.h sets its own).
   void set(const Biases& b);
+  /// The biases held (mu and the per-node biases; sweeps 0).
+  Biases biases() const;
 
  private:
   BaselineConfig cfg_;

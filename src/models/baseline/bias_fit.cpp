@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 
 #include "symgnn/error.h"
 #include "util/checksum.h"
@@ -15,16 +16,17 @@
 namespace symgnn::models {
 namespace {
 
-/// One exact step of one side: b_side = sum (r - mu - b_other) / (lambda + count). Returns
-/// the largest change of a bias.
+/// One exact step of one side: b_side = sum (r - mu - b_other) / (lambda + count), for the
+/// biases from index `first` on (those before it stay fixed). Returns the largest change of
+/// a bias.
 double solve_side(const std::vector<int64_t>& side, const std::vector<int64_t>& other, const RatingList& r,
                   double mu, const std::vector<double>& b_other, const std::vector<double>& count,
-                  double lambda, std::vector<double>& b, std::vector<double>& acc) {
+                  double lambda, std::vector<double>& b, std::vector<double>& acc, size_t first = 0) {
   std::fill(acc.begin(), acc.end(), 0.0);
   for (size_t e = 0; e < r.size(); ++e)
     acc[static_cast<size_t>(side[e])] += r.value[e] - mu - b_other[static_cast<size_t>(other[e])];
   double moved = 0;
-  for (size_t k = 0; k < b.size(); ++k) {
+  for (size_t k = first; k < b.size(); ++k) {
     const double denominator = lambda + count[k];
     const double next = denominator > 0 ? acc[k] / denominator : 0.0;  // no rating: b = 0
     moved = std::max(moved, std::abs(next - b[k]));
@@ -110,6 +112,38 @@ Biases fit_biases(const RatingList& ratings, int64_t n1, int64_t n2, Shrinkage s
         solve_side(ratings.item, ratings.user, ratings, b.mu, b.user, count_item, s.item, b.item, acc_item);
     const double moved_user =
         solve_side(ratings.user, ratings.item, ratings, b.mu, b.item, count_user, s.user, b.user, acc_user);
+    if (std::max(moved_item, moved_user) < tol) break;
+  }
+  b.sweeps = std::min(b.sweeps, sweeps);
+  return b;
+}
+
+Biases extend_biases(const RatingList& ratings, const Biases& trained, int64_t n1, int64_t n2, Shrinkage s,
+                     int64_t sweeps) {
+  const auto u1 = static_cast<size_t>(n1), u2 = static_cast<size_t>(n2);
+  const size_t first_user = trained.user.size(), first_item = trained.item.size();
+  if (u1 < first_user || u2 < first_item)
+    throw std::logic_error("extend_biases: fewer users or items than the trained biases");
+  Biases b = trained;
+  b.user.resize(u1, 0.0);
+  b.item.resize(u2, 0.0);
+  b.sweeps = 0;
+  if (ratings.empty() || (u1 == first_user && u2 == first_item)) return b;
+  std::vector<double> count_user(u1, 0.0), count_item(u2, 0.0);
+  for (size_t e = 0; e < ratings.size(); ++e) {
+    count_user[static_cast<size_t>(ratings.user[e])] += 1;
+    count_item[static_cast<size_t>(ratings.item[e])] += 1;
+  }
+  const auto [lo, hi] = value_range(ratings);
+  const double tol = 1e-6 * std::max(1.0, static_cast<double>(hi - lo));
+  std::vector<double> acc_user(u1), acc_item(u2);
+  // Block coordinate descent on the new biases only: the new items' step, then the new users'
+  // (a new user's rating of a new item couples the two), until neither moves.
+  for (b.sweeps = 1; b.sweeps <= sweeps; ++b.sweeps) {
+    const double moved_item = solve_side(ratings.item, ratings.user, ratings, b.mu, b.user, count_item,
+                                         s.item, b.item, acc_item, first_item);
+    const double moved_user = solve_side(ratings.user, ratings.item, ratings, b.mu, b.item, count_user,
+                                         s.user, b.user, acc_user, first_user);
     if (std::max(moved_item, moved_user) < tol) break;
   }
   b.sweeps = std::min(b.sweeps, sweeps);

@@ -52,6 +52,19 @@ struct Biases {
 Biases fit_biases(const RatingList& ratings, int64_t n1, int64_t n2, Shrinkage s, int64_t sweeps,
                   const Biases* start = nullptr);
 
+/// `trained` grown to n1 users and n2 items (users and items added after the fit, at the
+/// end): the trained biases and mu stay as they are, and each added node gets the ridge
+/// solution of its own ratings in `ratings` with the trained biases fixed,
+///
+///   b_u = sum_{i in R(u)} (r_ui - mu - b_i) / (lambda_u + |R(u)|)   (and b_i alike),
+///
+/// alternating between the added items and users (a new user's rating of a new item couples
+/// them) until no bias moves by more than 1e-6 of the rating range, or `sweeps` sweeps. An
+/// added node without ratings gets 0. The offset of nodes added by --new-ratings
+/// (offset_model.h).
+Biases extend_biases(const RatingList& ratings, const Biases& trained, int64_t n1, int64_t n2, Shrinkage s,
+                     int64_t sweeps);
+
 /// The candidate pairs and how they are scored.
 struct ShrinkageGrid {
   std::vector<double> users;  // candidate lambda_u, each >= 0

@@ -22,20 +22,23 @@ RatingList training_ratings(const ModelContext& ctx) {
   return r;
 }
 
-/// The biases of the context's training ratings, shrinkage by cross-validation (the plain
-/// mean with no bias where there are too few ratings to fold).
-Biases offset_biases(const RatingList& r, const ModelContext& ctx, const BaselineConfig& cfg) {
-  if (r.size() < static_cast<size_t>(cfg.folds)) return fit_biases(r, ctx.n1, ctx.n2, {1e30, 1e30}, 1);
-  const ShrinkageChoice c =
-      choose_shrinkage_cv(r, ctx.n1, ctx.n2, shrinkage_grid(cfg), cfg.folds, static_cast<uint64_t>(cfg.seed));
-  return fit_biases(r, ctx.n1, ctx.n2, c.best, cfg.sweeps);
+/// The shrinkage pair of the context's training ratings, by cross-validation (infinite, so
+/// the plain mean with no bias, where there are too few ratings to fold).
+Shrinkage offset_shrinkage(const RatingList& r, const ModelContext& ctx, const BaselineConfig& cfg) {
+  if (r.size() < static_cast<size_t>(cfg.folds)) return {1e30, 1e30};
+  return choose_shrinkage_cv(r, ctx.n1, ctx.n2, shrinkage_grid(cfg), cfg.folds,
+                             static_cast<uint64_t>(cfg.seed))
+      .best;
 }
 
 }  // namespace
 
-OffsetModel::OffsetModel(const BaselineConfig& cfg, const ModelContext& ctx, const Inner& make_inner) {
+OffsetModel::OffsetModel(const BaselineConfig& cfg, const ModelContext& ctx, const Inner& make_inner)
+    : shrinkage_(), sweeps_(cfg.sweeps) {
   const RatingList r = training_ratings(ctx);
-  const Biases b = offset_biases(r, ctx, cfg);
+  shrinkage_ = offset_shrinkage(r, ctx, cfg);
+  const Biases b =
+      fit_biases(r, ctx.n1, ctx.n2, shrinkage_, r.size() < static_cast<size_t>(cfg.folds) ? 1 : cfg.sweeps);
   // The wrapped model's context: the residuals' scale, and no rating levels (a residual is
   // no class; the low-rank decoder = auto then picks the dot product).
   ModelContext inner = ctx;
@@ -59,6 +62,13 @@ OffsetModel::OffsetModel(const BaselineConfig& cfg, const ModelContext& ctx, con
 
 at::Tensor OffsetModel::offset(const at::Tensor& users, const at::Tensor& items) const {
   return offset_->forward(users, items);
+}
+
+void OffsetModel::fit_new_node_biases(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
+  Biases trained = offset_->biases();
+  trained.user.resize(static_cast<size_t>(trained_users));
+  trained.item.resize(static_cast<size_t>(trained_items));
+  offset_->set(extend_biases(training_ratings(ctx), trained, ctx.n1, ctx.n2, shrinkage_, sweeps_));
 }
 
 at::Tensor OffsetModel::forward(const at::Tensor& users, const at::Tensor& items) {
