@@ -83,6 +83,29 @@ void check_grid(const ShrinkageGrid& grid) {
         "baseline: the shrinkage grid is empty (baseline.user_shrinkages, baseline.item_shrinkages)");
 }
 
+/// The alternating exact steps on b's biases from index first_user (users) and first_item
+/// (items) on, those before them fixed: the items' step, then the users', until no bias
+/// moves by more than 1e-6 of the rating range, or `sweeps` sweeps (b.sweeps: how many).
+void alternate(const RatingList& ratings, Biases& b, size_t first_user, size_t first_item, Shrinkage s,
+               int64_t sweeps) {
+  std::vector<double> count_user(b.user.size(), 0.0), count_item(b.item.size(), 0.0);
+  for (size_t e = 0; e < ratings.size(); ++e) {
+    count_user[static_cast<size_t>(ratings.user[e])] += 1;
+    count_item[static_cast<size_t>(ratings.item[e])] += 1;
+  }
+  const auto [lo, hi] = value_range(ratings);
+  const double tol = 1e-6 * std::max(1.0, static_cast<double>(hi - lo));
+  std::vector<double> acc_user(b.user.size()), acc_item(b.item.size());
+  for (b.sweeps = 1; b.sweeps <= sweeps; ++b.sweeps) {
+    const double moved_item = solve_side(ratings.item, ratings.user, ratings, b.mu, b.user, count_item,
+                                         s.item, b.item, acc_item, first_item);
+    const double moved_user = solve_side(ratings.user, ratings.item, ratings, b.mu, b.item, count_user,
+                                         s.user, b.user, acc_user, first_user);
+    if (std::max(moved_item, moved_user) < tol) break;
+  }
+  b.sweeps = std::min(b.sweeps, sweeps);
+}
+
 }  // namespace
 
 Biases fit_biases(const RatingList& ratings, int64_t n1, int64_t n2, Shrinkage s, int64_t sweeps,
@@ -99,22 +122,7 @@ Biases fit_biases(const RatingList& ratings, int64_t n1, int64_t n2, Shrinkage s
     b.user = start->user;
     b.item = start->item;
   }
-  std::vector<double> count_user(u1, 0.0), count_item(u2, 0.0);
-  for (size_t e = 0; e < ratings.size(); ++e) {
-    count_user[static_cast<size_t>(ratings.user[e])] += 1;
-    count_item[static_cast<size_t>(ratings.item[e])] += 1;
-  }
-  const auto [lo, hi] = value_range(ratings);
-  const double tol = 1e-6 * std::max(1.0, static_cast<double>(hi - lo));
-  std::vector<double> acc_user(u1), acc_item(u2);
-  for (b.sweeps = 1; b.sweeps <= sweeps; ++b.sweeps) {
-    const double moved_item =
-        solve_side(ratings.item, ratings.user, ratings, b.mu, b.user, count_item, s.item, b.item, acc_item);
-    const double moved_user =
-        solve_side(ratings.user, ratings.item, ratings, b.mu, b.item, count_user, s.user, b.user, acc_user);
-    if (std::max(moved_item, moved_user) < tol) break;
-  }
-  b.sweeps = std::min(b.sweeps, sweeps);
+  alternate(ratings, b, 0, 0, s, sweeps);
   return b;
 }
 
@@ -129,24 +137,8 @@ Biases extend_biases(const RatingList& ratings, const Biases& trained, int64_t n
   b.item.resize(u2, 0.0);
   b.sweeps = 0;
   if (ratings.empty() || (u1 == first_user && u2 == first_item)) return b;
-  std::vector<double> count_user(u1, 0.0), count_item(u2, 0.0);
-  for (size_t e = 0; e < ratings.size(); ++e) {
-    count_user[static_cast<size_t>(ratings.user[e])] += 1;
-    count_item[static_cast<size_t>(ratings.item[e])] += 1;
-  }
-  const auto [lo, hi] = value_range(ratings);
-  const double tol = 1e-6 * std::max(1.0, static_cast<double>(hi - lo));
-  std::vector<double> acc_user(u1), acc_item(u2);
-  // Block coordinate descent on the new biases only: the new items' step, then the new users'
-  // (a new user's rating of a new item couples the two), until neither moves.
-  for (b.sweeps = 1; b.sweeps <= sweeps; ++b.sweeps) {
-    const double moved_item = solve_side(ratings.item, ratings.user, ratings, b.mu, b.user, count_item,
-                                         s.item, b.item, acc_item, first_item);
-    const double moved_user = solve_side(ratings.user, ratings.item, ratings, b.mu, b.item, count_user,
-                                         s.user, b.user, acc_user, first_user);
-    if (std::max(moved_item, moved_user) < tol) break;
-  }
-  b.sweeps = std::min(b.sweeps, sweeps);
+  // Only the added biases move: a new user's rating of a new item couples the two sides.
+  alternate(ratings, b, first_user, first_item, s, sweeps);
   return b;
 }
 
