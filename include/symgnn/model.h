@@ -21,6 +21,11 @@
 
 namespace symgnn::models {
 
+/// Ratings with more distinct values than this are a continuous target: the per-class
+/// priors (ModelContext::h) bin them into kBinnedPriorClasses classes between quantiles.
+inline constexpr size_t kMaxPriorClasses = 100;
+inline constexpr int64_t kBinnedPriorClasses = 10;
+
 /// Fixed inputs of a model, derived once from the training data.
 struct ModelContext {
   int64_t n1 = 0;             // users
@@ -33,7 +38,9 @@ struct ModelContext {
   // Training ratings as tensors (int64 indices, float values), on the device.
   at::Tensor train_users, train_items, train_values;
   // One-hot-per-class prior: h[k] is the n1 x n2 matrix with 1 where the training rating
-  // equals levels[k]; ht[k] is its transpose. Stored raw (entries 1); models normalise.
+  // equals levels[k] (with more than kMaxPriorClasses levels, a continuous target: where it
+  // falls in the k-th of kBinnedPriorClasses quantile bins); ht[k] is its transpose.
+  // Stored raw (entries 1); models normalise.
   std::vector<graph::SparseMatrix> h;
   std::vector<graph::SparseMatrix> ht;
   float global_mean = 0.0f;
@@ -106,6 +113,17 @@ class RatingModel : public torch::nn::Module {
   virtual at::Tensor node_representations(int side) {
     (void)side;
     return {};
+  }
+
+  /// Called after a trained state was loaded into a model built for more nodes than it was
+  /// trained on (infer/new_ratings.h: users from index `trained_users` on, items from
+  /// `trained_items` on, their weight rows zero; ctx holds their ratings). A model whose
+  /// per-node state follows from the ratings rather than from training (the bias offset)
+  /// computes it for the added nodes here. The default does nothing.
+  virtual void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
+    (void)ctx;
+    (void)trained_users;
+    (void)trained_items;
   }
 };
 

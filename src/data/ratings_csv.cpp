@@ -3,6 +3,7 @@
 /// optional test file, edge lists and feature tables over original string ids. Ids become
 /// dense indices in order of first appearance in the training file (kept in NodeSet::ids).
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -268,7 +269,23 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
           first &&
           (!weight_ok || (f.size() == 2 && a < 0 && b < 0 && !is_numeric(f[0]) && !is_numeric(f[1])));
       first = false;
-      if (header) continue;
+      if (header) {
+        // A ratings file given as a graph ("user,item,rating"): its items would join the
+        // users as nodes, silently.
+        const auto lower = [](std::string_view v) {
+          std::string t(v);
+          for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          return t;
+        };
+        if (lower(f[0]) == "user" || lower(f[1]) == "item")
+          throw DataError(
+              name, ln.number,
+              "header '" + std::string(ln.text) +
+                  "' names a ratings file (user, item, rating): a graph file holds edges 'a,b[,w]' "
+                  "between two " +
+                  side + "s");
+        continue;
+      }
       if (!weight_ok) throw DataError(name, ln.number, "weight " + quote(f[2]) + " is not a number");
       if (!std::isfinite(w) || !std::isfinite(static_cast<float>(w)) || w < 0)
         throw DataError(name, ln.number, "weight " + quote(f[2]) + " is negative or not finite");
@@ -278,6 +295,10 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
         throw DataError(name, ln.number, std::string("more than 4294967295 ") + side + "s");
       if (a < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[0]));
       if (b < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[1]));
+      if (a == b)
+        throw DataError(name, ln.number,
+                        "self-loop (" + quote(f[0]) + ", " + quote(f[1]) + "): an edge joins two different " +
+                            side + "s (each node's own row is kept by the graph layers themselves)");
       if (static_cast<uint64_t>(ln.number) > UINT32_MAX)
         throw DataError(name, ln.number, "more than 4294967295 lines");
       directed.push_back({key_of(static_cast<uint64_t>(a), static_cast<uint64_t>(b)), static_cast<float>(w),
@@ -297,27 +318,23 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
                                      [](const Directed& x, uint64_t k) { return x.key < k; });
     return it != directed.end() && it->key == key ? &*it : nullptr;
   };
-  for (const Directed& e : directed) {
-    const uint64_t a = e.key >> 32, b = e.key & kLow;
-    const Directed* rev = find(key_of(b, a));
-    if (rev && rev->weight != e.weight)
-      throw DataError(name, std::max(e.line, rev->line),
-                      "asymmetric: edge (" + quote(ids.ids()[a]) + ", " + quote(ids.ids()[b]) +
-                          ") has weight " + format_weight(e.weight) + " on line " + std::to_string(e.line) +
-                          " but the reverse has " + format_weight(rev->weight) + " on line " +
-                          std::to_string(rev->line));
-  }
-  // Both directions of every nonzero edge, each once, sorted by (src, dst).
+  // Both directions of every nonzero edge, each once, sorted by (src, dst). A directed file
+  // (trustor, trustee: a follows b, b need not follow a) is read as the undirected graph of
+  // its pairs; where both directions are given with different weights, the pair keeps the
+  // larger (the stronger tie).
   std::vector<std::pair<uint64_t, float>> all;
   all.reserve(2 * directed.size());
   for (const Directed& e : directed) {
     if (e.weight == 0.0f) continue;
     const uint64_t a = e.key >> 32, b = e.key & kLow;
     all.emplace_back(e.key, e.weight);
-    if (a != b) all.emplace_back(key_of(b, a), e.weight);
+    all.emplace_back(key_of(b, a), e.weight);
   }
   directed = std::vector<Directed>();
-  std::sort(all.begin(), all.end());
+  // Sorted by key, then by weight descending: the first of each key is its largest weight.
+  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : x.second > y.second;
+  });
   all.erase(
       std::unique(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
       all.end());

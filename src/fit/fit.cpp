@@ -14,6 +14,7 @@
 #include "data/dataset_snapshot.h"
 #include "data/item_names.h"
 #include "data/prediction_file.h"
+#include "fit/baseline_guard.h"
 #include "fit/evaluation_json.h"
 #include "fit/prior_choice.h"
 #include "fit/ranker.h"
@@ -21,6 +22,7 @@
 #include "infer/model_parts.h"
 #include "infer/unseen_test.h"
 #include "models/baseline/baseline_figures.h"
+#include "models/baseline/combined_model.h"
 #include "models/ranking/ranking_loss.h"
 #include "models/ranking/ranking_probe.h"
 #include "runtime/runtime.h"
@@ -155,10 +157,98 @@ void prune_checkpoints(const std::string& out_dir) {
   }
 }
 
+/// The classes of the per-class prior the model will be built with (models::make_context):
+/// the rating levels, or the quantile bins of a continuous target.
+int64_t prior_classes(const Dataset& ds) {
+  std::vector<float> levels = ds.rating_levels.empty() ? ds.train.value : ds.rating_levels;
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  return levels.size() > models::kMaxPriorClasses ? models::kBinnedPriorClasses
+                                                  : static_cast<int64_t>(levels.size());
+}
+
 struct Fitted {
   FitResult result;
   at::Tensor val_predictions, test_predictions;  // CPU float64, in the split's order
 };
+
+/// Rewrites the sweep's validation and test figures to the combination of train.auto
+/// (fit/baseline_guard.h), whose weights `models` (every run's saved members) now hold: the
+/// test predictions are the saved models' own, the validation ones the selection phase's
+/// combined with the baseline of ds.train.
+void combine_sweep(train::SweepResult& s, const fitting::BaselineGuard& g, const Dataset& ds,
+                   const std::vector<std::shared_ptr<TrainedModel>>& models) {
+  const auto truth = [](const RatingList& r) { return torch::tensor(r.value, torch::kFloat); };
+  const float lo = ds.rating_min, hi = ds.rating_max;
+  std::vector<double> test_rmse, val_rmse;
+  at::Tensor test_sum, val_sum;
+  for (size_t r = 0; r < s.runs.size() && r < models.size(); ++r) {
+    train::RunResult& run = s.runs[r];
+    train::MetricValues errors;
+    if (!ds.test.empty()) {
+      const std::vector<float> p = models[r]->predict(ds.test.user, ds.test.item);
+      run.test_predictions = torch::tensor(p, torch::kFloat).to(torch::kDouble);
+      train::add_errors(errors, "test", run.test_predictions, truth(ds.test), lo, hi);
+    }
+    if (run.val_predictions.defined() &&
+        run.val_predictions.numel() == static_cast<int64_t>(ds.validation.size())) {
+      const std::vector<double> m = values(run.val_predictions);
+      std::vector<double> c(m.size());
+      for (size_t e = 0; e < m.size(); ++e)
+        c[e] = std::clamp(g.combine(m[e], g.val_baseline[e]), double{lo}, double{hi});
+      run.val_predictions = torch::tensor(c, torch::kDouble);
+      train::add_errors(errors, "val", run.val_predictions, truth(ds.validation), lo, hi);
+    }
+    for (const auto& [name, value] : errors) run.selected[name] = value;
+    run.test_rmse = train::metric_of(errors, "test_rmse");
+    run.val_rmse = train::metric_of(errors, "val_rmse");
+    test_rmse.push_back(run.test_rmse);
+    val_rmse.push_back(run.val_rmse);
+    if (run.test_predictions.defined())
+      test_sum = test_sum.defined() ? test_sum + run.test_predictions : run.test_predictions;
+    if (run.val_predictions.defined())
+      val_sum = val_sum.defined() ? val_sum + run.val_predictions : run.val_predictions;
+  }
+  const auto mean_std = [](const std::vector<double>& v, double& mean, double& sd) {
+    mean = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    double sq = 0;
+    for (double x : v) sq += (x - mean) * (x - mean);
+    sd = v.size() > 1 ? std::sqrt(sq / static_cast<double>(v.size() - 1)) : 0.0;
+  };
+  if (test_rmse.empty()) return;
+  mean_std(test_rmse, s.test_rmse, s.test_rmse_std);
+  mean_std(val_rmse, s.val_rmse, s.val_rmse_std);
+  const double n = static_cast<double>(test_rmse.size());
+  if (test_sum.defined()) {
+    s.test_predictions = test_sum / n;
+    if (test_rmse.size() > 1) s.ensemble_test_rmse = train::rmse(s.test_predictions, truth(ds.test), lo, hi);
+  }
+  if (val_sum.defined()) s.val_predictions = val_sum / n;
+}
+
+/// Sets train.auto's combination into every member of run `r`'s `parts` and saves them
+/// again where the trainer wrote them (DIR/[final/]run<r>/model.pt, and DIR/model.pt, run
+/// 0's copy).
+void set_combination(infer::ModelParts& parts, size_t r, const fitting::BaselineGuard& g,
+                     const RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
+  std::vector<train::ModuleState> states;
+  for (const auto& m : parts.members) {
+    auto* combined = dynamic_cast<models::CombinedModel*>(m.get());
+    TORCH_CHECK(combined, "train.auto: the model built is no combination (models/baseline/combined_model.h)");
+    combined->set_combination({g.c, g.a, g.b}, g.final_biases, g.shrinkage);
+    states.push_back(train::module_state(*m));
+  }
+  if (o.out_dir.empty()) return;
+  std::vector<std::string> paths = {o.out_dir + (train::retrains(cfg, ds) ? "/final" : "") + "/run" +
+                                    std::to_string(r) + "/model.pt"};
+  if (r == 0) paths.push_back(o.out_dir + "/model.pt");
+  for (const std::string& path : paths)
+    if (fs::exists(path))
+      train::save_model(*parts.members.front(), train::read_model_config(path), path,
+                        states.size() > 1 ? states : std::vector<train::ModuleState>{});
+}
 
 /// A kind the trainer learns (symgnn/model_kinds.h, fit = trained).
 Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train::TrainerOptions& topts,
@@ -173,11 +263,43 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
     topts.group->barrier();
     return f;
   }
+  // The runs' saved models in memory (under protocol = retrain the ones trained on all
+  // training ratings, whose data has no validation split): run 0's is the result; every
+  // run's is ranked where the run writes its model directory, as metrics.json reports it.
+  RunConfig saved_cfg = cfg;
+  const bool retrained = train::retrains(cfg, ds);
+  if (retrained) saved_cfg.data.val_fraction = 0;
+  // train.auto: the final combination with the bias baseline, fitted on validation.
+  const double model_test_rmse = s.test_rmse, model_test_std = s.test_rmse_std;
+  std::optional<fitting::BaselineGuard> guard;
+  if (models::combines_with_baseline(cfg))
+    guard = with_memory_context("weighing the model against the bias baseline", [&] {
+      return fitting::fit_baseline_guard(
+          s.val_predictions.defined() ? values(s.val_predictions) : std::vector<double>{}, ds, cfg.baseline,
+          retrained);
+    });
+  const bool combined = guard && guard->applied;
+  std::vector<std::shared_ptr<TrainedModel>> models;
+  for (size_t r = 0; r < s.runs.size(); ++r) {
+    infer::ModelParts parts =
+        infer::model_parts(saved_cfg, retrained ? data::with_validation_in_train(ds) : ds, s.runs[r].saved);
+    parts.ranker = ranker;
+    if (combined) set_combination(parts, r, *guard, cfg, ds, o);
+    models.push_back(std::make_shared<TrainedModel>(std::move(parts)));
+    if (o.out_dir.empty() && !combined) break;
+  }
+  if (combined) combine_sweep(s, *guard, ds, models);
   RunMetrics& m = f.result.metrics;
   m = fitting::sweep_metrics(s, cfg, ds);
-  f.result.summary.push_back(s.model_name + " on " + ds.name + ": test RMSE " + fixed(s.test_rmse, 4) +
-                             " +- " + fixed(s.test_rmse_std, 4) + " over " + std::to_string(s.runs.size()) +
-                             " run(s) (validation " + fixed(s.val_rmse, 4) + ")");
+  if (guard) {
+    m.figures["auto"]["combination"] = fitting::guard_json(*guard, model_test_rmse, model_test_std);
+    f.result.summary.push_back(fitting::describe(*guard));
+  }
+  f.result.summary.push_back(s.model_name + (combined ? " with the bias baseline" : "") + " on " + ds.name +
+                             ": test RMSE " + fixed(s.test_rmse, 4) + " +- " + fixed(s.test_rmse_std, 4) +
+                             " over " + std::to_string(s.runs.size()) + " run(s) (validation " +
+                             fixed(s.val_rmse, 4) + ")" +
+                             (combined ? "; the model alone " + fixed(model_test_rmse, 4) : ""));
   if (models::Objective(cfg.train).ranks() && m.metrics.count("test_ndcg@10"))
     f.result.summary.push_back("test NDCG@10 " + fixed(m.mean("test_ndcg@10"), 4) + " +- " +
                                fixed(m.std_of("test_ndcg@10"), 4) + " (validation " +
@@ -187,30 +309,19 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
     f.result.summary.push_back("ensemble of the " + std::to_string(s.runs.size()) +
                                " runs (mean prediction): test RMSE " + fixed(s.ensemble_test_rmse, 4));
   if (compare) {
+    // The graphs' worth is the model's own: the comparison trains without the combination.
     const train::SweepResult p = train_without_graphs(cfg, topts.progress, topts.group);
     m.figures["without_graphs"] = {{"test_rmse", p.test_rmse}, {"test_rmse_std", p.test_rmse_std}};
     f.result.summary.push_back("without graphs (identity At): test RMSE " + fixed(p.test_rmse, 4) + " +- " +
                                fixed(p.test_rmse_std, 4) + "; the graphs " +
-                               (s.test_rmse < p.test_rmse ? "help" : "do not help") + " by " +
-                               fixed(p.test_rmse - s.test_rmse, 4));
+                               (model_test_rmse < p.test_rmse ? "help" : "do not help") + " by " +
+                               fixed(p.test_rmse - model_test_rmse, 4) + " (the model alone, " +
+                               fixed(model_test_rmse, 4) + ")");
   }
   // The other ranks wait here (their branch above): the run ends when rank 0's files are
   // written.
   if (topts.group) topts.group->barrier();
-  // The runs' saved models in memory (under protocol = retrain the ones trained on all
-  // training ratings, whose data has no validation split): run 0's is the result; every
-  // run's is ranked where the run writes its model directory, as metrics.json reports it.
-  RunConfig saved_cfg = cfg;
-  const bool retrained = train::retrains(cfg, ds);
-  if (retrained) saved_cfg.data.val_fraction = 0;
-  std::vector<std::shared_ptr<TrainedModel>> models;
-  for (const auto& r : s.runs) {
-    infer::ModelParts parts =
-        infer::model_parts(saved_cfg, retrained ? data::with_validation_in_train(ds) : ds, r.saved);
-    parts.ranker = ranker;
-    models.push_back(std::make_shared<TrainedModel>(std::move(parts)));
-    if (o.out_dir.empty()) break;
-  }
+  if (o.out_dir.empty()) models.resize(1);
   if (!o.out_dir.empty()) add_ranking(m, models, "the saved model (run 0), test ratings");
   f.result.model = models.front();
   f.val_predictions = s.val_predictions;
@@ -281,32 +392,72 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o,
 
 /// The closed-form ranker train.ranker names (fit/ranker.h), fitted on the model's data
 /// into DIR/ranker, a model directory of its own; null when the model ranks by itself.
+/// Several candidates (train.ranker = auto) are each fitted into DIR/ranker.<kind>, and the
+/// one with the best validation NDCG@10 becomes DIR/ranker (the others are removed).
 std::shared_ptr<const TrainedModel> fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& o,
                                                nlohmann::json& record, std::vector<std::string>& summary) {
   const fitting::RankerChoice choice = fitting::choose_ranker(cfg, ds.users.count, ds.items.count);
   if (!choice.note.empty()) say(o, "note: " + choice.note);
-  if (choice.kind.empty()) return nullptr;
-  RunConfig rcfg = cfg;
-  rcfg.model = choice.kind;
-  rcfg.train.ranker = "none";
-  FitOptions ro;
-  ro.log = o.log;
-  if (!o.out_dir.empty()) {
-    ro.out_dir = infer::ranker_dir(o.out_dir);
-    fs::create_directories(ro.out_dir);
-    write_text_atomic(ro.out_dir + "/config.txt", to_text(rcfg));
+  if (choice.candidates.empty()) return nullptr;
+  const bool choose = choice.candidates.size() > 1;
+  struct Candidate {
+    std::string kind, dir;
+    Fitted fitted;
+    double val_ndcg = -1;
+  };
+  std::vector<Candidate> tried;
+  for (const std::string& kind : choice.candidates) {
+    RunConfig rcfg = cfg;
+    rcfg.model = kind;
+    rcfg.train.ranker = "none";
+    FitOptions ro;
+    ro.log = o.log;
+    if (!o.out_dir.empty()) {
+      ro.out_dir = infer::ranker_dir(o.out_dir) + (choose ? "." + kind : "");
+      fs::remove_all(ro.out_dir);
+      fs::create_directories(ro.out_dir);
+      write_text_atomic(ro.out_dir + "/config.txt", to_text(rcfg));
+    }
+    say(o, "fitting the " + kind + " ranker" + (choose ? " candidate" : "") +
+               " that recommend and evaluate rank by (train.ranker = " + cfg.train.ranker + ")");
+    Candidate c{kind, ro.out_dir, with_memory_context("fitting the " + kind + " ranker", [&] {
+                  return fit_closed_form(rcfg, ds, ro, nullptr);
+                })};
+    if (!ro.out_dir.empty()) c.fitted.result.metrics.write(ro.out_dir + "/metrics.json");
+    if (c.fitted.result.metrics.metrics.count("val_ndcg@10"))
+      c.val_ndcg = c.fitted.result.metrics.mean("val_ndcg@10");
+    tried.push_back(std::move(c));
   }
-  say(o, "fitting the " + choice.kind +
-             " ranker that recommend and evaluate rank by (train.ranker = " + cfg.train.ranker + ")");
-  Fitted f = with_memory_context("fitting the " + choice.kind + " ranker",
-                                 [&] { return fit_closed_form(rcfg, ds, ro, nullptr); });
-  if (!ro.out_dir.empty()) f.result.metrics.write(ro.out_dir + "/metrics.json");
-  const RunMetrics& m = f.result.metrics;
-  record = {{"kind", choice.kind}, {"dir", "ranker"}, {"figures", m.figures}};
+  // The best on validation; ties (and no validation) keep the first, in the order of
+  // fit/ranker.h's candidates.
+  size_t best = 0;
+  for (size_t k = 1; k < tried.size(); ++k)
+    if (tried[k].val_ndcg > tried[best].val_ndcg) best = k;
+  Candidate& won = tried[best];
+  if (choose && !o.out_dir.empty()) {
+    const std::string dir = infer::ranker_dir(o.out_dir);
+    fs::remove_all(dir);
+    fs::rename(won.dir, dir);
+    for (const Candidate& c : tried)
+      if (&c != &won) fs::remove_all(c.dir);
+  }
+  const RunMetrics& m = won.fitted.result.metrics;
+  record = {{"kind", won.kind}, {"dir", "ranker"}, {"figures", m.figures}};
   for (const char* name : {"val_ndcg@10", "test_ndcg@10"})
     if (m.metrics.count(name)) record[name] = m.mean(name);
-  for (const std::string& line : f.result.summary) summary.push_back("ranker: " + line);
-  return f.result.model;
+  if (choose) {
+    nlohmann::json by_kind = nlohmann::json::object();
+    std::string line = "train.ranker = auto: validation NDCG@10";
+    for (const Candidate& c : tried) {
+      by_kind[c.kind] = c.val_ndcg;
+      line += " " + c.kind + " " + fixed(c.val_ndcg, 4) + (&c == &won ? " (chosen)" : "") + ",";
+    }
+    line.pop_back();
+    record["candidates_val_ndcg@10"] = by_kind;
+    summary.push_back(line);
+  }
+  for (const std::string& line : won.fitted.result.summary) summary.push_back("ranker: " + line);
+  return won.fitted.result.model;
 }
 
 }  // namespace
@@ -381,8 +532,8 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   });
   // lowrank.prior = auto becomes encoder or paper here, on the data's size; the folder's
   // config.txt records what was trained, so that loading and --resume build the same model.
-  const std::string prior_note =
-      fitting::resolve_prior(cfg, ds.users.count, ds.items.count, static_cast<int64_t>(ds.train.size()));
+  const std::string prior_note = fitting::resolve_prior(
+      cfg, ds.users.count, ds.items.count, static_cast<int64_t>(ds.train.size()), prior_classes(ds));
   if (rank0 && !prior_note.empty()) say(o, prior_note);
   if (rank0 && !o.out_dir.empty() && cfg.lowrank.prior != cfg_in.lowrank.prior)
     write_text_atomic(o.out_dir + "/config.txt", to_text(cfg));

@@ -1,6 +1,7 @@
 #include "fit/prior_choice.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace symgnn::fitting {
@@ -19,13 +20,30 @@ int64_t encoder_peak_estimate(const LowRankConfig& lr, int64_t nodes, int64_t tr
   return kEncoderBytesPerNodeUnit * lr.prior_width * nodes + kEncoderBytesPerRating * train_ratings;
 }
 
-std::string resolve_prior(RunConfig& cfg, int64_t users, int64_t items, int64_t train_ratings) {
+std::string resolve_prior(RunConfig& cfg, int64_t users, int64_t items, int64_t train_ratings,
+                          int64_t classes) {
   LowRankConfig& lr = cfg.lowrank;
   if (lr.prior != "auto") return "";
+  // The width first, from the ratings per node: what the budget below then weighs.
+  std::string width_note;
+  const double per_node =
+      static_cast<double>(train_ratings) / static_cast<double>(std::max<int64_t>(1, std::min(users, items)));
+  const int64_t floor = std::min(lr.prior_width, std::max(kMinAutoWidth, 4 * classes));
+  const int64_t width =
+      std::clamp(static_cast<int64_t>(std::llround(kAutoWidthPerRating * per_node)), floor, lr.prior_width);
+  if (cfg.model == "lowrank" && width < lr.prior_width) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f", per_node);
+    width_note = "note: lowrank.prior = auto: " + std::string(buf) +
+                 " training ratings per node of the denser side: prior_width " +
+                 std::to_string(lr.prior_width) + " -> " + std::to_string(width) +
+                 " (src/fit/prior_choice.h)";
+    lr.prior_width = width;
+  }
   const int64_t estimate = encoder_peak_estimate(lr, users + items, train_ratings);
   if (cfg.model != "lowrank" || estimate <= kAutoPriorBudgetBytes) {
     lr.prior = "encoder";
-    return "";
+    return width_note;
   }
   lr.prior = "paper";
   lr.id_embedding = true;

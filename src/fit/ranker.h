@@ -10,24 +10,31 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "symgnn/config.h"
 
 namespace symgnn::fitting {
 
-/// train.ranker = auto fits EASE only where its n2 x n2 inverse and dense n1 x n2 scores
-/// stay small (a few seconds and at most 256 MiB of scores); beyond, the model ranks alone.
+/// train.ranker = auto weighs EASE only where its n2 x n2 inverse and dense n1 x n2 scores
+/// stay small (a few seconds and at most 256 MiB of scores), ItemKNN (dense cosine, several
+/// n2 x n2 float64 matrices) where n2 is at most kAutoItemKnnMaxItems, and popularity at any
+/// width: each is fitted, and the one with the best validation NDCG@10 ranks, so the lists
+/// are never worse than popularity's on validation.
 inline constexpr int64_t kAutoRankerMaxItems = 10000;
 inline constexpr int64_t kAutoRankerMaxPairs = int64_t{1} << 26;
+inline constexpr int64_t kAutoItemKnnMaxItems = 5000;
 
 struct RankerChoice {
-  std::string kind;  // "ease" or "itemknn"; "" when the model ranks by its own scores
-  std::string note;  // why auto chose none on data of this size ("" otherwise)
+  /// The kinds to fit ("ease", "itemknn", "popularity"); more than one: the best on
+  /// validation NDCG@10 is kept. Empty when the model ranks by its own scores.
+  std::vector<std::string> candidates;
+  std::string note;  // what auto left out on data of this size ("" otherwise)
 };
 
-/// What train.ranker names for cfg's model on `users` x `items`: explicit kinds as given;
-/// auto is ease for a model that ranks by predicted rating (a trained kind on objective
-/// rating, or a closed-form kind fitted for ratings) within the limits above, else none.
+/// What train.ranker names for cfg's model on `users` x `items`: an explicit kind as given;
+/// auto, for a model that ranks by predicted rating (a trained kind on objective rating, or
+/// a closed-form kind fitted for ratings), the candidates within the limits above; else none.
 RankerChoice choose_ranker(const RunConfig& cfg, int64_t users, int64_t items);
 
 }  // namespace symgnn::fitting

@@ -13,7 +13,6 @@
 #include "data/dataset_snapshot.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
-#include "models/baseline/offset_model.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
@@ -217,10 +216,9 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
       train::ModuleState g = state;
       for (auto& [name, t] : g) t = grown(t, like.at(name));
       train::set_module_state(*m, g);
-      // The bias offset (lowrank.offset = baseline) is no weight: the new nodes' biases
-      // follow from their ratings, as the trained ones did from theirs.
-      if (auto* offset = dynamic_cast<models::OffsetModel*>(m.get()))
-        offset->fit_new_node_biases(parts.ctx, trained_users, trained_items);
+      // State that is no weight (the biases of lowrank.offset = baseline and of train.auto's
+      // combination) follows for the new nodes from their ratings, as the trained from theirs.
+      m->nodes_added(parts.ctx, trained_users, trained_items);
     }
     parts.members.push_back(std::move(m));
   }

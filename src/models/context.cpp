@@ -51,18 +51,37 @@ ModelContext make_context(const Dataset& ds) {
   ctx.train_items = long_tensor(train.item);
   ctx.train_values = float_tensor(train.value);
 
-  // Class of each training rating: the nearest level (levels are exact in every loader,
-  // so "nearest" only absorbs float noise).
-  const auto num_levels = ctx.levels.size();
+  // Class of each training rating for the per-class priors h[k]: the nearest level, where
+  // the ratings take a few levels (stars; levels are exact in every loader, so "nearest"
+  // only absorbs float noise). Continuous targets (more than kMaxPriorClasses distinct
+  // values: log play counts, prices) fall into kBinnedPriorClasses bins between quantiles
+  // of the training values instead: a class per distinct value would be a prior of
+  // thousands of one-rating classes (and wider than the prior encoder).
+  const bool binned = ctx.levels.size() > kMaxPriorClasses;
+  std::vector<float> edges;  // binned: the upper edges of the first K-1 bins
+  if (binned) {
+    std::vector<float> sorted = train.value;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t k = 1; k < kBinnedPriorClasses; ++k)
+      edges.push_back(
+          sorted[static_cast<size_t>(k) * sorted.size() / static_cast<size_t>(kBinnedPriorClasses)]);
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  }
+  const size_t num_levels = binned ? edges.size() + 1 : ctx.levels.size();
   std::vector<std::vector<int64_t>> rows(num_levels), cols(num_levels);
   for (size_t e = 0; e < train.size(); ++e) {
     const float r = train.value[e];
-    auto it = std::lower_bound(ctx.levels.begin(), ctx.levels.end(), r);
-    if (it == ctx.levels.end() || (it != ctx.levels.begin() && r - *(it - 1) < *it - r)) --it;
-    if (std::fabs(*it - r) > 1e-4f * std::max(1.0f, std::fabs(r)))
-      throw DataError(ds.name, 0,
-                      "training rating " + std::to_string(r) + " is not one of the rating levels");
-    const auto k = static_cast<size_t>(it - ctx.levels.begin());
+    size_t k = 0;
+    if (binned) {
+      k = static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), r) - edges.begin());
+    } else {
+      auto it = std::lower_bound(ctx.levels.begin(), ctx.levels.end(), r);
+      if (it == ctx.levels.end() || (it != ctx.levels.begin() && r - *(it - 1) < *it - r)) --it;
+      if (std::fabs(*it - r) > 1e-4f * std::max(1.0f, std::fabs(r)))
+        throw DataError(ds.name, 0,
+                        "training rating " + std::to_string(r) + " is not one of the rating levels");
+      k = static_cast<size_t>(it - ctx.levels.begin());
+    }
     rows[k].push_back(train.user[e]);
     cols[k].push_back(train.item[e]);
   }

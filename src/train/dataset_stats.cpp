@@ -12,12 +12,24 @@ int64_t undirected_edges(const EdgeList& g) {
   return (static_cast<int64_t>(g.size()) - loops) / 2 + loops;
 }
 
+/// Nodes with at least one edge to another node: a social graph covering a fraction of the
+/// users is normal, and the summary says how large that fraction is.
+int64_t covered_nodes(const EdgeList& g, int64_t n) {
+  std::vector<char> has(static_cast<size_t>(std::max<int64_t>(0, n)), 0);
+  int64_t count = 0;
+  for (size_t k = 0; k < g.size(); ++k)
+    if (g.src[k] != g.dst[k] && g.src[k] >= 0 && g.src[k] < n && !has[static_cast<size_t>(g.src[k])])
+      has[static_cast<size_t>(g.src[k])] = 1, ++count;
+  return count;
+}
+
 namespace {
 nlohmann::json side_stats(const NodeSet& s) {
   nlohmann::json j;
   j["count"] = s.count;
   j["graph"] = to_string(s.graph_origin);
   j["graph_edges"] = s.graph_origin == GraphOrigin::Identity ? 0 : undirected_edges(s.graph);
+  j["graph_nodes_with_edges"] = s.graph_origin == GraphOrigin::Identity ? 0 : covered_nodes(s.graph, s.count);
   j["feature_dims"] = s.features.cols;
   j["features"] = s.features_origin;
   return j;
@@ -73,7 +85,9 @@ std::string dataset_stats_text(const Dataset& ds) {
     if (const int64_t n = unrated_nodes(ds, &s == &ds.users); n > 0)
       os << " (" << n << " without training ratings)";
     os << "; graph: " << to_string(s.graph_origin);
-    if (s.graph_origin != GraphOrigin::Identity) os << ", " << undirected_edges(s.graph) << " edges";
+    if (s.graph_origin != GraphOrigin::Identity)
+      os << ", " << undirected_edges(s.graph) << " edges, " << covered_nodes(s.graph, s.count) << " of the "
+         << s.count << " nodes with one";
     os << "; features: ";
     if (s.features.empty())
       os << "none (one-hot ids)";

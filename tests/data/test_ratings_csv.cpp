@@ -241,8 +241,11 @@ TEST(RatingsCsv, BinaryGarbageGivesOneLineMessage) {
 TEST(RatingsCsv, GraphFilesAreSymmetrised) {
   const auto dir = scratch_dir("csv");
   auto cfg = with_source(write_file(dir, "r.csv", kTrain));
-  cfg.user_graph_file = write_file(dir, "users.csv", "src,dst,weight\nalice,bob,2\nbob,alice,2\ncarol,bob\n");
-  cfg.item_graph_file = write_file(dir, "items.tsv", "matrix\talien\nheat\theat\t0.5\nalien\theat\t0\n");
+  // Directed, as trust networks are: bob -> alice repeats alice -> bob with another weight
+  // (the pair keeps the larger), carol -> bob has no reverse.
+  cfg.user_graph_file =
+      write_file(dir, "users.csv", "src,dst,weight\nalice,bob,2\nbob,alice,0.5\ncarol,bob\n");
+  cfg.item_graph_file = write_file(dir, "items.tsv", "matrix\talien\nheat\tmatrix\t0.5\nalien\theat\t0\n");
   const Dataset ds = load_ratings_file(cfg.source, cfg);
   ASSERT_EQ(ds.users.graph_origin, GraphOrigin::File);
   const auto& g = ds.users.graph;
@@ -251,11 +254,11 @@ TEST(RatingsCsv, GraphFilesAreSymmetrised) {
   EXPECT_EQ(g.src, (std::vector<int64_t>{0, 1, 1, 2}));
   EXPECT_EQ(g.dst, (std::vector<int64_t>{1, 0, 2, 1}));
   EXPECT_EQ(g.weight, (std::vector<float>{2, 2, 1, 1}));
-  // matrix(0)-alien(2) both ways, the self-loop on heat(1) once, the zero-weight edge dropped.
+  // matrix(0)-alien(2) and heat(1)-matrix(0) both ways, the zero-weight edge dropped.
   const auto& h = ds.items.graph;
-  EXPECT_EQ(h.src, (std::vector<int64_t>{0, 1, 2}));
-  EXPECT_EQ(h.dst, (std::vector<int64_t>{2, 1, 0}));
-  EXPECT_EQ(h.weight, (std::vector<float>{1, 0.5f, 1}));
+  EXPECT_EQ(h.src, (std::vector<int64_t>{0, 0, 1, 2}));
+  EXPECT_EQ(h.dst, (std::vector<int64_t>{1, 2, 0, 0}));
+  EXPECT_EQ(h.weight, (std::vector<float>{0.5f, 1, 0.5f, 1}));
   EXPECT_NO_THROW(symgnn::validate_dataset(ds, "test"));
 }
 
@@ -272,8 +275,10 @@ TEST(RatingsCsv, GraphFileErrors) {
                     "g3.csv:2:", "negative or not finite");
   EXPECT_DATA_ERROR(try_graph("g4.csv", "alice,bob,1\nbob,carol,heavy\n"),
                     "g4.csv:2:", "weight 'heavy' is not a number");
-  EXPECT_DATA_ERROR(try_graph("g5.csv", "alice,bob,1\ncarol,bob\nbob,alice,3\n"), "g5.csv:3:", "asymmetric",
-                    "line 1");
+  EXPECT_DATA_ERROR(try_graph("g5.csv", "alice,bob,1\ncarol,carol\n"),
+                    "g5.csv:2:", "self-loop ('carol', 'carol')");
+  EXPECT_DATA_ERROR(try_graph("g10.csv", "user,item,rating\nalice,heat,4\n"),
+                    "g10.csv:1:", "names a ratings file");
   EXPECT_DATA_ERROR(try_graph("g6.csv", "alice,bob,1\nalice\n"), "g6.csv:2:", "expected 2 or 3 fields");
   EXPECT_DATA_ERROR(try_graph("g7.csv", "alice,bob,1,2\n"), "g7.csv:1:", "expected 2 or 3 fields");
   EXPECT_DATA_ERROR(try_graph("g8.csv", "alice,bob,1\nalice,bob,2\n"), "g8.csv:2:", "given again");

@@ -232,30 +232,62 @@ TEST(FitRanking, RefusesAnObjectiveTheKindCannotTrain) {
 
 }  // namespace
 
-TEST(FitRanking, AutoRankerIsEaseBesideAModelThatRanksByRatingOnDataOfBoundedSize) {
+TEST(FitRanking, AutoRankerWeighsTheKindsThatFitBesideAModelThatRanksByRating) {
   using symgnn::fitting::choose_ranker;
+  using symgnn::fitting::kAutoItemKnnMaxItems;
   using symgnn::fitting::kAutoRankerMaxItems;
   using symgnn::fitting::kAutoRankerMaxPairs;
+  using V = std::vector<std::string>;
   EXPECT_EQ(symgnn::preset_config("paper").train.ranker, "none");
   EXPECT_EQ(symgnn::preset_config("recommended").train.ranker, "auto");
   symgnn::RunConfig cfg = small_config("lowrank");
   cfg.train.ranker = "auto";
-  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "ease");
+  EXPECT_EQ(choose_ranker(cfg, 100, 50).candidates, (V{"ease", "itemknn", "popularity"}));
+  EXPECT_EQ(choose_ranker(cfg, 100, kAutoItemKnnMaxItems + 1).candidates, (V{"ease", "popularity"}));
+  // Past EASE's limits popularity is left, at any width, and a note says why.
   const symgnn::fitting::RankerChoice wide = choose_ranker(cfg, 10, kAutoRankerMaxItems + 1);
-  EXPECT_EQ(wide.kind, "");
+  EXPECT_EQ(wide.candidates, V{"popularity"});
   EXPECT_NE(wide.note.find(std::to_string(kAutoRankerMaxItems)), std::string::npos) << wide.note;
-  EXPECT_EQ(choose_ranker(cfg, kAutoRankerMaxPairs / 100 + 1, 100).kind, "");
+  EXPECT_EQ(choose_ranker(cfg, kAutoRankerMaxPairs / 100 + 1, 100).candidates, V{"popularity"});
   cfg.model = "sylvester";  // a closed-form kind fitted for ratings
-  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "ease");
+  EXPECT_EQ(choose_ranker(cfg, 100, 50).candidates.front(), "ease");
   cfg.model = "itemknn";  // a ranking kind ranks by itself
-  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "");
+  EXPECT_TRUE(choose_ranker(cfg, 100, 50).candidates.empty());
   cfg.model = "lowrank";
   cfg.train.objective = "joint";  // trained for ranking
-  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "");
+  EXPECT_TRUE(choose_ranker(cfg, 100, 50).candidates.empty());
   cfg.train.ranker = "itemknn";  // asked for by name: always
-  EXPECT_EQ(choose_ranker(cfg, 10, kAutoRankerMaxItems + 1).kind, "itemknn");
+  EXPECT_EQ(choose_ranker(cfg, 10, kAutoRankerMaxItems + 1).candidates, V{"itemknn"});
   cfg.train.ranker = "none";
-  EXPECT_EQ(choose_ranker(cfg, 100, 50).kind, "");
+  EXPECT_TRUE(choose_ranker(cfg, 100, 50).candidates.empty());
+}
+
+TEST(FitRanking, AutoRankerKeepsTheCandidateBestOnValidation) {
+  symgnn::RunConfig cfg = small_config("lowrank");
+  cfg.train.epochs = 3;
+  cfg.lowrank.hidden = 8;
+  cfg.train.ranker = "auto";
+  cfg.ease.lambdas = "3,30";
+  symgnn::FitOptions fo;
+  fo.progress = "quiet";
+  fo.out_dir = st::scratch_dir("fit_auto_ranker") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const nlohmann::json& rec = r.metrics.figures["ranker"];
+  ASSERT_TRUE(rec.contains("candidates_val_ndcg@10")) << rec.dump();
+  const nlohmann::json& tried = rec["candidates_val_ndcg@10"];
+  ASSERT_EQ(tried.size(), 3u);
+  double best = -1;
+  std::string best_kind;
+  for (const auto& [kind, ndcg] : tried.items())
+    if (ndcg.get<double>() > best) best = ndcg.get<double>(), best_kind = kind;
+  EXPECT_EQ(rec["kind"], best_kind);
+  EXPECT_EQ(r.model->ranker(), best_kind);
+  EXPECT_DOUBLE_EQ(rec["val_ndcg@10"].get<double>(), best);
+  // Only the winner's directory is left, and it is the one loaded beside the model.
+  EXPECT_TRUE(std::filesystem::exists(fo.out_dir + "/ranker/model.pt"));
+  for (const char* kind : {"ease", "itemknn", "popularity"})
+    EXPECT_FALSE(std::filesystem::exists(fo.out_dir + "/ranker." + kind)) << kind;
+  EXPECT_EQ(symgnn::TrainedModel::load(fo.out_dir).ranker(), best_kind);
 }
 
 TEST(FitRanking, RankerBesideARatingModelRanksWhilePredictionsStayTheModels) {

@@ -47,6 +47,31 @@ TEST(PriorChoice, GivesWayToThePapersPriorBeyondTheBudget) {
   EXPECT_EQ(narrow.lowrank.hidden, 16);
 }
 
+TEST(PriorChoice, NarrowsTheEncoderWhereThereAreFewRatingsPerNode) {
+  using symgnn::fitting::kAutoWidthPerRating;
+  symgnn::RunConfig cfg = symgnn::preset_config("recommended");
+  // ML-100K u1's training carve: 80 ratings per user, the full width.
+  EXPECT_EQ(resolve_prior(cfg, 943, 1682, 76000), "");
+  EXPECT_EQ(cfg.lowrank.prior_width, 500);
+  // A wide sparse catalogue: 3.4 ratings per item, 2.8 per user.
+  cfg = symgnn::preset_config("recommended");
+  const std::string note = resolve_prior(cfg, 19533, 16121, 54640);
+  EXPECT_EQ(cfg.lowrank.prior, "encoder");
+  EXPECT_EQ(cfg.lowrank.prior_width, std::llround(kAutoWidthPerRating * 54640.0 / 16121));
+  EXPECT_NE(note.find("prior_width 500 -> "), std::string::npos) << note;
+  // Never below 32, nor below 4 columns per rating class.
+  cfg = symgnn::preset_config("recommended");
+  resolve_prior(cfg, 100000, 100000, 1000);
+  EXPECT_EQ(cfg.lowrank.prior_width, 32);
+  cfg = symgnn::preset_config("recommended");
+  resolve_prior(cfg, 3000, 3000, 5000, 71);  // Yahoo's 71 levels
+  EXPECT_EQ(cfg.lowrank.prior_width, 284);
+  // A set whose users rate many: full width, as before.
+  cfg = symgnn::preset_config("recommended");
+  resolve_prior(cfg, 610, 9742, 76638);
+  EXPECT_EQ(cfg.lowrank.prior_width, 500);
+}
+
 TEST(PriorChoice, LeavesAnExplicitPriorAlone) {
   for (const char* prior : {"encoder", "paper"}) {
     symgnn::RunConfig cfg = symgnn::preset_config("recommended");

@@ -301,7 +301,7 @@ TEST(OffsetModel, NodesAddedAfterTrainingGetTheBiasesOfTheirOwnRatings) {
     }
   }
   auto* offset = static_cast<OffsetModel*>(big.get());
-  offset->fit_new_node_biases(ctx, 10, 7);
+  offset->nodes_added(ctx, 10, 7);
   const auto before = small->named_buffers(), after = big->named_buffers();
   for (int64_t u = 0; u < 10; ++u)
     EXPECT_FLOAT_EQ(after["offset.user_bias"][u].item<float>(), before["offset.user_bias"][u].item<float>());

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "lowrank_test_util.h"
 #include "symgnn/error.h"
 #include "symgnn/model.h"
@@ -84,6 +87,42 @@ TEST(LowRankContext, DerivesLevelsWhenAbsentAndRejectsOffLevelRatings) {
   ds = hand_built();
   ds.train.value[0] = 1.5f;
   EXPECT_THROW(make_context(ds), DataError);
+}
+
+TEST(LowRankContext, BinsAContinuousTargetIntoQuantileClassesForThePriors) {
+  // 400 distinct values (log play counts, say): more than kMaxPriorClasses levels.
+  Dataset ds;
+  ds.name = "continuous";
+  ds.users.count = 20;
+  ds.items.count = 20;
+  ds.users.graph_origin = ds.items.graph_origin = GraphOrigin::Identity;
+  for (int64_t e = 0; e < 400; ++e) ds.train.add(e / 20, e % 20, 0.01f * static_cast<float>((e * 37) % 400));
+  ds.rating_min = 0;
+  ds.rating_max = 4;
+  const ModelContext ctx = make_context(ds);
+  EXPECT_EQ(ctx.levels.size(), 400u);  // the decoder still sees every value (decoder auto: dot)
+  ASSERT_EQ(ctx.h.size(), static_cast<size_t>(kBinnedPriorClasses));
+  // Every rating in exactly one class, 40 each, and the classes ordered by value.
+  int64_t total = 0;
+  float prev_max = -1;
+  for (size_t k = 0; k < ctx.h.size(); ++k) {
+    const at::Tensor d = ctx.h[k].to_dense();
+    EXPECT_EQ(d.sum().item<float>(), 40.0f) << "class " << k;
+    total += static_cast<int64_t>(d.sum().item<float>());
+    float lo = 1e9, hi = -1;
+    for (size_t e = 0; e < ds.train.size(); ++e)
+      if (d[ds.train.user[e]][ds.train.item[e]].item<float>() > 0) {
+        lo = std::min(lo, ds.train.value[e]);
+        hi = std::max(hi, ds.train.value[e]);
+      }
+    EXPECT_GT(lo, prev_max) << "class " << k;
+    prev_max = hi;
+  }
+  EXPECT_EQ(total, 400);
+  // At or below the limit, one class per level, as before.
+  Dataset few = ds;
+  for (auto& v : few.train.value) v = std::round(v);
+  EXPECT_EQ(make_context(few).h.size(), make_context(few).levels.size());
 }
 
 TEST(LowRankContext, RequiresResolvedGraphs) {

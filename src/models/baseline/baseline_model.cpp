@@ -8,6 +8,18 @@
 
 namespace symgnn::models {
 
+RatingList context_ratings(const ModelContext& ctx) {
+  RatingList r;
+  if (!ctx.train_values.defined()) return r;
+  const at::Tensor u = ctx.train_users.to(at::kCPU).to(at::kLong).contiguous();
+  const at::Tensor i = ctx.train_items.to(at::kCPU).to(at::kLong).contiguous();
+  const at::Tensor v = ctx.train_values.to(at::kCPU).to(at::kFloat).contiguous();
+  r.user.assign(u.data_ptr<int64_t>(), u.data_ptr<int64_t>() + u.numel());
+  r.item.assign(i.data_ptr<int64_t>(), i.data_ptr<int64_t>() + i.numel());
+  r.value.assign(v.data_ptr<float>(), v.data_ptr<float>() + v.numel());
+  return r;
+}
+
 BaselineModel::BaselineModel(const BaselineConfig& cfg, const ModelContext& ctx) : cfg_(cfg) {
   const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device);

@@ -40,4 +40,8 @@ class BaselineModel : public RatingModel {
   at::Tensor item_bias_;  // [n2] float
 };
 
+/// The context's training ratings as a RatingList (on the CPU): what the biases of the
+/// offset (offset_model.h) and of the combination (combined_model.h) are fitted to.
+RatingList context_ratings(const ModelContext& ctx);
+
 }  // namespace symgnn::models

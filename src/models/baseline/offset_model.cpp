@@ -10,18 +10,6 @@
 namespace symgnn::models {
 namespace {
 
-RatingList training_ratings(const ModelContext& ctx) {
-  RatingList r;
-  if (!ctx.train_values.defined()) return r;
-  const at::Tensor u = ctx.train_users.to(at::kCPU).to(at::kLong).contiguous();
-  const at::Tensor i = ctx.train_items.to(at::kCPU).to(at::kLong).contiguous();
-  const at::Tensor v = ctx.train_values.to(at::kCPU).to(at::kFloat).contiguous();
-  r.user.assign(u.data_ptr<int64_t>(), u.data_ptr<int64_t>() + u.numel());
-  r.item.assign(i.data_ptr<int64_t>(), i.data_ptr<int64_t>() + i.numel());
-  r.value.assign(v.data_ptr<float>(), v.data_ptr<float>() + v.numel());
-  return r;
-}
-
 /// The shrinkage pair of the context's training ratings, by cross-validation (infinite, so
 /// the plain mean with no bias, where there are too few ratings to fold).
 Shrinkage offset_shrinkage(const RatingList& r, const ModelContext& ctx, const BaselineConfig& cfg) {
@@ -35,7 +23,7 @@ Shrinkage offset_shrinkage(const RatingList& r, const ModelContext& ctx, const B
 
 OffsetModel::OffsetModel(const BaselineConfig& cfg, const ModelContext& ctx, const Inner& make_inner)
     : shrinkage_(), sweeps_(cfg.sweeps) {
-  const RatingList r = training_ratings(ctx);
+  const RatingList r = context_ratings(ctx);
   shrinkage_ = offset_shrinkage(r, ctx, cfg);
   const Biases b =
       fit_biases(r, ctx.n1, ctx.n2, shrinkage_, r.size() < static_cast<size_t>(cfg.folds) ? 1 : cfg.sweeps);
@@ -64,11 +52,11 @@ at::Tensor OffsetModel::offset(const at::Tensor& users, const at::Tensor& items)
   return offset_->forward(users, items);
 }
 
-void OffsetModel::fit_new_node_biases(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
+void OffsetModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
   Biases trained = offset_->biases();
   trained.user.resize(static_cast<size_t>(trained_users));
   trained.item.resize(static_cast<size_t>(trained_items));
-  offset_->set(extend_biases(training_ratings(ctx), trained, ctx.n1, ctx.n2, shrinkage_, sweeps_));
+  offset_->set(extend_biases(context_ratings(ctx), trained, ctx.n1, ctx.n2, shrinkage_, sweeps_));
 }
 
 at::Tensor OffsetModel::forward(const at::Tensor& users, const at::Tensor& items) {

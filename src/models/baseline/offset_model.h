@@ -15,7 +15,7 @@
 /// parameters are "inner.*"; the offset is a BaselineModel (baseline_model.h) whose buffers are
 /// "offset.global_mean" [], "offset.user_bias" [n1] and "offset.item_bias" [n2] (the biases
 /// zero for users and items without training ratings). Nodes added by --new-ratings get the
-/// biases of their own ratings (fit_new_node_biases), the trained ones fixed.
+/// biases of their own ratings (nodes_added), the trained ones fixed.
 #pragma once
 
 #include <functional>
@@ -47,11 +47,9 @@ class OffsetModel : public RatingModel {
   /// mu + b_u + b_i of the pairs, [K].
   at::Tensor offset(const at::Tensor& users, const at::Tensor& items) const;
 
-  /// After the trained state is loaded into a model built for more nodes (infer/new_ratings.h:
-  /// users from index `trained_users` on, items from `trained_items` on, their rows zero):
-  /// gives those nodes the biases of their ratings in ctx (bias_fit.h extend_biases), under
-  /// the shrinkage pair this offset chose on ctx's ratings; the trained biases stay.
-  void fit_new_node_biases(const ModelContext& ctx, int64_t trained_users, int64_t trained_items);
+  /// Gives the added nodes the biases of their ratings in ctx (bias_fit.h extend_biases),
+  /// under the shrinkage pair this offset chose on ctx's ratings; the trained biases stay.
+  void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
   /// The shrinkage pair chosen for ctx's ratings when this offset was built.
   Shrinkage shrinkage() const { return shrinkage_; }

@@ -23,7 +23,9 @@ EaseModel::EaseModel(const EaseConfig& cfg, const ModelContext& ctx) : Interacti
 at::Tensor EaseModel::item_weights(const at::Tensor& x, double lambda) const {
   at::Tensor g = torch::mm(x.t(), x);  // X^T X, n2 x n2
   g.diagonal().add_(lambda);
-  const at::Tensor p = torch::inverse(g);
+  // G + lambda I is symmetric positive definite: its inverse through the Cholesky factor
+  // takes about half the work of a general (LU) inverse, the same to rounding.
+  const at::Tensor p = torch::cholesky_inverse(torch::linalg_cholesky(g));
   at::Tensor b = -p / p.diagonal().unsqueeze(0);  // B_ij = -P_ij / P_jj
   b.diagonal().zero_();
   return b;

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "models/closed_form_predictions.h"
+#include "models/ranking/ranking_probe.h"
 #include "util/text.h"
 
 namespace symgnn::models {
@@ -50,7 +51,15 @@ ClosedFormFit PopularityModel::fit(const Dataset& ds, const at::Device&,
     return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, item_mean_.device());
   };
   count({&ds.train});
-  if (!ds.validation.empty()) out.val_predictions = predictions(ds.validation);
+  if (!ds.validation.empty()) {
+    out.val_predictions = predictions(ds.validation);
+    // Its validation ranking, as the other ranking kinds report theirs: what train.ranker =
+    // auto weighs it by (fit/ranker.h).
+    const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, counts_.device());
+    if (!probe.empty())
+      out.metrics["val_ndcg@10"] =
+          probe.measure([&](const at::Tensor& b) { return score_items(b, counts_.size(0)); }).ndcg;
+  }
   count({&ds.train, &ds.validation});
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
   const int64_t rated = (counts_ > 0).sum().item<int64_t>();

@@ -1,0 +1,65 @@
+// The combination of a trained model with the bias baseline (combined_model.h).
+#include "models/baseline/combined_model.h"
+
+#include <torch/torch.h>
+
+#include "models/baseline/bias_fit.h"
+#include "symgnn/model_kinds.h"
+
+namespace symgnn::models {
+
+CombinedModel::CombinedModel(const BaselineConfig& cfg, const ModelContext& ctx,
+                             std::shared_ptr<RatingModel> inner)
+    : sweeps_(cfg.sweeps) {
+  inner_ = register_module("inner", std::move(inner));
+  baseline_ = register_module("baseline", std::make_shared<BaselineModel>(cfg, ctx));
+  const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  weights_ = register_buffer("combination", torch::tensor({0.0f, 1.0f, 0.0f}, opts));
+  shrinkage_ = register_buffer("shrinkage", torch::zeros({2}, opts));
+}
+
+at::Tensor CombinedModel::forward(const at::Tensor& users, const at::Tensor& items) {
+  // At the identity (during training) this is the model's own prediction, bit for bit:
+  // 0 + 1 * f + 0 * (finite biases).
+  return weights_[0] + weights_[1] * inner_->forward(users, items) +
+         weights_[2] * baseline_->forward(users, items);
+}
+
+at::Tensor CombinedModel::rating_items(const at::Tensor& users, int64_t n2) {
+  const at::Tensor f = inner_->rating_items(users, n2);
+  return weights_[0] + weights_[1] * f + weights_[2] * baseline_->rating_items(users, n2);
+}
+
+at::Tensor CombinedModel::score_items(const at::Tensor& users, int64_t n2) {
+  return inner_->ranks_by_rating() ? rating_items(users, n2) : inner_->score_items(users, n2);
+}
+
+void CombinedModel::set_combination(const Combination& w, const Biases& biases, Shrinkage shrinkage) {
+  torch::NoGradGuard no_grad;
+  weights_.copy_(torch::tensor({static_cast<float>(w.c), static_cast<float>(w.a), static_cast<float>(w.b)}));
+  shrinkage_.copy_(torch::tensor({static_cast<float>(shrinkage.user), static_cast<float>(shrinkage.item)}));
+  baseline_->set(biases);
+}
+
+Combination CombinedModel::combination() const {
+  const at::Tensor w = weights_.to(at::kCPU).to(at::kDouble).contiguous();
+  return {w.data_ptr<double>()[0], w.data_ptr<double>()[1], w.data_ptr<double>()[2]};
+}
+
+void CombinedModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
+  inner_->nodes_added(ctx, trained_users, trained_items);
+  Biases trained = baseline_->biases();
+  trained.user.resize(static_cast<size_t>(trained_users));
+  trained.item.resize(static_cast<size_t>(trained_items));
+  const at::Tensor s = shrinkage_.to(at::kCPU).to(at::kDouble).contiguous();
+  baseline_->set(extend_biases(context_ratings(ctx), trained, ctx.n1, ctx.n2,
+                               {s.data_ptr<double>()[0], s.data_ptr<double>()[1]}, sweeps_));
+}
+
+bool combines_with_baseline(const RunConfig& cfg) {
+  return cfg.train.auto_choose == "on" && cfg.train.objective == "rating" &&
+         model_kind(cfg.model).fit == FitMethod::trained;
+}
+
+}  // namespace symgnn::models

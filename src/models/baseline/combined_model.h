@@ -1,0 +1,66 @@
+/// @file
+/// The final combination of a trained rating model with the bias baseline (train.auto = on;
+/// the weights are chosen in fit/baseline_guard.h):
+///
+///   rating(u, i) = c + a * f(u, i) + b * (mu + b_u + b_i)
+///
+/// f is the wrapped model (low-rank or base SyMGNN), mu + b_u + b_i the bias baseline
+/// (bias_fit.h). The model is built as the identity (c = 0, a = 1, b = 0, biases zero), so
+/// training is the wrapped model's own: its loss, its regulariser, its name. After training,
+/// symgnn::fit fits (c, a, b) to the validation ratings and sets them with the baseline's
+/// biases (set_combination); they are buffers, saved in model.pt and loaded with it:
+/// "combination" [3] = (c, a, b), "shrinkage" [2] = the baseline's (lambda_u, lambda_i),
+/// "baseline.global_mean", "baseline.user_bias" [n1], "baseline.item_bias" [n2]. The wrapped
+/// model's parameters are "inner.*". Nodes added by --new-ratings get the biases of their
+/// own ratings (nodes_added), as the offset model's do.
+#pragma once
+
+#include <memory>
+
+#include "models/baseline/baseline_model.h"
+#include "symgnn/model.h"
+
+namespace symgnn::models {
+
+/// The weights of the combination c + a * model + b * baseline.
+struct Combination {
+  double c = 0;
+  double a = 1;
+  double b = 0;
+};
+
+class CombinedModel : public RatingModel {
+ public:
+  CombinedModel(const BaselineConfig& cfg, const ModelContext& ctx, std::shared_ptr<RatingModel> inner);
+
+  at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
+  at::Tensor training_loss(const at::Tensor& users, const at::Tensor& items, const at::Tensor& target,
+                           at::Tensor* pred) override {
+    return inner_->training_loss(users, items, target, pred);
+  }
+  at::Tensor regularization() override { return inner_->regularization(); }
+  std::string name() const override { return inner_->name(); }
+  at::Tensor rating_items(const at::Tensor& users, int64_t n2) override;
+  at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
+  bool ranks_by_rating() const override { return inner_->ranks_by_rating(); }
+  at::Tensor node_representations(int side) override { return inner_->node_representations(side); }
+  void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
+
+  /// Holds the weights and the baseline's biases (fitted under `shrinkage`).
+  void set_combination(const Combination& w, const Biases& biases, Shrinkage shrinkage);
+  Combination combination() const;
+  RatingModel& inner() { return *inner_; }
+
+ private:
+  std::shared_ptr<RatingModel> inner_;
+  std::shared_ptr<BaselineModel> baseline_;
+  at::Tensor weights_;    // [3] float: c, a, b
+  at::Tensor shrinkage_;  // [2] float: lambda_u, lambda_i
+  int64_t sweeps_ = 0;
+};
+
+/// Whether make_model wraps cfg's model in a CombinedModel: train.auto = on, a trained kind
+/// on objective rating (a ranking objective's scores are no ratings to combine).
+bool combines_with_baseline(const RunConfig& cfg);
+
+}  // namespace symgnn::models
