@@ -28,18 +28,10 @@ struct Check {
   double max = 1e300;
   const char* choices = "";
 };
-inline Check range(double lo, double hi) {
-  return Check{lo, hi, ""};
-}
-inline Check at_least(double lo) {
-  return Check{lo, 1e300, ""};
-}
-inline Check one_of(const char* choices) {
-  return Check{-1e300, 1e300, choices};
-}
-inline Check any() {
-  return Check{};
-}
+inline Check range(double lo, double hi) { return Check{lo, hi, ""}; }
+inline Check at_least(double lo) { return Check{lo, 1e300, ""}; }
+inline Check one_of(const char* choices) { return Check{-1e300, 1e300, choices}; }
+inline Check any() { return Check{}; }
 
 /// Where the ratings, graphs and features come from and how they are split.
 struct DataConfig {
@@ -63,24 +55,15 @@ struct DataConfig {
 
   template <class V>
   void visit(V&& v) {
-    v("source", source,
-      "dataset: 'synthetic', a MovieLens-100K/1M directory, a .mat file or a ratings CSV/TSV", any());
+    v("source", source, "dataset: 'synthetic', a MovieLens-100K/1M directory, a .mat file or a ratings CSV/TSV", any());
     v("split", split, "MovieLens-100K canonical split", one_of("u1|u2|u3|u4|u5|ua|ub"));
-    v("val_fraction", val_fraction, "fraction of the training ratings held out for validation",
-      range(0.0, 0.5));
-    v("test_fraction", test_fraction,
-      "test fraction for sources without a given test split (ML-1M, CSV, synthetic)", range(0.01, 0.9));
+    v("val_fraction", val_fraction, "fraction of the training ratings held out for validation", range(0.0, 0.5));
+    v("test_fraction", test_fraction, "test fraction for sources without a given test split (ML-1M, CSV, synthetic)", range(0.01, 0.9));
     v("split_seed", split_seed, "seed of the validation carve and of random test splits", at_least(0));
     v("test_file", test_file, "ratings CSV: optional separate test ratings (same format)", any());
-    v("unknown_test", unknown_test,
-      "test_file ratings naming an id that is no node (in no training rating, feature or graph row): scored "
-      "apart by known-mean (the item's mean training rating, else the user's, else the global mean), "
-      "item-mean, user-mean, global-mean; or error",
-      one_of("known-mean|item-mean|user-mean|global-mean|error"));
-    v("user_graph_file", user_graph_file, "ratings CSV: optional user edge list 'a,b[,w]' (original ids)",
-      any());
-    v("item_graph_file", item_graph_file, "ratings CSV: optional item edge list 'a,b[,w]' (original ids)",
-      any());
+    v("unknown_test", unknown_test, "test_file ratings naming an id that is no node (in no training rating, feature or graph row): scored apart by known-mean (the item's mean training rating, else the user's, else the global mean), item-mean, user-mean, global-mean; or error", one_of("known-mean|item-mean|user-mean|global-mean|error"));
+    v("user_graph_file", user_graph_file, "ratings CSV: optional user edge list 'a,b[,w]' (original ids)", any());
+    v("item_graph_file", item_graph_file, "ratings CSV: optional item edge list 'a,b[,w]' (original ids)", any());
     v("user_features_file", user_features_file, "ratings CSV: optional user features 'id,f1,f2,...'", any());
     v("item_features_file", item_features_file, "ratings CSV: optional item features 'id,f1,f2,...'", any());
     v("synthetic_users", synthetic_users, "synthetic: number of users", range(10, 100000));
@@ -101,15 +84,10 @@ struct GraphConfig {
 
   template <class V>
   void visit(V&& v) {
-    v("user_graph", user_graph,
-      "auto: file graph, else k-NN (from knn_source; features only if the side has them), else identity",
-      one_of("auto|file|knn|identity"));
+    v("user_graph", user_graph, "auto: file graph, else k-NN (from knn_source; features only if the side has them), else identity", one_of("auto|file|knn|identity"));
     v("item_graph", item_graph, "as user_graph, for the items", one_of("auto|file|knn|identity"));
     v("knn_k", knn_k, "neighbours per node of the k-NN graph (cosine, symmetrised)", range(1, 1000));
-    v("knn_source", knn_source,
-      "vectors the k-NN graph compares: side features, training rating rows, or interactions (the rows of "
-      "the binary training matrix: a co-occurrence graph)",
-      one_of("features|ratings|interactions"));
+    v("knn_source", knn_source, "vectors the k-NN graph compares: side features, training rating rows, or interactions (the rows of the binary training matrix: a co-occurrence graph)", one_of("features|ratings|interactions"));
   }
 };
 
@@ -123,16 +101,11 @@ struct SylvesterConfig {
 
   template <class V>
   void visit(V&& v) {
-    v("solver", solver,
-      "fixed_point, cg (conjugate gradient), cr (conjugate residual: monotone residual) or exact "
-      "(eigendecomposition)",
-      one_of("fixed_point|cg|cr|exact"));
-    v("alpha", alpha, "a in X = a At1 X At2^T + (1-a) H (X users x items); must be in [0, 1)",
-      range(0.0, 0.999999));
+    v("solver", solver, "fixed_point, cg (conjugate gradient), cr (conjugate residual: monotone residual) or exact (eigendecomposition)", one_of("fixed_point|cg|cr|exact"));
+    v("alpha", alpha, "a in X = a At1 X At2^T + (1-a) H (X users x items); must be in [0, 1)", range(0.0, 0.999999));
     v("tol", tol, "stop when the relative residual falls below this", range(1e-15, 1.0));
     v("max_iter", max_iter, "iteration limit of the iterative solvers", range(1, 10000000));
-    v("alphas", alphas, "candidate values of a tried on the validation split by train --model sylvester",
-      any());
+    v("alphas", alphas, "candidate values of a tried on the validation split by train --model sylvester", any());
   }
 };
 
@@ -142,8 +115,7 @@ struct ItemKnnConfig {
 
   template <class V>
   void visit(V&& v) {
-    v("neighbours", neighbours, "most similar items kept per item (cosine of the binary interaction columns)",
-      range(1, 100000));
+    v("neighbours", neighbours, "most similar items kept per item (cosine of the binary interaction columns)", range(1, 100000));
   }
 };
 
@@ -153,10 +125,7 @@ struct EaseConfig {
 
   template <class V>
   void visit(V&& v) {
-    v("lambdas", lambdas,
-      "candidate ridge penalties lambda of B = argmin |X - X B|^2 + lambda |B|^2 (diag B = 0), chosen on "
-      "validation NDCG@10",
-      any());
+    v("lambdas", lambdas, "candidate ridge penalties lambda of B = argmin |X - X B|^2 + lambda |B|^2 (diag B = 0), chosen on validation NDCG@10", any());
   }
 };
 
@@ -172,24 +141,11 @@ struct BaselineConfig {
 
   template <class V>
   void visit(V&& v) {
-    v("user_shrinkages", user_shrinkages,
-      "candidate ridge penalties lambda_u of the user biases, b_u = sum_{i in R(u)} (r_ui - mu - b_i) / "
-      "(lambda_u + |R(u)|)",
-      any());
-    v("item_shrinkages", item_shrinkages,
-      "candidate ridge penalties lambda_i of the item biases, b_i = sum_{u in R(i)} (r_ui - mu - b_u) / "
-      "(lambda_i + |R(i)|)",
-      any());
-    v("select", select,
-      "how model = baseline chooses the pair (lambda_u, lambda_i): cv (folds-fold cross-validation on the "
-      "training ratings, deterministic) or validation (the RMSE of the validation ratings); the offset of "
-      "lowrank.offset and base.offset always uses cv on the model's training ratings",
-      one_of("cv|validation"));
+    v("user_shrinkages", user_shrinkages, "candidate ridge penalties lambda_u of the user biases, b_u = sum_{i in R(u)} (r_ui - mu - b_i) / (lambda_u + |R(u)|)", any());
+    v("item_shrinkages", item_shrinkages, "candidate ridge penalties lambda_i of the item biases, b_i = sum_{u in R(i)} (r_ui - mu - b_u) / (lambda_i + |R(i)|)", any());
+    v("select", select, "how model = baseline chooses the pair (lambda_u, lambda_i): cv (folds-fold cross-validation on the training ratings, deterministic) or validation (the RMSE of the validation ratings); the offset of lowrank.offset and base.offset always uses cv on the model's training ratings", one_of("cv|validation"));
     v("folds", folds, "cross-validation folds", range(2, 100));
-    v("sweeps", sweeps,
-      "most alternating sweeps (item biases, then user biases) of one fit; a fit stops earlier when no bias "
-      "moves by 1e-6 of the rating range",
-      range(1, 100000));
+    v("sweeps", sweeps, "most alternating sweeps (item biases, then user biases) of one fit; a fit stops earlier when no bias moves by 1e-6 of the rating range", range(1, 100000));
     v("seed", seed, "seed of the shuffle that deals the ratings into the folds", at_least(0));
   }
 };
@@ -230,80 +186,27 @@ struct LowRankConfig {
     v("layers", layers, "number L of CGE layers", range(0, 16));
     v("dropout", dropout, "dropout on hidden representations", range(0.0, 0.95));
     v("activation", activation, "activation phi", one_of("relu|elu|tanh|sigmoid|identity"));
-    v("fusion", fusion,
-      "sum (paper footnote: U = Uh + sum of modules) or learned (linear on the concatenation)",
-      one_of("sum|learned"));
+    v("fusion", fusion, "sum (paper footnote: U = Uh + sum of modules) or learned (linear on the concatenation)", one_of("sum|learned"));
     v("biases", biases, "add user/item biases and the global mean to <U1_i, U2_j> (decoder dot only)", any());
-    v("attention_block", attention_block, "rows per block of the attention softmax (bounds peak memory)",
-      range(1, 1000000));
-    v("prior_norm", prior_norm,
-      "norm(H_k) of the prior aggregation: left (1/deg_i, over all classes) or symmetric (1/sqrt(deg_i "
-      "deg_j))",
-      one_of("left|symmetric"));
-    v("prior_dropout", prior_dropout,
-      "dropout on the edges of the per-class prior H_k while training, rescaled (0: off, faithful)",
-      range(0.0, 0.95));
-    v("decoder", decoder,
-      "dot: <U1_i, U2_j> (paper); classes: softmax over the rating levels from bilinear forms, prediction = "
-      "expected rating (GC-MC-style); auto: classes when the data has at most 10 rating levels, else dot",
-      one_of("dot|classes|auto"));
-    v("class_bases", class_bases, "decoder = classes: shared basis matrices Q_b of the bilinear forms",
-      range(1, 64));
-    v("class_mse_weight", class_mse_weight,
-      "decoder = classes: loss = cross-entropy + w * MSE of the expected rating", range(0.0, 100.0));
-    v("smoothness", smoothness,
-      "lambda of the graph smoothness penalty tr(U^T (I - At) U) / n on the final representations (0: off, "
-      "faithful)",
-      range(0.0, 100.0));
-    v("l2", l2,
-      "penalty l2 (mean_i |U1_i|^2 + mean_j |U2_j|^2) on the final representations (0: off; the ranking "
-      "objectives need it, docs/recommend.md)",
-      range(0.0, 100.0));
-    v("class_init", class_init,
-      "decoder = classes: small (Q_b ~ N(0, 1/d^2), a ~ N(0, 0.01)) or orthogonal (Q_b orthogonal x 1.1, a "
-      "Glorot; GC-MC's)",
-      one_of("small|orthogonal"));
-    v("prior", prior,
-      "prior-association module b_Theta: paper (V_k = phi(norm(H_k) Uh Theta_k), then an MLP) or encoder "
-      "(GC-MC-style: per-class aggregation of a wide free embedding of the other side, node dropout, dense "
-      "layer; models/layers/prior_encoder.h) or auto (encoder where its memory fits a budget on the data, "
-      "else paper with hidden at most 32 and the dot decoder, with a note; src/fit/prior_choice.h)",
-      one_of("paper|encoder|auto"));
-    v("id_embedding", id_embedding,
-      "keep the free id embedding Uh = MLP([id || features]) in the sum U = Uh + modules (false: the modules "
-      "act on U^(p), U = U^(p) + CGE(U^(p)) + ...; needs prior = encoder or auto)",
-      any());
-    v("prior_width", prior_width,
-      "prior = encoder: width of the free embeddings E1, E2 aggregated per rating class", range(1, 100000));
-    v("prior_stacking", prior_stacking,
-      "prior = encoder: concat (class k aggregates its own block of prior_width/K columns; GC-MC's stack) or "
-      "sum (one prior_width table per class, summed)",
-      one_of("concat|sum"));
-    v("prior_node_dropout", prior_node_dropout,
-      "prior = encoder: probability of dropping a whole row of E1, E2 in a training pass (kept rows "
-      "rescaled)",
-      range(0.0, 0.95));
-    v("prior_dense_dropout", prior_dense_dropout,
-      "prior = encoder: dropout on the aggregated hidden layer before the dense layer to `hidden` units",
-      range(0.0, 0.95));
-    v("cge_bias", cge_bias,
-      "add a learned bias in every CGE layer, phi(Ah U W + b) (false: as printed, no bias)", any());
-    v("prior_side_width", prior_side_width,
-      "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no "
-      "side features)",
-      range(0, 4096));
-    v("decoder_chunk", decoder_chunk,
-      "training pairs the class decoder (and the dot decoder off the CPU) scores at once: a step over more "
-      "pairs scores them chunk by chunk and accumulates the representations' gradients, the same loss and "
-      "gradients with memory O(chunk) instead of O(ratings) (0: all at once); on the CPU the dot decoder "
-      "takes one fused pass that needs no chunks",
-      range(0, 1e12));
-    v("offset", offset,
-      "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once "
-      "to the training ratings before training and fixed (shrinkage by cross-validation, the baseline "
-      "section; models/baseline/offset_model.h); needs decoder dot or auto (auto then picks dot) and "
-      "objective rating",
-      one_of("none|baseline"));
+    v("attention_block", attention_block, "rows per block of the attention softmax (bounds peak memory)", range(1, 1000000));
+    v("prior_norm", prior_norm, "norm(H_k) of the prior aggregation: left (1/deg_i, over all classes) or symmetric (1/sqrt(deg_i deg_j))", one_of("left|symmetric"));
+    v("prior_dropout", prior_dropout, "dropout on the edges of the per-class prior H_k while training, rescaled (0: off, faithful)", range(0.0, 0.95));
+    v("decoder", decoder, "dot: <U1_i, U2_j> (paper); classes: softmax over the rating levels from bilinear forms, prediction = expected rating (GC-MC-style); auto: classes when the data has at most 10 rating levels, else dot", one_of("dot|classes|auto"));
+    v("class_bases", class_bases, "decoder = classes: shared basis matrices Q_b of the bilinear forms", range(1, 64));
+    v("class_mse_weight", class_mse_weight, "decoder = classes: loss = cross-entropy + w * MSE of the expected rating", range(0.0, 100.0));
+    v("smoothness", smoothness, "lambda of the graph smoothness penalty tr(U^T (I - At) U) / n on the final representations (0: off, faithful)", range(0.0, 100.0));
+    v("l2", l2, "penalty l2 (mean_i |U1_i|^2 + mean_j |U2_j|^2) on the final representations (0: off; the ranking objectives need it, docs/recommend.md)", range(0.0, 100.0));
+    v("class_init", class_init, "decoder = classes: small (Q_b ~ N(0, 1/d^2), a ~ N(0, 0.01)) or orthogonal (Q_b orthogonal x 1.1, a Glorot; GC-MC's)", one_of("small|orthogonal"));
+    v("prior", prior, "prior-association module b_Theta: paper (V_k = phi(norm(H_k) Uh Theta_k), then an MLP) or encoder (GC-MC-style: per-class aggregation of a wide free embedding of the other side, node dropout, dense layer; models/layers/prior_encoder.h) or auto (encoder where its memory fits a budget on the data, else paper with hidden at most 32 and the dot decoder, with a note; src/fit/prior_choice.h)", one_of("paper|encoder|auto"));
+    v("id_embedding", id_embedding, "keep the free id embedding Uh = MLP([id || features]) in the sum U = Uh + modules (false: the modules act on U^(p), U = U^(p) + CGE(U^(p)) + ...; needs prior = encoder or auto)", any());
+    v("prior_width", prior_width, "prior = encoder: width of the free embeddings E1, E2 aggregated per rating class", range(1, 100000));
+    v("prior_stacking", prior_stacking, "prior = encoder: concat (class k aggregates its own block of prior_width/K columns; GC-MC's stack) or sum (one prior_width table per class, summed)", one_of("concat|sum"));
+    v("prior_node_dropout", prior_node_dropout, "prior = encoder: probability of dropping a whole row of E1, E2 in a training pass (kept rows rescaled)", range(0.0, 0.95));
+    v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout on the aggregated hidden layer before the dense layer to `hidden` units", range(0.0, 0.95));
+    v("cge_bias", cge_bias, "add a learned bias in every CGE layer, phi(Ah U W + b) (false: as printed, no bias)", any());
+    v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no side features)", range(0, 4096));
+    v("decoder_chunk", decoder_chunk, "training pairs the class decoder (and the dot decoder off the CPU) scores at once: a step over more pairs scores them chunk by chunk and accumulates the representations' gradients, the same loss and gradients with memory O(chunk) instead of O(ratings) (0: all at once); on the CPU the dot decoder takes one fused pass that needs no chunks", range(0, 1e12));
+    v("offset", offset, "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once to the training ratings before training and fixed (shrinkage by cross-validation, the baseline section; models/baseline/offset_model.h); needs decoder dot or auto (auto then picks dot) and objective rating", one_of("none|baseline"));
   }
 };
 
@@ -331,29 +234,15 @@ struct BaseConfig {
     v("hops", hops, "number of CGE hops i in X1 = sum_i phi(...)", range(1, 16));
     v("activation", activation, "activation phi", one_of("relu|elu|tanh|sigmoid|identity"));
     v("attention_block", attention_block, "rows per block of the attention softmax", range(1, 1000000));
-    v("biases", biases,
-      "predict mean + std * (X_ij + b1_i + b2_j): X fits standardised ratings (false: X_ij, faithful)",
-      any());
+    v("biases", biases, "predict mean + std * (X_ij + b1_i + b2_j): X fits standardised ratings (false: X_ij, faithful)", any());
     v("dropout", dropout, "dropout on U1, U2 while training (0: off, faithful)", range(0.0, 0.95));
-    v("prior_dropout", prior_dropout,
-      "dropout on the edges of the per-class prior Hn_k of X3 while training, rescaled (0: off, faithful)",
-      range(0.0, 0.95));
-    v("prior", prior,
-      "node representations U1, U2: paper (U = MLP([id || features])) or encoder (the GC-MC-style prior "
-      "encoder of the low-rank model, models/layers/prior_encoder.h, per-class aggregation of the ratings)",
-      one_of("paper|encoder"));
-    v("prior_width", prior_width, "prior = encoder: width of the free embeddings aggregated per rating class",
-      range(1, 100000));
-    v("prior_node_dropout", prior_node_dropout,
-      "prior = encoder: probability of dropping a whole embedding row in a training pass", range(0.0, 0.95));
-    v("prior_dense_dropout", prior_dense_dropout,
-      "prior = encoder: dropout before the encoder's dense layer to `hidden` units", range(0.0, 0.95));
-    v("prior_side_width", prior_side_width,
-      "prior = encoder: width of the side-feature branch (0: no side features)", range(0, 4096));
-    v("offset", offset,
-      "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once "
-      "to the training ratings before training and fixed (as lowrank.offset); needs objective rating",
-      one_of("none|baseline"));
+    v("prior_dropout", prior_dropout, "dropout on the edges of the per-class prior Hn_k of X3 while training, rescaled (0: off, faithful)", range(0.0, 0.95));
+    v("prior", prior, "node representations U1, U2: paper (U = MLP([id || features])) or encoder (the GC-MC-style prior encoder of the low-rank model, models/layers/prior_encoder.h, per-class aggregation of the ratings)", one_of("paper|encoder"));
+    v("prior_width", prior_width, "prior = encoder: width of the free embeddings aggregated per rating class", range(1, 100000));
+    v("prior_node_dropout", prior_node_dropout, "prior = encoder: probability of dropping a whole embedding row in a training pass", range(0.0, 0.95));
+    v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout before the encoder's dense layer to `hidden` units", range(0.0, 0.95));
+    v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch (0: no side features)", range(0, 4096));
+    v("offset", offset, "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once to the training ratings before training and fixed (as lowrank.offset); needs objective rating", one_of("none|baseline"));
   }
 };
 
@@ -394,91 +283,32 @@ struct TrainConfig {
     v("epochs", epochs, "maximum number of epochs (passes over the training ratings)", range(1, 1000000));
     v("lr", lr, "AdamW learning rate", range(1e-8, 10.0));
     v("weight_decay", weight_decay, "AdamW decoupled weight decay (paper: 0.01)", range(0.0, 10.0));
-    v("patience", patience, "stop after this many epochs without a better validation score (train.select)",
-      range(1, 1000000));
-    v("lr_decay", lr_decay, "multiply the learning rate by this after lr_patience epochs without improvement",
-      range(0.01, 1.0));
-    v("lr_patience", lr_patience,
-      "epochs without a better validation score (train.select) before the learning rate decays",
-      range(1, 1000000));
+    v("patience", patience, "stop after this many epochs without a better validation score (train.select)", range(1, 1000000));
+    v("lr_decay", lr_decay, "multiply the learning rate by this after lr_patience epochs without improvement", range(0.01, 1.0));
+    v("lr_patience", lr_patience, "epochs without a better validation score (train.select) before the learning rate decays", range(1, 1000000));
     v("min_lr", min_lr, "the learning rate never decays below this", range(0.0, 10.0));
-    v("checkpoint_every", checkpoint_every,
-      "epochs between checkpoints in --out (the last epoch is always saved)", range(1, 1000000));
-    v("stop_on_divergence", stop_on_divergence,
-      "stop with an error (exit 2) when a step's loss exceeds a million times the first step's (a non-finite "
-      "loss always stops); false: train on, the epoch selection keeps the best weights",
-      any());
-    v("keep_checkpoints", keep_checkpoints,
-      "keep run<r>/checkpoint.pt (weights and optimiser state) when the training ends; false: pruned, the "
-      "model directory keeps what inference needs, and a finished run cannot be resumed",
-      any());
+    v("checkpoint_every", checkpoint_every, "epochs between checkpoints in --out (the last epoch is always saved)", range(1, 1000000));
+    v("stop_on_divergence", stop_on_divergence, "stop with an error (exit 2) when a step's loss exceeds a million times the first step's (a non-finite loss always stops); false: train on, the epoch selection keeps the best weights", any());
+    v("keep_checkpoints", keep_checkpoints, "keep run<r>/checkpoint.pt (weights and optimiser state) when the training ends; false: pruned, the model directory keeps what inference needs, and a finished run cannot be resumed", any());
     v("seed", seed, "seed of the first run (run r uses seed + r)", at_least(0));
     v("runs", runs, "number of seeds trained; mean and standard deviation are reported", range(1, 1000));
     v("threads", threads, "intra-op threads (0: one per core)", range(0, 1024));
     v("device", device, "cpu, cuda or cuda:N", any());
     v("log_every", log_every, "epochs between progress lines when not on a terminal", range(1, 1000000));
-    v("ema", ema,
-      "decay of an exponential moving average of the weights, min(ema, (1+t)/(10+t)) at step t; evaluation "
-      "and the saved model use the averaged weights (0: off)",
-      range(0.0, 0.99999));
-    v("protocol", protocol,
-      "early_stop: test at the best validation epoch; retrain (GC-MC/IGMC's): choose the epoch count on "
-      "validation, then train a fresh model on all training ratings for that many epochs and score the test "
-      "set once (without a validation split: one phase of `epochs` epochs on all ratings)",
-      one_of("early_stop|retrain"));
-    v("average_last", average_last,
-      "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean "
-      "over the last N checkpoints, average_every epochs apart (1: the last epoch only)",
-      range(1, 1000));
+    v("ema", ema, "decay of an exponential moving average of the weights, min(ema, (1+t)/(10+t)) at step t; evaluation and the saved model use the averaged weights (0: off)", range(0.0, 0.99999));
+    v("protocol", protocol, "early_stop: test at the best validation epoch; retrain (GC-MC/IGMC's): choose the epoch count on validation, then train a fresh model on all training ratings for that many epochs and score the test set once (without a validation split: one phase of `epochs` epochs on all ratings)", one_of("early_stop|retrain"));
+    v("average_last", average_last, "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean over the last N checkpoints, average_every epochs apart (1: the last epoch only)", range(1, 1000));
     v("average_every", average_every, "epochs between the averaged checkpoints", range(1, 100000));
-    v("batch_size", batch_size,
-      "training ratings per optimiser step: an epoch takes ceil(ratings / batch_size) steps over a shuffled "
-      "order, each on the full graph's representations (0: full batch, one step an epoch; docs/scale.md)",
-      range(0, 1e12));
-    v("objective", objective,
-      "what training minimises: rating (the masked MSE of the training ratings, the paper's); ranking "
-      "(train.ranking_loss over the training interactions; ratings come from a separate bias head); joint "
-      "(rating MSE + ranking_weight x ranking loss on the same representations). The kinds' objectives "
-      "column in symgnn/model_kinds.h lists what each trains for (docs/recommend.md)",
-      one_of("rating|ranking|joint"));
-    v("ranking_loss", ranking_loss,
-      "objective ranking|joint: softmax (each positive against every item, in blocks of users), "
-      "sampled_softmax (against `negatives` items drawn per step) or bpr (against `negatives` drawn items "
-      "per positive, pairwise)",
-      one_of("softmax|sampled_softmax|bpr"));
-    v("ranking_weight", ranking_weight, "objective joint: weight of the ranking loss beside the rating MSE",
-      range(0.0, 1000.0));
-    v("negatives", negatives,
-      "ranking_loss sampled_softmax: items drawn uniformly per step, shared by all positives; bpr: drawn "
-      "items per positive",
-      range(1, 100000));
-    v("positive_min", positive_min,
-      "objective ranking|joint: training ratings >= this are the positives (0: every rated pair)",
-      range(0.0, 1e9));
-    v("ranking_block", ranking_block,
-      "ranking_loss softmax and ranking metrics: user x item scores held at once (bounds memory; never a "
-      "dense users x items matrix)",
-      range(1, 1e12));
-    v("select", select,
-      "validation metric that chooses the epoch, stops early (patience) and decays the learning rate: auto "
-      "(val_rmse for objective rating, else val_ndcg@10), val_rmse or val_mae (lower is better), val_ndcg@10 "
-      "(higher is better; relevant = validation ratings >= the evaluate threshold, candidates = items not "
-      "rated in training) (train/epoch_metrics.h)",
-      one_of("auto|val_rmse|val_mae|val_ndcg@10"));
-    v("ranker", ranker,
-      "what recommend and evaluate rank by: none (the model's own scores: its ranking head, or its predicted "
-      "ratings); ease or itemknn (that closed-form kind, fitted beside the model on the same data into "
-      "DIR/ranker; predicted ratings still come from the model); popularity (the most rated items); auto "
-      "(for a model that ranks by its predicted ratings: the best on validation NDCG@10 of ease (where the "
-      "data have at most 10,000 items and 2^26 user x item pairs), itemknn (sparse co-ratings, any width) "
-      "and popularity; else none) (fit/ranker.h, docs/recommend.md)",
-      one_of("none|auto|ease|itemknn|popularity"));
-    v("auto", auto_choose,
-      "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it "
-      "chose: a trained rating model's predictions become c + a x model + b x the bias baseline with (c, a, "
-      "b) fitted to the validation ratings, so the result is never worse than the baseline there "
-      "(fit/baseline_guard.h); off: the model's predictions as trained",
-      one_of("on|off"));
+    v("batch_size", batch_size, "training ratings per optimiser step: an epoch takes ceil(ratings / batch_size) steps over a shuffled order, each on the full graph's representations (0: full batch, one step an epoch; docs/scale.md)", range(0, 1e12));
+    v("objective", objective, "what training minimises: rating (the masked MSE of the training ratings, the paper's); ranking (train.ranking_loss over the training interactions; ratings come from a separate bias head); joint (rating MSE + ranking_weight x ranking loss on the same representations). The kinds' objectives column in symgnn/model_kinds.h lists what each trains for (docs/recommend.md)", one_of("rating|ranking|joint"));
+    v("ranking_loss", ranking_loss, "objective ranking|joint: softmax (each positive against every item, in blocks of users), sampled_softmax (against `negatives` items drawn per step) or bpr (against `negatives` drawn items per positive, pairwise)", one_of("softmax|sampled_softmax|bpr"));
+    v("ranking_weight", ranking_weight, "objective joint: weight of the ranking loss beside the rating MSE", range(0.0, 1000.0));
+    v("negatives", negatives, "ranking_loss sampled_softmax: items drawn uniformly per step, shared by all positives; bpr: drawn items per positive", range(1, 100000));
+    v("positive_min", positive_min, "objective ranking|joint: training ratings >= this are the positives (0: every rated pair)", range(0.0, 1e9));
+    v("ranking_block", ranking_block, "ranking_loss softmax and ranking metrics: user x item scores held at once (bounds memory; never a dense users x items matrix)", range(1, 1e12));
+    v("select", select, "validation metric that chooses the epoch, stops early (patience) and decays the learning rate: auto (val_rmse for objective rating, else val_ndcg@10), val_rmse or val_mae (lower is better), val_ndcg@10 (higher is better; relevant = validation ratings >= the evaluate threshold, candidates = items not rated in training) (train/epoch_metrics.h)", one_of("auto|val_rmse|val_mae|val_ndcg@10"));
+    v("ranker", ranker, "what recommend and evaluate rank by: none (the model's own scores: its ranking head, or its predicted ratings); ease or itemknn (that closed-form kind, fitted beside the model on the same data into DIR/ranker; predicted ratings still come from the model); popularity (the most rated items); auto (for a model that ranks by its predicted ratings: the best on validation NDCG@10 of ease (where the data have at most 10,000 items and 2^26 user x item pairs), itemknn (where there are at most 5,000 items) and popularity (any width); else none) (fit/ranker.h, docs/recommend.md)", one_of("none|auto|ease|itemknn|popularity"));
+    v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become c + a x model + b x the bias baseline with (c, a >= 0, b >= 0) the least squares of the validation ratings, so the result is never worse than the baseline there (fit/baseline_guard.h); off: the model's predictions as trained", one_of("on|off"));
   }
 };
 

@@ -68,6 +68,8 @@ bool holds_run(const std::string& dir) {
 
 void clear_run(const std::string& dir) {
   static const std::regex run_folder(R"(run[0-9]+)");
+  // ranker.<kind>: a candidate of train.ranker = auto left by a run killed while choosing.
+  static const std::regex ranker_candidate(R"(ranker\.[a-z_]+)");
   std::vector<std::string> removed;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -75,8 +77,8 @@ void clear_run(const std::string& dir) {
     // dataset.bin, item_names.csv: the pinned data (data/dataset_snapshot.h).
     const bool file = name == "config.txt" || name == "metrics.json" || name == "model.pt" ||
                       name == "dataset.bin" || name == "item_names.csv";
-    const bool folder =
-        name == "final" || name == "predictions" || name == "ranker" || std::regex_match(name, run_folder);
+    const bool folder = name == "final" || name == "predictions" || name == "ranker" ||
+                        std::regex_match(name, run_folder) || std::regex_match(name, ranker_candidate);
     if (!file && !folder) continue;
     fs::remove_all(entry.path(), ec);
     if (ec) throw Error(entry.path().string() + ": cannot remove (" + ec.message() + ")");

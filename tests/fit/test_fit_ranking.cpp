@@ -262,16 +262,30 @@ TEST(FitRanking, AutoRankerWeighsTheKindsThatFitBesideAModelThatRanksByRating) {
   EXPECT_TRUE(choose_ranker(cfg, 100, 50).candidates.empty());
 }
 
-TEST(FitRanking, AutoRankerKeepsTheCandidateBestOnValidation) {
+namespace {
+
+/// A short low-rank run with train.ranker = `ranker`, into a fresh folder named by `tag`.
+symgnn::RunConfig ranker_run_config(const std::string& ranker) {
   symgnn::RunConfig cfg = small_config("lowrank");
   cfg.train.epochs = 3;
   cfg.lowrank.hidden = 8;
-  cfg.train.ranker = "auto";
+  cfg.train.ranker = ranker;
   cfg.ease.lambdas = "3,30";
+  return cfg;
+}
+
+symgnn::FitOptions ranker_run_options(const std::string& tag) {
   symgnn::FitOptions fo;
   fo.progress = "quiet";
-  fo.out_dir = st::scratch_dir("fit_auto_ranker") + "/run";
-  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  fo.out_dir = st::scratch_dir(tag) + "/run";
+  return fo;
+}
+
+}  // namespace
+
+TEST(FitRanking, AutoRankerKeepsTheCandidateBestOnValidation) {
+  const symgnn::FitOptions fo = ranker_run_options("fit_auto_ranker");
+  const symgnn::FitResult r = symgnn::fit(ranker_run_config("auto"), fo);
   const nlohmann::json& rec = r.metrics.figures["ranker"];
   ASSERT_TRUE(rec.contains("candidates_val_ndcg@10")) << rec.dump();
   const nlohmann::json& tried = rec["candidates_val_ndcg@10"];
@@ -291,14 +305,8 @@ TEST(FitRanking, AutoRankerKeepsTheCandidateBestOnValidation) {
 }
 
 TEST(FitRanking, RankerBesideARatingModelRanksWhilePredictionsStayTheModels) {
-  symgnn::RunConfig cfg = small_config("lowrank");
-  cfg.train.epochs = 3;
-  cfg.lowrank.hidden = 8;
-  cfg.train.ranker = "ease";
-  cfg.ease.lambdas = "3,30";
-  symgnn::FitOptions fo;
-  fo.progress = "quiet";
-  fo.out_dir = st::scratch_dir("fit_ranker") + "/run";
+  symgnn::RunConfig cfg = ranker_run_config("ease");
+  symgnn::FitOptions fo = ranker_run_options("fit_ranker");
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   EXPECT_EQ(r.model->ranker(), "ease");
   EXPECT_FALSE(r.model->ranks_by_rating());
