@@ -313,11 +313,6 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
   directed.erase(std::unique(directed.begin(), directed.end(),
                              [](const Directed& x, const Directed& y) { return x.key == y.key; }),
                  directed.end());
-  const auto find = [&](uint64_t key) -> const Directed* {
-    const auto it = std::lower_bound(directed.begin(), directed.end(), key,
-                                     [](const Directed& x, uint64_t k) { return x.key < k; });
-    return it != directed.end() && it->key == key ? &*it : nullptr;
-  };
   // Both directions of every nonzero edge, each once, sorted by (src, dst). A directed file
   // (trustor, trustee: a follows b, b need not follow a) is read as the undirected graph of
   // its pairs; where both directions are given with different weights, the pair keeps the

@@ -91,7 +91,6 @@ BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dat
       models::fit_biases(ds.train, ds.users.count, ds.items.count, g.shrinkage, cfg.sweeps);
   g.val_baseline = predictions(on_train, ds.validation, lo, hi);
   g.final_biases = retrained ? models::fit_final_biases(ds, g.shrinkage, cfg.sweeps) : on_train;
-  g.test_baseline = predictions(g.final_biases, ds.test, lo, hi);
 
   std::vector<double> y(ds.validation.value.begin(), ds.validation.value.end());
   fit_weights(val_model, g.val_baseline, y, g.c, g.a, g.b);

@@ -16,10 +16,6 @@
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 
-namespace symgnn::models {
-struct Combination;
-}
-
 namespace symgnn::fitting {
 
 /// Fewer validation ratings than this leave the model as trained: three weights fitted to
@@ -31,8 +27,8 @@ struct BaselineGuard {
   std::string note;  // why not applied ("" when applied)
   double c = 0, a = 1, b = 0;
   models::Shrinkage shrinkage;
-  models::Biases final_biases;                      // the baseline of the saved model (its training ratings)
-  std::vector<double> val_baseline, test_baseline;  // the baseline's predictions, clipped
+  models::Biases final_biases;       // the baseline of the saved model (its training ratings)
+  std::vector<double> val_baseline;  // the baseline's validation predictions, clipped
   double val_model = std::numeric_limits<double>::quiet_NaN();
   double val_baseline_rmse = std::numeric_limits<double>::quiet_NaN();
   double val_combined = std::numeric_limits<double>::quiet_NaN();

@@ -25,6 +25,7 @@
 #include "models/baseline/combined_model.h"
 #include "models/ranking/ranking_loss.h"
 #include "models/ranking/ranking_probe.h"
+#include "models/rating_levels.h"
 #include "runtime/runtime.h"
 #include "symgnn/dataset.h"
 #include "symgnn/error.h"
@@ -41,6 +42,7 @@
 #include "util/checksum.h"
 #include "util/memory_check.h"
 #include "util/output_lock.h"
+#include "util/stats.h"
 #include "util/text.h"
 
 namespace fs = std::filesystem;
@@ -50,6 +52,11 @@ namespace {
 
 void say(const FitOptions& o, const std::string& line) {
   if (o.log) o.log(line);
+}
+
+/// The ratings of a list as a float tensor: the truth the epoch metrics compare with.
+at::Tensor truth(const RatingList& r) {
+  return torch::tensor(r.value, torch::kFloat);
 }
 
 std::vector<double> values(const at::Tensor& t) {
@@ -157,16 +164,6 @@ void prune_checkpoints(const std::string& out_dir) {
   }
 }
 
-/// The classes of the per-class prior the model will be built with (models::make_context):
-/// the rating levels, or the quantile bins of a continuous target.
-int64_t prior_classes(const Dataset& ds) {
-  std::vector<float> levels = ds.rating_levels.empty() ? ds.train.value : ds.rating_levels;
-  std::sort(levels.begin(), levels.end());
-  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-  return levels.size() > models::kMaxPriorClasses ? models::kBinnedPriorClasses
-                                                  : static_cast<int64_t>(levels.size());
-}
-
 struct Fitted {
   FitResult result;
   at::Tensor val_predictions, test_predictions;  // CPU float64, in the split's order
@@ -178,7 +175,6 @@ struct Fitted {
 /// combined with the baseline of ds.train.
 void combine_sweep(train::SweepResult& s, const fitting::BaselineGuard& g, const Dataset& ds,
                    const std::vector<std::shared_ptr<TrainedModel>>& models) {
-  const auto truth = [](const RatingList& r) { return torch::tensor(r.value, torch::kFloat); };
   const float lo = ds.rating_min, hi = ds.rating_max;
   std::vector<double> test_rmse, val_rmse;
   at::Tensor test_sum, val_sum;
@@ -209,17 +205,12 @@ void combine_sweep(train::SweepResult& s, const fitting::BaselineGuard& g, const
     if (run.val_predictions.defined())
       val_sum = val_sum.defined() ? val_sum + run.val_predictions : run.val_predictions;
   }
-  const auto mean_std = [](const std::vector<double>& v, double& mean, double& sd) {
-    mean = 0;
-    for (double x : v) mean += x;
-    mean /= static_cast<double>(v.size());
-    double sq = 0;
-    for (double x : v) sq += (x - mean) * (x - mean);
-    sd = v.size() > 1 ? std::sqrt(sq / static_cast<double>(v.size() - 1)) : 0.0;
-  };
   if (test_rmse.empty()) return;
-  mean_std(test_rmse, s.test_rmse, s.test_rmse_std);
-  mean_std(val_rmse, s.val_rmse, s.val_rmse_std);
+  const MeanStd t = mean_std(test_rmse), v = mean_std(val_rmse);
+  s.test_rmse = t.mean;
+  s.test_rmse_std = t.std;
+  s.val_rmse = v.mean;
+  s.val_rmse_std = v.std;
   const double n = static_cast<double>(test_rmse.size());
   if (test_sum.defined()) {
     s.test_predictions = test_sum / n;
@@ -351,7 +342,6 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o,
   f.test_predictions = torch::tensor(c.test_predictions, torch::kDouble);
   // The trainer's epoch metrics (train/epoch_metrics.h), of the one deterministic "run".
   train::MetricValues errors;
-  const auto truth = [](const RatingList& r) { return torch::tensor(r.value, torch::kFloat); };
   train::add_errors(errors, "val", f.val_predictions, truth(ds.validation), parts.ctx.rating_min,
                     parts.ctx.rating_max);
   train::add_errors(errors, "test", f.test_predictions, truth(ds.test), parts.ctx.rating_min,
@@ -532,8 +522,9 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   });
   // lowrank.prior = auto becomes encoder or paper here, on the data's size; the folder's
   // config.txt records what was trained, so that loading and --resume build the same model.
-  const std::string prior_note = fitting::resolve_prior(
-      cfg, ds.users.count, ds.items.count, static_cast<int64_t>(ds.train.size()), prior_classes(ds));
+  const std::string prior_note =
+      fitting::resolve_prior(cfg, ds.users.count, ds.items.count, static_cast<int64_t>(ds.train.size()),
+                             models::prior_class_count(models::rating_levels(ds).size()));
   if (rank0 && !prior_note.empty()) say(o, prior_note);
   if (rank0 && !o.out_dir.empty() && cfg.lowrank.prior != cfg_in.lowrank.prior)
     write_text_atomic(o.out_dir + "/config.txt", to_text(cfg));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "models/rating_levels.h"
 #include "symgnn/error.h"
 #include "symgnn/model.h"
 
@@ -30,6 +31,14 @@ at::Tensor feature_tensor(const NodeSet& side, const char* which) {
 
 }  // namespace
 
+std::vector<float> rating_levels(const Dataset& ds) {
+  // Loaders fill ds.rating_levels; hand-built sets may not.
+  std::vector<float> levels = ds.rating_levels.empty() ? ds.train.value : ds.rating_levels;
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  return levels;
+}
+
 ModelContext make_context(const Dataset& ds) {
   TORCH_CHECK(ds.users.graph_origin != GraphOrigin::None && ds.items.graph_origin != GraphOrigin::None,
               "make_context: resolve the graphs first (graph::resolve_graphs)");
@@ -42,10 +51,7 @@ ModelContext make_context(const Dataset& ds) {
   ctx.f2 = feature_tensor(ds.items, "item");
 
   const RatingList& train = ds.train;
-  ctx.levels = ds.rating_levels;
-  if (ctx.levels.empty()) ctx.levels = train.value;  // loaders fill levels; hand-built sets may not
-  std::sort(ctx.levels.begin(), ctx.levels.end());
-  ctx.levels.erase(std::unique(ctx.levels.begin(), ctx.levels.end()), ctx.levels.end());
+  ctx.levels = rating_levels(ds);
 
   ctx.train_users = long_tensor(train.user);
   ctx.train_items = long_tensor(train.item);
@@ -57,8 +63,8 @@ ModelContext make_context(const Dataset& ds) {
   // values: log play counts, prices) fall into kBinnedPriorClasses bins between quantiles
   // of the training values instead: a class per distinct value would be a prior of
   // thousands of one-rating classes (and wider than the prior encoder).
-  const bool binned = ctx.levels.size() > kMaxPriorClasses;
-  std::vector<float> edges;  // binned: the upper edges of the first K-1 bins
+  const bool binned = ctx.levels.size() > kMaxPriorClasses;  // prior_class_count()'s rule
+  std::vector<float> edges;                                  // binned: the upper edges of the first K-1 bins
   if (binned) {
     std::vector<float> sorted = train.value;
     std::sort(sorted.begin(), sorted.end());

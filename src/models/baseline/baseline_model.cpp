@@ -46,6 +46,14 @@ void BaselineModel::set(const Biases& b) {
   item_bias_.copy_(torch::tensor(floats(b.item)));
 }
 
+void BaselineModel::extend(const ModelContext& ctx, int64_t trained_users, int64_t trained_items, Shrinkage s,
+                           int64_t sweeps) {
+  Biases trained = biases();
+  trained.user.resize(static_cast<size_t>(trained_users));
+  trained.item.resize(static_cast<size_t>(trained_items));
+  set(extend_biases(context_ratings(ctx), trained, ctx.n1, ctx.n2, s, sweeps));
+}
+
 Biases BaselineModel::biases() const {
   const auto doubles = [](const at::Tensor& t) {
     const at::Tensor c = t.to(at::kCPU).to(at::kDouble).contiguous();

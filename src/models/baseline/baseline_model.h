@@ -32,6 +32,11 @@ class BaselineModel : public RatingModel {
   void set(const Biases& b);
   /// The biases held (mu and the per-node biases; sweeps 0).
   Biases biases() const;
+  /// After a trained state was loaded into a model built for more nodes (RatingModel::
+  /// nodes_added): the nodes from `trained_users` / `trained_items` on get the biases of their
+  /// ratings in ctx under shrinkage `s` (bias_fit.h extend_biases); the trained ones stay.
+  void extend(const ModelContext& ctx, int64_t trained_users, int64_t trained_items, Shrinkage s,
+              int64_t sweeps);
 
  private:
   BaselineConfig cfg_;

@@ -3,7 +3,6 @@
 
 #include <torch/torch.h>
 
-#include "models/baseline/bias_fit.h"
 #include "symgnn/model_kinds.h"
 
 namespace symgnn::models {
@@ -42,19 +41,11 @@ void CombinedModel::set_combination(const Combination& w, const Biases& biases, 
   baseline_->set(biases);
 }
 
-Combination CombinedModel::combination() const {
-  const at::Tensor w = weights_.to(at::kCPU).to(at::kDouble).contiguous();
-  return {w.data_ptr<double>()[0], w.data_ptr<double>()[1], w.data_ptr<double>()[2]};
-}
-
 void CombinedModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
   inner_->nodes_added(ctx, trained_users, trained_items);
-  Biases trained = baseline_->biases();
-  trained.user.resize(static_cast<size_t>(trained_users));
-  trained.item.resize(static_cast<size_t>(trained_items));
   const at::Tensor s = shrinkage_.to(at::kCPU).to(at::kDouble).contiguous();
-  baseline_->set(extend_biases(context_ratings(ctx), trained, ctx.n1, ctx.n2,
-                               {s.data_ptr<double>()[0], s.data_ptr<double>()[1]}, sweeps_));
+  baseline_->extend(ctx, trained_users, trained_items, {s.data_ptr<double>()[0], s.data_ptr<double>()[1]},
+                    sweeps_);
 }
 
 bool combines_with_baseline(const RunConfig& cfg) {

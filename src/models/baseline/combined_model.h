@@ -48,8 +48,6 @@ class CombinedModel : public RatingModel {
 
   /// Holds the weights and the baseline's biases (fitted under `shrinkage`).
   void set_combination(const Combination& w, const Biases& biases, Shrinkage shrinkage);
-  Combination combination() const;
-  RatingModel& inner() { return *inner_; }
 
  private:
   std::shared_ptr<RatingModel> inner_;

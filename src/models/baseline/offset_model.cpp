@@ -53,10 +53,7 @@ at::Tensor OffsetModel::offset(const at::Tensor& users, const at::Tensor& items)
 }
 
 void OffsetModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
-  Biases trained = offset_->biases();
-  trained.user.resize(static_cast<size_t>(trained_users));
-  trained.item.resize(static_cast<size_t>(trained_items));
-  offset_->set(extend_biases(context_ratings(ctx), trained, ctx.n1, ctx.n2, shrinkage_, sweeps_));
+  offset_->extend(ctx, trained_users, trained_items, shrinkage_, sweeps_);
 }
 
 at::Tensor OffsetModel::forward(const at::Tensor& users, const at::Tensor& items) {
