@@ -15,8 +15,7 @@ RankerChoice choose_ranker(const RunConfig& cfg, int64_t users, int64_t items) {
   RankerChoice c;
   const bool ease_fits = items <= kAutoRankerMaxItems && users * items <= kAutoRankerMaxPairs;
   if (ease_fits) c.candidates.push_back("ease");
-  if (items <= kAutoItemKnnMaxItems && users * items <= kAutoRankerMaxPairs)
-    c.candidates.push_back("itemknn");
+  c.candidates.push_back("itemknn");
   c.candidates.push_back("popularity");
   if (!ease_fits)
     c.note = "train.ranker = auto: no EASE ranker on " + std::to_string(users) + " users x " +

@@ -17,13 +17,12 @@
 namespace symgnn::fitting {
 
 /// train.ranker = auto weighs EASE only where its n2 x n2 inverse and dense n1 x n2 scores
-/// stay small (a few seconds and at most 256 MiB of scores), ItemKNN (dense cosine, several
-/// n2 x n2 float64 matrices) where n2 is at most kAutoItemKnnMaxItems, and popularity at any
-/// width: each is fitted, and the one with the best validation NDCG@10 ranks, so the lists
-/// are never worse than popularity's on validation.
+/// stay small (a few seconds and at most 256 MiB of scores), and ItemKNN (sparse: memory
+/// linear in the ratings, models/closed_form/itemknn_model.h) and popularity at any width:
+/// each is fitted, and the one with the best validation NDCG@10 ranks, so the lists are
+/// never worse than popularity's on validation.
 inline constexpr int64_t kAutoRankerMaxItems = 10000;
 inline constexpr int64_t kAutoRankerMaxPairs = int64_t{1} << 26;
-inline constexpr int64_t kAutoItemKnnMaxItems = 5000;
 
 struct RankerChoice {
   /// The kinds to fit ("ease", "itemknn", "popularity"); more than one: the best on

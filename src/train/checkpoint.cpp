@@ -80,6 +80,15 @@ void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Modul
     at::Tensor t;
     if (!archive.try_read(key, t, buffer))
       throw CheckpointError(path + ": no tensor '" + key.substr(2) + "' (saved by a different model)");
+    // A buffer registered with no rows holds lists whose length follows from the fit (the
+    // sparse ItemKNN's, models/closed_form/itemknn_model.h): it takes the saved length.
+    if (buffer && target.dim() == t.dim() && target.dim() >= 1 && target.size(0) == 0 &&
+        t.sizes().slice(1) == target.sizes().slice(1)) {
+      torch::NoGradGuard no_grad;
+      target.set_(t.to(target.device(), target.scalar_type()).contiguous());
+      ++count;
+      return;
+    }
     if (t.sizes() != target.sizes())
       throw CheckpointError(path + ": tensor '" + key.substr(2) + "' has shape " + c10::str(t.sizes()) +
                             ", the model expects " + c10::str(target.sizes()) +
@@ -104,7 +113,13 @@ ModuleState module_state(torch::nn::Module& m) {
 void set_module_state(torch::nn::Module& m, const ModuleState& state) {
   torch::NoGradGuard no_grad;
   for (auto& p : m.named_parameters()) p.value().copy_(state.at(p.key()));
-  for (auto& b : m.named_buffers()) b.value().copy_(state.at("buffer:" + b.key()));
+  for (auto& b : m.named_buffers()) {
+    const at::Tensor& t = state.at("buffer:" + b.key());
+    if (b.value().sizes() == t.sizes())
+      b.value().copy_(t);
+    else  // a list of fitted length (read_module_state)
+      b.value().set_(t.to(b.value().device(), b.value().scalar_type()).clone());
+  }
 }
 
 namespace {

@@ -36,7 +36,9 @@ double read_double(torch::serialize::InputArchive& a, const std::string& key, co
 void write_module_state(torch::serialize::OutputArchive& archive, torch::nn::Module& m);
 
 /// Reads what write_module_state wrote into `m`, checking that every name exists with
-/// the same shape; CheckpointError naming `path` otherwise.
+/// the same shape; CheckpointError naming `path` otherwise. A buffer the model registered
+/// with no rows is a list whose length follows from the fit (the sparse ItemKNN's): it takes
+/// the saved length.
 void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Module& m,
                        const std::string& path);
 

@@ -106,6 +106,21 @@ TEST(FitRanking, ItemKnnScoresAreTheTopKCosineNeighbours) {
   EXPECT_LT((all_scores(*r.model) - torch::mm(x, s)).abs().max().item<double>(), 1e-4);
 }
 
+TEST(FitRanking, ItemKnnListsOfFittedLengthSurviveTheModelDirectory) {
+  // The sparse state (each user's rated items, each item's kept similarities) has a length
+  // that follows from the data: saved and loaded back, the scores are the same.
+  symgnn::RunConfig cfg = small_config("itemknn");
+  cfg.itemknn.neighbours = 3;
+  symgnn::FitOptions fo;
+  fo.progress = "quiet";
+  fo.out_dir = st::scratch_dir("fit_itemknn_dir") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
+  EXPECT_TRUE(torch::equal(all_scores(*r.model), all_scores(loaded)));
+  EXPECT_GT(r.metrics.figures.at("similarities_kept").get<int64_t>(), 0);
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("test_ndcg@10")));
+}
+
 TEST(FitRanking, SylvesterBinaryScoresSolveEquationOneOnTheInteractions) {
   symgnn::RunConfig cfg = small_config("sylvester_binary");
   cfg.sylvester.alphas = "0.3,0.8";
@@ -234,7 +249,6 @@ TEST(FitRanking, RefusesAnObjectiveTheKindCannotTrain) {
 
 TEST(FitRanking, AutoRankerWeighsTheKindsThatFitBesideAModelThatRanksByRating) {
   using symgnn::fitting::choose_ranker;
-  using symgnn::fitting::kAutoItemKnnMaxItems;
   using symgnn::fitting::kAutoRankerMaxItems;
   using symgnn::fitting::kAutoRankerMaxPairs;
   using V = std::vector<std::string>;
@@ -243,12 +257,13 @@ TEST(FitRanking, AutoRankerWeighsTheKindsThatFitBesideAModelThatRanksByRating) {
   symgnn::RunConfig cfg = small_config("lowrank");
   cfg.train.ranker = "auto";
   EXPECT_EQ(choose_ranker(cfg, 100, 50).candidates, (V{"ease", "itemknn", "popularity"}));
-  EXPECT_EQ(choose_ranker(cfg, 100, kAutoItemKnnMaxItems + 1).candidates, (V{"ease", "popularity"}));
-  // Past EASE's limits popularity is left, at any width, and a note says why.
+  EXPECT_EQ(choose_ranker(cfg, 100, 20000).candidates, (V{"itemknn", "popularity"}));  // past EASE's
+  // Past EASE's limits the sparse ItemKNN and popularity are left, at any width, and a note
+  // says why.
   const symgnn::fitting::RankerChoice wide = choose_ranker(cfg, 10, kAutoRankerMaxItems + 1);
-  EXPECT_EQ(wide.candidates, V{"popularity"});
+  EXPECT_EQ(wide.candidates, (V{"itemknn", "popularity"}));
   EXPECT_NE(wide.note.find(std::to_string(kAutoRankerMaxItems)), std::string::npos) << wide.note;
-  EXPECT_EQ(choose_ranker(cfg, kAutoRankerMaxPairs / 100 + 1, 100).candidates, V{"popularity"});
+  EXPECT_EQ(choose_ranker(cfg, kAutoRankerMaxPairs / 100 + 1, 100).candidates, (V{"itemknn", "popularity"}));
   cfg.model = "sylvester";  // a closed-form kind fitted for ratings
   EXPECT_EQ(choose_ranker(cfg, 100, 50).candidates.front(), "ease");
   cfg.model = "itemknn";  // a ranking kind ranks by itself

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "models/closed_form/damped_biases.h"
 #include "models/closed_form_predictions.h"
 #include "models/ranking/ranking_probe.h"
 #include "models/sylvester/completion.h"
@@ -71,27 +72,10 @@ void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, dou
   const at::Device device = scores_.device();
   const at::Tensor x = interactions(n1_, n2_, ratings, device);
   scores_.copy_(interaction_scores(x, setting));
-  // Damped biases: items first, then users on what the items leave.
-  std::vector<int64_t> u, i;
-  std::vector<float> r;
-  for (const RatingList* list : ratings) {
-    u.insert(u.end(), list->user.begin(), list->user.end());
-    i.insert(i.end(), list->item.begin(), list->item.end());
-    r.insert(r.end(), list->value.begin(), list->value.end());
-  }
-  const at::Tensor tu = torch::tensor(u, torch::kLong).to(device),
-                   ti = torch::tensor(i, torch::kLong).to(device);
-  const at::Tensor tr = torch::tensor(r, torch::kDouble).to(device);
-  const double mu = r.empty() ? 0.0 : tr.mean().item<double>();
-  const auto dopts = torch::TensorOptions().dtype(torch::kDouble).device(device);
-  const at::Tensor ones = torch::ones_like(tr);
-  const at::Tensor bi = torch::zeros({n2_}, dopts).index_add_(0, ti, tr - mu) /
-                        (torch::zeros({n2_}, dopts).index_add_(0, ti, ones) + 25.0);
-  const at::Tensor bu = torch::zeros({n1_}, dopts).index_add_(0, tu, tr - mu - bi.index_select(0, ti)) /
-                        (torch::zeros({n1_}, dopts).index_add_(0, tu, ones) + 10.0);
-  mu_.fill_(mu);
-  b1_.copy_(bu);
-  b2_.copy_(bi);
+  const DampedBiases b = damped_biases(ratings, n1_, n2_, device);
+  mu_.fill_(b.mu);
+  b1_.copy_(b.user);
+  b2_.copy_(b.item);
 }
 
 ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,

@@ -1,22 +1,20 @@
 /// @file
-/// What the closed-form ranking kinds (ItemKNN, EASE; symgnn/model_kinds.h) share. Items
-/// are scored for a user from the binary training interactions X (n1 x n2, 1 where the
-/// user rated the item) through an item-item matrix W of the kind:
+/// What the dense closed-form ranking kinds (EASE, the binary Sylvester kind;
+/// symgnn/model_kinds.h) share. Items are scored for a user from the binary training
+/// interactions X (n1 x n2, 1 where the user rated the item) through an item-item matrix W
+/// of the kind:
 ///
 ///   score(u, :) = X_u W                                  (n2 scores; W is n2 x n2)
 ///
-/// and ratings are predicted by damped biases (Koren's baseline predictor), since neither
-/// kind models rating values:
-///
-///   b_i = sum_u (r_ui - mu) / (n_i + 25),  b_u = sum_i (r_ui - mu - b_i) / (n_u + 10),
-///   r(u, i) = mu + b_u + b_i.
+/// and ratings are predicted by the damped biases of damped_biases.h, since neither kind
+/// models rating values.
 ///
 /// fit() scores each candidate setting of the kind (EASE's lambda) by NDCG@10 on
 /// ds.validation (models/ranking/ranking_probe.h: relevant = ratings >= evaluate's
 /// threshold, candidates = items not rated in training), keeps the best, and refits on
 /// training + validation. The fitted state is the dense n1 x n2 score matrix and the biases
 /// (what save_model writes), so the kinds need n1 x n2 and n2 x n2 matrices in memory:
-/// the constructor refuses sizes that do not fit.
+/// the constructor refuses sizes that do not fit. (ItemKNN is sparse: itemknn_model.h.)
 #pragma once
 
 #include <string>

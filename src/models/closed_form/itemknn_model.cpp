@@ -1,25 +1,204 @@
 #include "models/closed_form/itemknn_model.h"
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "models/closed_form/damped_biases.h"
+#include "models/closed_form_predictions.h"
+#include "models/ranking/ranking_probe.h"
+#include "util/text.h"
 
 namespace symgnn::models {
 
-ItemKnnModel::ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx)
-    : InteractionModel(ctx), neighbours_(cfg.neighbours) {}
+namespace {
 
-at::Tensor ItemKnnModel::item_weights(const at::Tensor& x, double neighbours) const {
-  const at::Tensor norms = x.pow(2).sum(0).sqrt() + 1e-12;                         // [n2]
-  at::Tensor s = torch::mm(x.t(), x) / (norms.unsqueeze(1) * norms.unsqueeze(0));  // cosine
-  s.diagonal().zero_();
-  const int64_t n2 = s.size(0), k = static_cast<int64_t>(neighbours);
-  if (k < n2) {
-    // Column j keeps the entries >= its k-th largest (ties kept, as the reference does).
-    const at::Tensor kth = std::get<0>(s.topk(k, 0)).select(0, k - 1);  // [n2]
-    s.masked_fill_(s < kth.unsqueeze(0), 0.0);
+/// Compressed rows: row r holds index[ptr[r] .. ptr[r+1]).
+struct Rows {
+  std::vector<int64_t> ptr, index;
+  int64_t size(int64_t r) const { return ptr[static_cast<size_t>(r) + 1] - ptr[static_cast<size_t>(r)]; }
+};
+
+/// The distinct (row, column) pairs of `ratings` by row (key picks the row), columns ascending.
+Rows distinct_rows(const std::vector<const RatingList*>& ratings, int64_t rows, bool by_user) {
+  std::vector<std::vector<int64_t>> lists(static_cast<size_t>(rows));
+  for (const RatingList* r : ratings)
+    for (size_t e = 0; e < r->size(); ++e)
+      lists[static_cast<size_t>(by_user ? r->user[e] : r->item[e])].push_back(by_user ? r->item[e]
+                                                                                      : r->user[e]);
+  Rows out;
+  out.ptr.push_back(0);
+  for (auto& l : lists) {
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
+    out.index.insert(out.index.end(), l.begin(), l.end());
+    out.ptr.push_back(static_cast<int64_t>(out.index.size()));
   }
-  return s;
+  return out;
+}
+
+/// For each of `lengths`' rows, the positions start[r] .. start[r] + lengths[r] - 1, with
+/// the row they belong to: (owner [P], position [P]).
+std::pair<at::Tensor, at::Tensor> expand(const at::Tensor& start, const at::Tensor& lengths) {
+  const at::Tensor owner = torch::arange(lengths.size(0), lengths.options()).repeat_interleave(lengths);
+  const at::Tensor first = torch::cumsum(lengths, 0) - lengths;  // each row's first slot
+  const at::Tensor slot = torch::arange(owner.size(0), lengths.options());
+  return {owner, start.index_select(0, owner) + slot - first.index_select(0, owner)};
+}
+
+/// `t` given the contents of `values` (a buffer takes a new length in place).
+void assign(at::Tensor& t, const at::Tensor& values) {
+  t.set_(values.to(t.device(), t.scalar_type()).contiguous());
+}
+
+}  // namespace
+
+ItemKnnModel::ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx)
+    : neighbours_(cfg.neighbours), n1_(ctx.n1), n2_(ctx.n2) {
+  const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
+  const auto lopts = torch::TensorOptions().dtype(torch::kLong).device(device);
+  const auto fopts = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  // The lists are registered empty: their length follows from the fit (and from the saved
+  // state, train/checkpoint.h).
+  profile_ptr_ = register_buffer("profile_ptr", torch::zeros({n1_ + 1}, lopts));
+  profile_items_ = register_buffer("profile_items", torch::zeros({0}, lopts));
+  row_ptr_ = register_buffer("row_ptr", torch::zeros({n2_ + 1}, lopts));
+  targets_ = register_buffer("targets", torch::zeros({0}, lopts));
+  weights_ = register_buffer("weights", torch::zeros({0}, fopts));
+  b1_ = register_buffer("b1", torch::zeros({n1_}, fopts));
+  b2_ = register_buffer("b2", torch::zeros({n2_}, fopts));
+  mu_ = register_buffer("global_mean", torch::full({}, ctx.global_mean, fopts));
+}
+
+at::Tensor ItemKnnModel::forward(const at::Tensor& users, const at::Tensor& items) {
+  return mu_ + b1_.index_select(0, users) + b2_.index_select(0, items);
+}
+
+at::Tensor ItemKnnModel::rating_items(const at::Tensor& users, int64_t n2) {
+  TORCH_CHECK(n2 == n2_, "ItemKnnModel: built for ", n2_, " items, asked for ", n2);
+  return mu_ + b1_.index_select(0, users).unsqueeze(1) + b2_.unsqueeze(0);
+}
+
+at::Tensor ItemKnnModel::score_items(const at::Tensor& users, int64_t n2) {
+  TORCH_CHECK(n2 == n2_, "ItemKnnModel: built for ", n2_, " items, asked for ", n2);
+  torch::NoGradGuard no_grad;
+  const at::Tensor u = users.to(profile_ptr_.device(), torch::kLong);
+  // The rated items of the block: (row in the block, item).
+  const at::Tensor start = profile_ptr_.index_select(0, u);
+  const auto [row, pos] = expand(start, profile_ptr_.index_select(0, u + 1) - start);
+  const at::Tensor items = profile_items_.index_select(0, pos);
+  const at::Tensor first = row_ptr_.index_select(0, items);
+  const at::Tensor lengths = row_ptr_.index_select(0, items + 1) - first;
+  at::Tensor out = torch::zeros({u.size(0), n2_}, weights_.options());
+  // Each rated item adds its row of S, in parts of at most kEntries (row in the block,
+  // target, weight) triples, so that a block of heavy raters stays small.
+  constexpr int64_t kEntries = int64_t{1} << 21;
+  const at::Tensor ends = torch::cumsum(lengths, 0).to(torch::kCPU);
+  const int64_t* end = ends.data_ptr<int64_t>();
+  const int64_t count = ends.size(0);
+  for (int64_t p0 = 0; p0 < count;) {
+    const int64_t before = p0 == 0 ? 0 : end[p0 - 1];
+    const int64_t p1 = std::max(
+        p0 + 1, static_cast<int64_t>(std::upper_bound(end + p0, end + count, before + kEntries) - end));
+    const auto [owner, slot] = expand(first.slice(0, p0, p1), lengths.slice(0, p0, p1));
+    out.index_put_({row.slice(0, p0, p1).index_select(0, owner), targets_.index_select(0, slot)},
+                   weights_.index_select(0, slot), /*accumulate=*/true);
+    p0 = p1;
+  }
+  return out;
+}
+
+void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings) {
+  torch::NoGradGuard no_grad;
+  const Rows by_user = distinct_rows(ratings, n1_, true), by_item = distinct_rows(ratings, n2_, false);
+  // Column j of S: its co-rated items by cosine, the k largest and the ties of the k-th.
+  std::vector<std::vector<std::pair<int64_t, double>>> columns(static_cast<size_t>(n2_));
+  at::parallel_for(0, n2_, 64, [&](int64_t lo, int64_t hi) {
+    std::vector<int64_t> shared(static_cast<size_t>(n2_), 0), touched;
+    std::vector<double> sims;
+    for (int64_t j = lo; j < hi; ++j) {
+      touched.clear();
+      for (int64_t a = by_item.ptr[j]; a < by_item.ptr[j + 1]; ++a) {
+        const int64_t u = by_item.index[static_cast<size_t>(a)];
+        for (int64_t b = by_user.ptr[u]; b < by_user.ptr[u + 1]; ++b) {
+          const int64_t i = by_user.index[static_cast<size_t>(b)];
+          if (i != j && shared[static_cast<size_t>(i)]++ == 0) touched.push_back(i);
+        }
+      }
+      auto& col = columns[static_cast<size_t>(j)];
+      col.reserve(touched.size());
+      const double nj = static_cast<double>(by_item.size(j));
+      for (const int64_t i : touched) {
+        col.emplace_back(i, static_cast<double>(shared[static_cast<size_t>(i)]) /
+                                std::sqrt(nj * static_cast<double>(by_item.size(i))));
+        shared[static_cast<size_t>(i)] = 0;
+      }
+      if (static_cast<int64_t>(col.size()) > neighbours_) {
+        sims.clear();
+        for (const auto& c : col) sims.push_back(c.second);
+        std::nth_element(sims.begin(), sims.begin() + (neighbours_ - 1), sims.end(), std::greater<double>());
+        const double kth = sims[static_cast<size_t>(neighbours_ - 1)];
+        col.erase(std::remove_if(col.begin(), col.end(), [&](const auto& c) { return c.second < kth; }),
+                  col.end());
+      }
+    }
+  });
+  // S by row (what scoring adds up): item i -> the columns that kept it.
+  std::vector<int64_t> row_ptr(static_cast<size_t>(n2_) + 1, 0);
+  for (const auto& col : columns)
+    for (const auto& c : col) ++row_ptr[static_cast<size_t>(c.first) + 1];
+  for (size_t i = 1; i < row_ptr.size(); ++i) row_ptr[i] += row_ptr[i - 1];
+  std::vector<int64_t> targets(static_cast<size_t>(row_ptr.back())), next(row_ptr.begin(), row_ptr.end() - 1);
+  std::vector<float> weights(targets.size());
+  for (int64_t j = 0; j < n2_; ++j)
+    for (const auto& [i, s] : columns[static_cast<size_t>(j)]) {
+      const auto at = static_cast<size_t>(next[static_cast<size_t>(i)]++);
+      targets[at] = j;
+      weights[at] = static_cast<float>(s);
+    }
+  assign(profile_ptr_, torch::tensor(by_user.ptr, torch::kLong));
+  assign(profile_items_, torch::tensor(by_user.index, torch::kLong));
+  assign(row_ptr_, torch::tensor(row_ptr, torch::kLong));
+  assign(targets_, torch::tensor(targets, torch::kLong));
+  assign(weights_, torch::tensor(weights, torch::kFloat));
+  const DampedBiases b = damped_biases(ratings, n1_, n2_, b1_.device());
+  mu_.fill_(b.mu);
+  b1_.copy_(b.user);
+  b2_.copy_(b.item);
+}
+
+ClosedFormFit ItemKnnModel::fit(const Dataset& ds, const at::Device& device,
+                                const std::function<void(const std::string&)>& log) {
+  ClosedFormFit out;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto predictions = [&](const RatingList& list) {
+    return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, device);
+  };
+  double ndcg = -1;
+  if (!ds.validation.empty()) {
+    fit_on({&ds.train});
+    const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
+    if (!probe.empty()) {
+      ndcg = probe.measure([&](const at::Tensor& b) { return score_items(b, n2_); }).ndcg;
+      out.metrics["val_ndcg@10"] = ndcg;
+      if (log)
+        log("itemknn.neighbours = " + std::to_string(neighbours_) + ": validation NDCG@10 " + fixed(ndcg, 4));
+    }
+    out.val_predictions = predictions(ds.validation);  // the biases of the training ratings
+  }
+  fit_on({&ds.train, &ds.validation});
+  if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
+  out.details["itemknn.neighbours"] = neighbours_;
+  out.details["similarities_kept"] = targets_.size(0);
+  out.details["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.summary.push_back("itemknn on " + ds.name + ": itemknn.neighbours = " + std::to_string(neighbours_) +
+                        (ndcg >= 0 ? " (validation NDCG@10 " + fixed(ndcg, 4) + ")" : "") + ", " +
+                        std::to_string(targets_.size(0)) +
+                        " similarities kept, refit on training + validation");
+  return out;
 }
 
 /// The `itemknn` row of symgnn/model_kinds.h (models/registry.cpp).

@@ -4,27 +4,50 @@
 /// binary interaction columns, each item keeping its itemknn.neighbours most similar ones:
 ///
 ///   S_ij = <X_:i, X_:j> / (|X_:i| |X_:j|),  S_jj = 0;  column j keeps its k largest entries
+///                                                      (and the ties of the k-th)
 ///   score(u, :) = X_u S
 ///
-/// (models/closed_form/interaction_model.h holds the fit and the rating head.)
+/// Sparse at every catalogue width: S is found from co-ratings (each user's pairs of rated
+/// items, never an n2 x n2 matrix) and kept as lists, the interactions X as each user's
+/// list of rated items, and a block of users is scored by adding, for each item they rated,
+/// its row of S. Memory is linear in the ratings and in n2 x k; time in sum_u n_u^2 (the
+/// co-rated pairs). Ratings are predicted by the damped biases of damped_biases.h.
+///
+/// fit() measures NDCG@10 on ds.validation (models/ranking/ranking_probe.h) with S and X
+/// of the training ratings, then refits on training + validation for the final state.
 #pragma once
 
-#include "models/closed_form/interaction_model.h"
+#include <vector>
+
+#include "symgnn/model.h"
 
 namespace symgnn::models {
 
-class ItemKnnModel : public InteractionModel {
+class ItemKnnModel : public RatingModel {
  public:
   ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx);
   std::string name() const override { return "itemknn"; }
 
- protected:
-  std::vector<double> settings() const override { return {static_cast<double>(neighbours_)}; }
-  std::string setting_name() const override { return "itemknn.neighbours"; }
-  at::Tensor item_weights(const at::Tensor& x, double neighbours) const override;
+  at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
+  at::Tensor rating_items(const at::Tensor& users, int64_t n2) override;
+  at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
+  bool ranks_by_rating() const override { return false; }
+  // No node_representations: TrainedModel::similar compares by co-ratings, which is the
+  // cosine S of this kind.
+  ClosedFormFit fit(const Dataset& ds, const at::Device& device,
+                    const std::function<void(const std::string&)>& log) override;
 
  private:
+  /// S and X of `ratings`, and the biases.
+  void fit_on(const std::vector<const RatingList*>& ratings);
+
   int64_t neighbours_;
+  int64_t n1_ = 0, n2_ = 0;
+  // X by user: user u rated profile_items[profile_ptr[u] .. profile_ptr[u+1]).
+  at::Tensor profile_ptr_, profile_items_;  // [n1 + 1], [ratings] int64
+  // S by row: item i adds weights[k] to targets[k] for k in [row_ptr[i], row_ptr[i+1]).
+  at::Tensor row_ptr_, targets_, weights_;  // [n2 + 1] int64, [kept] int64, [kept] float
+  at::Tensor b1_, b2_, mu_;                 // damped biases [n1], [n2], mean []
 };
 
 }  // namespace symgnn::models
