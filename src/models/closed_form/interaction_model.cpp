@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 
-#include "models/closed_form/damped_biases.h"
 #include "models/closed_form_predictions.h"
 #include "models/ranking/ranking_probe.h"
 #include "models/sylvester/completion.h"
@@ -33,23 +32,10 @@ std::string setting_text(double v) {
 
 }  // namespace
 
-InteractionModel::InteractionModel(const ModelContext& ctx) : n1_(ctx.n1), n2_(ctx.n2) {
-  const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
+InteractionModel::InteractionModel(const ModelContext& ctx) : DampedBiasModel(ctx) {
+  const at::Device device = b1_.device();
   sylvester::check_dense_fits(std::max(n1_, n2_), n2_, device);
-  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device);
-  scores_ = register_buffer("scores", torch::zeros({n1_, n2_}, opts));
-  b1_ = register_buffer("b1", torch::zeros({n1_}, opts));
-  b2_ = register_buffer("b2", torch::zeros({n2_}, opts));
-  mu_ = register_buffer("global_mean", torch::full({}, ctx.global_mean, opts));
-}
-
-at::Tensor InteractionModel::forward(const at::Tensor& users, const at::Tensor& items) {
-  return mu_ + b1_.index_select(0, users) + b2_.index_select(0, items);
-}
-
-at::Tensor InteractionModel::rating_items(const at::Tensor& users, int64_t n2) {
-  TORCH_CHECK(n2 == n2_, "InteractionModel: built for ", n2_, " items, asked for ", n2);
-  return mu_ + b1_.index_select(0, users).unsqueeze(1) + b2_.unsqueeze(0);
+  scores_ = register_buffer("scores", torch::zeros({n1_, n2_}, b1_.options()));
 }
 
 at::Tensor InteractionModel::score_items(const at::Tensor& users, int64_t n2) {
@@ -72,10 +58,7 @@ void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, dou
   const at::Device device = scores_.device();
   const at::Tensor x = interactions(n1_, n2_, ratings, device);
   scores_.copy_(interaction_scores(x, setting));
-  const DampedBiases b = damped_biases(ratings, n1_, n2_, device);
-  mu_.fill_(b.mu);
-  b1_.copy_(b.user);
-  b2_.copy_(b.item);
+  fit_biases(ratings);
 }
 
 ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,

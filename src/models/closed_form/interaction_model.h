@@ -20,19 +20,16 @@
 #include <string>
 #include <vector>
 
-#include "symgnn/model.h"
+#include "models/closed_form/damped_biases.h"
 
 namespace symgnn::models {
 
-class InteractionModel : public RatingModel {
+class InteractionModel : public DampedBiasModel {
  public:
   /// Unfitted (every score 0, biases 0) on the context's users and items.
   explicit InteractionModel(const ModelContext& ctx);
 
-  at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
-  at::Tensor rating_items(const at::Tensor& users, int64_t n2) override;
   at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
-  bool ranks_by_rating() const override { return false; }
   /// Users: their rows of scores X W; items: their columns (who the kind would recommend
   /// the item to), so that two items are near when the same users score them alike.
   at::Tensor node_representations(int side) override { return side == 0 ? scores_ : scores_.t(); }
@@ -57,10 +54,7 @@ class InteractionModel : public RatingModel {
  private:
   /// Scores and biases from `ratings` with the setting.
   void fit_on(const std::vector<const RatingList*>& ratings, double setting);
-  at::Tensor scores_;   // [n1, n2] float: X W of the final fit
-  at::Tensor b1_, b2_;  // [n1], [n2] float: damped biases
-  at::Tensor mu_;       // [] float: mean training rating
-  int64_t n1_ = 0, n2_ = 0;
+  at::Tensor scores_;  // [n1, n2] float: X W of the final fit
 };
 
 }  // namespace symgnn::models

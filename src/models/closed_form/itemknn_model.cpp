@@ -57,29 +57,15 @@ void assign(at::Tensor& t, const at::Tensor& values) {
 }  // namespace
 
 ItemKnnModel::ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx)
-    : neighbours_(cfg.neighbours), n1_(ctx.n1), n2_(ctx.n2) {
-  const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
-  const auto lopts = torch::TensorOptions().dtype(torch::kLong).device(device);
-  const auto fopts = torch::TensorOptions().dtype(torch::kFloat).device(device);
+    : DampedBiasModel(ctx), neighbours_(cfg.neighbours) {
+  const auto lopts = b1_.options().dtype(torch::kLong);
   // The lists are registered empty: their length follows from the fit (and from the saved
   // state, train/checkpoint.h).
   profile_ptr_ = register_buffer("profile_ptr", torch::zeros({n1_ + 1}, lopts));
   profile_items_ = register_buffer("profile_items", torch::zeros({0}, lopts));
   row_ptr_ = register_buffer("row_ptr", torch::zeros({n2_ + 1}, lopts));
   targets_ = register_buffer("targets", torch::zeros({0}, lopts));
-  weights_ = register_buffer("weights", torch::zeros({0}, fopts));
-  b1_ = register_buffer("b1", torch::zeros({n1_}, fopts));
-  b2_ = register_buffer("b2", torch::zeros({n2_}, fopts));
-  mu_ = register_buffer("global_mean", torch::full({}, ctx.global_mean, fopts));
-}
-
-at::Tensor ItemKnnModel::forward(const at::Tensor& users, const at::Tensor& items) {
-  return mu_ + b1_.index_select(0, users) + b2_.index_select(0, items);
-}
-
-at::Tensor ItemKnnModel::rating_items(const at::Tensor& users, int64_t n2) {
-  TORCH_CHECK(n2 == n2_, "ItemKnnModel: built for ", n2_, " items, asked for ", n2);
-  return mu_ + b1_.index_select(0, users).unsqueeze(1) + b2_.unsqueeze(0);
+  weights_ = register_buffer("weights", torch::zeros({0}, b1_.options()));
 }
 
 at::Tensor ItemKnnModel::score_items(const at::Tensor& users, int64_t n2) {
@@ -164,10 +150,7 @@ void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings) {
   assign(row_ptr_, torch::tensor(row_ptr, torch::kLong));
   assign(targets_, torch::tensor(targets, torch::kLong));
   assign(weights_, torch::tensor(weights, torch::kFloat));
-  const DampedBiases b = damped_biases(ratings, n1_, n2_, b1_.device());
-  mu_.fill_(b.mu);
-  b1_.copy_(b.user);
-  b2_.copy_(b.item);
+  fit_biases(ratings);
 }
 
 ClosedFormFit ItemKnnModel::fit(const Dataset& ds, const at::Device& device,

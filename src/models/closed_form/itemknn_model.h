@@ -19,19 +19,16 @@
 
 #include <vector>
 
-#include "symgnn/model.h"
+#include "models/closed_form/damped_biases.h"
 
 namespace symgnn::models {
 
-class ItemKnnModel : public RatingModel {
+class ItemKnnModel : public DampedBiasModel {
  public:
   ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx);
   std::string name() const override { return "itemknn"; }
 
-  at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
-  at::Tensor rating_items(const at::Tensor& users, int64_t n2) override;
   at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
-  bool ranks_by_rating() const override { return false; }
   // No node_representations: TrainedModel::similar compares by co-ratings, which is the
   // cosine S of this kind.
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
@@ -42,12 +39,10 @@ class ItemKnnModel : public RatingModel {
   void fit_on(const std::vector<const RatingList*>& ratings);
 
   int64_t neighbours_;
-  int64_t n1_ = 0, n2_ = 0;
   // X by user: user u rated profile_items[profile_ptr[u] .. profile_ptr[u+1]).
   at::Tensor profile_ptr_, profile_items_;  // [n1 + 1], [ratings] int64
   // S by row: item i adds weights[k] to targets[k] for k in [row_ptr[i], row_ptr[i+1]).
   at::Tensor row_ptr_, targets_, weights_;  // [n2 + 1] int64, [kept] int64, [kept] float
-  at::Tensor b1_, b2_, mu_;                 // damped biases [n1], [n2], mean []
 };
 
 }  // namespace symgnn::models
