@@ -390,12 +390,13 @@ std::shared_ptr<const TrainedModel> fit_ranker(const RunConfig& cfg, const Datas
   if (!choice.note.empty()) say(o, "note: " + choice.note);
   if (choice.candidates.empty()) return nullptr;
   const bool choose = choice.candidates.size() > 1;
-  struct Candidate {
-    std::string kind, dir;
-    Fitted fitted;
-    double val_ndcg = -1;
-  };
-  std::vector<Candidate> tried;
+  // Each candidate's validation NDCG@10 (-1 without one), and the best so far: its fit
+  // (model and figures) and directory. A candidate that does not beat the best is dropped
+  // at once, so that one fitted ranker at a time stays in memory beside the one fitting.
+  std::vector<std::pair<std::string, double>> tried;
+  Fitted won;
+  std::string won_kind, won_dir;
+  double won_ndcg = -1;
   for (const std::string& kind : choice.candidates) {
     RunConfig rcfg = cfg;
     rcfg.model = kind;
@@ -410,44 +411,47 @@ std::shared_ptr<const TrainedModel> fit_ranker(const RunConfig& cfg, const Datas
     }
     say(o, "fitting the " + kind + " ranker" + (choose ? " candidate" : "") +
                " that recommend and evaluate rank by (train.ranker = " + cfg.train.ranker + ")");
-    Candidate c{kind, ro.out_dir, with_memory_context("fitting the " + kind + " ranker", [&] {
-                  return fit_closed_form(rcfg, ds, ro, nullptr);
-                })};
-    if (!ro.out_dir.empty()) c.fitted.result.metrics.write(ro.out_dir + "/metrics.json");
-    if (c.fitted.result.metrics.metrics.count("val_ndcg@10"))
-      c.val_ndcg = c.fitted.result.metrics.mean("val_ndcg@10");
-    tried.push_back(std::move(c));
+    Fitted f = with_memory_context("fitting the " + kind + " ranker",
+                                   [&] { return fit_closed_form(rcfg, ds, ro, nullptr); });
+    if (!ro.out_dir.empty()) f.result.metrics.write(ro.out_dir + "/metrics.json");
+    const double ndcg =
+        f.result.metrics.metrics.count("val_ndcg@10") ? f.result.metrics.mean("val_ndcg@10") : -1.0;
+    // The best on validation; ties (and no validation) keep the first, in the order of
+    // fit/ranker.h's candidates.
+    const bool best = tried.empty() || ndcg > won_ndcg;
+    tried.emplace_back(kind, ndcg);
+    if (!best) {
+      if (choose && !ro.out_dir.empty()) fs::remove_all(ro.out_dir);
+      continue;
+    }
+    if (choose && !won_dir.empty()) fs::remove_all(won_dir);
+    won = std::move(f);
+    won_ndcg = ndcg;
+    won_kind = kind;
+    won_dir = ro.out_dir;
   }
-  // The best on validation; ties (and no validation) keep the first, in the order of
-  // fit/ranker.h's candidates.
-  size_t best = 0;
-  for (size_t k = 1; k < tried.size(); ++k)
-    if (tried[k].val_ndcg > tried[best].val_ndcg) best = k;
-  Candidate& won = tried[best];
   if (choose && !o.out_dir.empty()) {
     const std::string dir = infer::ranker_dir(o.out_dir);
     fs::remove_all(dir);
-    fs::rename(won.dir, dir);
-    for (const Candidate& c : tried)
-      if (&c != &won) fs::remove_all(c.dir);
+    fs::rename(won_dir, dir);
   }
-  const RunMetrics& m = won.fitted.result.metrics;
-  record = {{"kind", won.kind}, {"dir", "ranker"}, {"figures", m.figures}};
+  const RunMetrics& m = won.result.metrics;
+  record = {{"kind", won_kind}, {"dir", "ranker"}, {"figures", m.figures}};
   for (const char* name : {"val_ndcg@10", "test_ndcg@10"})
     if (m.metrics.count(name)) record[name] = m.mean(name);
   if (choose) {
     nlohmann::json by_kind = nlohmann::json::object();
     std::string line = "train.ranker = auto: validation NDCG@10";
-    for (const Candidate& c : tried) {
-      by_kind[c.kind] = c.val_ndcg;
-      line += " " + c.kind + " " + fixed(c.val_ndcg, 4) + (&c == &won ? " (chosen)" : "") + ",";
+    for (const auto& [kind, ndcg] : tried) {
+      by_kind[kind] = ndcg;
+      line += " " + kind + " " + fixed(ndcg, 4) + (kind == won_kind ? " (chosen)" : "") + ",";
     }
     line.pop_back();
     record["candidates_val_ndcg@10"] = by_kind;
     summary.push_back(line);
   }
-  for (const std::string& line : won.fitted.result.summary) summary.push_back("ranker: " + line);
-  return won.fitted.result.model;
+  for (const std::string& line : won.result.summary) summary.push_back("ranker: " + line);
+  return won.result.model;
 }
 
 }  // namespace
