@@ -16,6 +16,7 @@
 #include "data/prediction_file.h"
 #include "fit/baseline_guard.h"
 #include "fit/evaluation_json.h"
+#include "fit/graph_worth.h"
 #include "fit/prior_choice.h"
 #include "fit/ranker.h"
 #include "fit/sweep_metrics.h"
@@ -519,6 +520,10 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   with_memory_context("building the graphs", [&] { graph::resolve_graphs(ds, cfg.graph); });
   runtime::release_freed_memory();  // the loaders' temporaries
   if (rank0) say(o, train::dataset_stats_text(ds));
+  // train.auto: what each graph is worth on validation, by a proxy (fit/graph_worth.h).
+  std::vector<fitting::GraphWorth> graph_worths;
+  if (rank0 && models::combines_with_baseline(cfg)) graph_worths = fitting::weigh_graphs(ds, cfg.baseline);
+  for (const fitting::GraphWorth& w : graph_worths) say(o, fitting::describe(w));
   if (topts.group) topts.group->agree("data", data::fingerprint(ds));
   if (rank0 && !o.out_dir.empty()) pin_data(ds, cfg.data, o);
   train_for_ranking_on_implicit_data(cfg, ds, kind, [&](const std::string& line) {
@@ -560,6 +565,7 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
     f.result.summary.push_back(models::describe(b));
     f.result.metrics.figures["baseline"] = fitting::baseline_json(b);
   }
+  if (!graph_worths.empty()) f.result.metrics.figures["auto"]["graphs"] = fitting::graph_json(graph_worths);
   if (ranker) {
     f.result.metrics.figures["ranker"] = ranker_record;
     f.result.summary.insert(f.result.summary.end(), ranker_summary.begin(), ranker_summary.end());

@@ -1,0 +1,137 @@
+#include "fit/graph_worth.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "fit/baseline_guard.h"
+#include "models/baseline/bias_fit.h"
+#include "util/text.h"
+
+namespace symgnn::fitting {
+namespace {
+
+/// Each node's neighbours with weights scaled to mean 1 over its edges; an edge listed in
+/// both directions counts once (the larger weight).
+std::vector<std::vector<std::pair<int64_t, double>>> neighbours(const EdgeList& g, int64_t n) {
+  std::vector<std::vector<std::pair<int64_t, double>>> adj(static_cast<size_t>(n));
+  for (size_t e = 0; e < g.size(); ++e) {
+    if (g.src[e] == g.dst[e]) continue;
+    adj[static_cast<size_t>(g.src[e])].emplace_back(g.dst[e], g.weight[e]);
+    adj[static_cast<size_t>(g.dst[e])].emplace_back(g.src[e], g.weight[e]);
+  }
+  for (auto& a : adj) {
+    std::sort(a.begin(), a.end(), [](const auto& x, const auto& y) {
+      return x.first != y.first ? x.first < y.first : x.second > y.second;
+    });
+    a.erase(std::unique(a.begin(), a.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+            a.end());
+    double sum = 0;
+    for (const auto& [v, w] : a) sum += w;
+    const double mean = a.empty() || sum <= 0 ? 1.0 : sum / static_cast<double>(a.size());
+    for (auto& [v, w] : a) w /= mean;
+  }
+  return adj;
+}
+
+double rmse(const std::vector<double>& pred, const std::vector<double>& y) {
+  double sq = 0;
+  for (size_t e = 0; e < y.size(); ++e) sq += (pred[e] - y[e]) * (pred[e] - y[e]);
+  return std::sqrt(sq / static_cast<double>(std::max<size_t>(1, y.size())));
+}
+
+GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b,
+                   const std::unordered_map<int64_t, double>& residual) {
+  const NodeSet& set = user_side ? ds.users : ds.items;
+  GraphWorth w;
+  w.side = user_side ? "user" : "item";
+  w.origin = to_string(set.graph_origin);
+  w.edges = static_cast<int64_t>(set.graph.size());
+  const auto adj = neighbours(set.graph, set.count);
+  const std::vector<double>& side_bias = user_side ? b.user : b.item;
+  const RatingList& val = ds.validation;
+  const size_t n = val.size();
+  const int64_t n2 = ds.items.count;
+  std::vector<double> f_bias(n, 0.0), f_same(n, 0.0), res(n);
+  for (size_t e = 0; e < n; ++e) {
+    const int64_t u = val.user[e], i = val.item[e];
+    res[e] = val.value[e] - std::clamp(b.predict(u, i), double{ds.rating_min}, double{ds.rating_max});
+    const int64_t node = user_side ? u : i;
+    double wsum = 0, bsum = 0, same_w = 0, same = 0;
+    for (const auto& [v, wt] : adj[static_cast<size_t>(node)]) {
+      wsum += wt;
+      bsum += wt * side_bias[static_cast<size_t>(v)];
+      const auto it = residual.find(user_side ? v * n2 + i : u * n2 + v);
+      if (it != residual.end()) same_w += wt, same += wt * it->second;
+    }
+    if (wsum > 0) f_bias[e] = bsum / wsum;
+    f_same[e] = same / (1.0 + same_w);
+    if (wsum > 0) ++w.covered;
+  }
+  // Cross-fitted on the two halves (even and odd positions).
+  std::vector<double> with(n), reference(n);
+  for (int half = 0; half < 2; ++half) {
+    std::vector<double> fb, fs, r;
+    double mean = 0;
+    for (size_t e = 0; e < n; ++e)
+      if (static_cast<int>(e % 2) != half)
+        fb.push_back(f_bias[e]), fs.push_back(f_same[e]), r.push_back(res[e]);
+    for (const double x : r) mean += x / static_cast<double>(std::max<size_t>(1, r.size()));
+    double c = 0, a = 0, bb = 0;
+    fit_weights(fb, fs, r, c, a, bb);
+    for (size_t e = static_cast<size_t>(half); e < n; e += 2) {
+      with[e] = c + a * f_bias[e] + bb * f_same[e];
+      reference[e] = mean;
+    }
+  }
+  w.rmse_reference = rmse(reference, res);
+  w.rmse_graph = rmse(with, res);
+  double c = 0;
+  fit_weights(f_bias, f_same, res, c, w.weight_bias, w.weight_same);
+  return w;
+}
+
+}  // namespace
+
+std::vector<GraphWorth> weigh_graphs(const Dataset& ds, const BaselineConfig& cfg) {
+  std::vector<GraphWorth> out;
+  const bool user = ds.users.graph_origin != GraphOrigin::Identity && ds.users.graph.size() > 0;
+  const bool item = ds.items.graph_origin != GraphOrigin::Identity && ds.items.graph.size() > 0;
+  if (ds.validation.size() < kMinCombinationRatings || (!user && !item)) return out;
+  // The baseline as train.auto's combination fits it (the shrinkage choice is remembered).
+  const models::Shrinkage s =
+      models::choose_shrinkage_cv(ds.train, ds.users.count, ds.items.count, models::shrinkage_grid(cfg),
+                                  cfg.folds, static_cast<uint64_t>(cfg.seed))
+          .best;
+  const models::Biases b = models::fit_biases(ds.train, ds.users.count, ds.items.count, s, cfg.sweeps);
+  std::unordered_map<int64_t, double> residual;
+  residual.reserve(ds.train.size());
+  for (size_t e = 0; e < ds.train.size(); ++e)
+    residual[ds.train.user[e] * ds.items.count + ds.train.item[e]] =
+        ds.train.value[e] - b.predict(ds.train.user[e], ds.train.item[e]);
+  for (const bool user_side : {true, false})
+    if (user_side ? user : item) out.push_back(measure(ds, user_side, b, residual));
+  return out;
+}
+
+std::string describe(const GraphWorth& w) {
+  return "train.auto: the " + w.side + " graph (" + w.origin + ", " + std::to_string(w.edges) +
+         " edges) predicts the bias baseline's validation residuals to " + fixed(w.rmse_graph, 4) +
+         " against " + fixed(w.rmse_reference, 4) + " without it (worth " + fixed(w.worth(), 4) + "; " +
+         std::to_string(w.covered) + " validation ratings with a neighbour)";
+}
+
+nlohmann::json graph_json(const std::vector<GraphWorth>& worths) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const GraphWorth& w : worths)
+    out[w.side] = {{"origin", w.origin},
+                   {"edges", w.edges},
+                   {"validation_ratings_with_a_neighbour", w.covered},
+                   {"val_rmse_residual_reference", w.rmse_reference},
+                   {"val_rmse_residual_graph", w.rmse_graph},
+                   {"worth", w.worth()},
+                   {"weights", {{"neighbour_bias", w.weight_bias}, {"same_item_residual", w.weight_same}}}};
+  return out;
+}
+
+}  // namespace symgnn::fitting
