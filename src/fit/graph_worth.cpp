@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "fit/baseline_guard.h"
 #include "models/baseline/bias_fit.h"
@@ -34,14 +33,47 @@ std::vector<std::vector<std::pair<int64_t, double>>> neighbours(const EdgeList& 
   return adj;
 }
 
+/// The training residuals by user, items ascending: about 16 bytes a rating (a hash map
+/// of every pair would take several times that before training on a large set).
+struct Residuals {
+  std::vector<int64_t> ptr, item;  // user u's items: item[ptr[u] .. ptr[u+1])
+  std::vector<double> value;
+
+  Residuals(const RatingList& train, int64_t users, const models::Biases& b)
+      : ptr(static_cast<size_t>(users) + 1, 0), item(train.size()), value(train.size()) {
+    for (const int64_t u : train.user) ++ptr[static_cast<size_t>(u) + 1];
+    for (size_t u = 1; u < ptr.size(); ++u) ptr[u] += ptr[u - 1];
+    std::vector<int64_t> next(ptr.begin(), ptr.end() - 1);
+    std::vector<std::pair<int64_t, double>> row;
+    for (size_t e = 0; e < train.size(); ++e) {
+      const auto at = static_cast<size_t>(next[static_cast<size_t>(train.user[e])]++);
+      item[at] = train.item[e];
+      value[at] = train.value[e] - b.predict(train.user[e], train.item[e]);
+    }
+    for (size_t u = 0; u + 1 < ptr.size(); ++u) {
+      const auto lo = static_cast<size_t>(ptr[u]), hi = static_cast<size_t>(ptr[u + 1]);
+      row.clear();
+      for (size_t k = lo; k < hi; ++k) row.emplace_back(item[k], value[k]);
+      std::sort(row.begin(), row.end());
+      for (size_t k = lo; k < hi; ++k) item[k] = row[k - lo].first, value[k] = row[k - lo].second;
+    }
+  }
+  /// The residual of (u, i), or nullptr where u did not rate i in training.
+  const double* find(int64_t u, int64_t i) const {
+    const auto first = item.begin() + ptr[static_cast<size_t>(u)],
+               last = item.begin() + ptr[static_cast<size_t>(u) + 1];
+    const auto it = std::lower_bound(first, last, i);
+    return it != last && *it == i ? &value[static_cast<size_t>(it - item.begin())] : nullptr;
+  }
+};
+
 double rmse(const std::vector<double>& pred, const std::vector<double>& y) {
   double sq = 0;
   for (size_t e = 0; e < y.size(); ++e) sq += (pred[e] - y[e]) * (pred[e] - y[e]);
   return std::sqrt(sq / static_cast<double>(std::max<size_t>(1, y.size())));
 }
 
-GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b,
-                   const std::unordered_map<int64_t, double>& residual) {
+GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b, const Residuals& residual) {
   const NodeSet& set = user_side ? ds.users : ds.items;
   GraphWorth w;
   w.side = user_side ? "user" : "item";
@@ -51,7 +83,6 @@ GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b,
   const std::vector<double>& side_bias = user_side ? b.user : b.item;
   const RatingList& val = ds.validation;
   const size_t n = val.size();
-  const int64_t n2 = ds.items.count;
   std::vector<double> f_bias(n, 0.0), f_same(n, 0.0), res(n);
   for (size_t e = 0; e < n; ++e) {
     const int64_t u = val.user[e], i = val.item[e];
@@ -61,12 +92,11 @@ GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b,
     for (const auto& [v, wt] : adj[static_cast<size_t>(node)]) {
       wsum += wt;
       bsum += wt * side_bias[static_cast<size_t>(v)];
-      const auto it = residual.find(user_side ? v * n2 + i : u * n2 + v);
-      if (it != residual.end()) same_w += wt, same += wt * it->second;
+      if (const double* r = user_side ? residual.find(v, i) : residual.find(u, v))
+        same_w += wt, same += wt * *r;
     }
-    if (wsum > 0) f_bias[e] = bsum / wsum;
+    if (wsum > 0) f_bias[e] = bsum / wsum, ++w.covered;
     f_same[e] = same / (1.0 + same_w);
-    if (wsum > 0) ++w.covered;
   }
   // Cross-fitted on the two halves (even and odd positions).
   std::vector<double> with(n), reference(n);
@@ -104,11 +134,7 @@ std::vector<GraphWorth> weigh_graphs(const Dataset& ds, const BaselineConfig& cf
                                   cfg.folds, static_cast<uint64_t>(cfg.seed))
           .best;
   const models::Biases b = models::fit_biases(ds.train, ds.users.count, ds.items.count, s, cfg.sweeps);
-  std::unordered_map<int64_t, double> residual;
-  residual.reserve(ds.train.size());
-  for (size_t e = 0; e < ds.train.size(); ++e)
-    residual[ds.train.user[e] * ds.items.count + ds.train.item[e]] =
-        ds.train.value[e] - b.predict(ds.train.user[e], ds.train.item[e]);
+  const Residuals residual(ds.train, ds.users.count, b);
   for (const bool user_side : {true, false})
     if (user_side ? user : item) out.push_back(measure(ds, user_side, b, residual));
   return out;
