@@ -53,6 +53,8 @@ std::string resolve_prior(RunConfig& cfg, int64_t users, int64_t items, int64_t 
   // first (76 bytes a rating each): at 100 M ratings the two do not fit 24 GB.
   const bool retrain = cfg.train.protocol == "retrain";
   if (retrain) cfg.train.protocol = "early_stop";
+  const bool shorter = cfg.train.patience > kFallbackPatience;
+  if (shorter) cfg.train.patience = kFallbackPatience;
   return "note: lowrank.prior = auto: the prior encoder would need about " + gib(estimate) + " on " +
          std::to_string(users) + " users x " + std::to_string(items) + " items and " +
          std::to_string(train_ratings) + " training ratings, over its " + gib(kAutoPriorBudgetBytes) +
@@ -60,6 +62,7 @@ std::string resolve_prior(RunConfig& cfg, int64_t users, int64_t items, int64_t 
          "= " +
          std::to_string(lr.hidden) + ", decoder = dot" +
          (retrain ? std::string(", train.protocol = early_stop") : std::string()) +
+         (shorter ? ", train.patience = " + std::to_string(kFallbackPatience) : std::string()) +
          "; docs/scale.md, \"The defaults at scale\")";
 }
 

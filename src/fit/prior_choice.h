@@ -25,6 +25,12 @@ inline constexpr int64_t kEncoderBytesPerNodeUnit = 128;
 inline constexpr int64_t kEncoderBytesPerRating = 236;
 /// The hidden width of the fallback: what bench/bench_scale.cpp measures at 100 M ratings.
 inline constexpr int64_t kFallbackHidden = 32;
+/// The fallback's early-stopping patience (train.patience, at most this): its free id
+/// embeddings fit a wide, sparse catalogue within a few epochs and overfit from there (the
+/// generated 20,000 x 260,000 set's best validation epoch is the 3rd), so the preset's 100
+/// epochs of patience only add time and memory: there 6 min 54 s and 5.16 GB against
+/// 2 min 42 s and 3.36 GB with 20, the same model (docs/experiments.md).
+inline constexpr int64_t kFallbackPatience = 20;
 
 /// auto's width on sparse data: prior_width becomes kAutoWidthPerRating x the ratings per
 /// node of the denser side (max(ratings / users, ratings / items)), within
@@ -44,8 +50,9 @@ int64_t encoder_peak_estimate(const LowRankConfig& lr, int64_t nodes, int64_t tr
 
 /// Resolves lowrank.prior = auto in place for a low-rank model on `users` x `items` with
 /// `train_ratings`: encoder within the budget, else the paper's prior with the id embedding,
-/// hidden min(hidden, 32), the dot decoder and one training phase (protocol = retrain becomes
-/// early_stop: its second phase holds a second copy of the model's rating structures).
+/// hidden min(hidden, 32), the dot decoder, one training phase (protocol = retrain becomes
+/// early_stop: its second phase holds a second copy of the model's rating structures) and
+/// patience min(patience, kFallbackPatience).
 /// `classes`: the rating classes of the per-class prior (at least 4 columns of width each).
 /// Returns the note to print ("" when the encoder is kept at its width, or the config does
 /// not say auto).

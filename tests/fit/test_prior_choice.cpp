@@ -39,12 +39,17 @@ TEST(PriorChoice, GivesWayToThePapersPriorBeyondTheBudget) {
   EXPECT_EQ(cfg.lowrank.decoder, "dot");
   EXPECT_EQ(cfg.train.protocol, "early_stop");
   EXPECT_NE(note.find("train.protocol = early_stop"), std::string::npos) << note;
+  EXPECT_EQ(cfg.train.patience, symgnn::fitting::kFallbackPatience);  // the preset's 100, shortened
+  EXPECT_NE(note.find("train.patience = 20"), std::string::npos) << note;
   EXPECT_NO_THROW(symgnn::check_config(cfg));
-  // A narrower hidden stays as it is.
+  // A narrower hidden and a shorter patience stay as they are.
   symgnn::RunConfig narrow = symgnn::preset_config("recommended");
   narrow.lowrank.hidden = 16;
-  resolve_prior(narrow, 100000, 20000, ratings);
+  narrow.train.patience = 10;
+  const std::string narrow_note = resolve_prior(narrow, 100000, 20000, ratings);
   EXPECT_EQ(narrow.lowrank.hidden, 16);
+  EXPECT_EQ(narrow.train.patience, 10);
+  EXPECT_EQ(narrow_note.find("train.patience"), std::string::npos) << narrow_note;
 }
 
 TEST(PriorChoice, NarrowsTheEncoderWhereThereAreFewRatingsPerNode) {
