@@ -11,6 +11,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgtest-dev
   libssl-dev            # SHA-256 of the files symgnn writes (docs/reliability.md)
   libcpp-httplib-dev    # the HTTP server of `symgnn serve` (docs/serve.md)
+  libhnswlib-dev        # approximate k-NN graphs of wide catalogues (src/graph/knn_approximate.h)
   libgloo-dev           # Gloo's headers for LibTorch's c10d process group: multi-process training (docs/scale.md)
   clang libclang-rt-14-dev  # libFuzzer target for the text parsers (scripts/fuzz.sh)
   gnuplot-nox           # figures of the reproduction (docs/results.md)

@@ -81,6 +81,7 @@ struct GraphConfig {
   std::string item_graph = "auto";
   int64_t knn_k = 10;
   std::string knn_source = "features";
+  int64_t knn_exact_max = 20000;
 
   template <class V>
   void visit(V&& v) {
@@ -88,6 +89,7 @@ struct GraphConfig {
     v("item_graph", item_graph, "as user_graph, for the items", one_of("auto|file|knn|identity"));
     v("knn_k", knn_k, "neighbours per node of the k-NN graph (cosine, symmetrised)", range(1, 1000));
     v("knn_source", knn_source, "vectors the k-NN graph compares: side features, training rating rows, or interactions (the rows of the binary training matrix: a co-occurrence graph)", one_of("features|ratings|interactions"));
+    v("knn_exact_max", knn_exact_max, "a k-NN graph of features over at most this many nodes is exact (quadratic: every pair compared); over more, it comes from an approximate index (HNSW, hnswlib: about n log n; recall in bench/bench_knn.cpp), with a note; 0: always approximate (src/graph/knn_approximate.h)", at_least(0));
   }
 };
 

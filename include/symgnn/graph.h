@@ -100,6 +100,9 @@ EdgeList knn_out_edges(const at::Tensor& x, int64_t first, int64_t k, int64_t bl
 /// Prints a warning line (to stderr) for every substitution it makes.
 void resolve_graphs(Dataset& ds, const GraphConfig& cfg);
 
+/// Makes a side's graph the identity (A = I: no edges, GraphOrigin::Identity).
+void use_identity(NodeSet& side);
+
 /// After nodes were appended to a resolved side (indices `first`..count-1, inductive
 /// prediction, symgnn/trained_model.h): when that side's graph is a k-NN graph, links each
 /// new node to its cfg.knn_k nearest nodes by the vectors the graph was built from

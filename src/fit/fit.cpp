@@ -16,6 +16,7 @@
 #include "data/prediction_file.h"
 #include "fit/baseline_guard.h"
 #include "fit/evaluation_json.h"
+#include "fit/graph_choice.h"
 #include "fit/graph_worth.h"
 #include "fit/prior_choice.h"
 #include "fit/ranker.h"
@@ -525,7 +526,6 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   if (rank0 && models::combines_with_baseline(cfg)) graph_worths = fitting::weigh_graphs(ds, cfg.baseline);
   for (const fitting::GraphWorth& w : graph_worths) say(o, fitting::describe(w));
   if (topts.group) topts.group->agree("data", data::fingerprint(ds));
-  if (rank0 && !o.out_dir.empty()) pin_data(ds, cfg.data, o);
   train_for_ranking_on_implicit_data(cfg, ds, kind, [&](const std::string& line) {
     if (rank0) say(o, line);
   });
@@ -535,7 +535,18 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
       fitting::resolve_prior(cfg, ds.users.count, ds.items.count, static_cast<int64_t>(ds.train.size()),
                              models::prior_class_count(models::rating_levels(ds).size()));
   if (rank0 && !prior_note.empty()) say(o, prior_note);
-  if (rank0 && !o.out_dir.empty() && cfg.lowrank.prior != cfg_in.lowrank.prior)
+  // train.auto: each side's graph chosen by short runs (fit/graph_choice.h), before the data
+  // are pinned: the folder keeps the graphs trained on. One process only (the choice would
+  // have to be agreed); on --resume, config.txt holds the choice made.
+  fitting::GraphChoice graph_choice;
+  if (rank0 && dist.world_size == 1 && kind.fit == FitMethod::trained && models::combines_with_baseline(cfg))
+    graph_choice = with_memory_context(
+        "choosing the graphs by short runs of the " + cfg.model + " model",
+        [&] { return fitting::choose_graphs(cfg, ds, [&](const std::string& line) { say(o, line); }); });
+  if (rank0 && !o.out_dir.empty()) pin_data(ds, cfg.data, o);
+  if (rank0 && !o.out_dir.empty() &&
+      (cfg.lowrank.prior != cfg_in.lowrank.prior || cfg.graph.user_graph != cfg_in.graph.user_graph ||
+       cfg.graph.item_graph != cfg_in.graph.item_graph))
     write_text_atomic(o.out_dir + "/config.txt", to_text(cfg));
 
   // The ranker first (seconds), so that the model's evaluation ranks with it.
@@ -566,6 +577,8 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
     f.result.metrics.figures["baseline"] = fitting::baseline_json(b);
   }
   if (!graph_worths.empty()) f.result.metrics.figures["auto"]["graphs"] = fitting::graph_json(graph_worths);
+  if (!graph_choice.sides.empty())
+    f.result.metrics.figures["auto"]["graph_choice"] = fitting::graph_choice_json(graph_choice);
   if (ranker) {
     f.result.metrics.figures["ranker"] = ranker_record;
     f.result.summary.insert(f.result.summary.end(), ranker_summary.begin(), ranker_summary.end());

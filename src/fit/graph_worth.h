@@ -22,7 +22,8 @@
 // it: replacing the graphs worth <= 0 by the identity was measured on six sets and did not
 // help the final combination on validation (Flixster's user graph is worth -0.0005 here,
 // yet the network uses it: without it the combination validates 0.0015 worse;
-// docs/experiments.md, "What the graphs are worth on validation").
+// docs/experiments.md, "What the graphs are worth on validation"). The choice is made by
+// short runs instead (fit/graph_choice.h).
 #pragma once
 
 #include <cstdint>

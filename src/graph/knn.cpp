@@ -19,11 +19,50 @@
 #include <tuple>
 #include <vector>
 
+#include "graph/knn_common.h"
 #include "symgnn/graph.h"
 
 namespace symgnn::graph {
 
+namespace knn_detail {
+
+at::Tensor unit_rows(const at::Tensor& x) {
+  const at::Tensor xf = x.is_floating_point() ? x.detach() : x.detach().to(torch::kFloat);
+  const double eps = 1e-12;
+  return xf / xf.norm(2, {1}, /*keepdim=*/true).clamp_min(eps);
+}
+
+EdgeList trivial_graph(int64_t n) {
+  EdgeList out;
+  out.num_nodes = n;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      if (i != j) out.add(i, j, 1.0f);
+  return out;
+}
+
+EdgeList symmetric_union(int64_t n, const at::Tensor& s_all, const at::Tensor& d_all) {
+  // Linear keys of (i, j) and (j, i), sorted and deduplicated.
+  const at::Tensor key = torch::cat({s_all * n + d_all, d_all * n + s_all});
+  const at::Tensor uniq = std::get<0>(torch::unique_consecutive(std::get<0>(torch::sort(key)))).cpu();
+  EdgeList out;
+  out.num_nodes = n;
+  const int64_t m = uniq.numel();
+  const int64_t* keys = uniq.data_ptr<int64_t>();
+  out.src.reserve(static_cast<size_t>(m));
+  out.dst.reserve(static_cast<size_t>(m));
+  out.weight.reserve(static_cast<size_t>(m));
+  for (int64_t e = 0; e < m; ++e) out.add(keys[e] / n, keys[e] % n, 1.0f);
+  return out;
+}
+
+}  // namespace knn_detail
+
 namespace {
+
+using knn_detail::symmetric_union;
+using knn_detail::trivial_graph;
+using knn_detail::unit_rows;
 
 /// Mask (rows x n) of each row's k largest entries, exactly k per row. topk alone leaves
 /// the choice among entries equal to the k-th value to the kernel; taking them in column
@@ -52,39 +91,6 @@ std::pair<at::Tensor, at::Tensor> nearest(const at::Tensor& xn, int64_t first, i
   }
   if (src.empty()) return {torch::empty({0}, torch::kLong), torch::empty({0}, torch::kLong)};
   return {torch::cat(src), torch::cat(dst)};
-}
-
-at::Tensor unit_rows(const at::Tensor& x) {
-  const at::Tensor xf = x.is_floating_point() ? x.detach() : x.detach().to(torch::kFloat);
-  const double eps = 1e-12;
-  return xf / xf.norm(2, {1}, /*keepdim=*/true).clamp_min(eps);
-}
-
-/// The k-NN graph where nothing is left to choose (n <= 1, or k >= n - 1): no edge for
-/// one node, else the complete graph without self-loops.
-EdgeList trivial_graph(int64_t n) {
-  EdgeList out;
-  out.num_nodes = n;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      if (i != j) out.add(i, j, 1.0f);
-  return out;
-}
-
-/// A symmetric EdgeList over n nodes holding (s, d) and (d, s) for every directed pair.
-EdgeList symmetric_union(int64_t n, const at::Tensor& s_all, const at::Tensor& d_all) {
-  // Linear keys of (i, j) and (j, i), sorted and deduplicated.
-  const at::Tensor key = torch::cat({s_all * n + d_all, d_all * n + s_all});
-  const at::Tensor uniq = std::get<0>(torch::unique_consecutive(std::get<0>(torch::sort(key)))).cpu();
-  EdgeList out;
-  out.num_nodes = n;
-  const int64_t m = uniq.numel();
-  const int64_t* keys = uniq.data_ptr<int64_t>();
-  out.src.reserve(static_cast<size_t>(m));
-  out.dst.reserve(static_cast<size_t>(m));
-  out.weight.reserve(static_cast<size_t>(m));
-  for (int64_t e = 0; e < m; ++e) out.add(keys[e] / n, keys[e] % n, 1.0f);
-  return out;
 }
 
 /// The sparse rows unit-normalised (double), with their transpose for the column walk.

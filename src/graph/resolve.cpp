@@ -12,6 +12,7 @@
 #include <iostream>
 #include <string>
 
+#include "graph/knn_approximate.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
 
@@ -79,26 +80,29 @@ std::string rows_name(const GraphConfig& cfg) {
   return cfg.knn_source == "interactions" ? "interaction rows" : "rating rows";
 }
 
-void set_identity(NodeSet& set) {
-  set.graph = EdgeList{};
-  set.graph.num_nodes = set.count;
-  set.graph_origin = GraphOrigin::Identity;
-}
-
-/// The k-NN graph of feature rows: similarities in blocks of about 2^22 entries (16 MiB of
-/// floats, a few times that in the top-k masks), so that a wide catalogue's graph costs
-/// memory linear in its nodes (1024-row blocks took 650 MB on 16 k items).
-EdgeList knn_of(const at::Tensor& vectors, int64_t k) {
+/// The k-NN graph of feature rows. Up to graph.knn_exact_max nodes exactly, with
+/// similarities in blocks of about 2^22 entries (16 MiB of floats, a few times that in the
+/// top-k masks), so that a wide catalogue's graph costs memory linear in its nodes (1024-row
+/// blocks took 650 MB on 16 k items); over it, from an HNSW index (knn_approximate.h), since
+/// the exact search is quadratic (18 of 22 minutes on 262 k items).
+EdgeList knn_of(const at::Tensor& vectors, const GraphConfig& cfg, const std::string& what) {
   const int64_t n = std::max<int64_t>(1, vectors.size(0));
-  return knn_graph(vectors, k, std::clamp<int64_t>((int64_t{1} << 22) / n, 1, 1024));
+  if (n > cfg.knn_exact_max) {
+    std::cerr << "note: " << what << ": " << n << " nodes, over graph.knn_exact_max = " << cfg.knn_exact_max
+              << ": its " << cfg.knn_k << "-NN graph comes from an approximate index (HNSW)\n";
+    return knn_graph_approximate(vectors, cfg.knn_k);
+  }
+  return knn_graph(vectors, cfg.knn_k, std::clamp<int64_t>((int64_t{1} << 22) / n, 1, 1024));
 }
-EdgeList knn_of(const SparseRows& rows, int64_t k) {
-  return knn_graph(rows, k);
+/// Rating rows are sparse: their exact search walks co-ratings only (knn.cpp), linear in
+/// them for sparse data, so it has no approximate road.
+EdgeList knn_of(const SparseRows& rows, const GraphConfig& cfg, const std::string&) {
+  return knn_graph(rows, cfg.knn_k);
 }
 
 template <class Vectors>
-void set_knn(NodeSet& set, const Vectors& vectors, int64_t k) {
-  set.graph = knn_of(vectors, k);
+void set_knn(NodeSet& set, const Vectors& vectors, const GraphConfig& cfg, const std::string& what) {
+  set.graph = knn_of(vectors, cfg, what);
   set.graph.num_nodes = set.count;
   set.graph_origin = GraphOrigin::Knn;
 }
@@ -117,15 +121,15 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
       std::cerr << "note: " << name << ": no " << noun << " graph in the file; using a " << cfg.knn_k
                 << "-NN graph of the training " << rows_name(cfg) << " (" << key
                 << "=auto, graph.knn_source=" << cfg.knn_source << ")\n";
-      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg.knn_k);
+      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg, name + " " + noun + "s");
     } else if (has_features) {
       std::cerr << "note: " << name << ": no " << noun << " graph in the file; using a " << cfg.knn_k
                 << "-NN graph of the " << noun << " features (" << key << "=auto)\n";
-      set_knn(set, feature_vectors(set, name), cfg.knn_k);
+      set_knn(set, feature_vectors(set, name), cfg, name + " " + noun + " features");
     } else {
       std::cerr << "warning: " << name << ": no " << noun << " graph in the file; using the identity (" << key
                 << "=auto)\n";
-      set_identity(set);
+      use_identity(set);
     }
   } else if (policy == "file") {
     if (!has_file_graph)
@@ -133,7 +137,7 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
                         " graph in its file; use auto, knn or identity");
   } else if (policy == "knn") {
     if (by_ratings(cfg)) {
-      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg.knn_k);
+      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg, name + " " + noun + "s");
     } else if (cfg.knn_source == "features") {
       if (!has_features)
         throw ConfigError(
@@ -141,19 +145,25 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
             " features to compare; set graph.knn_source = ratings to build the k-NN graph from the "
             "training rating vectors, or use " +
             key + " = identity");
-      set_knn(set, feature_vectors(set, name), cfg.knn_k);
+      set_knn(set, feature_vectors(set, name), cfg, name + " " + noun + " features");
     } else {
       throw ConfigError("graph.knn_source = " + cfg.knn_source +
                         ": must be one of features|ratings|interactions");
     }
   } else if (policy == "identity") {
-    set_identity(set);
+    use_identity(set);
   } else {
     throw ConfigError(key + " = " + policy + ": must be one of auto|file|knn|identity");
   }
 }
 
 }  // namespace
+
+void use_identity(NodeSet& side) {
+  side.graph = EdgeList{};
+  side.graph.num_nodes = side.count;
+  side.graph_origin = GraphOrigin::Identity;
+}
 
 void resolve_graphs(Dataset& ds, const GraphConfig& cfg) {
   if (cfg.knn_k < 1) throw ConfigError("graph.knn_k = " + std::to_string(cfg.knn_k) + ": must be >= 1");

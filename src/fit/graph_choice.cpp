@@ -1,0 +1,116 @@
+#include "fit/graph_choice.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "fit/baseline_guard.h"
+#include "symgnn/graph.h"
+#include "train/trainer.h"
+#include "util/text.h"
+
+namespace symgnn::fitting {
+
+namespace {
+
+/// The short run's config: the run's own, shorter, one seed, early stopping, no files.
+RunConfig trial_config(const RunConfig& cfg) {
+  RunConfig t = cfg;
+  t.train.epochs =
+      std::min(cfg.train.epochs, std::max(kMinTrialEpochs, cfg.train.epochs / kTrialEpochDivisor));
+  t.train.protocol = "early_stop";
+  t.train.runs = 1;
+  t.train.ranker = "none";
+  return t;
+}
+
+Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds) {
+  train::TrainerOptions opts;
+  opts.progress = "quiet";
+  const train::SweepResult s = train::train_sweep(trial_cfg, ds, opts);
+  Trial t;
+  t.epochs = s.runs.empty() ? 0 : s.runs.front().epochs_run;
+  const at::Tensor v = s.val_predictions.to(torch::kDouble).contiguous();
+  const std::vector<double> val(v.data_ptr<double>(), v.data_ptr<double>() + v.numel());
+  const BaselineGuard g = fit_baseline_guard(val, ds, trial_cfg.baseline, /*retrained=*/false);
+  t.model = g.val_model;
+  t.combination = g.applied ? g.val_combined : g.val_model;
+  return t;
+}
+
+std::string& policy_of(RunConfig& cfg, const std::string& side) {
+  return side == "user" ? cfg.graph.user_graph : cfg.graph.item_graph;
+}
+
+}  // namespace
+
+bool Trial::better_than(const Trial& other) const {
+  if (std::abs(combination - other.combination) >= kTrialTie) return combination < other.combination;
+  return model < other.model;
+}
+
+GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say) {
+  GraphChoice choice;
+  if (ds.validation.size() < kMinCombinationRatings || cfg.train.epochs < kMinChoiceEpochs) return choice;
+  std::vector<std::string> sides;
+  for (const std::string side : {"user", "item"}) {
+    const NodeSet& set = side == "user" ? ds.users : ds.items;
+    if (policy_of(cfg, side) == "auto" && set.graph_origin != GraphOrigin::Identity && set.graph.size() > 0)
+      sides.push_back(side);
+  }
+  if (sides.empty()) return choice;
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunConfig trial_cfg = trial_config(cfg);
+  choice.trial_epochs = trial_cfg.train.epochs;
+  say("train.auto: choosing each side's graph on validation: " + std::to_string(sides.size() + 1) +
+      " short runs of at most " + std::to_string(choice.trial_epochs) + " epochs (fit/graph_choice.h)");
+  const Trial with_all = run_trial(trial_cfg, ds);
+  for (const std::string& side : sides) {
+    Dataset without = ds;
+    NodeSet& set = side == "user" ? without.users : without.items;
+    GraphTrial t;
+    t.side = side;
+    t.origin = to_string(set.graph_origin);
+    graph::use_identity(set);
+    t.with = with_all;
+    t.without = run_trial(trial_cfg, without);
+    t.kept = !t.without.better_than(t.with);
+    say(describe(t, choice.trial_epochs));
+    choice.sides.push_back(t);
+  }
+  // Applied after every trial, so that each side is tried against the graphs as resolved.
+  // Every side tried gets an explicit policy, so that --resume (config.txt) neither tries
+  // again nor resolves the graphs otherwise.
+  for (const GraphTrial& t : choice.sides) {
+    policy_of(cfg, t.side) = t.kept ? (t.origin == "file" ? "file" : "knn") : "identity";
+    if (!t.kept) graph::use_identity(t.side == "user" ? ds.users : ds.items);
+  }
+  choice.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return choice;
+}
+
+std::string describe(const GraphTrial& t, int64_t trial_epochs) {
+  return "train.auto: the " + t.side + " graph (" + t.origin + ") " +
+         (t.kept ? "kept" : "replaced by the identity") + ": short runs of at most " +
+         std::to_string(trial_epochs) + " epochs validate " + fixed(t.with.combination, 4) + " with it, " +
+         fixed(t.without.combination, 4) + " without (the model alone " + fixed(t.with.model, 4) + ", " +
+         fixed(t.without.model, 4) + ")";
+}
+
+nlohmann::json graph_choice_json(const GraphChoice& c) {
+  nlohmann::json sides = nlohmann::json::object();
+  for (const GraphTrial& t : c.sides)
+    sides[t.side] = {{"graph", t.origin},
+                     {"kept", t.kept},
+                     {"val_rmse_with", t.with.combination},
+                     {"val_rmse_without", t.without.combination},
+                     {"val_rmse_model_with", t.with.model},
+                     {"val_rmse_model_without", t.without.model},
+                     {"epochs_with", t.with.epochs},
+                     {"epochs_without", t.without.epochs}};
+  return {{"trial_epochs", c.trial_epochs}, {"seconds", c.seconds}, {"sides", sides}};
+}
+
+}  // namespace symgnn::fitting

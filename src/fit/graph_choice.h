@@ -1,0 +1,70 @@
+// train.auto = on, for a trained rating model: each side's graph chosen on validation by
+// short runs. The proxy of fit/graph_worth.h sees only what a graph says about the ratings
+// directly; the network uses a graph in other ways (Flixster's user graph is worth -0.0005
+// by the proxy, yet without it the network validates 0.03 worse). So the choice trains:
+//
+//   - one short run with every graph as resolved, and one per side whose graph key is
+//     `auto` and whose graph is not the identity, with that side's graph the identity;
+//   - a short run is the run's own config for kTrialEpochDivisor-th of its epochs (at
+//     least kMinTrialEpochs; its patience still stops it), one seed, early stopping, no files;
+//   - each is judged as the run is: the combination with the bias baseline fitted to the
+//     validation ratings (fit/baseline_guard.h), its validation RMSE, ties (within
+//     kTrialTie) broken by the model's own validation RMSE;
+//   - a side's graph becomes the identity only where its trial beats the run with it; the
+//     choice is written into the config (graph.<side>_graph = identity, or file / knn for
+//     a graph kept), so the folder's config.txt and --resume build the same graphs and do
+//     not try again (a run killed during the trials tries again, to the same choice);
+//   - runs of fewer than kMinChoiceEpochs epochs (smoke runs) try nothing.
+//
+// Measured on six sets (docs/experiments.md, "Each side's graph, chosen by short runs"):
+// the trials of 100 epochs rank the graphs as the full runs do wherever the full runs differ.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+
+namespace symgnn::fitting {
+
+inline constexpr int64_t kTrialEpochDivisor = 10;
+inline constexpr int64_t kMinTrialEpochs = 20;
+inline constexpr int64_t kMinChoiceEpochs = 2 * kMinTrialEpochs;
+inline constexpr double kTrialTie = 1e-4;
+
+/// One short run's validation figures.
+struct Trial {
+  double combination = 0;  // the combination with the baseline
+  double model = 0;        // the model alone
+  int64_t epochs = 0;      // epochs it trained (early stopping may end it sooner)
+  bool better_than(const Trial& other) const;
+};
+
+struct GraphTrial {
+  std::string side;    // "user" or "item"
+  std::string origin;  // the graph tried against the identity ("file", "knn")
+  Trial with, without;
+  bool kept = true;
+};
+
+struct GraphChoice {
+  int64_t trial_epochs = 0;
+  double seconds = 0;
+  std::vector<GraphTrial> sides;  // empty: nothing to choose
+};
+
+/// Chooses as above, editing cfg.graph and ds's graphs. `say` gets a line per side.
+/// Nothing is tried (an empty choice) without validation ratings, without a side to
+/// choose, or for a run of fewer than kMinChoiceEpochs epochs.
+GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say);
+
+/// "train.auto: the user graph (file) kept: short runs of 100 epochs validate 0.8554 with
+/// it, 0.8563 without (the model alone 0.9131, 0.9453)"
+std::string describe(const GraphTrial& t, int64_t trial_epochs);
+nlohmann::json graph_choice_json(const GraphChoice& c);
+
+}  // namespace symgnn::fitting

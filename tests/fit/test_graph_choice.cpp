@@ -1,0 +1,175 @@
+// train.auto's choice of each side's graph by short runs (fit/graph_choice.h): a graph
+// whose neighbours rate alike is kept, the choice is applied to the config and the data
+// alike, and nothing is tried where nothing is to be chosen.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/test_support.h"
+#include "fit/graph_choice.h"
+#include "symgnn/config.h"
+#include "symgnn/fit.h"
+#include "symgnn/trained_model.h"
+
+namespace {
+
+/// 300 users in 3 groups whose ratings are offset by -1, 0, +1, 40 items; 3 training, 2
+/// validation and 1 test rating a user. The user graph links users of one group
+/// (homophilous) or random pairs; the item side has none.
+symgnn::Dataset grouped(bool homophilous, uint32_t seed) {
+  std::mt19937 rng(seed);
+  symgnn::Dataset ds;
+  ds.name = "grouped";
+  const int64_t users = 300, items = 40;
+  ds.users.count = users;
+  ds.items.count = items;
+  ds.rating_min = 1;
+  ds.rating_max = 5;
+  std::normal_distribution<double> noise(0.0, 0.5);
+  std::uniform_int_distribution<int64_t> item(0, items - 1), user(0, users - 1);
+  for (int64_t u = 0; u < users; ++u) {
+    const double offset = static_cast<double>(u % 3) - 1.0;
+    for (int k = 0; k < 6; ++k) {
+      const auto r = static_cast<float>(std::round(std::clamp(3.0 + 1.5 * offset + noise(rng), 1.0, 5.0)));
+      (k < 3 ? ds.train : k < 5 ? ds.validation : ds.test).add(u, item(rng), r);
+    }
+  }
+  ds.users.graph.num_nodes = users;
+  for (int64_t u = 0; u < users; ++u)
+    for (int k = 0; k < 5; ++k) {
+      int64_t v = user(rng);
+      if (homophilous) v = (v / 3) * 3 + u % 3;  // the same group
+      if (v != u) {
+        ds.users.graph.add(u, v, 1.0f);
+        ds.users.graph.add(v, u, 1.0f);
+      }
+    }
+  ds.users.graph_origin = symgnn::GraphOrigin::File;
+  ds.items.graph.num_nodes = items;
+  ds.items.graph_origin = symgnn::GraphOrigin::Identity;
+  return ds;
+}
+
+/// The recommended model, small: trials of 20 epochs.
+symgnn::RunConfig small_config() {
+  symgnn::RunConfig cfg = symgnn::preset_config("recommended");
+  cfg.lowrank.prior = "encoder";
+  cfg.lowrank.prior_width = 32;
+  cfg.lowrank.hidden = 16;
+  cfg.train.epochs = 200;
+  cfg.train.threads = 1;
+  return cfg;
+}
+
+std::vector<std::string> lines;
+void record(const std::string& line) {
+  lines.push_back(line);
+}
+
+}  // namespace
+
+TEST(GraphChoice, TiesGoToTheModelAlone) {
+  using symgnn::fitting::Trial;
+  EXPECT_TRUE((Trial{0.90, 1.0, 10}).better_than(Trial{0.91, 0.5, 10}));
+  EXPECT_FALSE((Trial{0.91, 0.5, 10}).better_than(Trial{0.90, 1.0, 10}));
+  // Combinations within kTrialTie: the model alone decides; equal in both: not better.
+  EXPECT_TRUE((Trial{0.90004, 0.95, 10}).better_than(Trial{0.90, 0.96, 10}));
+  EXPECT_FALSE((Trial{0.90, 0.96, 10}).better_than(Trial{0.90004, 0.95, 10}));
+  EXPECT_FALSE((Trial{0.90, 0.96, 10}).better_than(Trial{0.90, 0.96, 10}));
+}
+
+TEST(GraphChoice, AGraphWhoseNeighboursRateAlikeIsKept) {
+  symgnn::Dataset ds = grouped(true, 1);
+  const size_t edges = ds.users.graph.size();
+  symgnn::RunConfig cfg = small_config();
+  lines.clear();
+  const auto choice = symgnn::fitting::choose_graphs(cfg, ds, record);
+  EXPECT_EQ(choice.trial_epochs, 20);
+  ASSERT_EQ(choice.sides.size(), 1u);  // the item side is the identity: nothing to choose
+  const auto& t = choice.sides[0];
+  EXPECT_EQ(t.side, "user");
+  EXPECT_EQ(t.origin, "file");
+  EXPECT_TRUE(t.kept) << symgnn::fitting::describe(t, choice.trial_epochs);
+  EXPECT_LT(t.with.model, t.without.model) << symgnn::fitting::describe(t, choice.trial_epochs);
+  EXPECT_GT(t.with.epochs, 0);
+  EXPECT_LE(t.with.epochs, 20);
+  EXPECT_EQ(cfg.graph.user_graph, "file");  // said, so that --resume does not try again
+  EXPECT_EQ(cfg.graph.item_graph, "auto");  // the identity: nothing was tried
+  EXPECT_EQ(ds.users.graph.size(), edges);
+  ASSERT_EQ(lines.size(), 2u);  // what is tried, then what became of the user graph
+  RecordProperty("choice", lines[1]);
+  EXPECT_NE(lines[1].find("the user graph (file) kept"), std::string::npos) << lines[1];
+  const nlohmann::json j = symgnn::fitting::graph_choice_json(choice);
+  EXPECT_EQ(j["trial_epochs"].get<int64_t>(), 20);
+  EXPECT_TRUE(j["sides"]["user"]["kept"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["sides"]["user"]["val_rmse_without"].get<double>(), t.without.combination);
+}
+
+TEST(GraphChoice, TheChoiceReachesTheConfigAndTheData) {
+  // Random pairs: whichever way the trials go, the config and the graphs say the same.
+  symgnn::Dataset ds = grouped(false, 2);
+  const size_t edges = ds.users.graph.size();
+  symgnn::RunConfig cfg = small_config();
+  const auto choice = symgnn::fitting::choose_graphs(cfg, ds, record);
+  ASSERT_EQ(choice.sides.size(), 1u);
+  if (choice.sides[0].kept) {
+    EXPECT_EQ(cfg.graph.user_graph, "file");
+    EXPECT_EQ(ds.users.graph.size(), edges);
+  } else {
+    EXPECT_EQ(cfg.graph.user_graph, "identity");
+    EXPECT_EQ(ds.users.graph_origin, symgnn::GraphOrigin::Identity);
+    EXPECT_EQ(ds.users.graph.size(), 0u);
+  }
+}
+
+TEST(GraphChoice, NothingIsTriedWhereNothingIsToChoose) {
+  symgnn::RunConfig cfg = small_config();
+  symgnn::Dataset given = grouped(true, 3);
+  cfg.graph.user_graph = "file";  // the user's own choice stands
+  EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, given, record).sides.empty());
+  cfg.graph.user_graph = "auto";
+  symgnn::Dataset few = grouped(true, 3);
+  few.validation.user.resize(10), few.validation.item.resize(10), few.validation.value.resize(10);
+  EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, few, record).sides.empty());
+  symgnn::RunConfig smoke = small_config();
+  smoke.train.epochs = symgnn::fitting::kMinChoiceEpochs - 1;  // nothing shorter to learn from
+  symgnn::Dataset short_run = grouped(true, 3);
+  EXPECT_TRUE(symgnn::fitting::choose_graphs(smoke, short_run, record).sides.empty());
+  symgnn::Dataset none = grouped(true, 3);
+  none.users.graph = symgnn::EdgeList{};
+  none.users.graph.num_nodes = 300;
+  none.users.graph_origin = symgnn::GraphOrigin::Identity;
+  EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, none, record).sides.empty());
+}
+
+TEST(GraphChoice, ARunRecordsItsChoiceForResumeAndTheReport) {
+  // The synthetic set's two community graphs, the recommended model, 40 epochs: trials of 20.
+  symgnn::RunConfig cfg = small_config();
+  cfg.train.epochs = symgnn::fitting::kMinChoiceEpochs;
+  cfg.data.synthetic_users = 120;
+  cfg.data.synthetic_items = 80;
+  symgnn::FitOptions fo;
+  fo.out_dir = symgnn::testing::scratch_dir("graph_choice") + "/run";
+  fo.progress = "quiet";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const nlohmann::json& choice = r.metrics.figures.at("auto").at("graph_choice");
+  EXPECT_EQ(choice.at("trial_epochs").get<int64_t>(), 20);
+  ASSERT_EQ(choice.at("sides").size(), 2u);
+  // config.txt names each side's graph as chosen: --resume builds them without trying again.
+  std::ifstream in(fo.out_dir + "/config.txt");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const std::string side : {"user", "item"}) {
+    const bool kept = choice.at("sides").at(side).at("kept").get<bool>();
+    const std::string line = side + "_graph = " + (kept ? "file" : "identity");
+    EXPECT_NE(text.find(line), std::string::npos) << line << " not in\n" << text;
+  }
+  const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir);
+  EXPECT_EQ(m.dataset().users.graph_origin, choice.at("sides").at("user").at("kept").get<bool>()
+                                                ? symgnn::GraphOrigin::File
+                                                : symgnn::GraphOrigin::Identity);
+}
