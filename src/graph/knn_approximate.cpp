@@ -24,8 +24,7 @@ namespace {
 /// 100,000 such items before grouping, bench/bench_knn.cpp), and within a group every
 /// member is at similarity 1 to the others, so only one row per group is indexed.
 struct Groups {
-  std::vector<int64_t> of;       // row -> group; groups numbered by their lowest row
-  std::vector<int64_t> first;    // group -> its lowest row (the one indexed)
+  std::vector<int64_t> first;    // group -> its lowest row (the one indexed); numbered by it
   std::vector<int64_t> ptr{0};   // group -> [ptr[g], ptr[g + 1]) in members
   std::vector<int64_t> members;  // rows, ascending within each group
 };
@@ -47,15 +46,10 @@ Groups group_equal_rows(const float* rows, int64_t n, int64_t d) {
   }
   std::sort(runs.begin(), runs.end());  // groups numbered by their lowest row
   Groups g;
-  g.of.resize(static_cast<size_t>(n));
   g.members.reserve(static_cast<size_t>(n));
   for (const auto& [lowest, begin, end] : runs) {
-    const auto id = static_cast<int64_t>(g.first.size());
     g.first.push_back(lowest);
-    for (int64_t r = begin; r < end; ++r) {
-      g.members.push_back(order[static_cast<size_t>(r)]);
-      g.of[static_cast<size_t>(order[static_cast<size_t>(r)])] = id;
-    }
+    for (int64_t r = begin; r < end; ++r) g.members.push_back(order[static_cast<size_t>(r)]);
     g.ptr.push_back(static_cast<int64_t>(g.members.size()));
   }
   return g;
