@@ -97,8 +97,10 @@ EdgeList knn_out_edges(const at::Tensor& x, int64_t first, int64_t k, int64_t bl
 /// rows when cfg.knn_source = ratings), "identity" uses I, and "auto" takes the file's
 /// graph, else a k-NN graph (of the training rating rows when cfg.knn_source = ratings,
 /// of the side features when the set has them), else the identity.
-/// Prints a warning line (to stderr) for every substitution it makes.
-void resolve_graphs(Dataset& ds, const GraphConfig& cfg);
+/// Returns a line for every substitution it makes ("note: ..." where auto built a k-NN
+/// graph or an approximate one, "warning: ..." where it fell back to the identity), for
+/// the caller to show: library code prints nothing.
+std::vector<std::string> resolve_graphs(Dataset& ds, const GraphConfig& cfg);
 
 /// Makes a side's graph the identity (A = I: no edges, GraphOrigin::Identity).
 void use_identity(NodeSet& side);

@@ -100,7 +100,7 @@ void add_data_command(CLI::App& app) {
     RunConfig cfg = make_config(*opts);
     apply_runtime(cfg);
     Dataset ds = load_dataset(cfg.data, /*need_test=*/false);  // a set is described as it is, split or not
-    graph::resolve_graphs(ds, cfg.graph);
+    for (const std::string& note : graph::resolve_graphs(ds, cfg.graph)) std::cerr << note << "\n";
     if (*json)
       std::cout << json_text(train::dataset_stats(ds), 2) << "\n";
     else

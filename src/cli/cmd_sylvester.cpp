@@ -84,7 +84,7 @@ void run_sylvester(CommonOptions opts, const SylvesterOptions& so) {
   const at::Device device(cfg.train.device);
 
   Dataset ds = load_dataset(cfg.data);
-  graph::resolve_graphs(ds, cfg.graph);
+  for (const std::string& note : graph::resolve_graphs(ds, cfg.graph)) std::cerr << note << "\n";
   const graph::SparseMatrix at1 = graph::normalized_adjacency(ds.users).to(device);
   const graph::SparseMatrix at2 = graph::normalized_adjacency(ds.items).to(device);
   const bool centred = so.prior == "centred";

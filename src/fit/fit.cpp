@@ -92,7 +92,7 @@ train::SweepResult train_without_graphs(const RunConfig& cfg, const std::string&
   RunConfig plain = cfg;
   plain.graph.user_graph = plain.graph.item_graph = "identity";
   Dataset ds_plain = load_dataset(plain.data);
-  graph::resolve_graphs(ds_plain, plain.graph);
+  graph::resolve_graphs(ds_plain, plain.graph);  // identity on both sides: nothing to say
   train::TrainerOptions popts;
   popts.progress = progress;
   popts.group = group;
@@ -518,7 +518,10 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   }
 
   Dataset ds = with_memory_context("loading " + cfg.data.source, [&] { return load_dataset(cfg.data); });
-  with_memory_context("building the graphs", [&] { graph::resolve_graphs(ds, cfg.graph); });
+  const std::vector<std::string> graph_notes =
+      with_memory_context("building the graphs", [&] { return graph::resolve_graphs(ds, cfg.graph); });
+  if (rank0)
+    for (const std::string& note : graph_notes) say(o, note);
   runtime::release_freed_memory();  // the loaders' temporaries
   if (rank0) say(o, train::dataset_stats_text(ds));
   // train.auto: what each graph is worth on validation, by a proxy (fit/graph_worth.h).

@@ -9,7 +9,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <iostream>
 #include <string>
 
 #include "graph/knn_approximate.h"
@@ -21,6 +20,7 @@ namespace symgnn::graph {
 namespace {
 
 enum class Side { User, Item };
+using Notes = std::vector<std::string>;  // what the resolution substituted, a line each
 
 /// The training rating matrix H (n1 x n2) as seen from `side`, sparse: users get the rows
 /// of H, items those of H^T, columns ascending within each row. `binary`: every entry 1.
@@ -85,29 +85,31 @@ std::string rows_name(const GraphConfig& cfg) {
 /// top-k masks), so that a wide catalogue's graph costs memory linear in its nodes (1024-row
 /// blocks took 650 MB on 16 k items); over it, from an HNSW index (knn_approximate.h), since
 /// the exact search is quadratic (18 of 22 minutes on 262 k items).
-EdgeList knn_of(const at::Tensor& vectors, const GraphConfig& cfg, const std::string& what) {
+EdgeList knn_of(const at::Tensor& vectors, const GraphConfig& cfg, const std::string& what, Notes& notes) {
   const int64_t n = std::max<int64_t>(1, vectors.size(0));
   if (n > cfg.knn_exact_max) {
-    std::cerr << "note: " << what << ": " << n << " nodes, over graph.knn_exact_max = " << cfg.knn_exact_max
-              << ": its " << cfg.knn_k << "-NN graph comes from an approximate index (HNSW)\n";
+    notes.push_back("note: " + what + ": " + std::to_string(n) +
+                    " nodes, over graph.knn_exact_max = " + std::to_string(cfg.knn_exact_max) + ": its " +
+                    std::to_string(cfg.knn_k) + "-NN graph comes from an approximate index (HNSW)");
     return knn_graph_approximate(vectors, cfg.knn_k);
   }
   return knn_graph(vectors, cfg.knn_k, std::clamp<int64_t>((int64_t{1} << 22) / n, 1, 1024));
 }
 /// Rating rows are sparse: their exact search walks co-ratings only (knn.cpp), linear in
 /// them for sparse data, so it has no approximate road.
-EdgeList knn_of(const SparseRows& rows, const GraphConfig& cfg, const std::string&) {
+EdgeList knn_of(const SparseRows& rows, const GraphConfig& cfg, const std::string&, Notes&) {
   return knn_graph(rows, cfg.knn_k);
 }
 
 template <class Vectors>
-void set_knn(NodeSet& set, const Vectors& vectors, const GraphConfig& cfg, const std::string& what) {
-  set.graph = knn_of(vectors, cfg, what);
+void set_knn(NodeSet& set, const Vectors& vectors, const GraphConfig& cfg, const std::string& what,
+             Notes& notes) {
+  set.graph = knn_of(vectors, cfg, what, notes);
   set.graph.num_nodes = set.count;
   set.graph_origin = GraphOrigin::Knn;
 }
 
-void resolve_side(Dataset& ds, Side side, const std::string& policy, const GraphConfig& cfg) {
+void resolve_side(Dataset& ds, Side side, const std::string& policy, const GraphConfig& cfg, Notes& notes) {
   NodeSet& set = side == Side::User ? ds.users : ds.items;
   const std::string noun = side == Side::User ? "user" : "item";
   const std::string key = "graph." + noun + "_graph";
@@ -118,17 +120,19 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
   if (policy == "auto") {
     if (has_file_graph) return;
     if (by_ratings(cfg)) {  // the user asked for rating-row neighbours: honour it
-      std::cerr << "note: " << name << ": no " << noun << " graph in the file; using a " << cfg.knn_k
-                << "-NN graph of the training " << rows_name(cfg) << " (" << key
-                << "=auto, graph.knn_source=" << cfg.knn_source << ")\n";
-      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg, name + " " + noun + "s");
+      notes.push_back("note: " + name + ": no " + noun + " graph in the file; using a " +
+                      std::to_string(cfg.knn_k) + "-NN graph of the training " + rows_name(cfg) + " (" + key +
+                      "=auto, graph.knn_source=" + cfg.knn_source + ")");
+      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg, name + " " + noun + "s",
+              notes);
     } else if (has_features) {
-      std::cerr << "note: " << name << ": no " << noun << " graph in the file; using a " << cfg.knn_k
-                << "-NN graph of the " << noun << " features (" << key << "=auto)\n";
-      set_knn(set, feature_vectors(set, name), cfg, name + " " + noun + " features");
+      notes.push_back("note: " + name + ": no " + noun + " graph in the file; using a " +
+                      std::to_string(cfg.knn_k) + "-NN graph of the " + noun + " features (" + key +
+                      "=auto)");
+      set_knn(set, feature_vectors(set, name), cfg, name + " " + noun + " features", notes);
     } else {
-      std::cerr << "warning: " << name << ": no " << noun << " graph in the file; using the identity (" << key
-                << "=auto)\n";
+      notes.push_back("warning: " + name + ": no " + noun + " graph in the file; using the identity (" + key +
+                      "=auto)");
       use_identity(set);
     }
   } else if (policy == "file") {
@@ -137,7 +141,8 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
                         " graph in its file; use auto, knn or identity");
   } else if (policy == "knn") {
     if (by_ratings(cfg)) {
-      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg, name + " " + noun + "s");
+      set_knn(set, rating_vectors(ds, side, cfg.knn_source == "interactions"), cfg, name + " " + noun + "s",
+              notes);
     } else if (cfg.knn_source == "features") {
       if (!has_features)
         throw ConfigError(
@@ -145,7 +150,7 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
             " features to compare; set graph.knn_source = ratings to build the k-NN graph from the "
             "training rating vectors, or use " +
             key + " = identity");
-      set_knn(set, feature_vectors(set, name), cfg, name + " " + noun + " features");
+      set_knn(set, feature_vectors(set, name), cfg, name + " " + noun + " features", notes);
     } else {
       throw ConfigError("graph.knn_source = " + cfg.knn_source +
                         ": must be one of features|ratings|interactions");
@@ -165,10 +170,12 @@ void use_identity(NodeSet& side) {
   side.graph_origin = GraphOrigin::Identity;
 }
 
-void resolve_graphs(Dataset& ds, const GraphConfig& cfg) {
+std::vector<std::string> resolve_graphs(Dataset& ds, const GraphConfig& cfg) {
   if (cfg.knn_k < 1) throw ConfigError("graph.knn_k = " + std::to_string(cfg.knn_k) + ": must be >= 1");
-  resolve_side(ds, Side::User, cfg.user_graph, cfg);
-  resolve_side(ds, Side::Item, cfg.item_graph, cfg);
+  Notes notes;
+  resolve_side(ds, Side::User, cfg.user_graph, cfg, notes);
+  resolve_side(ds, Side::Item, cfg.item_graph, cfg, notes);
+  return notes;
 }
 
 int64_t link_new_nodes(Dataset& ds, bool user_side, int64_t first, const GraphConfig& cfg, std::string* how) {

@@ -100,7 +100,7 @@ Dataset model_data(const std::string& model_path, const RunConfig& cfg, std::str
       (cfg.data.source == "synthetic" ? std::string("the synthetic set") : "data.source " + cfg.data.source) +
       " again; files changed since training change the answers (train again to pin them)";
   Dataset ds = load_dataset(cfg.data);
-  graph::resolve_graphs(ds, cfg.graph);
+  graph::resolve_graphs(ds, cfg.graph);  // the graphs as trained: what was substituted was said then
   return ds;
 }
 

@@ -55,7 +55,7 @@ std::shared_ptr<TrainedModel> refit_on_training(const TrainedModel& saved, const
                       "rebuilt here); blend a rating model's directory trained by the trainer, or ease");
   }
   Dataset ds = load_dataset(cfg.data);
-  graph::resolve_graphs(ds, cfg.graph);
+  graph::resolve_graphs(ds, cfg.graph);  // the graphs as the run had them: said when it trained
   if (ds.validation.empty())
     throw DataError(dir + ": its data have no validation split (data.val_fraction = 0): no validation " +
                     "scores to choose the blend's weights on");

@@ -119,12 +119,14 @@ TEST(KnnApproximate, ResolveUsesItOverTheExactLimit) {
   cfg.knn_k = 5;
   Dataset exact = ds, approximate = ds;
   cfg.knn_exact_max = 300;  // at the limit: exact
-  resolve_graphs(exact, cfg);
+  EXPECT_TRUE(resolve_graphs(exact, cfg).empty());
   const EdgeList want = knn_graph(f, 5);
   EXPECT_EQ(exact.items.graph.src, want.src);
   EXPECT_EQ(exact.items.graph.dst, want.dst);
-  cfg.knn_exact_max = 299;  // over it: the index
-  resolve_graphs(approximate, cfg);
+  cfg.knn_exact_max = 299;  // over it: the index, said
+  const std::vector<std::string> notes = resolve_graphs(approximate, cfg);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("300 nodes, over graph.knn_exact_max = 299"), std::string::npos) << notes[0];
   const EdgeList hnsw = knn_graph_approximate(f, 5);
   EXPECT_EQ(approximate.items.graph_origin, GraphOrigin::Knn);
   EXPECT_EQ(approximate.items.graph.src, hnsw.src);

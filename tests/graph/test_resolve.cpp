@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
 
 #include "symgnn/config.h"
 #include "symgnn/error.h"
@@ -70,27 +71,27 @@ TEST(ResolveGraphs, AutoKeepsFileGraphAndWarnsOnIdentity) {
   Dataset ds = small_dataset();
   const EdgeList file_graph = ds.users.graph;
   ::testing::internal::CaptureStderr();
-  resolve_graphs(ds, config("auto", "auto"));
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::vector<std::string> notes = resolve_graphs(ds, config("auto", "auto"));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");  // said to the caller, not printed
   EXPECT_EQ(ds.users.graph_origin, GraphOrigin::File);
   expect_same_graph(ds.users.graph, file_graph);
   EXPECT_EQ(ds.items.graph_origin, GraphOrigin::Identity);
   EXPECT_EQ(ds.items.graph.size(), 0u);
   EXPECT_EQ(ds.items.graph.num_nodes, 5);
-  EXPECT_EQ(err, "warning: tiny: no item graph in the file; using the identity (graph.item_graph=auto)\n");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "warning: tiny: no item graph in the file; using the identity (graph.item_graph=auto)");
 }
 
 TEST(ResolveGraphs, AutoBuildsKnnFromFeaturesWhenNoFileGraph) {
   Dataset ds = small_dataset();
   ds.users.graph = EdgeList{};
   ds.users.graph_origin = GraphOrigin::None;
-  ::testing::internal::CaptureStderr();
-  resolve_graphs(ds, config("auto", "identity"));
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::vector<std::string> notes = resolve_graphs(ds, config("auto", "identity"));
   EXPECT_EQ(ds.users.graph_origin, GraphOrigin::Knn);
   const auto f = torch::tensor(ds.users.features.values).view({6, 2});
   expect_same_graph(ds.users.graph, knn_graph(f, 2));
-  EXPECT_NE(err.find("2-NN graph of the user features"), std::string::npos) << err;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("2-NN graph of the user features"), std::string::npos) << notes[0];
 }
 
 TEST(ResolveGraphs, FilePolicyRequiresAFileGraph) {
@@ -152,14 +153,13 @@ TEST(ResolveGraphs, AutoHonoursRatingRowNeighbours) {
   const EdgeList file_graph = ds.users.graph;
   GraphConfig cfg = config("auto", "auto");
   cfg.knn_source = "ratings";
-  ::testing::internal::CaptureStderr();
-  resolve_graphs(ds, cfg);
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::vector<std::string> notes = resolve_graphs(ds, cfg);
   EXPECT_EQ(ds.users.graph_origin, GraphOrigin::File);
   expect_same_graph(ds.users.graph, file_graph);
   EXPECT_EQ(ds.items.graph_origin, GraphOrigin::Knn);
   expect_same_graph(ds.items.graph, knn_graph(train_matrix(ds).t().contiguous(), 2));
-  EXPECT_NE(err.find("training rating rows"), std::string::npos) << err;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("training rating rows"), std::string::npos) << notes[0];
 }
 
 TEST(ResolveGraphs, IdentityReplacesAFileGraph) {
