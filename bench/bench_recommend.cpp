@@ -37,7 +37,6 @@ void train_model(const std::string& source, const std::string& dir) {
   symgnn::FitOptions opts;
   opts.out_dir = dir;
   opts.overwrite = true;
-  opts.progress = "quiet";
   symgnn::fit(cfg, opts);
 }
 

@@ -63,7 +63,6 @@ int main(int argc, char** argv) {
       if (epochs > 0) cfg.train.epochs = epochs;
       cfg.train.runs = 1;
       FitOptions opts;
-      opts.progress = "quiet";
       const RunMetrics m = fit(cfg, opts).metrics;
       const nlohmann::json& run = m.runs.front().training;
       std::printf("%-10s %8lld %8lld %10.4f %10.1f %10.4f\n", s.name, run.value("epochs_run", 0LL),

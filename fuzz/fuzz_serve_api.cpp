@@ -37,7 +37,6 @@ std::string fit_model(const std::string& kind, const std::string& dir) {
   symgnn::FitOptions fo;
   fo.out_dir = dir;
   fo.overwrite = true;
-  fo.progress = "quiet";
   symgnn::fit(cfg, fo);
   return dir;
 }

@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <string>
 
+#include "symgnn/metrics.h"
 #include "symgnn/model_kinds.h"
+#include "symgnn/objectives.h"
 
 namespace symgnn {
 
@@ -302,13 +304,13 @@ struct TrainConfig {
     v("average_last", average_last, "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean over the last N checkpoints, average_every epochs apart (1: the last epoch only)", range(1, 1000));
     v("average_every", average_every, "epochs between the averaged checkpoints", range(1, 100000));
     v("batch_size", batch_size, "training ratings per optimiser step: an epoch takes ceil(ratings / batch_size) steps over a shuffled order, each on the full graph's representations (0: full batch, one step an epoch; docs/scale.md)", range(0, 1e12));
-    v("objective", objective, "what training minimises: rating (the masked MSE of the training ratings, the paper's); ranking (train.ranking_loss over the training interactions; ratings come from a separate bias head); joint (rating MSE + ranking_weight x ranking loss on the same representations). The kinds' objectives column in symgnn/model_kinds.h lists what each trains for (docs/recommend.md)", one_of("rating|ranking|joint"));
-    v("ranking_loss", ranking_loss, "objective ranking|joint: softmax (each positive against every item, in blocks of users), sampled_softmax (against `negatives` items drawn per step) or bpr (against `negatives` drawn items per positive, pairwise)", one_of("softmax|sampled_softmax|bpr"));
+    v("objective", objective, objective_docs(), one_of(objective_choices()));
+    v("ranking_loss", ranking_loss, ranking_loss_docs(), one_of(ranking_loss_choices()));
     v("ranking_weight", ranking_weight, "objective joint: weight of the ranking loss beside the rating MSE", range(0.0, 1000.0));
     v("negatives", negatives, "ranking_loss sampled_softmax: items drawn uniformly per step, shared by all positives; bpr: drawn items per positive", range(1, 100000));
     v("positive_min", positive_min, "objective ranking|joint: training ratings >= this are the positives (0: every rated pair)", range(0.0, 1e9));
     v("ranking_block", ranking_block, "ranking_loss softmax and ranking metrics: user x item scores held at once (bounds memory; never a dense users x items matrix)", range(1, 1e12));
-    v("select", select, "validation metric that chooses the epoch, stops early (patience) and decays the learning rate: auto (val_rmse for objective rating, else val_ndcg@10), val_rmse or val_mae (lower is better), val_ndcg@10 (higher is better; relevant = validation ratings >= the evaluate threshold, candidates = items not rated in training) (train/epoch_metrics.h)", one_of("auto|val_rmse|val_mae|val_ndcg@10"));
+    v("select", select, select_doc(), one_of(select_choices()));
     v("ranker", ranker, "what recommend and evaluate rank by: none (the model's own scores: its ranking head, or its predicted ratings); ease or itemknn (that closed-form kind, fitted beside the model on the same data into DIR/ranker; predicted ratings still come from the model); popularity (the most rated items); auto (for a model that ranks by its predicted ratings: the best on validation NDCG@10 of ease (where the data have at most 10,000 items and 2^26 user x item pairs), itemknn (sparse, any width) and popularity (any width); else none) (fit/ranker.h, docs/recommend.md)", one_of("none|auto|ease|itemknn|popularity"));
     v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become c + a x model + b x the bias baseline with (c, a >= 0, b >= 0) the least squares of the validation ratings, so the result is never worse than the baseline there (fit/baseline_guard.h); off: the model's predictions as trained", one_of("on|off"));
   }
@@ -317,14 +319,7 @@ struct TrainConfig {
 /// The metric train.select names: auto is val_rmse for objective rating, else val_ndcg@10.
 inline std::string selection_metric(const TrainConfig& t) {
   if (t.select != "auto") return t.select;
-  return t.objective == "rating" ? "val_rmse" : "val_ndcg@10";
-}
-
-/// Whether a larger value of the metric `name` is better (ranking metrics) or worse (errors).
-inline bool higher_is_better(const std::string& name) {
-  for (const char* m : {"ndcg", "precision", "recall", "map@", "hit_rate"})
-    if (name.find(m) != std::string::npos) return true;
-  return false;
+  return objective_ranks(t.objective) ? "val_ndcg@10" : "val_rmse";
 }
 
 /// Everything one run needs. `model` picks the model kind (symgnn/model_kinds.h); only its

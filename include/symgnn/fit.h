@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "symgnn/config.h"
+#include "symgnn/progress.h"
 #include "symgnn/run_metrics.h"
 #include "symgnn/trained_model.h"
 
@@ -33,13 +34,15 @@ struct FitOptions {
   bool overwrite = false;
   /// metrics.json written here too ("" none).
   std::string metrics_out;
-  /// Training progress: auto (a bar on a terminal, else lines), lines or quiet.
-  std::string progress = "auto";
+  /// Called after every epoch of every run, on the training thread (symgnn/progress.h); an
+  /// exception it throws stops the fit. Null: none. The library prints nothing itself.
+  EpochCallback on_epoch;
   /// On the synthetic data, also fit the same model with both graphs replaced by the
   /// identity (metrics "without_graphs"): what the graphs are worth.
   bool compare_without_graphs = false;
-  /// Lines for people as the run goes (the data, a closed-form fit's steps); null: none.
-  std::function<void(const std::string&)> log;
+  /// Lines for people as the run goes (the data and its graphs, what train.auto chose, a
+  /// closed-form fit's steps, each run's summary); null: none.
+  LogCallback log;
 };
 
 struct FitResult {

@@ -21,6 +21,8 @@
 
 namespace symgnn::models {
 
+class ScoreView;  // models/objectives/score_view.h
+
 /// Ratings with more distinct values than this are a continuous target: the per-class
 /// priors (ModelContext::h) bin them into kBinnedPriorClasses classes between quantiles.
 inline constexpr size_t kMaxPriorClasses = 100;
@@ -82,6 +84,11 @@ class RatingModel : public torch::nn::Module {
   /// Extra training loss terms (regularisers) of the last training_loss() call;
   /// undefined tensor when none.
   virtual at::Tensor regularization() { return {}; }
+  /// The ranking scores s(u, i) behind the last training_loss() call, as the ranking
+  /// objectives read them (factors or a dense matrix; models/objectives/score_view.h), their
+  /// gradients reaching the model: what train.objective = ranking | joint trains. An
+  /// undefined view (the default) for a kind that trains for ratings only.
+  virtual ScoreView ranking_scores();
   /// Human-readable name, e.g. "lowrank-G".
   virtual std::string name() const = 0;
 

@@ -26,7 +26,7 @@
   X(lowrank, "lowrank", trained, true, true, "rating|ranking|joint",                                \
     "the low-rank SyMGNN: node representations, prediction by dot product or rating classes "       \
     "(paper, Low-rank Model)")                                                                      \
-  X(base, "base", trained, true, true, "rating",                                                    \
+  X(base, "base", trained, true, true, "rating|ranking|joint",                                      \
     "the base SyMGNN: the 2-D association's four channels fused per pair (paper, Base Model)")      \
   X(sylvester, "sylvester", closed_form, false, false, "rating",                                    \
     "the Sylv. baseline: Eq. 1 solved for ratings and mask, a and lambda chosen on validation "     \

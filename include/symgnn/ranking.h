@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace symgnn::eval {
@@ -44,6 +45,11 @@ struct RankingAtK {
   double precision = 0, recall = 0, ndcg = 0, map = 0, hit_rate = 0;  // means over evaluated users
   double coverage = 0;  // distinct items in the evaluated users' top-k lists / catalogue size
 };
+
+/// The value in `a` of the ranking metric `metric`: a ranking row of SYMGNN_METRICS
+/// (symgnn/metrics.h: precision, recall, ndcg, map, hit_rate, coverage). Throws
+/// std::invalid_argument for another name.
+double metric_value(const RankingAtK& a, const std::string& metric);
 
 struct RankingReport {
   std::vector<RankingAtK> at_k;        // one per requested k, in the order given

@@ -3,8 +3,10 @@
 // (symgnn/fit.h), as the CLI's `train` runs it, so a model directory written from Python is
 // the CLI's; prediction, ranking, similarity and evaluation are symgnn/trained_model.h and
 // symgnn/recommend.h; the parameter table is the config's field list (symgnn/config.h).
-// The GIL is released while C++ works; the progress observer (train/progress.h) takes it
-// back once per epoch to report progress and to check for Ctrl-C.
+// The GIL is released while C++ works; a fit's epoch callback (symgnn/progress.h) takes it
+// back once per epoch to report progress and to check for Ctrl-C. The library prints
+// nothing, so nothing is silenced; fits take turns (fit_mutex), calls on one model take
+// turns (ModelHandle), and everything else runs concurrently.
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -26,9 +28,9 @@
 #include "symgnn/fit.h"
 #include "symgnn/graph.h"
 #include "symgnn/model_kinds.h"
+#include "symgnn/progress.h"
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
-#include "train/progress.h"
 #include "util/checksum.h"
 #include "util/json_text.h"
 
@@ -38,46 +40,23 @@ using namespace symgnn;
 
 namespace {
 
-/// std::cout and std::cerr sent nowhere for the lifetime of the guard (verbose=False).
-class Silence {
- public:
-  explicit Silence(bool on) : on_(on) {
-    if (!on_) return;
-    out_ = std::cout.rdbuf(&null_);
-    err_ = std::cerr.rdbuf(&null_);
-  }
-  ~Silence() {
-    if (!on_) return;
-    std::cout.rdbuf(out_);
-    std::cerr.rdbuf(err_);
-  }
-
- private:
-  struct NullBuffer : std::streambuf {
-    int overflow(int c) override { return c; }
-  };
-  bool on_;
-  NullBuffer null_;
-  std::streambuf* out_ = nullptr;
-  std::streambuf* err_ = nullptr;
-};
-
-/// One C++ call at a time: a fit's progress hook and verbose=False's silencing are
-/// process-wide, and a model swaps its checkpoints' weights in place while predicting.
-/// Taken after the GIL is released (a fit's progress hook takes the GIL back while
-/// holding it), so other Python threads run meanwhile.
-std::mutex& core_mutex() {
+/// Fits take turns: LibTorch's CPU random generator is process-wide, and a fit draws its
+/// seeds' numbers from it (initial weights, dropout masks, sampled negatives), so two fits
+/// at once would interleave their draws and neither would equal the same fit alone.
+/// Everything else (loading, predicting, ranking, evaluating) runs concurrently, one call
+/// at a time per model (ModelHandle). Taken after the GIL is released (a fit's epoch
+/// callback takes the GIL back while holding it), so other Python threads run meanwhile.
+std::mutex& fit_mutex() {
   static std::mutex m;
   return m;
 }
 
-/// The observer for the duration of a call, removed on every exit path.
-class ObserverScope {
- public:
-  explicit ObserverScope(std::function<void(const train::ProgressEvent&)> f) {
-    train::set_progress_observer(std::move(f));
-  }
-  ~ObserverScope() { train::set_progress_observer(nullptr); }
+/// A trained model and the lock of its calls: a model with several saved weight sets swaps
+/// them into one network while it predicts, so calls on one model take turns.
+struct ModelHandle {
+  TrainedModel model;
+  mutable std::mutex busy;
+  explicit ModelHandle(TrainedModel m) : model(std::move(m)) {}
 };
 
 /// One row per config key: what the Python parameters are generated from.
@@ -128,10 +107,10 @@ std::string fit_config(const std::string& config_text, const std::string& out, b
                        py::object on_epoch) {
   RunConfig cfg;
   load_config_text(cfg, config_text, "config");
-  // A borrowed handle: `on_epoch` outlives the call, and the observer is set and reset
-  // without the GIL, so it must own no Python reference.
+  // A borrowed handle: `on_epoch` outlives the call, and the callback is copied and
+  // destroyed without the GIL, so it must own no Python reference.
   const py::handle callback = on_epoch;
-  auto observer = [callback](const train::ProgressEvent& e) {
+  auto report = [callback](const ProgressEvent& e) {
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     if (callback.is_none()) return;
@@ -145,17 +124,17 @@ std::string fit_config(const std::string& config_text, const std::string& out, b
     d["select"] = e.select;
     d["val"] = e.val;
     d["best_val"] = e.best_val;
+    d["seconds"] = e.seconds;
+    d["phase"] = e.phase;
     callback(d);
   };
   py::gil_scoped_release release;
-  std::lock_guard<std::mutex> lock(core_mutex());
-  ObserverScope scope(observer);
-  Silence quiet(!verbose);
+  std::lock_guard<std::mutex> lock(fit_mutex());
   runtime::set_compute_threads(cfg.train.threads);
   FitOptions fo;
   fo.out_dir = out;
   fo.overwrite = overwrite;
-  fo.progress = "quiet";
+  fo.on_epoch = report;
   if (verbose) fo.log = [](const std::string& line) { std::cerr << line << "\n"; };
   const FitResult r = fit(cfg, fo);
   if (verbose)
@@ -195,7 +174,6 @@ py::dict load_dataset_info(const std::vector<std::string>& sets) {
   Dataset ds;
   {
     py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(core_mutex());
     ds = load_dataset(cfg.data);
   }
   auto ratings = [](const RatingList& r) {
@@ -271,7 +249,6 @@ py::tuple sylvester_solve(int64_t n1, std::vector<int64_t> r1, std::vector<int64
   models::sylvester::SolverResult r;
   {
     py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(core_mutex());
     r = models::sylvester::solve(solver, at1, at2, h, opts);
   }
   const at::Tensor x = r.x.to(torch::kCPU, torch::kDouble).contiguous();
@@ -336,49 +313,48 @@ PYBIND11_MODULE(_core, m) {
       py::arg("path"),
       "a file symgnn wrote, checked against its folder's checksums.sha256 (src/util/checksum.h)");
 
-  py::class_<TrainedModel>(m, "TrainedModel")
+  py::class_<ModelHandle>(m, "TrainedModel")
       .def(py::init([](const std::string& path, const std::string& device, const std::string& ratings,
                        const std::string& user_graph, const std::string& item_graph,
                        const std::string& user_features, const std::string& item_features, bool verbose) {
              NewNodes nodes{ratings, user_graph, item_graph, user_features, item_features};
+             (void)verbose;  // loading prints nothing: kept for the callers that pass it
              py::gil_scoped_release release;
-             std::lock_guard<std::mutex> lock(core_mutex());
-             Silence quiet(!verbose);  // the graph notes of loading the data
-             return std::make_unique<TrainedModel>(TrainedModel::load(path, device, nodes));
+             return std::make_unique<ModelHandle>(TrainedModel::load(path, device, nodes));
            }),
            py::arg("path"), py::arg("device") = "cpu", py::arg("new_ratings") = "",
            py::arg("new_user_graph") = "", py::arg("new_item_graph") = "", py::arg("new_user_features") = "",
            py::arg("new_item_features") = "", py::arg("verbose") = true)
-      .def_property_readonly("users", &TrainedModel::users)
-      .def_property_readonly("items", &TrainedModel::items)
-      .def_property_readonly("name", &TrainedModel::name)
-      .def_property_readonly("rating_min", &TrainedModel::rating_min)
-      .def_property_readonly("rating_max", &TrainedModel::rating_max)
-      .def_property_readonly("global_mean", &TrainedModel::global_mean)
+      .def_property_readonly("users", [](const ModelHandle& h) { return h.model.users(); })
+      .def_property_readonly("items", [](const ModelHandle& h) { return h.model.items(); })
+      .def_property_readonly("name", [](const ModelHandle& h) { return h.model.name(); })
+      .def_property_readonly("rating_min", [](const ModelHandle& h) { return h.model.rating_min(); })
+      .def_property_readonly("rating_max", [](const ModelHandle& h) { return h.model.rating_max(); })
+      .def_property_readonly("global_mean", [](const ModelHandle& h) { return h.model.global_mean(); })
       .def("config_text",
-           [](const TrainedModel& t) {
-             RunConfig c = t.config();
+           [](const ModelHandle& h) {
+             RunConfig c = h.model.config();
              return to_text(c);
            })
-      .def("user_ids", [](const TrainedModel& t) { return ids_of(t.dataset().users); })
-      .def("item_ids", [](const TrainedModel& t) { return ids_of(t.dataset().items); })
+      .def("user_ids", [](const ModelHandle& h) { return ids_of(h.model.dataset().users); })
+      .def("item_ids", [](const ModelHandle& h) { return ids_of(h.model.dataset().items); })
       .def("seen_items",
-           [](const TrainedModel& t, int64_t u) { return t.seen_items().at(static_cast<size_t>(u)); })
+           [](const ModelHandle& h, int64_t u) { return h.model.seen_items().at(static_cast<size_t>(u)); })
       .def("predict",
-           [](const TrainedModel& t,
+           [](const ModelHandle& h,
               const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& users,
               const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& items) {
              const std::vector<int64_t> u = as_indices(users), i = as_indices(items);
              std::vector<float> p;
              {
                py::gil_scoped_release release;
-               std::lock_guard<std::mutex> lock(core_mutex());
-               p = t.predict(u, i);
+               std::lock_guard<std::mutex> lock(h.busy);
+               p = h.model.predict(u, i);
              }
              return py::array_t<float>(p.size(), p.data());
            })
       .def("recommend",
-           [](const TrainedModel& t,
+           [](const ModelHandle& h,
               const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& users, int64_t k,
               bool include_seen) {
              const std::vector<int64_t> u = as_indices(users);
@@ -388,49 +364,49 @@ PYBIND11_MODULE(_core, m) {
              std::vector<UserRecommendations> r;
              {
                py::gil_scoped_release release;
-               std::lock_guard<std::mutex> lock(core_mutex());
-               r = recommend(t, u, ro);
+               std::lock_guard<std::mutex> lock(h.busy);
+               r = recommend(h.model, u, ro);
              }
              py::list out;
              for (const auto& x : r) out.append(py::make_tuple(x.user, x.items, x.scores));
              return out;
            })
       .def("evaluate",
-           [](const TrainedModel& t, const std::vector<int64_t>& ks, double relevant_min, bool popularity) {
+           [](const ModelHandle& h, const std::vector<int64_t>& ks, double relevant_min, bool popularity) {
              EvaluateOptions eo;
              eo.ks = ks;
              eo.relevant_min = relevant_min;
              Evaluation ev;
              {
                py::gil_scoped_release release;
-               std::lock_guard<std::mutex> lock(core_mutex());
-               ev = popularity ? evaluate_popularity(t, eo) : evaluate(t, eo);
+               std::lock_guard<std::mutex> lock(h.busy);
+               ev = popularity ? evaluate_popularity(h.model, eo) : evaluate(h.model, eo);
              }
              return json_text(fitting::evaluation_json(ev));
            })
       .def("similar",
-           [](const TrainedModel& t, const std::string& side, int64_t index, int64_t k) {
+           [](const ModelHandle& h, const std::string& side, int64_t index, int64_t k) {
              const NodeSide s = node_side(side);
              std::vector<SimilarNode> near;
              {
                py::gil_scoped_release release;
-               std::lock_guard<std::mutex> lock(core_mutex());
-               near = t.similar(s, index, k);
+               std::lock_guard<std::mutex> lock(h.busy);
+               near = h.model.similar(s, index, k);
              }
              py::list out;
              for (const SimilarNode& n : near) out.append(py::make_tuple(n.index, n.similarity));
              return out;
            })
       .def("similarity_basis",
-           [](const TrainedModel& t, const std::string& side) {
+           [](const ModelHandle& h, const std::string& side) {
              const NodeSide s = node_side(side);
              // The first call computes the representations (a forward pass): no GIL.
              py::gil_scoped_release release;
-             std::lock_guard<std::mutex> lock(core_mutex());
-             return t.similarity_basis(s);
+             std::lock_guard<std::mutex> lock(h.busy);
+             return h.model.similarity_basis(s);
            })
-      .def("new_nodes", [](const TrainedModel& t) {
-        const NewRatingsSummary& s = t.new_ratings();
+      .def("new_nodes", [](const ModelHandle& h) {
+        const NewRatingsSummary& s = h.model.new_ratings();
         py::dict d;
         d["ratings"] = s.ratings;
         d["new_users"] = s.new_users;

@@ -21,7 +21,7 @@ class Progress:
         self.last_epoch = 0
 
     def __call__(self, e):
-        if not self.verbose:
+        if not self.verbose or e.get("phase"):  # the short trials before the run: not drawn
             return
         new_run = e["run"] != self.run
         if new_run or e["epoch"] <= self.last_epoch:

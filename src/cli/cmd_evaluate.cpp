@@ -11,6 +11,8 @@
 #include "infer/unseen_test.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
+#include "symgnn/metrics.h"
+#include "symgnn/ranking.h"
 #include "symgnn/recommend.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
@@ -82,14 +84,20 @@ int run_evaluate(const EvaluateCliOptions& o) {
                                       " ranker fitted beside the model, train.ranker; RMSE and MAE are the "
                                       "model's)\n");
   const auto table = [&](const Evaluation& e) {
-    os << "   k  precision  recall    NDCG     MAP      hit rate  coverage\n";
+    // One column per ranking row of symgnn/metrics.h.
+    char cell[64];
+    os << "   k";
+    for (const MetricRow& m : kMetrics)
+      if (m.needs == MetricNeeds::ranking) std::snprintf(cell, sizeof cell, "  %-9s", m.name), os << cell;
+    os << "\n";
     for (const auto& a : e.ranking.at_k) {
-      char line[160];
-      std::snprintf(line, sizeof line, "%4lld  %-9s  %-8s  %-8s  %-8s  %-8s  %s\n",
-                    static_cast<long long>(a.k), fixed4(a.precision).c_str(), fixed4(a.recall).c_str(),
-                    fixed4(a.ndcg).c_str(), fixed4(a.map).c_str(), fixed4(a.hit_rate).c_str(),
-                    fixed4(a.coverage).c_str());
-      os << line;
+      std::snprintf(cell, sizeof cell, "%4lld", static_cast<long long>(a.k));
+      os << cell;
+      for (const MetricRow& m : kMetrics)
+        if (m.needs == MetricNeeds::ranking)
+          std::snprintf(cell, sizeof cell, "  %-9s", fixed4(eval::metric_value(a, m.name)).c_str()),
+              os << cell;
+      os << "\n";
     }
   };
   table(ev);

@@ -118,6 +118,7 @@ int run_reproduce(const ReproduceOptions& o) {
   r.threads = o.threads;
   r.force = o.force;
   r.dry_run = o.dry_run || o.report_only;
+  r.log = [](const std::string& line) { std::cerr << line << "\n"; };
   check_output_dir(out, "--out");
   fs::create_directories(r.runs_dir);
   // One reproduce per folder: a second one would rerun (and delete) the cells the first is

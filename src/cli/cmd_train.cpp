@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/progress_printer.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/fit.h"
@@ -120,12 +121,12 @@ int run_train(const TrainOptions& o) {
   fo.resume = !o.resume.empty();
   fo.overwrite = o.overwrite;
   fo.metrics_out = o.metrics_out;
-  fo.progress = quiet ? "quiet" : o.progress;
   fo.compare_without_graphs = !o.no_compare;
-  if (!quiet)
-    fo.log = [](const std::string& line) {
-      std::cerr << line << (line.empty() || line.back() != '\n' ? "\n" : "");
-    };
+  if (!quiet) {
+    auto printer = std::make_shared<ProgressPrinter>(o.progress, cfg.train.log_every);
+    fo.on_epoch = [printer](const ProgressEvent& e) { printer->epoch(e); };
+    fo.log = [printer](const std::string& line) { printer->line(line); };
+  }
   const FitResult r = fit(cfg, fo);
   if (rank0)
     for (const std::string& line : r.summary) std::cout << line << "\n";

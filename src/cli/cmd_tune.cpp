@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "symgnn/error.h"
+#include "symgnn/metrics.h"
 #include "tune/report.h"
 #include "tune/search.h"
 #include "tune/space.h"
@@ -35,6 +36,7 @@ int run_tune(TuneOptions o) {
     s.data = fs::canonical(s.data).string();
   }
   s.exe = fs::read_symlink("/proc/self/exe").string();
+  s.log = [](const std::string& line) { std::cerr << line << "\n"; };
   tune::resolve_metric(s);
   std::optional<OutputLock> lock;
   if (!s.dry_run) {
@@ -93,11 +95,12 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--set", s.sets, "override a key of every trial, e.g. --set train.epochs=100 (repeatable)")
       ->type_name("KEY=VALUE");
   cmd->add_option("--metric", s.metric,
-                  "validation metric the trials are judged on: val_rmse or val_mae (lower is better), "
-                  "val_ndcg@10 or its short name ndcg@10 (higher is better; the trials must measure it: "
-                  "train.objective ranking|joint or train.select = val_ndcg@10, or a closed-form ranking "
-                  "kind) (default: the BASE config's train.select)")
-      ->check(CLI::IsMember({"val_rmse", "val_mae", "val_ndcg@10", "ndcg@10"}));
+                  "validation metric the trials are judged on, a row of symgnn/metrics.h on val: val_rmse "
+                  "or val_mae (lower is better), val_ndcg@10, val_recall@10, ... or their short names "
+                  "ndcg@10, ... (higher is better; the trials must measure them: train.objective "
+                  "ranking|joint or train.select on a ranking, or a closed-form ranking kind for "
+                  "val_ndcg@10) (default: the BASE config's train.select)")
+      ->check(CLI::IsMember(tune_metric_choices()));
   cmd->add_option("--runs", s.runs, "seeds per trial; the trial's score is their mean of --metric")
       ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   cmd->add_flag("--dry-run", s.dry_run, "print the trials' commands; run nothing");

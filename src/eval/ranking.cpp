@@ -154,6 +154,17 @@ void RankingAccumulator::merge(const RankingAccumulator& other) {
   users_without_relevant_ += other.users_without_relevant_;
 }
 
+double metric_value(const RankingAtK& a, const std::string& metric) {
+  using Field = double RankingAtK::*;
+  static const std::pair<const char*, Field> fields[] = {
+      {"precision", &RankingAtK::precision}, {"recall", &RankingAtK::recall},
+      {"ndcg", &RankingAtK::ndcg},           {"map", &RankingAtK::map},
+      {"hit_rate", &RankingAtK::hit_rate},   {"coverage", &RankingAtK::coverage}};
+  for (const auto& [name, field] : fields)
+    if (metric == name) return a.*field;
+  throw std::invalid_argument("no ranking metric named '" + metric + "'");
+}
+
 RankingReport RankingAccumulator::report() const {
   RankingReport r;
   r.users_evaluated = users_evaluated_;

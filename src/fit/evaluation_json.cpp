@@ -1,5 +1,7 @@
 #include "fit/evaluation_json.h"
 
+#include "symgnn/metrics.h"
+#include "symgnn/ranking.h"
 #include "util/stats.h"
 
 namespace symgnn::fitting {
@@ -14,15 +16,9 @@ nlohmann::json evaluation_json(const Evaluation& ev) {
   r["users_evaluated"] = ev.ranking.users_evaluated;
   r["users_without_relevant"] = ev.ranking.users_without_relevant;
   r["candidates"] = "all items the user did not rate in training";
-  for (const auto& a : ev.ranking.at_k) {
-    const std::string k = std::to_string(a.k);
-    r["precision@" + k] = a.precision;
-    r["recall@" + k] = a.recall;
-    r["ndcg@" + k] = a.ndcg;
-    r["map@" + k] = a.map;
-    r["hit_rate@" + k] = a.hit_rate;
-    r["coverage@" + k] = a.coverage;
-  }
+  for (const auto& a : ev.ranking.at_k)
+    for (const MetricRow& m : kMetrics)
+      if (m.needs == MetricNeeds::ranking) r[metric_figure("", m, a.k)] = eval::metric_value(a, m.name);
   j["ranking"] = r;
   if (ev.unseen.cold > 0 || ev.unseen.unknown > 0) j["unseen"] = unseen_json(ev.unseen);
   return j;
@@ -61,19 +57,16 @@ nlohmann::json ranking_summary(const std::vector<Evaluation>& runs, const Evalua
   j["relevant_min"] = runs[0].relevant_min;
   j["users_evaluated"] = runs[0].ranking.users_evaluated;
   j["runs"] = runs.size();
-  using Field = double eval::RankingAtK::*;
-  const std::vector<std::pair<const char*, Field>> fields = {
-      {"precision", &eval::RankingAtK::precision}, {"recall", &eval::RankingAtK::recall},
-      {"ndcg", &eval::RankingAtK::ndcg},           {"map", &eval::RankingAtK::map},
-      {"hit_rate", &eval::RankingAtK::hit_rate},   {"coverage", &eval::RankingAtK::coverage}};
   nlohmann::json pop;
-  for (const auto& [name, field] : fields) {
+  for (const MetricRow& row : kMetrics) {
+    if (row.needs != MetricNeeds::ranking) continue;
+    const std::string name = row.name;
     std::vector<double> values;
-    for (const auto& r : runs) values.push_back(r.ranking.at_k[0].*field);
+    for (const auto& r : runs) values.push_back(eval::metric_value(r.ranking.at_k[0], name));
     const MeanStd m = mean_std(values);
     j[name] = m.mean;
-    j[std::string(name) + "_std"] = m.std;
-    if (!popularity.ranking.at_k.empty()) pop[name] = popularity.ranking.at_k[0].*field;
+    j[name + "_std"] = m.std;
+    if (!popularity.ranking.at_k.empty()) pop[name] = eval::metric_value(popularity.ranking.at_k[0], name);
   }
   if (!pop.empty()) j["popularity"] = pop;
   return j;

@@ -1,6 +1,6 @@
 #include "fit/graph_choice.h"
 
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,13 +26,20 @@ RunConfig trial_config(const RunConfig& cfg) {
   return t;
 }
 
-Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds) {
-  train::TrainerOptions opts;
-  opts.progress = "quiet";
+Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallback& on_epoch) {
+  train::TrainerOptions opts;  // no log: the trials' lines are choose_graphs'
+  // Their epochs still reach the caller, marked as the trials': a caller that stops a fit
+  // on an event (Python's Ctrl-C) stops it here too.
+  if (on_epoch)
+    opts.on_epoch = [&on_epoch](const ProgressEvent& e) {
+      ProgressEvent trial = e;
+      trial.phase = "choosing the graphs";
+      on_epoch(trial);
+    };
   const train::SweepResult s = train::train_sweep(trial_cfg, ds, opts);
   Trial t;
   t.epochs = s.runs.empty() ? 0 : s.runs.front().epochs_run;
-  const at::Tensor v = s.val_predictions.to(torch::kDouble).contiguous();
+  const at::Tensor v = s.val_predictions.to(at::kDouble).contiguous();
   const std::vector<double> val(v.data_ptr<double>(), v.data_ptr<double>() + v.numel());
   const BaselineGuard g = fit_baseline_guard(val, ds, trial_cfg.baseline, /*retrained=*/false);
   t.model = g.val_model;
@@ -51,7 +58,8 @@ bool Trial::better_than(const Trial& other) const {
   return model < other.model;
 }
 
-GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say) {
+GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say,
+                          const EpochCallback& on_epoch) {
   GraphChoice choice;
   if (ds.validation.size() < kMinCombinationRatings || cfg.train.epochs < kMinChoiceEpochs) return choice;
   std::vector<std::string> sides;
@@ -66,7 +74,7 @@ GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(
   choice.trial_epochs = trial_cfg.train.epochs;
   say("train.auto: choosing each side's graph on validation: " + std::to_string(sides.size() + 1) +
       " short runs of at most " + std::to_string(choice.trial_epochs) + " epochs (fit/graph_choice.h)");
-  const Trial with_all = run_trial(trial_cfg, ds);
+  const Trial with_all = run_trial(trial_cfg, ds, on_epoch);
   for (const std::string& side : sides) {
     Dataset without = ds;
     NodeSet& set = side == "user" ? without.users : without.items;
@@ -75,7 +83,7 @@ GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(
     t.origin = to_string(set.graph_origin);
     graph::use_identity(set);
     t.with = with_all;
-    t.without = run_trial(trial_cfg, without);
+    t.without = run_trial(trial_cfg, without, on_epoch);
     t.kept = !t.without.better_than(t.with);
     say(describe(t, choice.trial_epochs));
     choice.sides.push_back(t);

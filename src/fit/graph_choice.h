@@ -28,6 +28,7 @@
 
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
+#include "symgnn/progress.h"
 
 namespace symgnn::fitting {
 
@@ -57,10 +58,12 @@ struct GraphChoice {
   std::vector<GraphTrial> sides;  // empty: nothing to choose
 };
 
-/// Chooses as above, editing cfg.graph and ds's graphs. `say` gets a line per side.
-/// Nothing is tried (an empty choice) without validation ratings, without a side to
-/// choose, or for a run of fewer than kMinChoiceEpochs epochs.
-GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say);
+/// Chooses as above, editing cfg.graph and ds's graphs. `say` gets a line per side;
+/// `on_epoch` (where given) each trial's epochs, their phase "choosing the graphs"
+/// (symgnn/progress.h). Nothing is tried (an empty choice) without validation ratings,
+/// without a side to choose, or for a run of fewer than kMinChoiceEpochs epochs.
+GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say,
+                          const EpochCallback& on_epoch = nullptr);
 
 /// "train.auto: the user graph (file) kept: short runs of 100 epochs validate 0.8554 with
 /// it, 0.8563 without (the model alone 0.9131, 0.9453)"

@@ -6,7 +6,7 @@
 /// self-loops once and counted once in D); At is an n x n float32 SparseMatrix with the
 /// same pattern. At_ij = A_ij / sqrt(d_i d_j), so At stays symmetric and its spectrum lies
 /// in [-1, 1]. Nodes of degree 0 keep a zero row and column (D^-1/2 taken as 0 there).
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,9 +48,9 @@ SparseMatrix normalized_adjacency(const NodeSet& side) {
     values[e] = static_cast<float>(g.weight[e] * inv_sqrt[static_cast<size_t>(g.src[e])] *
                                    inv_sqrt[static_cast<size_t>(g.dst[e])]);
   const auto len = static_cast<int64_t>(m);
-  auto src = torch::empty({len}, torch::kLong);
-  auto dst = torch::empty({len}, torch::kLong);
-  auto val = torch::empty({len}, torch::kFloat);
+  auto src = at::empty({len}, at::kLong);
+  auto dst = at::empty({len}, at::kLong);
+  auto val = at::empty({len}, at::kFloat);
   std::copy(g.src.begin(), g.src.end(), src.data_ptr<int64_t>());
   std::copy(g.dst.begin(), g.dst.end(), dst.data_ptr<int64_t>());
   std::copy(values.begin(), values.end(), val.data_ptr<float>());

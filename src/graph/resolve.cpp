@@ -6,7 +6,7 @@
 /// so validation and test ratings never shape the graph); user vectors are the rows of H
 /// (n1 x n2), item vectors its columns (n2 x n1). H is kept sparse (CSR of the side's rows,
 /// O(nnz) memory) and the k-NN graph is computed over its nonzeros (knn.cpp).
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include <algorithm>
 #include <string>
@@ -65,7 +65,7 @@ at::Tensor feature_vectors(const NodeSet& set, const std::string& where) {
     throw DataError(where + ": side features have " + std::to_string(f.rows) + " rows x " +
                     std::to_string(f.cols) + " columns (" + std::to_string(f.values.size()) +
                     " values) for " + std::to_string(set.count) + " nodes");
-  auto x = torch::empty({f.rows, f.cols}, torch::kFloat);
+  auto x = at::empty({f.rows, f.cols}, at::kFloat);
   std::copy(f.values.begin(), f.values.end(), x.data_ptr<float>());
   return x;
 }

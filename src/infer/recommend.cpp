@@ -1,7 +1,7 @@
 #include "symgnn/recommend.h"
 
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -179,7 +179,7 @@ Evaluation evaluate_popularity(const TrainedModel& model, const EvaluateOptions&
   parts.ctx.global_mean = model.global_mean();
   parts.ctx.rating_min = model.rating_min();
   parts.ctx.rating_max = model.rating_max();
-  parts.ctx.train_values = torch::zeros({0});
+  parts.ctx.train_values = at::zeros({0});
   auto popularity = std::make_shared<models::PopularityModel>(parts.ctx);
   popularity->count({&parts.ds.train, &parts.ds.validation});
   parts.members = {popularity};

@@ -6,6 +6,7 @@
 
 #include "models/baseline/offset_model.h"
 #include "models/layers/activation.h"
+#include "models/objectives/score_view.h"
 
 namespace symgnn::models {
 namespace {
@@ -25,7 +26,8 @@ LowRankConfig encoder_config(const BaseConfig& cfg) {
 
 }  // namespace
 
-BaseModel::BaseModel(const BaseConfig& cfg, const ModelContext& ctx) : cfg_(cfg), n1_(ctx.n1), n2_(ctx.n2) {
+BaseModel::BaseModel(const BaseConfig& cfg, const ModelContext& ctx, const Objective& objective)
+    : cfg_(cfg), n1_(ctx.n1), n2_(ctx.n2), rates_(objective.rates()), ranks_(objective.ranks()) {
   TORCH_CHECK(cfg.variant == "full" || cfg.variant == "G" || cfg.variant == "A",
               "BaseModel: unknown variant '", cfg.variant, "'");
   const int64_t d = cfg.hidden;
@@ -59,12 +61,14 @@ BaseModel::BaseModel(const BaseConfig& cfg, const ModelContext& ctx) : cfg_(cfg)
   }
   w_fuse_ =
       register_parameter("w_fuse", torch::full({ctx.n1, channels_, 1}, 1.0 / static_cast<double>(channels_)));
-  if (cfg.biases) {
+  if (cfg.biases || !rates_) {  // objective = ranking: the ratings' head of biases
     b1_ = register_parameter("b1", torch::zeros({ctx.n1}));
     b2_ = register_parameter("b2", torch::zeros({ctx.n2}));
     mean_ = ctx.global_mean;
     std_ = ctx.rating_std > 0 ? ctx.rating_std : 1.0;
   }
+  // objective = joint: the ranking scores are exp(t) X, t learned (as the low-rank model's).
+  if (rates_ && ranks_) rank_log_scale_ = register_parameter("rank_log_scale", torch::zeros({}));
   if (ctx.train_values.defined()) to(ctx.train_values.device());
 }
 
@@ -123,17 +127,42 @@ at::Tensor BaseModel::association() {
 
 at::Tensor BaseModel::forward(const at::Tensor& users, const at::Tensor& items) {
   TORCH_CHECK(users.dim() == 1 && users.sizes() == items.sizes(), "BaseModel: users and items must be [K]");
-  const at::Tensor x = association();                                   // n1 x n2
+  // objective = ranking: ratings from the head of biases; X only for the ranking loss.
+  const auto bias_head = [&] {
+    return (b1_.index_select(0, users) + b2_.index_select(0, items)) * std_ + mean_;
+  };
+  if (!rates_ && !is_training()) return bias_head();
+  const at::Tensor x = association();  // n1 x n2
+  if (is_training() && ranks_) last_x_ = x;
+  if (!rates_) return bias_head();
   at::Tensor r = x.reshape({-1}).index_select(0, users * n2_ + items);  // [K]
   if (!cfg_.biases) return r;
   r = r + b1_.index_select(0, users) + b2_.index_select(0, items);
   return r * std_ + mean_;
 }
 
+ScoreView BaseModel::ranking_scores() {
+  if (!last_x_.defined()) return {};
+  return ScoreView::matrix(rank_log_scale_.defined() ? last_x_ * rank_log_scale_.exp() : last_x_);
+}
+
+at::Tensor BaseModel::score_items(const at::Tensor& users, int64_t n2) {
+  if (!ranks_) return rating_items(users, n2);
+  torch::NoGradGuard no_grad;
+  if (is_training()) return association().index_select(0, users);
+  if (!scored_x_.defined()) scored_x_ = association();  // kept until the mode changes
+  return scored_x_.index_select(0, users);
+}
+
+void BaseModel::train(bool on) {
+  scored_x_ = last_x_ = at::Tensor();
+  RatingModel::train(on);
+}
+
 /// The `base` row of symgnn/model_kinds.h (models/registry.cpp).
 std::shared_ptr<RatingModel> make_base_model(const RunConfig& cfg, const ModelContext& ctx) {
   const auto make = [&](const ModelContext& c) -> std::shared_ptr<RatingModel> {
-    return std::make_shared<BaseModel>(cfg.base, c);
+    return std::make_shared<BaseModel>(cfg.base, c, Objective(cfg.train));
   };
   if (cfg.base.offset == "baseline") return std::make_shared<OffsetModel>(cfg.baseline, ctx, make);
   return make(ctx);

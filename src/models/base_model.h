@@ -47,15 +47,27 @@
 #include "models/layers/base_channels.h"
 #include "models/layers/mlp.h"
 #include "models/layers/prior_encoder.h"
+#include "models/objectives/objective.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
 
 class BaseModel : public RatingModel {
  public:
-  BaseModel(const BaseConfig& cfg, const ModelContext& ctx);
+  /// `objective` (train.objective, models/objectives/objective.h) decides the heads: for
+  /// rating and joint the ratings are X as above; for ranking X serves the ranking scores
+  /// alone and the ratings come from a head of biases (mean + std (b1_i + b2_j)).
+  BaseModel(const BaseConfig& cfg, const ModelContext& ctx, const Objective& objective = Objective());
 
   at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
+  /// The association X of the last training forward (times a learned exp(t) for objective
+  /// joint), as a dense score matrix.
+  ScoreView ranking_scores() override;
+  /// For an objective that ranks, rows of X (computed once per evaluation); else the
+  /// predicted ratings.
+  at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
+  bool ranks_by_rating() const override { return !ranks_; }
+  void train(bool on = true) override;
   std::string name() const override { return "base-" + cfg_.variant; }
 
   /// The factor pairs (L_c, R_c) of every product, in channel order, and for each the
@@ -79,7 +91,11 @@ class BaseModel : public RatingModel {
   PriorChannel prior_{nullptr};
   CrossChannel cross_{nullptr};
   at::Tensor w_fuse_;
-  at::Tensor b1_, b2_;  // defined only with cfg.biases
+  bool rates_ = true, ranks_ = false;  // train.objective's heads
+  at::Tensor b1_, b2_;                 // with cfg.biases, or the ratings' head for objective ranking
+  at::Tensor rank_log_scale_;          // objective = joint: t of the ranking scores exp(t) X
+  at::Tensor last_x_;                  // X of the last training forward (ranking_scores)
+  at::Tensor scored_x_;                // X kept for score_items between calls in eval mode
   double mean_ = 0.0, std_ = 1.0;
 };
 

@@ -9,7 +9,7 @@
 #include "models/baseline/offset_model.h"
 #include "models/kernels/dot_mse.h"
 #include "models/kernels/pair_bilinear.h"
-#include "models/ranking/ranking_loss.h"
+#include "models/objectives/score_view.h"
 
 namespace symgnn::models {
 
@@ -215,7 +215,7 @@ at::Tensor LowRankModel::score_items(const at::Tensor& block, int64_t n2) {
   if (!obj_.ranks()) return rating_items(block, n2);
   torch::NoGradGuard no_grad;
   const auto [u1, u2] = scored_embeddings();
-  return torch::mm(u1.index_select(0, block), u2.t());  // s(u, i) = <U1_u, U2_i>, ranking_loss.h
+  return torch::mm(u1.index_select(0, block), u2.t());  // s(u, i) = <U1_u, U2_i>, ranking_scores()
 }
 
 bool LowRankModel::ranks_by_rating() const {
@@ -241,15 +241,19 @@ at::Tensor LowRankModel::training_loss(const at::Tensor& users, const at::Tensor
   auto [u1, u2] = embeddings();
   last_u1_ = u1;
   last_u2_ = u2;
-  if (!obj_.ranks()) return rating_loss(u1, u2, users, items, target, pred);
-  const at::Tensor rank = ranking_loss(rank_log_scale_.defined() ? u1 * rank_log_scale_.exp() : u1, u2, users,
-                                       items, target, obj_);
-  if (!obj_.rates()) {  // objective = ranking: the bias head learns the ratings on its own
-    const at::Tensor p = bias_rating(users, items);
-    if (pred) *pred = p.detach();
-    return rank + torch::mse_loss(p, target);
-  }
-  return rating_loss(u1, u2, users, items, target, pred) + obj_.weight * rank;
+  if (obj_.rates()) return rating_loss(u1, u2, users, items, target, pred);
+  // objective = ranking: the head of biases learns the ratings on its own (the ranking loss
+  // over ranking_scores() is the objective's, models/objectives/objective.h).
+  const at::Tensor p = bias_rating(users, items);
+  if (pred) *pred = p.detach();
+  return torch::mse_loss(p, target);
+}
+
+ScoreView LowRankModel::ranking_scores() {
+  if (!last_u1_.defined()) return {};
+  // objective = joint: exp(t) <U1_u, U2_i>, t learned.
+  return ScoreView::factors(rank_log_scale_.defined() ? last_u1_ * rank_log_scale_.exp() : last_u1_,
+                            last_u2_);
 }
 
 at::Tensor LowRankModel::rating_loss(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,

@@ -40,23 +40,28 @@
 #include "models/layers/prior_aggregation.h"
 #include "models/layers/prior_encoder.h"
 #include "models/layers/within_attention.h"
-#include "models/ranking/ranking_loss.h"
+#include "models/objectives/objective.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
 
 class LowRankModel : public RatingModel {
  public:
-  /// `objective` (train.objective, ranking_loss.h): rating trains the decoder as below;
-  /// ranking trains the representations for s(u, i) = <U1_u, U2_i> alone and the ratings
-  /// with a head of biases (mean + std (b1_i + b2_j)); joint trains both on the same
-  /// representations (rating loss + ranking_weight x ranking loss).
+  /// `objective` (train.objective, models/objectives/objective.h) decides the heads: for
+  /// rating and joint, training_loss() is the decoder's loss as below; for ranking, the
+  /// representations serve the ranking scores alone and the ratings come from a head of
+  /// biases (mean + std (b1_i + b2_j)), which training_loss() then fits. The ranking loss
+  /// itself is the objective's, over ranking_scores(): s(u, i) = <U1_u, U2_i> (times a
+  /// learned exp(t) for joint).
   LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx, const Objective& objective = Objective());
 
   at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
   at::Tensor training_loss(const at::Tensor& users, const at::Tensor& items, const at::Tensor& target,
                            at::Tensor* pred) override;
   at::Tensor regularization() override;
+  /// The ranking scores of the last training_loss() call: factors (U1, U2), U1 scaled by
+  /// exp(t) for objective joint.
+  ScoreView ranking_scores() override;
   std::string name() const override { return "lowrank-" + cfg_.variant; }
 
   /// The final representations (U1 n1 x d, U2 n2 x d) of all nodes.

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "models/closed_form_predictions.h"
+#include "models/objectives/score_view.h"
 #include "symgnn/error.h"
 #include "symgnn/model.h"
 
@@ -14,6 +15,10 @@ at::Tensor RatingModel::training_loss(const at::Tensor& users, const at::Tensor&
   at::Tensor p = forward(users, items);
   if (pred) *pred = p;
   return torch::mse_loss(p, target);
+}
+
+ScoreView RatingModel::ranking_scores() {
+  return {};
 }
 
 ClosedFormFit RatingModel::fit(const Dataset&, const at::Device&,

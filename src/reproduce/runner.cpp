@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -40,9 +39,9 @@ std::string summary_of(const std::string& runs_dir, const std::string& name) {
   return s;
 }
 
-std::string log_tail(const std::string& path, int lines) {
-  std::string out;
-  for (const auto& l : tail_lines(path, static_cast<size_t>(lines))) out += "      | " + l + "\n";
+std::vector<std::string> log_tail(const std::string& path, int lines) {
+  std::vector<std::string> out;
+  for (const auto& l : tail_lines(path, static_cast<size_t>(lines))) out.push_back("      | " + l);
   return out;
 }
 
@@ -68,14 +67,18 @@ std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& o) {
   const int jobs = std::max(1, o.jobs);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = o.threads > 0 ? o.threads : std::max(1, cores / jobs);
-  std::cerr << "reproduce: " << plan.cells.size() << " cells, " << plan.cells.size() - todo.size()
-            << " cached, " << todo.size() << " to run (estimated " << duration(todo_estimate / jobs) << " at "
-            << jobs << " job(s) x " << threads << " thread(s))\n";
+  const auto say = [&](const std::string& line) {
+    if (o.log) o.log(line);
+  };
+  say("reproduce: " + std::to_string(plan.cells.size()) + " cells, " +
+      std::to_string(plan.cells.size() - todo.size()) + " cached, " + std::to_string(todo.size()) +
+      " to run (estimated " + duration(todo_estimate / jobs) + " at " + std::to_string(jobs) + " job(s) x " +
+      std::to_string(threads) + " thread(s))");
   if (o.dry_run) {
     for (size_t i : todo) {
-      std::cerr << "  " << o.exe << " train";
-      for (const auto& a : plan.cells[i].args) std::cerr << " " << a;
-      std::cerr << "\n";
+      std::string line = "  " + o.exe + " train";
+      for (const auto& a : plan.cells[i].args) line += " " + a;
+      say(line);
     }
     return out;
   }
@@ -91,7 +94,7 @@ std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& o) {
     fs::create_directories(dir);
     write_text_atomic(dir + "/spec.txt", cell_spec(c));
     pool.start(i, child_train_argv(o.exe, c.args, dir, threads), dir + "/log.txt");
-    std::cerr << "  start " << c.name << " (estimate " << duration(c.estimate_seconds) << ")\n";
+    say("  start " + c.name + " (estimate " + duration(c.estimate_seconds) + ")");
   };
   while (finished < todo.size()) {
     while (pool.running() < size_t(jobs) && next < todo.size()) launch(todo[next++]);
@@ -114,10 +117,13 @@ std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& o) {
     constexpr double kPriorSeconds = 600;
     const double scale = (done_actual + kPriorSeconds) / (done_estimate + kPriorSeconds);
     const double eta = std::max(0.0, remaining) * scale / jobs;
-    std::cerr << "[" << finished << "/" << todo.size() << "] " << c.name << ": "
-              << (ok ? summary_of(o.runs_dir, c.name) : "FAILED") << " (" << duration(secs) << ") | elapsed "
-              << duration(elapsed) << ", ETA " << duration(eta) << "\n";
-    if (!ok) std::cerr << "      log " << out[i].log << ":\n" << log_tail(out[i].log, 5);
+    say("[" + std::to_string(finished) + "/" + std::to_string(todo.size()) + "] " + c.name + ": " +
+        (ok ? summary_of(o.runs_dir, c.name) : std::string("FAILED")) + " (" + duration(secs) +
+        ") | elapsed " + duration(elapsed) + ", ETA " + duration(eta));
+    if (!ok) {
+      say("      log " + out[i].log + ":");
+      for (const std::string& l : log_tail(out[i].log, 5)) say(l);
+    }
   }
   return out;
 }

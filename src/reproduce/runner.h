@@ -4,6 +4,7 @@
 // where it stopped and a finished one only regenerates the report.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct RunnerOptions {
   int threads = 0;       // --threads of each cell (0: cores / jobs)
   bool force = false;    // run every cell again
   bool dry_run = false;  // print the commands only
+  /// Lines for people as the sweep goes (each cell's start and result); null: none.
+  std::function<void(const std::string&)> log;
 };
 
 struct CellOutcome {
@@ -30,7 +33,7 @@ struct CellOutcome {
 /// The text a finished cell's spec.txt must equal for it to be reused.
 std::string cell_spec(const Cell& c);
 
-/// Runs the plan with a progress line per cell (done / total, elapsed, ETA) on stderr.
+/// Runs the plan with a progress line per cell (done / total, elapsed, ETA) to o.log.
 /// Failed cells are reported (with the tail of their log) and skipped; the sweep goes on.
 std::vector<CellOutcome> run_plan(const Plan& plan, const RunnerOptions& opts);
 

@@ -1,8 +1,9 @@
 // The metrics the trainer records for each evaluated epoch, by name: what history.csv's
 // columns, a checkpoint's history, train.select and metrics.json name. train_rmse comes
-// from the epoch's training step; the others from one forward pass over the validation and
-// test pairs, with predictions clipped to the rating range (NaN where a split is empty or
-// the epoch is not evaluated).
+// from the epoch's training step; the rows of symgnn/metrics.h on validation and test from
+// one forward pass over their pairs (predictions clipped to the rating range), the rankings
+// at 10 where the run measures them (a ranking objective, or train.select on one); NaN where
+// a split is empty or the epoch is not evaluated.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -13,7 +14,7 @@
 
 namespace symgnn::train {
 
-/// Every epoch metric, in the order of history.csv's columns.
+/// Every epoch metric: train_rmse, then each row of SYMGNN_METRICS on val and test.
 const std::vector<std::string>& epoch_metric_names();
 
 /// Metric name -> value; absent names read as NaN (metric_of).

@@ -1,6 +1,6 @@
 #include "train/minibatch.h"
 
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include <limits>
 
@@ -34,11 +34,11 @@ void shuffle(T* p, int64_t n, uint64_t seed) {
 
 at::Tensor epoch_permutation(int64_t n, uint64_t seed) {
   if (n <= std::numeric_limits<int32_t>::max()) {
-    at::Tensor t = torch::empty({n}, torch::kInt32);
+    at::Tensor t = at::empty({n}, at::kInt);
     shuffle(t.data_ptr<int32_t>(), n, seed);
     return t;
   }
-  at::Tensor t = torch::empty({n}, torch::kInt64);
+  at::Tensor t = at::empty({n}, at::kLong);
   shuffle(t.data_ptr<int64_t>(), n, seed);
   return t;
 }
@@ -53,9 +53,9 @@ int64_t EpochBatches::size(int64_t b) const {
 }
 
 at::Tensor EpochBatches::shard_positions(int64_t b) const {
-  if (count_ <= 1) return torch::arange(end_ - begin_, torch::kInt64);
+  if (count_ <= 1) return at::arange(end_ - begin_, at::kLong);
   const int64_t lo = b * n_ / count_;
-  at::Tensor pos = order_.narrow(0, lo, size(b)).to(torch::kInt64);
+  at::Tensor pos = order_.narrow(0, lo, size(b)).to(at::kLong);
   if (begin_ == 0 && end_ == n_) return pos;
   return pos.masked_select(pos.ge(begin_).logical_and_(pos.lt(end_))).sub_(begin_);
 }

@@ -12,10 +12,12 @@
 #include <tuple>
 
 #include "data/dataset_snapshot.h"
-#include "models/ranking/ranking_loss.h"
+#include "models/objectives/objective.h"
 #include "models/ranking/ranking_probe.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
+#include "symgnn/metrics.h"
+#include "symgnn/ranking.h"
 #include "train/checkpoint.h"
 #include "train/distributed.h"
 #include "train/memory.h"
@@ -77,7 +79,8 @@ void set_lr(torch::optim::AdamW& opt, double lr) {
 void write_history_csv(const std::string& path, const std::vector<EpochRecord>& h) {
   static const std::vector<std::string> first = {"train_rmse", "val_rmse", "test_rmse"};
   const auto measured = [&](const std::string& name) {
-    if (name.find("ndcg") == std::string::npos) return true;
+    const MetricName m = parse_metric_name(name);
+    if (!m.row || m.row->needs != MetricNeeds::ranking) return true;
     for (const auto& r : h)
       if (r.metrics.count(name)) return true;
     return false;
@@ -261,8 +264,10 @@ class RunTrainer {
   // minimises sign_ x metric.
   const std::string select_;
   const double sign_;
+  const models::Objective objective_;  // what each step minimises (models/objectives/objective.h)
   // Ranking metrics each evaluated epoch (a ranking objective, or selection on NDCG):
-  // val_ndcg@10 and test_ndcg@10 under evaluate's protocol (models/ranking/ranking_probe.h).
+  // every ranking row of symgnn/metrics.h at 10 on validation and test, under evaluate's
+  // protocol (models/ranking/ranking_probe.h).
   const bool ranks_;
   models::RankingProbe val_probe_, test_probe_;
   const EpochMemoryProbe memory_;
@@ -294,15 +299,16 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
       has_val_(eval_.n_val > 0),
       select_(selection_metric(tc_)),
       sign_(higher_is_better(select_) ? -1.0 : 1.0),
-      ranks_(models::Objective(tc_).ranks() || select_ == "val_ndcg@10"),
+      objective_(tc_),
+      ranks_(objective_.ranks() || parse_metric_name(select_).row->needs == MetricNeeds::ranking),
       memory_(device_) {
   if (ranks_) {
     val_probe_ = models::validation_probe(ds, tc_.ranking_block, device_);
     test_probe_ = models::test_probe(ds, tc_.ranking_block, device_);
-    if (has_val_ && select_ == "val_ndcg@10" && val_probe_.empty())
-      throw ConfigError("train.select = val_ndcg@10: no validation rating is >= " +
+    if (has_val_ && parse_metric_name(select_).row->needs == MetricNeeds::ranking && val_probe_.empty())
+      throw ConfigError("train.select = " + select_ + ": no validation rating is >= " +
                         fixed(eval::default_relevant_min(ds.rating_min, ds.rating_max), 2) +
-                        " (relevant), so there is no NDCG to select on; use train.select = val_rmse or a "
+                        " (relevant), so there is no ranking to select on; use train.select = val_rmse or a "
                         "larger data.val_fraction");
   }
   // Same seeds give the same initial weights everywhere; rank 0's make sure of it.
@@ -400,7 +406,7 @@ std::pair<double, double> RunTrainer::descend(const at::Tensor& positions, doubl
   }
   opt_.zero_grad();
   at::Tensor pred;
-  at::Tensor loss = model_->training_loss(users, items, values, &pred);
+  at::Tensor loss = models::objective_loss(*model_, objective_, users, items, values, &pred);
   at::Tensor reg = model_->regularization();
   at::Tensor total = reg.defined() ? loss + reg : loss;
   total.backward();
@@ -443,8 +449,15 @@ Scores RunTrainer::evaluate() {
              ctx_.rating_max);
   if (ranks_) {
     const auto score = [&](const at::Tensor& users) { return model_->score_items(users, ctx_.n2); };
-    if (!val_probe_.empty()) s.metrics["val_ndcg@10"] = val_probe_.measure(score).ndcg;
-    if (!test_probe_.empty()) s.metrics["test_ndcg@10"] = test_probe_.measure(score).ndcg;
+    // Every ranking row of symgnn/metrics.h at 10, from one ranking per split.
+    for (const auto& [split, probe] :
+         {std::pair<const char*, const models::RankingProbe*>{"val", &val_probe_}, {"test", &test_probe_}}) {
+      if (probe->empty()) continue;
+      const eval::RankingAtK at = probe->measure(score);
+      for (const MetricRow& m : kMetrics)
+        if (m.needs == MetricNeeds::ranking)
+          s.metrics[metric_figure(split, m, at.k)] = eval::metric_value(at, m.name);
+    }
   }
   return s;
 }
@@ -647,7 +660,7 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   const models::ModelContext ctx = models::make_context(ds).to(device);
   runtime::release_freed_memory();  // the context's temporaries (sorts of the rating classes)
   runtime::keep_large_blocks_in_heap();
-  Progress progress(opts.progress, cfg.train.log_every, selection_metric(cfg.train));
+  Progress progress(opts.on_epoch, opts.log, selection_metric(cfg.train));
   SweepResult s;
   for (int64_t r = 0; r < cfg.train.runs; ++r) s.runs.push_back(train_run(cfg, ds, ctx, r, opts, progress));
   s.model_name = s.runs.front().model_name;

@@ -65,9 +65,10 @@ struct SweepResult {
 class ProcessGroup;  // train/distributed.h
 
 struct TrainerOptions {
-  std::string out_dir;            // checkpoints, per-epoch CSVs and the final model; "" = none
-  bool resume = false;            // continue from the checkpoints in out_dir
-  std::string progress = "auto";  // auto | lines | quiet
+  std::string out_dir;     // checkpoints, per-epoch CSVs and the final model; "" = none
+  bool resume = false;     // continue from the checkpoints in out_dir
+  EpochCallback on_epoch;  // after every epoch of every run (symgnn/progress.h); null: none
+  LogCallback log;         // lines for people: each run's summary, a resumption, a retrain
   /// Testing hook: stop (as if interrupted) after this many epochs of a run; 0 = never.
   int64_t interrupt_after = 0;
   /// Builds the model of a run; empty means models::make_model (tests inject small ones).

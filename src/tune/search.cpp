@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -15,6 +14,7 @@
 
 #include "symgnn/config.h"
 #include "symgnn/error.h"
+#include "symgnn/metrics.h"
 #include "symgnn/run_metrics.h"
 #include "tune/report.h"
 #include "util/atomic_file.h"
@@ -135,10 +135,13 @@ void resolve_metric(SearchOptions& o) {
     for (const auto& s : o.sets) apply_override(cfg, s);
     o.metric = selection_metric(cfg.train);
   }
-  if (o.metric == "ndcg@10") o.metric = "val_ndcg@10";  // the validation figure is the only one tune reads
-  if (o.metric.rfind("val_", 0) != 0)
+  // A short name ("ndcg@10") is its validation figure: the only one tune reads.
+  const MetricName m = parse_metric_name(o.metric);
+  if (m.row && m.split.empty()) o.metric = "val_" + o.metric;
+  if (!m.row || (m.split != "val" && !m.split.empty()))
     throw UsageError("--metric " + o.metric +
-                     ": tune judges trials on validation metrics only (val_rmse, val_mae, val_ndcg@10)");
+                     ": tune judges trials on the validation figures of symgnn/metrics.h only (val_rmse, "
+                     "val_mae, val_ndcg@10, ...)");
 }
 
 std::vector<Trial> run_search(const Space& space, const SearchOptions& options) {
@@ -177,20 +180,24 @@ std::vector<Trial> run_search(const Space& space, const SearchOptions& options) 
       Trial t = make(n);
       cached += reuse(t);
     }
-  std::cerr << "tune: " << space.params.size() << " key(s) from " << space.file << ", seed " << o.seed << ", "
-            << (o.budget > 0 ? std::to_string(o.budget) + " trial(s)" : std::string("trials"))
-            << (o.minutes > 0 ? " for at most " + duration(o.minutes * 60) : std::string()) << " (" << cached
-            << " already done in " << trials_dir << "), " << jobs << " job(s) x " << threads
-            << " thread(s)\n";
+  const auto say = [&](const std::string& line) {
+    if (o.log) o.log(line);
+  };
+  say("tune: " + std::to_string(space.params.size()) + " key(s) from " + space.file + ", seed " +
+      std::to_string(o.seed) + ", " +
+      (o.budget > 0 ? std::to_string(o.budget) + " trial(s)" : std::string("trials")) +
+      (o.minutes > 0 ? " for at most " + duration(o.minutes * 60) : std::string()) + " (" +
+      std::to_string(cached) + " already done in " + trials_dir + "), " + std::to_string(jobs) +
+      " job(s) x " + std::to_string(threads) + " thread(s)");
   if (o.dry_run) {
     const int64_t shown = o.budget > 0 ? o.budget : 10;
     for (int64_t n = 1; n <= shown; ++n) {
       Trial t = make(n);
-      std::cerr << "  " << t.name << (reuse(t) ? " (done)" : "") << ": " << o.exe << " train";
-      for (const auto& a : trial_args(o, t.values)) std::cerr << " " << a;
-      std::cerr << "\n";
+      std::string line = "  " + t.name + (reuse(t) ? " (done)" : "") + ": " + o.exe + " train";
+      for (const auto& a : trial_args(o, t.values)) line += " " + a;
+      say(line);
     }
-    if (o.budget <= 0) std::cerr << "  ... and more until " << duration(o.minutes * 60) << " have passed\n";
+    if (o.budget <= 0) say("  ... and more until " + duration(o.minutes * 60) + " have passed");
     return {};
   }
 
@@ -235,7 +242,7 @@ std::vector<Trial> run_search(const Space& space, const SearchOptions& options) 
       fs::create_directories(dir);
       write_text_atomic(dir + "/spec.txt", trial_spec(o, t.values));
       pool.start(static_cast<size_t>(t.number), argv_of(t), dir + "/log.txt");
-      std::cerr << "  start " << t.name << ": " << values_text(t.values) << "\n";
+      say("  start " + t.name + ": " + values_text(t.values));
       running[static_cast<size_t>(t.number)] = std::move(t);
     }
   };
@@ -277,16 +284,16 @@ std::vector<Trial> run_search(const Space& space, const SearchOptions& options) 
                      : 1e300;
     if (o.minutes > 0)  // trials running at the deadline still finish
       eta = std::min(eta, std::max(0.0, o.minutes * 60 - elapsed) + (pool.running() > 0 ? per_trial : 0.0));
-    std::cerr << "[" << done.size() << "/" << (o.budget > 0 ? std::to_string(o.budget) : std::string("?"))
-              << "] " << t.name << ": "
-              << (why.empty() ? o.metric + " " + fixed(t.score, 4) +
-                                    (t.score_std > 0 ? " +- " + fixed(t.score_std, 4) : "")
-                              : "FAILED (" + why + ")")
-              << " (" << duration(t.seconds) << ") | best " << best_text() << " | elapsed "
-              << duration(elapsed) << ", ETA " << duration(eta) << "\n";
+    say("[" + std::to_string(done.size()) + "/" +
+        (o.budget > 0 ? std::to_string(o.budget) : std::string("?")) + "] " + t.name + ": " +
+        (why.empty()
+             ? o.metric + " " + fixed(t.score, 4) + (t.score_std > 0 ? " +- " + fixed(t.score_std, 4) : "")
+             : "FAILED (" + why + ")") +
+        " (" + duration(t.seconds) + ") | best " + best_text() + " | elapsed " + duration(elapsed) +
+        ", ETA " + duration(eta));
     if (!why.empty()) {
-      std::cerr << "      log " << dir << "/log.txt:\n";
-      for (const auto& l : t.log_tail) std::cerr << "      | " << l << "\n";
+      say("      log " + dir + "/log.txt:");
+      for (const auto& l : t.log_tail) say("      | " + l);
     }
     fill();
   }

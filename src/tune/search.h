@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -34,6 +35,8 @@ struct SearchOptions {
   /// The validation metric trials are judged on, lower is better (metrics.json's names,
   /// symgnn/run_metrics.h); "" before run_search: the BASE config's train.select.
   std::string metric;
+  /// Lines for people as the search goes (each trial's start and score); null: none.
+  std::function<void(const std::string&)> log;
 };
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -61,7 +64,7 @@ std::vector<std::string> trial_args(const SearchOptions& o, const Values& values
 /// The text a finished trial's spec.txt must equal for it to be reused.
 std::string trial_spec(const SearchOptions& o, const Values& values);
 
-/// Runs the search with a progress line per finished trial on stderr; returns the trials
+/// Runs the search with a progress line per finished trial to o.log; returns the trials
 /// finished now or reused, by number. Throws UsageError/ConfigError on bad options (before
 /// any trial starts). A failed trial is recorded and the search goes on.
 std::vector<Trial> run_search(const Space& space, const SearchOptions& o);

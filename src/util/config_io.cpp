@@ -271,6 +271,11 @@ void check_config(const RunConfig& cfg) {
     throw ConfigError("lowrank.id_embedding = false needs variant full or G (variant A has no prior module)");
   // The offset (models/baseline/offset_model.h) shifts the rating targets: the model then fits
   // residuals, which are neither rating classes nor a sign of relevance.
+  if (cfg.model == "base" && cfg.base.offset == "baseline" && cfg.train.objective != "rating")
+    throw ConfigError(
+        "base.offset = baseline needs train.objective = rating (the model fits the residuals of the bias "
+        "baseline; train.objective = " +
+        cfg.train.objective + ")");
   if (cfg.model == "lowrank" && lr.offset == "baseline") {
     if (cfg.train.objective != "rating")
       throw ConfigError(

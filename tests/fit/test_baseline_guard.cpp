@@ -1,8 +1,8 @@
 // train.auto = on (fit/baseline_guard.h, models/baseline/combined_model.h): a trained rating
 // model combined with the bias baseline by weights fitted to the validation ratings, never
 // worse than either there; the combination saved with the model and loaded with it.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
 
 #include <cmath>
 #include <filesystem>
@@ -96,7 +96,6 @@ TEST(BaselineGuard, CombinationIsNeverWorseOnValidationAndIsWhatTheSavedModelPre
     symgnn::RunConfig cfg = small_config();
     cfg.train.protocol = protocol;
     symgnn::FitOptions fo;
-    fo.progress = "quiet";
     fo.out_dir = st::scratch_dir(std::string("guard_") + protocol) + "/run";
     const symgnn::FitResult r = symgnn::fit(cfg, fo);
     ASSERT_TRUE(r.metrics.figures.contains("auto")) << r.metrics.figures.dump();
@@ -125,7 +124,6 @@ TEST(BaselineGuard, OffTrainsAndPredictsTheModelAlone) {
   symgnn::RunConfig on = small_config(), off = small_config();
   off.train.auto_choose = "off";
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   const symgnn::FitResult a = symgnn::fit(on, fo), b = symgnn::fit(off, fo);
   EXPECT_FALSE(b.metrics.figures.contains("auto"));
   // The training is the same (the combination starts as the identity): the model alone of
@@ -139,7 +137,6 @@ TEST(BaselineGuard, OffTrainsAndPredictsTheModelAlone) {
 TEST(BaselineGuard, NewUsersGetTheBiasesOfTheirOwnRatings) {
   symgnn::RunConfig cfg = small_config();
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   fo.out_dir = st::scratch_dir("guard_new_users") + "/run";
   symgnn::fit(cfg, fo);
   const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir);

@@ -19,6 +19,7 @@
 #include "symgnn/error.h"
 #include "symgnn/fit.h"
 #include "symgnn/model_kinds.h"
+#include "symgnn/progress.h"
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
 
@@ -91,7 +92,6 @@ TEST_P(FitFixture, GivesThePredictionsAndMetricsOfTheCodeBeforeIt) {
   symgnn::runtime::set_compute_threads(1);
   symgnn::FitOptions fo;
   fo.out_dir = st::scratch_dir("fit_" + name) + "/run";
-  fo.progress = "quiet";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
 
   const auto want = prediction_rows(fixture + "/test.csv");
@@ -139,7 +139,6 @@ TEST(FitFixture, OldModelDirectoryLoadsAndPredictsAsItDid) {
   symgnn::FitOptions fo;
   fo.out_dir = dir;
   fo.resume = true;
-  fo.progress = "quiet";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   EXPECT_NEAR(r.metrics.mean("test_rmse"), metrics.mean("test_rmse"), 1e-6);
 }
@@ -181,7 +180,6 @@ TEST(Fit, KeepsTheFittedModelInMemoryWithoutAnOutputFolder) {
   cfg.train.epochs = 3;
   cfg.lowrank.hidden = 8;
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   ASSERT_NE(r.model, nullptr);
   const symgnn::RatingList& test = r.model->dataset().test;
@@ -191,6 +189,43 @@ TEST(Fit, KeepsTheFittedModelInMemoryWithoutAnOutputFolder) {
   // The model in memory is the one the run scored.
   EXPECT_NEAR(std::sqrt(se / static_cast<double>(p.size())), r.metrics.mean("test_rmse"), 1e-5);
   EXPECT_TRUE(r.metrics.evaluation.is_null());  // ranked only where a model directory is written
+}
+
+TEST(Fit, ReportsToItsCallbacksAndPrintsNothing) {
+  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+  cfg.data.synthetic_users = 40;
+  cfg.data.synthetic_items = 30;
+  cfg.train.epochs = 4;
+  cfg.train.runs = 2;
+  cfg.lowrank.hidden = 8;
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("fit_callbacks") + "/run";
+  std::vector<symgnn::ProgressEvent> events;
+  std::vector<std::string> lines;
+  fo.on_epoch = [&](const symgnn::ProgressEvent& e) { events.push_back(e); };
+  fo.log = [&](const std::string& line) { lines.push_back(line); };
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const std::string out = ::testing::internal::GetCapturedStdout(),
+                    err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(err, "");
+  // Every epoch of both runs, in order, with its run's place.
+  ASSERT_EQ(events.size(), 8u);
+  for (size_t k = 0; k < events.size(); ++k) {
+    EXPECT_EQ(events[k].run, static_cast<int64_t>(k / 4));
+    EXPECT_EQ(events[k].runs, 2);
+    EXPECT_EQ(events[k].epoch, static_cast<int64_t>(k % 4) + 1);
+    EXPECT_EQ(events[k].max_epochs, 4);
+    EXPECT_EQ(events[k].select, "val_rmse");
+    EXPECT_GE(events[k].seconds, 0.0);
+  }
+  // The lines for people: the data's, and each run's summary.
+  int run_summaries = 0;
+  for (const std::string& l : lines) run_summaries += l.find("test RMSE") != std::string::npos;
+  EXPECT_GE(run_summaries, 2);
+  EXPECT_FALSE(r.summary.empty());
 }
 
 TEST(Fit, RefusesWhatAKindCannotDo) {

@@ -112,7 +112,6 @@ TEST(FitRanking, ItemKnnListsOfFittedLengthSurviveTheModelDirectory) {
   symgnn::RunConfig cfg = small_config("itemknn");
   cfg.itemknn.neighbours = 3;
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   fo.out_dir = st::scratch_dir("fit_itemknn_dir") + "/run";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
@@ -152,7 +151,6 @@ TEST(FitRanking, JointObjectiveTrainsSelectsOnValidationNdcgAndRanksByItsScores)
   cfg.lowrank.hidden = 8;
   cfg.lowrank.l2 = 0.1;
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   fo.out_dir = st::scratch_dir("fit_joint") + "/run";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   EXPECT_TRUE(std::isfinite(r.metrics.mean("val_ndcg@10")));
@@ -181,7 +179,6 @@ TEST(FitRanking, RankingObjectiveGetsRatingsFromItsBiasHead) {
   cfg.train.epochs = 4;
   cfg.lowrank.hidden = 8;
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   EXPECT_FALSE(r.model->ranks_by_rating());
   EXPECT_LT(r.metrics.mean("test_rmse"), 2.0);  // biases alone: near the global mean's error
@@ -201,7 +198,6 @@ TEST(FitRanking, ImplicitDataTrainsForRanking) {
   cfg.lowrank.hidden = 8;
   std::vector<std::string> lines;
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   fo.log = [&](const std::string& line) { lines.push_back(line); };
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   bool said = false;
@@ -216,7 +212,6 @@ TEST(FitRanking, NewUsersGetListsFromAJointModel) {
   cfg.train.epochs = 3;
   cfg.lowrank.hidden = 8;
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   fo.out_dir = st::scratch_dir("fit_joint_new") + "/run";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   const symgnn::Dataset& ds = r.model->dataset();
@@ -234,12 +229,30 @@ TEST(FitRanking, NewUsersGetListsFromAJointModel) {
   for (const int64_t i : recs[0].items) EXPECT_TRUE(i != 0 && i != 1) << "a rated item was recommended";
 }
 
-TEST(FitRanking, RefusesAnObjectiveTheKindCannotTrain) {
+TEST(FitRanking, TheBaseModelTrainsForRankingThroughTheSameObjectives) {
+  for (const char* objective : {"ranking", "joint"}) {
+    symgnn::RunConfig cfg = small_config("base");
+    cfg.base.hidden = 8;
+    cfg.train.epochs = 6;
+    cfg.train.objective = objective;
+    cfg.train.ranking_loss = "normalised_mse";
+    const symgnn::FitResult r = symgnn::fit(cfg, {});
+    ASSERT_NE(r.model, nullptr) << objective;
+    EXPECT_FALSE(r.model->ranks_by_rating()) << objective;  // its own scores rank
+    ASSERT_TRUE(r.metrics.metrics.count("test_ndcg@10")) << objective;
+    const double ndcg = r.metrics.mean("test_ndcg@10");
+    EXPECT_TRUE(std::isfinite(ndcg) && ndcg >= 0 && ndcg <= 1) << objective << " " << ndcg;
+    EXPECT_TRUE(std::isfinite(r.metrics.mean("test_rmse"))) << objective;  // ratings from its head
+  }
+}
+
+TEST(FitRanking, RefusesAnObjectiveTheModelCannotTrain) {
   symgnn::RunConfig cfg = small_config("base");
+  cfg.base.offset = "baseline";  // residuals of the bias baseline: no sign of relevance
   cfg.train.objective = "joint";
   try {
     symgnn::fit(cfg, {});
-    FAIL() << "base trained for ranking";
+    FAIL() << "base with the baseline offset trained for ranking";
   } catch (const symgnn::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("train.objective = joint"), std::string::npos) << e.what();
   }
@@ -291,7 +304,6 @@ symgnn::RunConfig ranker_run_config(const std::string& ranker) {
 
 symgnn::FitOptions ranker_run_options(const std::string& tag) {
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   fo.out_dir = st::scratch_dir(tag) + "/run";
   return fo;
 }

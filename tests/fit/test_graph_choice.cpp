@@ -155,7 +155,6 @@ TEST(GraphChoice, ARunRecordsItsChoiceForResumeAndTheReport) {
   cfg.data.synthetic_items = 80;
   symgnn::FitOptions fo;
   fo.out_dir = symgnn::testing::scratch_dir("graph_choice") + "/run";
-  fo.progress = "quiet";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   const nlohmann::json& choice = r.metrics.figures.at("auto").at("graph_choice");
   EXPECT_EQ(choice.at("trial_epochs").get<int64_t>(), 20);

@@ -99,7 +99,6 @@ TEST(PriorChoice, FitRecordsTheResolvedPriorInTheModelsConfig) {
   symgnn::FitOptions fo;
   fo.out_dir = st::scratch_dir("prior_choice") + "/run";
   fo.overwrite = true;
-  fo.progress = "quiet";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   const std::string saved = st::read_file(fo.out_dir + "/config.txt");
   EXPECT_NE(saved.find("lowrank.prior = encoder\n"), std::string::npos);

@@ -1,9 +1,9 @@
 // Tests of src/graph/knn_approximate.cpp: the HNSW k-NN lists against the exact knn_graph
 // (recall, counting ties at the k-th similarity as found), one index for every thread
 // count, a well-formed symmetric graph, and resolve_graphs taking it over graph.knn_exact_max.
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
 
 #include <algorithm>
 #include <set>
@@ -20,16 +20,16 @@ namespace {
 /// n points around 20 random centres in d dimensions (features of a catalogue: groups of
 /// similar items), float.
 at::Tensor clustered(int64_t n, int64_t d, uint64_t seed) {
-  torch::manual_seed(seed);
-  const at::Tensor centres = torch::randn({20, d});
-  const at::Tensor which = torch::randint(0, 20, {n}, torch::kLong);
-  return centres.index_select(0, which) + 0.3 * torch::randn({n, d});
+  at::manual_seed(seed);
+  const at::Tensor centres = at::randn({20, d});
+  const at::Tensor which = at::randint(0, 20, {n}, at::kLong);
+  return centres.index_select(0, which) + 0.3 * at::randn({n, d});
 }
 
 /// Fraction of the approximate neighbours that are at least as similar as the exact k-th
 /// neighbour of their row (brute force in double: ties with the k-th count as found).
 double recall(const at::Tensor& x, const std::vector<int64_t>& approx, int64_t k) {
-  const at::Tensor xd = x.to(torch::kDouble);
+  const at::Tensor xd = x.to(at::kDouble);
   const at::Tensor xn = xd / xd.norm(2, {1}, true).clamp_min(1e-12);
   at::Tensor s = xn.mm(xn.t());
   s.fill_diagonal_(-2.0);

@@ -2,8 +2,8 @@
 // reference computed the same way (cosine of unit rows in double, ties to the lower index,
 // zero rows at similarity 0), with zero rows, duplicate rows (exact ties) and negative
 // values; and to the dense path on continuous data.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -106,8 +106,8 @@ TEST(SparseKnn, EqualsBruteForceWithZeroRowsAndTies) {
 
 TEST(SparseKnn, MatchesTheDensePathAndItsEdgeCases) {
   // Continuous values: no near ties, so float32 (dense) and double (sparse) agree.
-  torch::manual_seed(0);
-  const at::Tensor t = torch::randn({60, 12}) * (torch::rand({60, 12}) < 0.5).to(torch::kFloat);
+  at::manual_seed(0);
+  const at::Tensor t = at::randn({60, 12}) * (at::rand({60, 12}) < 0.5).to(at::kFloat);
   Dense m(60, std::vector<float>(12));
   for (int64_t i = 0; i < 60; ++i)
     for (int64_t c = 0; c < 12; ++c) m[i][c] = t[i][c].item<float>();
@@ -139,7 +139,7 @@ TEST(SparseKnn, MovieLensRatingRowNeighboursDifferFromTheDenseFloatPathOnlyAtTie
   DataConfig dc;
   dc.source = testing::data_dir() + "/ml-100k";
   const Dataset ds = load_dataset(dc);
-  at::Tensor h = torch::zeros({ds.users.count, ds.items.count}, torch::kFloat);
+  at::Tensor h = at::zeros({ds.users.count, ds.items.count}, at::kFloat);
   auto acc = h.accessor<float, 2>();
   for (size_t e = 0; e < ds.train.size(); ++e) acc[ds.train.user[e]][ds.train.item[e]] = ds.train.value[e];
   const int64_t k = 10;
@@ -155,7 +155,7 @@ TEST(SparseKnn, MovieLensRatingRowNeighboursDifferFromTheDenseFloatPathOnlyAtTie
       rows.row_ptr.push_back(static_cast<int64_t>(rows.col.size()));
     }
     // Exact cosine similarities, in double.
-    const at::Tensor xd = x.to(torch::kDouble);
+    const at::Tensor xd = x.to(at::kDouble);
     const at::Tensor unit = xd / xd.norm(2, {1}, true).clamp_min(1e-12);
     const at::Tensor sim = unit.mm(unit.t());
     const auto sa = sim.accessor<double, 2>();

@@ -19,7 +19,6 @@ inline std::string train_on_csv(const std::string& dir, const std::string& csv, 
   graph::resolve_graphs(ds, cfg.graph);
   train::TrainerOptions opts;
   opts.out_dir = dir + "/run";
-  opts.progress = "quiet";
   train::train_sweep(cfg, ds, opts);
   return opts.out_dir;
 }

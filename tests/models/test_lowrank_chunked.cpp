@@ -1,7 +1,7 @@
 // lowrank.decoder_chunk: scoring the training pairs chunk by chunk gives the loss, the
 // training predictions and every parameter's gradient of one pass over all pairs.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
 
 #include <map>
 #include <string>
@@ -22,13 +22,13 @@ struct Pass {
 /// One training pass (loss, backward) of a model built from seed 5 with `chunk`.
 Pass training_pass(LowRankConfig cfg, const ModelContext& ctx, int64_t chunk) {
   cfg.decoder_chunk = chunk;
-  torch::manual_seed(5);
+  at::manual_seed(5);
   LowRankModel model(cfg, ctx);
-  model.to(torch::kDouble);
+  model.to(at::kDouble);
   model.train();
   at::Tensor pred;
   const at::Tensor loss =
-      model.training_loss(ctx.train_users, ctx.train_items, ctx.train_values.to(torch::kDouble), &pred);
+      model.training_loss(ctx.train_users, ctx.train_items, ctx.train_values.to(at::kDouble), &pred);
   loss.backward();
   Pass p{loss.item<double>(), pred, {}};
   for (const auto& np : model.named_parameters())
@@ -38,11 +38,11 @@ Pass training_pass(LowRankConfig cfg, const ModelContext& ctx, int64_t chunk) {
 
 void expect_same(const Pass& whole, const Pass& chunked, const std::string& what) {
   EXPECT_NEAR(whole.loss, chunked.loss, 1e-12 * std::max(1.0, std::abs(whole.loss))) << what;
-  EXPECT_TRUE(torch::allclose(whole.pred, chunked.pred, 1e-12, 1e-12)) << what;
+  EXPECT_TRUE(at::allclose(whole.pred, chunked.pred, 1e-12, 1e-12)) << what;
   ASSERT_EQ(whole.grads.size(), chunked.grads.size()) << what;
   for (const auto& [name, g] : whole.grads) {
     ASSERT_TRUE(chunked.grads.count(name)) << what << ": no gradient for " << name;
-    EXPECT_TRUE(torch::allclose(g, chunked.grads.at(name), 1e-10, 1e-12)) << what << ": " << name;
+    EXPECT_TRUE(at::allclose(g, chunked.grads.at(name), 1e-10, 1e-12)) << what << ": " << name;
   }
 }
 
@@ -75,7 +75,7 @@ TEST(LowRankChunkedDecoder, ChunksAtLeastThePairCountTakeTheOnePassPath) {
   cfg.hidden = 4;
   const Pass whole = training_pass(cfg, ctx, 0), big = training_pass(cfg, ctx, 40);
   EXPECT_EQ(whole.loss, big.loss);  // bit-identical: the same code path
-  for (const auto& [name, g] : whole.grads) EXPECT_TRUE(torch::equal(g, big.grads.at(name))) << name;
+  for (const auto& [name, g] : whole.grads) EXPECT_TRUE(at::equal(g, big.grads.at(name))) << name;
 }
 
 }  // namespace

@@ -29,7 +29,6 @@ symgnn::RunConfig small_config(const std::string& model) {
 
 symgnn::FitResult fit_into(const symgnn::RunConfig& cfg, const std::string& dir) {
   symgnn::FitOptions fo;
-  fo.progress = "quiet";
   fo.out_dir = dir;
   return symgnn::fit(cfg, fo);
 }

@@ -25,7 +25,6 @@ inline std::string serve_test_model(const std::string& kind) {
   symgnn::FitOptions fo;
   fo.out_dir = scratch_dir("serve_" + kind) + "/model";
   fo.overwrite = true;
-  fo.progress = "quiet";
   symgnn::fit(cfg, fo);
   return fo.out_dir;
 }

@@ -126,7 +126,6 @@ TEST(ServeApi, ACopiedModelDirectoryIsServedWithoutItsTrainingFiles) {
   cfg.lowrank.hidden = 8;
   symgnn::FitOptions fo;
   fo.out_dir = root + "/model";
-  fo.progress = "quiet";
   symgnn::fit(cfg, fo);
   const auto answer = [](const std::string& dir) {
     symgnn::serve::ModelStore store({{"main", dir}}, "cpu");

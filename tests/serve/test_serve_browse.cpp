@@ -2,8 +2,8 @@
 // cosine of the model's representations, GET /v1/users against the model's training data,
 // item names from a names file and from MovieLens titles, the page itself, and the
 // refusals of these routes.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -81,7 +81,7 @@ std::string error_of(const Response& r, int status) {
 
 /// Brute force: cosine of row `index` with every row of `rows` (float64), the k best others.
 std::vector<std::pair<int64_t, double>> brute_nearest(const at::Tensor& rows, int64_t index, int64_t k) {
-  const at::Tensor r = rows.to(torch::kDouble);
+  const at::Tensor r = rows.to(at::kDouble);
   std::vector<std::pair<int64_t, double>> all;
   for (int64_t j = 0; j < r.size(0); ++j) {
     if (j == index) continue;
@@ -128,7 +128,7 @@ TEST(ServeBrowse, SimilarOfAClosedFormKindIsTheCosineOfItsScoreColumns) {
   for (int64_t u = 0; u < model.users(); ++u) users[static_cast<size_t>(u)] = u;
   const std::vector<float> s = model.score_all_items(users);
   const at::Tensor scores =
-      torch::from_blob(const_cast<float*>(s.data()), {model.users(), model.items()}, torch::kFloat).clone();
+      at::from_blob(const_cast<float*>(s.data()), {model.users(), model.items()}, at::kFloat).clone();
   EXPECT_EQ(model.similarity_basis(NodeSide::items), "representations");
   for (const int64_t item : {0, 7, 19}) {
     const auto want = brute_nearest(scores.t(), item, 6);
@@ -288,7 +288,6 @@ TEST(ServeBrowse, AModelDirectoryKeepsTheTitlesOfItsData) {
   cfg.data.source = st::data_dir() + "/ml-100k";
   symgnn::FitOptions fo;
   fo.out_dir = st::scratch_dir("serve_titles") + "/model";
-  fo.progress = "quiet";
   symgnn::fit(cfg, fo);
   const auto kept = symgnn::data::read_item_names(fo.out_dir + "/item_names.csv");
   EXPECT_EQ(kept.size(), 1682u);

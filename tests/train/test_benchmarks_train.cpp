@@ -29,7 +29,6 @@ void expect_beats_global_mean(const std::string& relative, int64_t epochs) {
   Dataset ds = load_dataset(cfg.data);
   graph::resolve_graphs(ds, cfg.graph);
   train::TrainerOptions opts;
-  opts.progress = "quiet";
   const auto s = train::train_sweep(cfg, ds, opts);
   const double baseline = global_mean_rmse(ds);
   EXPECT_LT(s.test_rmse, baseline) << relative << ": " << s.test_rmse << " vs global mean " << baseline;

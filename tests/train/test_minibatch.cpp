@@ -1,7 +1,7 @@
 // The mini-batch plan (train/minibatch.h): batch counts, the seeded permutation, and that
 // the ranks' parts of each batch are exactly the global batch, every pair once an epoch.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
 
 #include <vector>
 
@@ -23,10 +23,10 @@ TEST(MiniBatch, ThePermutationIsSeededAndVisitsEveryPosition) {
   const int64_t n = 1000;
   const at::Tensor a = epoch_permutation(n, 7), b = epoch_permutation(n, 7), c = epoch_permutation(n, 8);
   EXPECT_EQ(a.scalar_type(), at::kInt);
-  EXPECT_TRUE(torch::equal(a, b));
-  EXPECT_FALSE(torch::equal(a, c));
-  EXPECT_TRUE(torch::equal(std::get<0>(a.sort()), torch::arange(n, torch::kInt)));
-  EXPECT_FALSE(torch::equal(a, torch::arange(n, torch::kInt)));
+  EXPECT_TRUE(at::equal(a, b));
+  EXPECT_FALSE(at::equal(a, c));
+  EXPECT_TRUE(at::equal(std::get<0>(a.sort()), at::arange(n, at::kInt)));
+  EXPECT_FALSE(at::equal(a, at::arange(n, at::kInt)));
   // Each position lands anywhere: over many seeds, position 0's value covers the range.
   std::vector<int> seen(10, 0);
   for (uint64_t s = 0; s < 400; ++s) ++seen[epoch_permutation(10, epoch_seed(s, 3))[0].item<int>()];
@@ -62,7 +62,7 @@ TEST(MiniBatch, TheRanksPartsOfABatchAreTheGlobalBatch) {
       }
       parts.push_back(p + begin);
     }
-    EXPECT_TRUE(torch::equal(std::get<0>(torch::cat(parts).sort()), global)) << "batch " << b;
+    EXPECT_TRUE(at::equal(std::get<0>(at::cat(parts).sort()), global)) << "batch " << b;
     for (int64_t k = 0; k < global.numel(); ++k) ++hits[global[k].item<int64_t>()];
   }
   EXPECT_EQ(total, n);
@@ -72,5 +72,5 @@ TEST(MiniBatch, TheRanksPartsOfABatchAreTheGlobalBatch) {
 TEST(MiniBatch, AFullBatchEpochIsTheWholeShardInOrder) {
   const EpochBatches full(50, 1, 3, 10, 30);
   ASSERT_EQ(full.count(), 1);
-  EXPECT_TRUE(torch::equal(full.shard_positions(0), torch::arange(20, torch::kLong)));
+  EXPECT_TRUE(at::equal(full.shard_positions(0), at::arange(20, at::kLong)));
 }

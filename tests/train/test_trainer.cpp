@@ -76,14 +76,13 @@ struct Fixture {
     cfg.train.lr = 0.05;
     cfg.train.patience = 1000;
     cfg.train.checkpoint_every = 5;
-    opts.progress = "quiet";
     const float mu = ctx.global_mean;
     opts.factory = [mu](const RunConfig&, const models::ModelContext& c) {
       return std::make_shared<TinyMF>(c.n1, c.n2, mu);
     };
   }
   train::RunResult run(int64_t r = 0) {
-    train::Progress progress("quiet", 10);
+    train::Progress progress(nullptr, nullptr);
     return train::train_run(cfg, ds, ctx, r, opts, progress);
   }
   /// Trains in a scratch folder until stopped as if killed after `after` epochs, then

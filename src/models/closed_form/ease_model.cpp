@@ -1,6 +1,6 @@
 #include "models/closed_form/ease_model.h"
 
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include <cmath>
 
@@ -21,11 +21,11 @@ EaseModel::EaseModel(const EaseConfig& cfg, const ModelContext& ctx) : Interacti
 }
 
 at::Tensor EaseModel::item_weights(const at::Tensor& x, double lambda) const {
-  at::Tensor g = torch::mm(x.t(), x);  // X^T X, n2 x n2
+  at::Tensor g = at::mm(x.t(), x);  // X^T X, n2 x n2
   g.diagonal().add_(lambda);
   // G + lambda I is symmetric positive definite: its inverse through the Cholesky factor
   // takes about half the work of a general (LU) inverse, the same to rounding.
-  const at::Tensor p = torch::cholesky_inverse(torch::linalg_cholesky(g));
+  const at::Tensor p = at::cholesky_inverse(at::linalg_cholesky(g));
   at::Tensor b = -p / p.diagonal().unsqueeze(0);  // B_ij = -P_ij / P_jj
   b.diagonal().zero_();
   return b;

@@ -1,6 +1,6 @@
 #include "models/closed_form/sylvester_binary_model.h"
 
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include "models/sylvester/completion.h"
 #include "models/sylvester/sylvester.h"

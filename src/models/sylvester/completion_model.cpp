@@ -2,7 +2,7 @@
 // scores kept as the model's state.
 #include "models/sylvester/completion_model.h"
 
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include <sstream>
 
@@ -15,8 +15,8 @@ namespace sylvester {
 
 CompletionModel::CompletionModel(const SylvesterConfig& cfg, const ModelContext& ctx) : cfg_(cfg) {
   check_dense_fits(ctx.n1, ctx.n2, ctx.train_values.device());
-  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(ctx.train_values.device());
-  scores_ = register_buffer("scores", torch::zeros({ctx.n1, ctx.n2}, opts));
+  const auto opts = at::TensorOptions().dtype(at::kFloat).device(ctx.train_values.device());
+  scores_ = register_buffer("scores", at::zeros({ctx.n1, ctx.n2}, opts));
 }
 
 at::Tensor CompletionModel::forward(const at::Tensor& users, const at::Tensor& items) {
@@ -40,8 +40,8 @@ ClosedFormFit CompletionModel::fit(const Dataset& ds, const at::Device& device,
   const CompletionResult r =
       fit_completion(ds, at1, at2, opts, device, [&](const std::string& l) { log("  " + l); });
   {
-    torch::NoGradGuard no_grad;
-    scores_.copy_(r.scores.to(scores_.device(), torch::kFloat));
+    at::NoGradGuard no_grad;
+    scores_.copy_(r.scores.to(scores_.device(), at::kFloat));
   }
 
   ClosedFormFit out;

@@ -13,7 +13,6 @@ int main() {
   cfg.data.source = "synthetic";
   cfg.train.epochs = 3;
   symgnn::FitOptions opts;
-  opts.progress = "quiet";
   const symgnn::FitResult r = symgnn::fit(cfg, opts);
   const double rmse = r.metrics.mean("test_rmse");
   const std::vector<float> p = r.model->predict({0}, {0});

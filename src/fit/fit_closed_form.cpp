@@ -1,0 +1,82 @@
+// symgnn::fit for a kind fitted in closed form (fit_closed_form.h).
+#include "fit/fit_closed_form.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+
+#include "fit/sweep_metrics.h"
+#include "infer/model_parts.h"
+#include "models/ranking/ranking_probe.h"
+#include "symgnn/metrics.h"
+#include "symgnn/model.h"
+#include "symgnn/ranking.h"
+#include "train/checkpoint.h"
+#include "train/dataset_stats.h"
+#include "train/epoch_metrics.h"
+#include "util/text.h"
+
+namespace symgnn::fitting {
+
+Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o,
+                       const std::shared_ptr<const TrainedModel>& ranker) {
+  const at::Device device(cfg.train.device);
+  infer::ModelParts parts;
+  parts.cfg = cfg;
+  parts.ds = ds;
+  parts.ctx = models::make_context(ds).to(device);
+  auto model = models::make_model(cfg, parts.ctx);
+  model->to(device);
+  const auto t0 = std::chrono::steady_clock::now();
+  const models::ClosedFormFit c = model->fit(ds, device, [&](const std::string& line) { say(o, line); });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  Fitted f;
+  RunMetrics& m = f.result.metrics;
+  m.model = model->name();
+  f.val_predictions = torch::tensor(c.val_predictions, torch::kDouble);
+  f.test_predictions = torch::tensor(c.test_predictions, torch::kDouble);
+  // The trainer's epoch metrics (train/epoch_metrics.h), of the one deterministic "run".
+  train::MetricValues errors;
+  train::add_errors(errors, "val", f.val_predictions, truth(ds.validation), parts.ctx.rating_min,
+                    parts.ctx.rating_max);
+  train::add_errors(errors, "test", f.test_predictions, truth(ds.test), parts.ctx.rating_min,
+                    parts.ctx.rating_max);
+  for (const auto& [name, value] : c.metrics) errors[name] = value;
+  if (!ds.test.empty()) {
+    // Every closed-form kind's test ranking under evaluate's protocol (the candidates exclude
+    // the training and validation ratings the final fit saw).
+    const models::RankingProbe probe = models::test_probe(ds, cfg.train.ranking_block, device);
+    if (!probe.empty()) {
+      const eval::RankingAtK at =
+          probe.measure([&](const at::Tensor& users) { return model->score_items(users, ds.items.count); });
+      for (const MetricRow& row : kMetrics)
+        if (row.needs == MetricNeeds::ranking)
+          errors[metric_figure("test", row, at.k)] = eval::metric_value(at, row.name);
+    }
+  }
+  SeedMetrics run;
+  run.metrics = errors;
+  for (const char* name : {"test_rmse", "val_rmse"}) run.metrics[name] = train::metric_of(errors, name);
+  for (const auto& [name, value] : run.metrics) m.set(name, {value});
+  run.train_seconds = c.details.value("seconds", seconds);
+  m.runs.push_back(run);
+  m.figures = c.details;
+  m.figures["train_seconds"] = run.train_seconds;
+  m.config = to_text(cfg);
+  m.dataset = train::dataset_stats(ds);
+  m.version = fitting::version_json();
+  if (!o.out_dir.empty()) train::save_model(*model, to_text(cfg), o.out_dir + "/model.pt");
+  parts.members = {model};
+  parts.ranker = ranker;
+  f.result.model = std::make_shared<TrainedModel>(std::move(parts));
+  if (!o.out_dir.empty()) add_ranking(m, {f.result.model}, "the saved model, test ratings");
+  f.result.summary = c.summary;
+  if (errors.count("test_ndcg@10"))
+    f.result.summary.push_back(model->name() + ": test NDCG@10 " + fixed(errors["test_ndcg@10"], 4) +
+                               ", test RMSE " + fixed(train::metric_of(errors, "test_rmse"), 4) +
+                               (model->ranks_by_rating() ? " (ranked by predicted rating)" : ""));
+  return f;
+}
+
+}  // namespace symgnn::fitting

@@ -1,0 +1,46 @@
+// The report beside the fitted model's figures (fit_report.h).
+#include "fit/fit_report.h"
+
+#include "fit/evaluation_json.h"
+#include "infer/model_parts.h"
+#include "infer/unseen_test.h"
+#include "models/baseline/baseline_figures.h"
+#include "symgnn/trained_model.h"
+
+namespace symgnn::fitting {
+
+void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const PreparedData& data,
+                const RankerFit& ranker) {
+  const Dataset& ds = data.ds;
+  // Test ratings of ids the model never saw rated, reported apart (infer/unseen_test.h), as
+  // `evaluate` reports them: by the training ratings of the model saved (the retrain
+  // protocol's has the validation ratings among them).
+  if (f.test_predictions.defined() && !ds.test.empty()) {
+    const UnseenTestReport u = infer::report_unseen(f.result.model ? f.result.model->dataset() : ds,
+                                                    values(f.test_predictions), cfg.data.unknown_test);
+    if (const std::string line = infer::describe(u); !line.empty()) {
+      f.result.summary.push_back(line);
+      f.result.metrics.figures["test_unseen"] = unseen_json(u);
+    }
+  }
+  // The bias baseline beside every rating figure (models/baseline/baseline_figures.h), as
+  // popularity stands beside the ranking ones; on the saved model's data, as `evaluate` does.
+  if (models::shows_bias_baseline(cfg) && !ds.test.empty()) {
+    const models::BaselineFigures b =
+        models::baseline_figures(f.result.model ? f.result.model->dataset() : ds, cfg.baseline);
+    f.result.summary.push_back(models::describe(b));
+    f.result.metrics.figures["baseline"] = baseline_json(b);
+  }
+  if (!data.graph_worths.empty()) f.result.metrics.figures["auto"]["graphs"] = graph_json(data.graph_worths);
+  if (!data.graph_choice.sides.empty())
+    f.result.metrics.figures["auto"]["graph_choice"] = graph_choice_json(data.graph_choice);
+  if (ranker.model) {
+    f.result.metrics.figures["ranker"] = ranker.record;
+    f.result.summary.insert(f.result.summary.end(), ranker.summary.begin(), ranker.summary.end());
+    f.result.summary.push_back("recommend and evaluate rank by the " + ranker.model->name() + " ranker in " +
+                               (o.out_dir.empty() ? std::string("memory") : infer::ranker_dir(o.out_dir)) +
+                               "; predictions come from " + f.result.model->name());
+  }
+}
+
+}  // namespace symgnn::fitting

@@ -1,0 +1,196 @@
+// symgnn::fit for a kind the trainer learns (fit_trained.h).
+#include "fit/fit_trained.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include "data/dataset_snapshot.h"
+#include "fit/baseline_guard.h"
+#include "fit/sweep_metrics.h"
+#include "infer/model_parts.h"
+#include "models/baseline/combined_model.h"
+#include "symgnn/graph.h"
+#include "symgnn/objectives.h"
+#include "train/checkpoint.h"
+#include "train/distributed.h"
+#include "train/epoch_metrics.h"
+#include "util/memory_check.h"
+#include "util/stats.h"
+#include "util/text.h"
+
+namespace fs = std::filesystem;
+
+namespace symgnn::fitting {
+namespace {
+
+/// The same model and seeds with both graphs replaced by the identity: what the graphs are
+/// worth on the synthetic default (on every rank of a group).
+train::SweepResult train_without_graphs(const RunConfig& cfg, const train::TrainerOptions& opts) {
+  RunConfig plain = cfg;
+  plain.graph.user_graph = plain.graph.item_graph = "identity";
+  Dataset ds_plain = load_dataset(plain.data);
+  graph::resolve_graphs(ds_plain, plain.graph);  // identity on both sides: nothing to say
+  train::TrainerOptions popts;
+  popts.on_epoch = opts.on_epoch;
+  popts.log = opts.log;
+  popts.group = opts.group;
+  return train::train_sweep(plain, ds_plain, popts);
+}
+
+/// Rewrites the sweep's validation and test figures to the combination of train.auto
+/// (fit/baseline_guard.h), whose weights `models` (every run's saved members) now hold: the
+/// test predictions are the saved models' own, the validation ones the selection phase's
+/// combined with the baseline of ds.train.
+void combine_sweep(train::SweepResult& s, const fitting::BaselineGuard& g, const Dataset& ds,
+                   const std::vector<std::shared_ptr<TrainedModel>>& models) {
+  const float lo = ds.rating_min, hi = ds.rating_max;
+  std::vector<double> test_rmse, val_rmse;
+  at::Tensor test_sum, val_sum;
+  for (size_t r = 0; r < s.runs.size() && r < models.size(); ++r) {
+    train::RunResult& run = s.runs[r];
+    train::MetricValues errors;
+    if (!ds.test.empty()) {
+      const std::vector<float> p = models[r]->predict(ds.test.user, ds.test.item);
+      run.test_predictions = torch::tensor(p, torch::kFloat).to(torch::kDouble);
+      train::add_errors(errors, "test", run.test_predictions, truth(ds.test), lo, hi);
+    }
+    if (run.val_predictions.defined() &&
+        run.val_predictions.numel() == static_cast<int64_t>(ds.validation.size())) {
+      const std::vector<double> m = values(run.val_predictions);
+      std::vector<double> c(m.size());
+      for (size_t e = 0; e < m.size(); ++e)
+        c[e] = std::clamp(g.combine(m[e], g.val_baseline[e]), double{lo}, double{hi});
+      run.val_predictions = torch::tensor(c, torch::kDouble);
+      train::add_errors(errors, "val", run.val_predictions, truth(ds.validation), lo, hi);
+    }
+    for (const auto& [name, value] : errors) run.selected[name] = value;
+    run.test_rmse = train::metric_of(errors, "test_rmse");
+    run.val_rmse = train::metric_of(errors, "val_rmse");
+    test_rmse.push_back(run.test_rmse);
+    val_rmse.push_back(run.val_rmse);
+    if (run.test_predictions.defined())
+      test_sum = test_sum.defined() ? test_sum + run.test_predictions : run.test_predictions;
+    if (run.val_predictions.defined())
+      val_sum = val_sum.defined() ? val_sum + run.val_predictions : run.val_predictions;
+  }
+  if (test_rmse.empty()) return;
+  const MeanStd t = mean_std(test_rmse), v = mean_std(val_rmse);
+  s.test_rmse = t.mean;
+  s.test_rmse_std = t.std;
+  s.val_rmse = v.mean;
+  s.val_rmse_std = v.std;
+  const double n = static_cast<double>(test_rmse.size());
+  if (test_sum.defined()) {
+    s.test_predictions = test_sum / n;
+    if (test_rmse.size() > 1) s.ensemble_test_rmse = train::rmse(s.test_predictions, truth(ds.test), lo, hi);
+  }
+  if (val_sum.defined()) s.val_predictions = val_sum / n;
+}
+
+/// Sets train.auto's combination into every member of run `r`'s `parts` and saves them
+/// again where the trainer wrote them (DIR/[final/]run<r>/model.pt, and DIR/model.pt, run
+/// 0's copy).
+void set_combination(infer::ModelParts& parts, size_t r, const fitting::BaselineGuard& g,
+                     const RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
+  std::vector<train::ModuleState> states;
+  for (const auto& m : parts.members) {
+    auto* combined = dynamic_cast<models::CombinedModel*>(m.get());
+    TORCH_CHECK(combined, "train.auto: the model built is no combination (models/baseline/combined_model.h)");
+    combined->set_combination({g.c, g.a, g.b}, g.final_biases, g.shrinkage);
+    states.push_back(train::module_state(*m));
+  }
+  if (o.out_dir.empty()) return;
+  std::vector<std::string> paths = {o.out_dir + (train::retrains(cfg, ds) ? "/final" : "") + "/run" +
+                                    std::to_string(r) + "/model.pt"};
+  if (r == 0) paths.push_back(o.out_dir + "/model.pt");
+  for (const std::string& path : paths)
+    if (fs::exists(path))
+      train::save_model(*parts.members.front(), train::read_model_config(path), path,
+                        states.size() > 1 ? states : std::vector<train::ModuleState>{});
+}
+
+}  // namespace
+
+Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train::TrainerOptions& topts,
+                   bool rank0, const std::shared_ptr<const TrainedModel>& ranker) {
+  train::SweepResult s = with_memory_context("training the " + cfg.model + " model",
+                                             [&] { return train::train_sweep(cfg, ds, topts); });
+  const bool compare = cfg.data.source == "synthetic" && o.compare_without_graphs && !o.resume;
+  Fitted f;
+  if (!rank0) {
+    // The other ranks share the training (the comparison's too) and write nothing.
+    if (compare) train_without_graphs(cfg, topts);
+    topts.group->barrier();
+    return f;
+  }
+  // The runs' saved models in memory (under protocol = retrain the ones trained on all
+  // training ratings, whose data has no validation split): run 0's is the result; every
+  // run's is ranked where the run writes its model directory, as metrics.json reports it.
+  RunConfig saved_cfg = cfg;
+  const bool retrained = train::retrains(cfg, ds);
+  if (retrained) saved_cfg.data.val_fraction = 0;
+  // train.auto: the final combination with the bias baseline, fitted on validation.
+  const double model_test_rmse = s.test_rmse, model_test_std = s.test_rmse_std;
+  std::optional<fitting::BaselineGuard> guard;
+  if (models::combines_with_baseline(cfg))
+    guard = with_memory_context("weighing the model against the bias baseline", [&] {
+      return fitting::fit_baseline_guard(
+          s.val_predictions.defined() ? values(s.val_predictions) : std::vector<double>{}, ds, cfg.baseline,
+          retrained);
+    });
+  const bool combined = guard && guard->applied;
+  std::vector<std::shared_ptr<TrainedModel>> models;
+  for (size_t r = 0; r < s.runs.size(); ++r) {
+    infer::ModelParts parts =
+        infer::model_parts(saved_cfg, retrained ? data::with_validation_in_train(ds) : ds, s.runs[r].saved);
+    parts.ranker = ranker;
+    if (combined) set_combination(parts, r, *guard, cfg, ds, o);
+    models.push_back(std::make_shared<TrainedModel>(std::move(parts)));
+    if (o.out_dir.empty() && !combined) break;
+  }
+  if (combined) combine_sweep(s, *guard, ds, models);
+  RunMetrics& m = f.result.metrics;
+  m = fitting::sweep_metrics(s, cfg, ds);
+  if (guard) {
+    m.figures["auto"]["combination"] = fitting::guard_json(*guard, model_test_rmse, model_test_std);
+    f.result.summary.push_back(fitting::describe(*guard));
+  }
+  f.result.summary.push_back(s.model_name + (combined ? " with the bias baseline" : "") + " on " + ds.name +
+                             ": test RMSE " + fixed(s.test_rmse, 4) + " +- " + fixed(s.test_rmse_std, 4) +
+                             " over " + std::to_string(s.runs.size()) + " run(s) (validation " +
+                             fixed(s.val_rmse, 4) + ")" +
+                             (combined ? "; the model alone " + fixed(model_test_rmse, 4) : ""));
+  if (objective_ranks(cfg.train.objective) && m.metrics.count("test_ndcg@10"))
+    f.result.summary.push_back("test NDCG@10 " + fixed(m.mean("test_ndcg@10"), 4) + " +- " +
+                               fixed(m.std_of("test_ndcg@10"), 4) + " (validation " +
+                               fixed(m.mean("val_ndcg@10"), 4) + "; objective " + cfg.train.objective +
+                               ", epochs chosen on " + selection_metric(cfg.train) + ")");
+  if (std::isfinite(s.ensemble_test_rmse))
+    f.result.summary.push_back("ensemble of the " + std::to_string(s.runs.size()) +
+                               " runs (mean prediction): test RMSE " + fixed(s.ensemble_test_rmse, 4));
+  if (compare) {
+    // The graphs' worth is the model's own: the comparison trains without the combination.
+    const train::SweepResult p = train_without_graphs(cfg, topts);
+    m.figures["without_graphs"] = {{"test_rmse", p.test_rmse}, {"test_rmse_std", p.test_rmse_std}};
+    f.result.summary.push_back("without graphs (identity At): test RMSE " + fixed(p.test_rmse, 4) + " +- " +
+                               fixed(p.test_rmse_std, 4) + "; the graphs " +
+                               (model_test_rmse < p.test_rmse ? "help" : "do not help") + " by " +
+                               fixed(p.test_rmse - model_test_rmse, 4) + " (the model alone, " +
+                               fixed(model_test_rmse, 4) + ")");
+  }
+  // The other ranks wait here (their branch above): the run ends when rank 0's files are
+  // written.
+  if (topts.group) topts.group->barrier();
+  if (o.out_dir.empty()) models.resize(1);
+  if (!o.out_dir.empty()) add_ranking(m, models, "the saved model (run 0), test ratings");
+  f.result.model = models.front();
+  f.val_predictions = s.val_predictions;
+  f.test_predictions = s.test_predictions;
+  return f;
+}
+
+}  // namespace symgnn::fitting

@@ -1,0 +1,36 @@
+/// @file
+/// What the parts of symgnn::fit (fit.cpp) hand each other: the fitted result with the
+/// runs' mean predictions, and the small helpers the kinds' fits share.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symgnn/dataset.h"
+#include "symgnn/fit.h"
+
+namespace symgnn::fitting {
+
+struct Fitted {
+  FitResult result;
+  at::Tensor val_predictions, test_predictions;  // CPU float64, in the split's order
+};
+
+/// `line` to o.log, where there is one.
+void say(const FitOptions& o, const std::string& line);
+
+/// The ratings of a list as a float tensor: the truth the epoch metrics compare with.
+at::Tensor truth(const RatingList& r);
+
+/// A tensor's values as doubles (CPU).
+std::vector<double> values(const at::Tensor& t);
+
+/// Ranking at 10 of each fitted model (run 0's first), the popularity baseline beside them,
+/// and run 0's whole evaluation: metrics.json's "evaluation" and "ranking_at_10".
+void add_ranking(RunMetrics& m, const std::vector<std::shared_ptr<TrainedModel>>& models,
+                 const std::string& of);
+
+}  // namespace symgnn::fitting

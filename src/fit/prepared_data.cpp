@@ -1,0 +1,80 @@
+// symgnn::fit's data, loaded and settled (prepared_data.h).
+#include "fit/prepared_data.h"
+
+#include <algorithm>
+
+#include "data/dataset_snapshot.h"
+#include "fit/fitted.h"
+#include "fit/prior_choice.h"
+#include "models/baseline/combined_model.h"
+#include "models/rating_levels.h"
+#include "runtime/runtime.h"
+#include "symgnn/graph.h"
+#include "symgnn/model.h"
+#include "train/dataset_stats.h"
+#include "train/distributed.h"
+#include "util/memory_check.h"
+#include "util/text.h"
+
+namespace symgnn::fitting {
+namespace {
+
+/// Implicit data (every training rating the same value: clicks, plays) has no rating to
+/// fit: a model left on objective rating would reach an RMSE of 0 and rank at random. A kind
+/// that trains for ranking switches to it, and says so; another kind gets a warning.
+void train_for_ranking_on_implicit_data(RunConfig& cfg, const Dataset& ds, const ModelKind& kind,
+                                        const std::function<void(const std::string&)>& say_line) {
+  if (ds.train.empty() || cfg.train.objective != "rating") return;
+  const auto [lo, hi] = std::minmax_element(ds.train.value.begin(), ds.train.value.end());
+  if (*lo != *hi) return;
+  const std::string what = ds.name + ": every training rating is " + fixed(*lo, 2) + " (implicit data)";
+  if (kind.fit == FitMethod::trained && kind_serves(kind, "ranking")) {
+    cfg.train.objective = "ranking";
+    say_line("note: " + what + ": training for ranking instead (train.objective = ranking)");
+  } else if (kind.fit == FitMethod::trained || std::string(kind.objectives) == "rating") {
+    say_line(
+        "warning: " + what + ": model = " + cfg.model +
+        " fits ratings, which are all equal here: its ranking is arbitrary; use model = ease, itemknn or "
+        "lowrank with train.objective = ranking");
+  }
+}
+
+}  // namespace
+
+PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& kind, bool rank0,
+                          int64_t world_size, train::ProcessGroup* group) {
+  PreparedData p;
+  Dataset& ds = p.ds;
+  ds = with_memory_context("loading " + cfg.data.source, [&] { return load_dataset(cfg.data); });
+  const std::vector<std::string> graph_notes =
+      with_memory_context("building the graphs", [&] { return graph::resolve_graphs(ds, cfg.graph); });
+  if (rank0)
+    for (const std::string& note : graph_notes) say(o, note);
+  runtime::release_freed_memory();  // the loaders' temporaries
+  if (rank0) say(o, train::dataset_stats_text(ds));
+  // train.auto: what each graph is worth on validation, by a proxy (fit/graph_worth.h).
+  if (rank0 && models::combines_with_baseline(cfg)) p.graph_worths = weigh_graphs(ds, cfg.baseline);
+  for (const GraphWorth& w : p.graph_worths) say(o, describe(w));
+  if (group) group->agree("data", data::fingerprint(ds));
+  train_for_ranking_on_implicit_data(cfg, ds, kind, [&](const std::string& line) {
+    if (rank0) say(o, line);
+  });
+  // lowrank.prior = auto becomes encoder or paper here, on the data's size; the folder's
+  // config.txt records what was trained, so that loading and --resume build the same model.
+  const std::string prior_note =
+      resolve_prior(cfg, ds.users.count, ds.items.count, static_cast<int64_t>(ds.train.size()),
+                    models::prior_class_count(models::rating_levels(ds).size()));
+  if (rank0 && !prior_note.empty()) say(o, prior_note);
+  // train.auto: each side's graph chosen by short runs (fit/graph_choice.h), before the data
+  // are pinned: the folder keeps the graphs trained on. One process only (the choice would
+  // have to be agreed); on --resume, config.txt holds the choice made.
+  if (rank0 && world_size == 1 && kind.fit == FitMethod::trained && models::combines_with_baseline(cfg))
+    p.graph_choice =
+        with_memory_context("choosing the graphs by short runs of the " + cfg.model + " model", [&] {
+          return choose_graphs(
+              cfg, ds, [&](const std::string& line) { say(o, line); }, o.on_epoch);
+        });
+  return p;
+}
+
+}  // namespace symgnn::fitting

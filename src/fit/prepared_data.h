@@ -1,0 +1,33 @@
+/// @file
+/// symgnn::fit's data: loaded, its graphs built, described, and what train.auto and the
+/// data's size decide about the config settled on it (implicit data trains for ranking,
+/// lowrank.prior = auto, each side's graph by short runs).
+#pragma once
+
+#include <vector>
+
+#include "fit/graph_choice.h"
+#include "fit/graph_worth.h"
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+#include "symgnn/fit.h"
+#include "symgnn/model_kinds.h"
+
+namespace symgnn::train {
+class ProcessGroup;
+}
+
+namespace symgnn::fitting {
+
+struct PreparedData {
+  Dataset ds;
+  std::vector<GraphWorth> graph_worths;  // train.auto: each graph's worth by a proxy (rank 0)
+  GraphChoice graph_choice;              // train.auto: each side's graph by short runs (rank 0, one process)
+};
+
+/// Loads cfg's data and settles cfg on it (the keys it decides are rewritten in cfg). Lines
+/// for people go to o.log on rank 0; a group's ranks agree on the data read.
+PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& kind, bool rank0,
+                          int64_t world_size, train::ProcessGroup* group);
+
+}  // namespace symgnn::fitting

@@ -1,0 +1,90 @@
+// The ranker beside a model, fitted (ranker_fit.h).
+#include "fit/ranker_fit.h"
+
+#include <filesystem>
+
+#include "fit/fit_closed_form.h"
+#include "fit/ranker.h"
+#include "infer/model_parts.h"
+#include "util/atomic_file.h"
+#include "util/memory_check.h"
+#include "util/text.h"
+
+namespace fs = std::filesystem;
+
+namespace symgnn::fitting {
+
+RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
+  RankerFit out;
+  nlohmann::json& record = out.record;
+  std::vector<std::string>& summary = out.summary;
+  const fitting::RankerChoice choice = fitting::choose_ranker(cfg, ds.users.count, ds.items.count);
+  if (!choice.note.empty()) say(o, "note: " + choice.note);
+  if (choice.candidates.empty()) return out;
+  const bool choose = choice.candidates.size() > 1;
+  // Each candidate's validation NDCG@10 (-1 without one), and the best so far: its fit
+  // (model and figures) and directory. A candidate that does not beat the best is dropped
+  // at once, so that one fitted ranker at a time stays in memory beside the one fitting.
+  std::vector<std::pair<std::string, double>> tried;
+  Fitted won;
+  std::string won_kind, won_dir;
+  double won_ndcg = -1;
+  for (const std::string& kind : choice.candidates) {
+    RunConfig rcfg = cfg;
+    rcfg.model = kind;
+    rcfg.train.ranker = "none";
+    FitOptions ro;
+    ro.log = o.log;
+    if (!o.out_dir.empty()) {
+      ro.out_dir = infer::ranker_dir(o.out_dir) + (choose ? "." + kind : "");
+      fs::remove_all(ro.out_dir);
+      fs::create_directories(ro.out_dir);
+      write_text_atomic(ro.out_dir + "/config.txt", to_text(rcfg));
+    }
+    say(o, "fitting the " + kind + " ranker" + (choose ? " candidate" : "") +
+               " that recommend and evaluate rank by (train.ranker = " + cfg.train.ranker + ")");
+    Fitted f = with_memory_context("fitting the " + kind + " ranker",
+                                   [&] { return fit_closed_form(rcfg, ds, ro, nullptr); });
+    if (!ro.out_dir.empty()) f.result.metrics.write(ro.out_dir + "/metrics.json");
+    const double ndcg =
+        f.result.metrics.metrics.count("val_ndcg@10") ? f.result.metrics.mean("val_ndcg@10") : -1.0;
+    // The best on validation; ties (and no validation) keep the first, in the order of
+    // fit/ranker.h's candidates.
+    const bool best = tried.empty() || ndcg > won_ndcg;
+    tried.emplace_back(kind, ndcg);
+    if (!best) {
+      if (choose && !ro.out_dir.empty()) fs::remove_all(ro.out_dir);
+      continue;
+    }
+    if (choose && !won_dir.empty()) fs::remove_all(won_dir);
+    won = std::move(f);
+    won_ndcg = ndcg;
+    won_kind = kind;
+    won_dir = ro.out_dir;
+  }
+  if (choose && !o.out_dir.empty()) {
+    const std::string dir = infer::ranker_dir(o.out_dir);
+    fs::remove_all(dir);
+    fs::rename(won_dir, dir);
+  }
+  const RunMetrics& m = won.result.metrics;
+  record = {{"kind", won_kind}, {"dir", "ranker"}, {"figures", m.figures}};
+  for (const char* name : {"val_ndcg@10", "test_ndcg@10"})
+    if (m.metrics.count(name)) record[name] = m.mean(name);
+  if (choose) {
+    nlohmann::json by_kind = nlohmann::json::object();
+    std::string line = "train.ranker = auto: validation NDCG@10";
+    for (const auto& [kind, ndcg] : tried) {
+      by_kind[kind] = ndcg;
+      line += " " + kind + " " + fixed(ndcg, 4) + (kind == won_kind ? " (chosen)" : "") + ",";
+    }
+    line.pop_back();
+    record["candidates_val_ndcg@10"] = by_kind;
+    summary.push_back(line);
+  }
+  for (const std::string& line : won.result.summary) summary.push_back("ranker: " + line);
+  out.model = won.result.model;
+  return out;
+}
+
+}  // namespace symgnn::fitting

@@ -1,0 +1,43 @@
+// The normalised MSE (SYMGNN_RANKING_LOSSES, symgnn/objectives.h; ELSA's loss, Vančura et
+// al., RecSys 2022): for each user u with a positive in the step,
+//   || S_u / |S_u| - X_u / |X_u| ||^2  over every item,
+// S_u the user's row of scores and X_u their binary row of the step's positives; the mean over
+// those users. Scale-free in S_u: it trains the direction of each user's row, not its size.
+// Users go in blocks of train.ranking_block / n2 rows, each block's backward at once.
+#include <ATen/ATen.h>
+
+#include <algorithm>
+
+#include "models/objectives/ranking_losses.h"
+
+namespace symgnn::models {
+
+at::Tensor normalised_mse_loss(const ScoreView& v, const Positives& pos, const Objective& o) {
+  const int64_t p = pos.users.size(0), n1 = v.users(), n2 = v.items();
+  if (p == 0) return v.zero();
+  const ScoreView x = v.leaves();
+  // The users with a positive, in index order, and each positive's row among them.
+  const at::Tensor counts = at::bincount(pos.users, {}, n1);
+  const at::Tensor active = counts.nonzero().squeeze(1);
+  const int64_t m = active.size(0);
+  const at::Tensor slot = at::full({n1}, -1, pos.users.options());
+  slot.index_put_({active}, at::arange(m, pos.users.options()));
+  const at::Tensor row_of = slot.index_select(0, pos.users);  // [P]
+  const double inv_m = 1.0 / static_cast<double>(m);
+  const int64_t per = std::max<int64_t>(1, o.block / std::max<int64_t>(1, n2));
+  const double total = backward_in_chunks(m, per, [&](int64_t s, int64_t len) {
+    const at::Tensor scores = x.rows(active.narrow(0, s, len));  // [len, n2]
+    // X_u / |X_u| of the block's users: 1 / sqrt(count) at their positives (a repeated pair
+    // counts once).
+    const at::Tensor in = ((row_of >= s) & (row_of < s + len)).nonzero().squeeze(1);
+    at::Tensor target = at::zeros({len, n2}, scores.options());
+    target.index_put_({row_of.index_select(0, in) - s, pos.items.index_select(0, in)},
+                      at::ones({in.size(0)}, scores.options()));
+    target = target / target.sum(1, true).sqrt();
+    const at::Tensor unit = scores / scores.norm(2, {1}, true).clamp_min(1e-12);
+    return (unit - target).pow(2).sum() * inv_m;
+  });
+  return v.carried_back(x, total);
+}
+
+}  // namespace symgnn::models

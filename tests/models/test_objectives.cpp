@@ -1,0 +1,237 @@
+// The training objectives (models/objectives/, the tables of symgnn/objectives.h): each
+// ranking loss against plain autograd over the dense users x items scores, in every block
+// size and on both forms a kind exposes (factors, a dense matrix); the composition of
+// objective.h; the tables against the kinds' objectives column.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <set>
+#include <string>
+
+#include "models/base_model.h"
+#include "models/objectives/objective.h"
+#include "models/objectives/score_view.h"
+#include "symgnn/error.h"
+#include "symgnn/model_kinds.h"
+#include "symgnn/objectives.h"
+
+namespace symgnn::models {
+namespace {
+
+struct Problem {
+  at::Tensor u1, u2, users, items, target;
+};
+
+Problem problem() {
+  torch::manual_seed(3);
+  Problem p;
+  p.u1 = torch::randn({7, 4}, torch::kDouble);
+  p.u2 = torch::randn({9, 4}, torch::kDouble);
+  p.users = torch::tensor({0, 0, 1, 3, 3, 3, 6, 5}, torch::kLong);
+  p.items = torch::tensor({1, 4, 4, 0, 2, 8, 8, 3}, torch::kLong);
+  p.target = torch::tensor({5.0, 2.0, 4.0, 3.0, 5.0, 1.0, 4.0, 4.0}, torch::kDouble);
+  return p;
+}
+
+Objective ranking(const char* loss, int64_t block = int64_t{1} << 22) {
+  Objective o;
+  o.objective = "ranking";
+  o.loss = loss;
+  o.block = block;
+  return o;
+}
+
+struct Result {
+  double value;
+  at::Tensor ga, gb;
+};
+
+/// Loss and gradients of `o` on the problem through ranking_loss, the scores given as
+/// factors (U1, U2) or as the dense matrix U1 U2^T (gradients then through the product).
+Result blocked(const Problem& p, const Objective& o, bool dense) {
+  const at::Tensor a = p.u1.clone().requires_grad_(), b = p.u2.clone().requires_grad_();
+  // A function of the representations after them, as a model's layers would be.
+  const ScoreView v = dense ? ScoreView::matrix(torch::mm(a, b.t())) : ScoreView::factors(a * 1.0, b * 1.0);
+  const at::Tensor loss = ranking_loss(v, p.users, p.items, p.target, o);
+  loss.backward();
+  return {loss.item<double>(), a.grad(), b.grad()};
+}
+
+void expect_matches(const Result& r, const at::Tensor& loss, const at::Tensor& a, const at::Tensor& b,
+                    const std::string& what) {
+  EXPECT_NEAR(r.value, loss.item<double>(), 1e-10) << what;
+  EXPECT_TRUE(torch::allclose(r.ga, a.grad(), 1e-9, 1e-10)) << what;
+  EXPECT_TRUE(torch::allclose(r.gb, b.grad(), 1e-9, 1e-10)) << what;
+}
+
+TEST(RankingLoss, FullSoftmaxMatchesDenseAutogradInEveryBlockSize) {
+  const Problem p = problem();
+  const at::Tensor a = p.u1.clone().requires_grad_(), b = p.u2.clone().requires_grad_();
+  const at::Tensor logp = torch::log_softmax(torch::mm(a, b.t()), 1);  // dense, 7 x 9
+  const at::Tensor loss = -logp.index({p.users, p.items}).mean();
+  loss.backward();
+  for (const bool dense : {false, true})
+    for (const int64_t block : {1, 9, 20, 1000})
+      expect_matches(blocked(p, ranking("softmax", block), dense), loss, a, b,
+                     std::string(dense ? "matrix" : "factors") + ", block " + std::to_string(block));
+}
+
+TEST(RankingLoss, PositiveMinKeepsOnlyHighRatings) {
+  const Problem p = problem();
+  const at::Tensor keep = (p.target >= 4.0).nonzero().squeeze(1);
+  const at::Tensor a = p.u1.clone().requires_grad_(), b = p.u2.clone().requires_grad_();
+  const at::Tensor logp = torch::log_softmax(torch::mm(a, b.t()), 1);
+  const at::Tensor loss = -logp.index({p.users.index_select(0, keep), p.items.index_select(0, keep)}).mean();
+  loss.backward();
+  Objective o = ranking("softmax");
+  o.positive_min = 4.0;
+  expect_matches(blocked(p, o, false), loss, a, b, "positive_min 4");
+}
+
+TEST(RankingLoss, SampledLossesMatchTheirDefinitionsForTheSameDraws) {
+  const Problem p = problem();
+  for (const bool dense : {false, true}) {
+    for (const char* kind : {"sampled_softmax", "bpr"}) {
+      Objective o = ranking(kind, dense ? 7 : int64_t{1} << 22);
+      o.negatives = 5;
+      torch::manual_seed(11);
+      const Result r = blocked(p, o, dense);
+      // The same draws, replayed: one shared set (sampled softmax) or one set per positive
+      // (bpr; in one chunk, so drawn at once).
+      torch::manual_seed(11);
+      const int64_t n = p.users.size(0);
+      const at::Tensor a = p.u1.clone().requires_grad_(), b = p.u2.clone().requires_grad_();
+      const at::Tensor x = a.index_select(0, p.users);
+      const at::Tensor pos = (x * b.index_select(0, p.items)).sum(1);
+      at::Tensor loss;
+      if (std::string(kind) == "bpr") {
+        if (dense) continue;  // chunks of 7 / 5 pairs draw in another order
+        const at::Tensor j = torch::randint(9, {n, 5}, torch::kLong);
+        const at::Tensor neg = (x.unsqueeze(1) * b.index_select(0, j.view(-1)).view({n, 5, 4})).sum(2);
+        loss = -torch::log_sigmoid(pos.unsqueeze(1) - neg).mean();
+      } else {
+        const at::Tensor j = torch::randint(9, {5}, torch::kLong);
+        const at::Tensor neg = torch::mm(x, b.index_select(0, j).t());
+        loss = (torch::logsumexp(torch::cat({pos.unsqueeze(1), neg}, 1), 1) - pos).mean();
+      }
+      loss.backward();
+      expect_matches(r, loss, a, b, std::string(kind) + (dense ? ", matrix" : ", factors"));
+    }
+  }
+}
+
+TEST(RankingLoss, NormalisedMseMatchesItsDefinitionInEveryBlockSize) {
+  const Problem p = problem();
+  // Dense: X_u the binary rows of the positives (user 0 rated items 1 and 4, ...), the mean
+  // over the users with a positive of |S_u / |S_u| - X_u / |X_u||^2.
+  const at::Tensor a = p.u1.clone().requires_grad_(), b = p.u2.clone().requires_grad_();
+  at::Tensor x = torch::zeros({7, 9}, torch::kDouble);
+  x.index_put_({p.users, p.items}, torch::ones({p.users.size(0)}, torch::kDouble));
+  const at::Tensor active = (x.sum(1) > 0).nonzero().squeeze(1);
+  const at::Tensor xs = x.index_select(0, active);
+  const at::Tensor s = torch::mm(a, b.t()).index_select(0, active);
+  const at::Tensor loss = (s / s.norm(2, {1}, true) - xs / xs.norm(2, {1}, true)).pow(2).sum(1).mean();
+  loss.backward();
+  for (const bool dense : {false, true})
+    for (const int64_t block : {1, 9, 20, 1000})
+      expect_matches(blocked(p, ranking("normalised_mse", block), dense), loss, a, b,
+                     std::string(dense ? "matrix" : "factors") + ", block " + std::to_string(block));
+}
+
+TEST(RankingLoss, NoPositiveGivesAZeroThatReachesEveryFactor) {
+  const Problem p = problem();
+  for (const RankingLossRow& row : kRankingLosses) {
+    Objective o = ranking(row.name);
+    o.positive_min = 100;
+    const Result r = blocked(p, o, false);
+    EXPECT_EQ(r.value, 0.0) << row.name;
+    ASSERT_TRUE(r.ga.defined() && r.gb.defined()) << row.name;  // zero, but defined
+    EXPECT_EQ(r.ga.abs().sum().item<double>(), 0.0) << row.name;
+  }
+}
+
+TEST(RankingLoss, AnUnknownLossIsAConfigError) {
+  const Problem p = problem();
+  EXPECT_THROW(blocked(p, ranking("hinge"), false), ConfigError);
+}
+
+TEST(ObjectiveTables, EveryKindsObjectiveIsARowAndEveryRowHasALoss) {
+  for (const ModelKind& kind : kModelKinds) {
+    if (kind.fit != FitMethod::trained) continue;
+    std::string list = kind.objectives;
+    for (size_t at = 0; at <= list.size();) {
+      const size_t bar = std::min(list.find('|', at), list.size());
+      EXPECT_NE(find_objective(list.substr(at, bar - at)), nullptr) << kind.name << ": " << list;
+      at = bar + 1;
+    }
+  }
+  // Every ranking loss of the table resolves to its function: a finite loss on the problem.
+  const Problem p = problem();
+  for (const RankingLossRow& row : kRankingLosses)
+    EXPECT_TRUE(std::isfinite(blocked(p, ranking(row.name), false).value)) << row.name;
+  EXPECT_TRUE(objective_rates("rating") && !objective_ranks("rating"));
+  EXPECT_TRUE(!objective_rates("ranking") && objective_ranks("ranking"));
+  EXPECT_TRUE(objective_rates("joint") && objective_ranks("joint"));
+}
+
+/// A small context for the base model: 6 users, 5 items, identity graphs, two levels.
+ModelContext small_context() {
+  ModelContext ctx;
+  ctx.n1 = 6;
+  ctx.n2 = 5;
+  ctx.at1 = graph::identity(6);
+  ctx.at2 = graph::identity(5);
+  ctx.levels = {1.0f, 5.0f};
+  ctx.global_mean = 3.0f;
+  ctx.rating_std = 2.0f;
+  ctx.rating_min = 1.0f;
+  ctx.rating_max = 5.0f;
+  return ctx;
+}
+
+TEST(Objective, ComposesTheKindsRatingLossAndTheWeightedRankingLoss) {
+  const at::Tensor users = torch::tensor({0, 1, 2, 3, 4, 5, 0}, torch::kLong);
+  const at::Tensor items = torch::tensor({0, 1, 2, 3, 4, 0, 2}, torch::kLong);
+  const at::Tensor target = torch::tensor({5.0f, 1.0f, 5.0f, 1.0f, 5.0f, 1.0f, 5.0f});
+  BaseConfig bc;
+  bc.hidden = 4;
+  bc.variant = "G";
+  for (const char* name : {"rating", "ranking", "joint"}) {
+    TrainConfig tc;
+    tc.objective = name;
+    tc.ranking_weight = 0.5;
+    const Objective o(tc);
+    torch::manual_seed(5);
+    BaseModel m(bc, small_context(), o);
+    m.train();
+    at::Tensor pred;
+    const at::Tensor total = objective_loss(m, o, users, items, target, &pred);
+    torch::manual_seed(5);
+    BaseModel twin(bc, small_context(), o);
+    twin.train();
+    const at::Tensor rating = twin.training_loss(users, items, target, nullptr);
+    double expected = rating.item<double>();
+    if (o.ranks())
+      expected += (o.rates() ? 0.5 : 1.0) *
+                  ranking_loss(twin.ranking_scores(), users, items, target, o).item<double>();
+    EXPECT_NEAR(total.item<double>(), expected, 1e-6) << name;
+    EXPECT_EQ(pred.size(0), 7) << name;
+    // The ranking loss trains the association: its gradient reaches the fusion weights.
+    total.backward();
+    const at::Tensor g = m.named_parameters()["w_fuse"].grad();
+    ASSERT_TRUE(g.defined()) << name;
+    EXPECT_GT(g.abs().sum().item<double>(), 0.0) << name;
+    EXPECT_EQ(m.ranks_by_rating(), !o.ranks()) << name;
+    // Ratings: the decoder's (rating, joint) or the head of biases, mean + std (b1 + b2)
+    // (ranking: 3 with zero biases).
+    m.eval();
+    const at::Tensor r = m.forward(users, items);
+    if (!o.rates()) {
+      EXPECT_TRUE(torch::allclose(r, torch::full({7}, 3.0f))) << name;
+    }
+    EXPECT_EQ(m.score_items(torch::tensor({0, 1}, torch::kLong), 5).sizes(), (at::IntArrayRef{2, 5})) << name;
+  }
+}
+
+}  // namespace
+}  // namespace symgnn::models
