@@ -98,6 +98,13 @@ class RatingModel : public torch::nn::Module {
   /// `log` gets progress lines. The default throws: trained kinds learn in train/trainer.h.
   virtual ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                             const std::function<void(const std::string&)>& log);
+  /// A closed-form kind that chooses a setting on validation (EASE's lambda): sets `cfg` so
+  /// that a new fit tries only the setting a saved fit chose, read from that fit's
+  /// figures (its metrics.json, in folder `dir`), and says which (" at ease.lambda = 500").
+  /// "" (the default) for a kind that chooses nothing. Throws ConfigError for a kind whose
+  /// fit cannot be rebuilt at its choice, DataError where the figures lack it.
+  virtual std::string pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,
+                                         const std::string& dir) const;
 
   /// Predicted ratings of all `n2` items for each of `users` ([B, n2], unclipped, on the
   /// model's device). The default scores the B x n2 pairs through forward(); a model that can

@@ -21,6 +21,10 @@ ScoreView RatingModel::ranking_scores() {
   return {};
 }
 
+std::string RatingModel::pin_chosen_setting(RunConfig&, const nlohmann::json&, const std::string&) const {
+  return "";
+}
+
 ClosedFormFit RatingModel::fit(const Dataset&, const at::Device&,
                                const std::function<void(const std::string&)>&) {
   throw ConfigError("model " + name() + ": learns by training (train/trainer.h), not in closed form");

@@ -37,23 +37,6 @@ std::shared_ptr<TrainedModel> refit_on_training(const TrainedModel& saved, const
                                                 std::string& from) {
   RunConfig cfg = saved.config();
   const RunMetrics metrics = RunMetrics::read(dir);
-  // The setting the fit chose (metrics.json) as the only candidate of its list.
-  const auto chosen = [&](const std::string& figure) {
-    if (!metrics.figures.contains(figure))
-      throw DataError(dir + "/metrics.json", 0, "no " + figure + ": the setting the fit chose is unknown");
-    return fixed(metrics.figures[figure].get<double>(), 6);
-  };
-  std::string setting;
-  if (cfg.model == "ease") {
-    cfg.ease.lambdas = chosen("ease.lambda");
-    setting = " at ease.lambda = " + cfg.ease.lambdas;
-  } else if (cfg.model == "sylvester_binary") {
-    cfg.sylvester.alphas = chosen("sylvester.alpha");
-    setting = " at sylvester.alpha = " + cfg.sylvester.alphas;
-  } else if (cfg.model == "sylvester") {
-    throw ConfigError(dir + ": model = sylvester cannot be blended for ranking (its validation fit is not " +
-                      "rebuilt here); blend a rating model's directory trained by the trainer, or ease");
-  }
   Dataset ds = load_dataset(cfg.data);
   graph::resolve_graphs(ds, cfg.graph);  // the graphs as the run had them: said when it trained
   if (ds.validation.empty())
@@ -67,7 +50,14 @@ std::shared_ptr<TrainedModel> refit_on_training(const TrainedModel& saved, const
   parts.cfg = cfg;
   parts.ds = std::move(ds);
   parts.ctx = models::make_context(parts.ds).to(at::Device(cfg.train.device));
+  // The setting the fit chose (metrics.json) as the only candidate of its list: the kind
+  // says which key that is (RatingModel::pin_chosen_setting), and the model is built on it.
   auto model = models::make_model(cfg, parts.ctx);
+  const std::string setting = model->pin_chosen_setting(cfg, metrics.figures, dir);
+  if (!setting.empty()) {
+    parts.cfg = cfg;
+    model = models::make_model(cfg, parts.ctx);
+  }
   model->to(at::Device(cfg.train.device));
   model->fit(training_only, at::Device(cfg.train.device), nullptr);
   parts.members = {model};

@@ -104,6 +104,16 @@ TEST(RankingBlend, Refusals) {
   fit_into(other, dir);
   EXPECT_THROW(symgnn::ranking_blend::blend_for_ranking({d.ease, dir}, {}), symgnn::DataError);
   EXPECT_THROW(symgnn::ranking_blend::blend_for_ranking({d.ease, dir + "/absent"}, {}), symgnn::DataError);
+  // A kind whose choice the blend cannot rebuild says so (RatingModel::pin_chosen_setting).
+  const std::string sylvester = st::scratch_dir("ranking_blend_sylvester") + "/sylvester";
+  fit_into(small_config("sylvester"), sylvester);
+  try {
+    symgnn::ranking_blend::blend_for_ranking({d.ease, sylvester}, {});
+    FAIL() << "blended the Sylv. baseline";
+  } catch (const symgnn::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("model = sylvester cannot be blended"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(RankingBlend, BlendsEachRunOfATrainedModel) {

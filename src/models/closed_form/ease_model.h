@@ -24,6 +24,7 @@ class EaseModel : public InteractionModel {
  protected:
   std::vector<double> settings() const override { return lambdas_; }
   std::string setting_name() const override { return "ease.lambda"; }
+  std::string settings_key() const override { return "ease.lambdas"; }
   at::Tensor item_weights(const at::Tensor& x, double lambda) const override;
 
  private:

@@ -8,6 +8,7 @@
 #include "models/closed_form_predictions.h"
 #include "models/ranking/ranking_probe.h"
 #include "models/sylvester/completion.h"
+#include "symgnn/error.h"
 #include "util/text.h"
 
 namespace symgnn::models {
@@ -59,6 +60,16 @@ void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, dou
   const at::Tensor x = interactions(n1_, n2_, ratings, device);
   scores_.copy_(interaction_scores(x, setting));
   fit_biases(ratings);
+}
+
+std::string InteractionModel::pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,
+                                                 const std::string& dir) const {
+  const std::string name = setting_name();
+  if (!figures.contains(name) || !figures[name].is_number())
+    throw DataError(dir + "/metrics.json", 0, "no " + name + ": the setting the fit chose is unknown");
+  const std::string value = fixed(figures[name].get<double>(), 6);
+  apply_override(cfg, settings_key() + "=" + value);
+  return " at " + name + " = " + value;
 }
 
 ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,

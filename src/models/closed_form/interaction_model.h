@@ -35,12 +35,17 @@ class InteractionModel : public DampedBiasModel {
   at::Tensor node_representations(int side) override { return side == 0 ? scores_ : scores_.t(); }
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
+  /// The figure setting_name() of a saved fit as the only candidate of settings_key().
+  std::string pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,
+                                 const std::string& dir) const override;
 
  protected:
   /// The candidate settings fit() chooses among (one: nothing to choose).
   virtual std::vector<double> settings() const = 0;
-  /// The setting's config key, e.g. "ease.lambda".
+  /// The setting's name, e.g. "ease.lambda" (the figure fit() reports it under).
   virtual std::string setting_name() const = 0;
+  /// The config key of the candidates, e.g. "ease.lambdas".
+  virtual std::string settings_key() const = 0;
   /// W (n2 x n2, float64) from the dense binary interactions X (n1 x n2, float64): what the
   /// item-item kinds (EASE, ItemKNN) define; a kind scoring otherwise overrides
   /// interaction_scores instead (the default here throws).

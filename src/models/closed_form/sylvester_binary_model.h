@@ -29,6 +29,7 @@ class SylvesterBinaryModel : public InteractionModel {
  protected:
   std::vector<double> settings() const override { return alphas_; }
   std::string setting_name() const override { return "sylvester.alpha"; }
+  std::string settings_key() const override { return "sylvester.alphas"; }
   at::Tensor interaction_scores(const at::Tensor& x, double alpha) const override;
   void prepare(const Dataset& ds, const at::Device& device) override;
 

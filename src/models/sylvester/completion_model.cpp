@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/sylvester/completion.h"
+#include "symgnn/error.h"
 #include "symgnn/graph.h"
 #include "util/text.h"
 
@@ -79,6 +80,13 @@ ClosedFormFit CompletionModel::fit(const Dataset& ds, const at::Device& device,
           fixed(r.test_rmse_train_only, 4) + "; mean rating alone: " + fixed(r.mean_test_rmse, 4) + ")",
       "time " + fixed(r.seconds, 1) + " s"};
   return out;
+}
+
+std::string CompletionModel::pin_chosen_setting(RunConfig&, const nlohmann::json&,
+                                                const std::string& dir) const {
+  throw ConfigError(dir +
+                    ": model = sylvester cannot be blended for ranking (its validation fit is not rebuilt " +
+                    "here); blend a rating model's directory trained by the trainer, or ease");
 }
 
 }  // namespace sylvester

@@ -22,6 +22,10 @@ class CompletionModel : public RatingModel {
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   std::string name() const override { return "sylvester"; }
+  /// Refused: the (a, lambda) pair is chosen jointly on the validation RMSE, and a refit at
+  /// it on the training ratings alone is not rebuilt (symgnn blend --metric ndcg@10).
+  std::string pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,
+                                 const std::string& dir) const override;
 
  private:
   SylvesterConfig cfg_;
