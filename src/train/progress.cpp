@@ -17,18 +17,8 @@ void Progress::start_run(int64_t run, int64_t runs, int64_t max_epochs) {
 void Progress::epoch(int64_t epoch, double loss, double train_rmse, double val, double best_val) {
   if (!on_epoch_) return;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
-  ProgressEvent e;
-  e.run = run_;
-  e.runs = runs_;
-  e.epoch = epoch;
-  e.max_epochs = max_epochs_;
-  e.loss = loss;
-  e.train_rmse = train_rmse;
-  e.select = select_;
-  e.val = val;
-  e.best_val = best_val;
-  e.seconds = seconds;
-  on_epoch_(e);
+  on_epoch_(ProgressEvent{run_, runs_, epoch, max_epochs_, loss, train_rmse, select_, val, best_val, seconds,
+                          /*phase=*/""});
 }
 
 void Progress::end_run(const std::string& summary) {
