@@ -48,11 +48,9 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o,
     // the training and validation ratings the final fit saw).
     const models::RankingProbe probe = models::test_probe(ds, cfg.train.ranking_block, device);
     if (!probe.empty()) {
-      const eval::RankingAtK at =
-          probe.measure([&](const at::Tensor& users) { return model->score_items(users, ds.items.count); });
-      for (const MetricRow& row : kMetrics)
-        if (row.needs == MetricNeeds::ranking)
-          errors[metric_figure("test", row, at.k)] = eval::metric_value(at, row.name);
+      train::add_rankings(errors, "test", probe.measure([&](const at::Tensor& users) {
+        return model->score_items(users, ds.items.count);
+      }));
     }
   }
   SeedMetrics run;

@@ -33,4 +33,10 @@ void add_errors(MetricValues& m, const std::string& split, const at::Tensor& pre
   m[split + "_mae"] = diff.abs().mean().item<double>();
 }
 
+void add_rankings(MetricValues& m, const std::string& split, const eval::RankingAtK& at) {
+  for (const MetricRow& row : kMetrics)
+    if (row.needs == MetricNeeds::ranking)
+      m[metric_figure(split, row, at.k)] = eval::metric_value(at, row.name);
+}
+
 }  // namespace symgnn::train

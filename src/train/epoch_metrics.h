@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "symgnn/ranking.h"
+
 namespace symgnn::train {
 
 /// Every epoch metric: train_rmse, then each row of SYMGNN_METRICS on val and test.
@@ -24,5 +26,8 @@ double metric_of(const MetricValues& m, const std::string& name);
 /// "<split>_rmse" and "<split>_mae" of clipped predictions against targets, in float64.
 void add_errors(MetricValues& m, const std::string& split, const at::Tensor& pred, const at::Tensor& target,
                 float lo, float hi);
+
+/// "<split>_<metric>@<k>" of every ranking row of symgnn/metrics.h, from one ranking at k.
+void add_rankings(MetricValues& m, const std::string& split, const eval::RankingAtK& at);
 
 }  // namespace symgnn::train

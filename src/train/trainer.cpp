@@ -453,10 +453,7 @@ Scores RunTrainer::evaluate() {
     for (const auto& [split, probe] :
          {std::pair<const char*, const models::RankingProbe*>{"val", &val_probe_}, {"test", &test_probe_}}) {
       if (probe->empty()) continue;
-      const eval::RankingAtK at = probe->measure(score);
-      for (const MetricRow& m : kMetrics)
-        if (m.needs == MetricNeeds::ranking)
-          s.metrics[metric_figure(split, m, at.k)] = eval::metric_value(at, m.name);
+      add_rankings(s.metrics, split, probe->measure(score));
     }
   }
   return s;
