@@ -43,8 +43,10 @@
 #include "runtime/runtime.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
+#include "symgnn/error.h"
 #include "symgnn/graph.h"
 #include "symgnn/model.h"
+#include "train/history_csv.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -131,17 +133,11 @@ ChildResult run_child(const std::vector<std::string>& args, const std::string& l
 /// keep_freed_memory), which at 5 M ratings made the second epoch 1.8 s against 0.6 s for
 /// the third and fourth.
 double seconds_per_epoch(const std::string& history) {
-  std::ifstream in(history);
-  std::string line;
-  std::getline(in, line);  // header: epoch,loss,train_rmse,val_rmse,test_rmse,lr,seconds,...
+  const train::HistoryTable t = train::read_history_csv(history);
+  const int col = t.column("seconds");
+  if (col < 0) throw DataError(history, 0, "no seconds column");
   std::vector<double> s;
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string field;
-    for (int i = 0; i < 7 && std::getline(ss, field, ','); ++i) {
-    }
-    s.push_back(std::stod(field));
-  }
+  for (const auto& row : t.rows) s.push_back(row[static_cast<size_t>(col)]);
   if (s.size() > 1) s.erase(s.begin());
   if (s.empty()) return 0;
   std::sort(s.begin(), s.end());

@@ -21,7 +21,10 @@
 
 namespace symgnn::models {
 
-class ScoreView;  // models/objectives/score_view.h
+class ScoreView;     // models/objectives/score_view.h
+struct Combination;  // models/baseline/combined_model.h
+struct Biases;       // models/baseline/bias_fit.h
+struct Shrinkage;    // models/baseline/bias_fit.h
 
 /// Ratings with more distinct values than this are a continuous target: the per-class
 /// priors (ModelContext::h) bin them into kBinnedPriorClasses classes between quantiles.
@@ -105,6 +108,13 @@ class RatingModel : public torch::nn::Module {
   /// fit cannot be rebuilt at its choice, DataError where the figures lack it.
   virtual std::string pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,
                                          const std::string& dir) const;
+
+  /// train.auto's final combination with the bias baseline, chosen on validation after
+  /// training (fit/baseline_guard.h): the kind keeps the weights and the baseline's biases
+  /// (fitted under `shrinkage`) in its state. The combination kind that make_model builds
+  /// under train.auto (models/baseline/combined_model.h) does; the default throws
+  /// ConfigError.
+  virtual void set_combination(const Combination& w, const Biases& biases, const Shrinkage& shrinkage);
 
   /// Predicted ratings of all `n2` items for each of `users` ([B, n2], unclipped, on the
   /// model's device). The default scores the B x n2 pairs through forward(); a model that can

@@ -9,15 +9,26 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <map>
 #include <string>
 
 namespace symgnn {
 
 /// One epoch of one run.
 struct ProgressEvent {
+  /// The named figure (NaN where the epoch did not measure it).
+  double figure(const std::string& name) const {
+    const auto it = figures.find(name);
+    return it == figures.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+  }
+
   int64_t run = 0, runs = 1;  // run index (0-based) and count
   int64_t epoch = 0, max_epochs = 0;
-  double loss = 0, train_rmse = 0;
+  double loss = 0;
+  /// The epoch's figures by name (symgnn/metrics.h): "train_rmse" from the training steps,
+  /// and where the epoch was evaluated "val_rmse", "test_rmse", "val_ndcg@10", ...
+  std::map<std::string, double> figures;
   std::string select;            // the validation metric that selects the epoch (train.select)
   double val = 0, best_val = 0;  // its value this epoch and its best so far
   double seconds = 0;            // since the run (or its resumption) started

@@ -120,7 +120,7 @@ std::string fit_config(const std::string& config_text, const std::string& out, b
     d["epoch"] = e.epoch;
     d["max_epochs"] = e.max_epochs;
     d["loss"] = e.loss;
-    d["train_rmse"] = e.train_rmse;
+    for (const auto& [name, value] : e.figures) d[py::str(name)] = value;  // "train_rmse", "val_rmse", ...
     d["select"] = e.select;
     d["val"] = e.val;
     d["best_val"] = e.best_val;

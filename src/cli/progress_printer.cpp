@@ -29,8 +29,8 @@ void ProgressPrinter::epoch(const ProgressEvent& e) {
       e.epoch > 0 ? e.seconds / static_cast<double>(e.epoch) * static_cast<double>(e.max_epochs - e.epoch)
                   : 0;
   const std::string stats = "epoch " + std::to_string(e.epoch) + "/" + std::to_string(e.max_epochs) +
-                            "  loss " + fixed(e.loss, 4) + "  train " + fixed(e.train_rmse, 4) + "  " +
-                            e.select + " " + fixed(e.val, 4) + "  best " + fixed(e.best_val, 4);
+                            "  loss " + fixed(e.loss, 4) + "  train " + fixed(e.figure("train_rmse"), 4) +
+                            "  " + e.select + " " + fixed(e.val, 4) + "  best " + fixed(e.best_val, 4);
   if (bar_) {
     const int width = 20;
     const int filled = e.max_epochs > 0 ? static_cast<int>(width * e.epoch / e.max_epochs) : width;

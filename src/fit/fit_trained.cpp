@@ -48,7 +48,6 @@ train::SweepResult train_without_graphs(const RunConfig& cfg, const train::Train
 void combine_sweep(train::SweepResult& s, const fitting::BaselineGuard& g, const Dataset& ds,
                    const std::vector<std::shared_ptr<TrainedModel>>& models) {
   const float lo = ds.rating_min, hi = ds.rating_max;
-  std::vector<double> test_rmse, val_rmse;
   at::Tensor test_sum, val_sum;
   for (size_t r = 0; r < s.runs.size() && r < models.size(); ++r) {
     train::RunResult& run = s.runs[r];
@@ -68,25 +67,19 @@ void combine_sweep(train::SweepResult& s, const fitting::BaselineGuard& g, const
       train::add_errors(errors, "val", run.val_predictions, truth(ds.validation), lo, hi);
     }
     for (const auto& [name, value] : errors) run.selected[name] = value;
-    run.test_rmse = train::metric_of(errors, "test_rmse");
-    run.val_rmse = train::metric_of(errors, "val_rmse");
-    test_rmse.push_back(run.test_rmse);
-    val_rmse.push_back(run.val_rmse);
     if (run.test_predictions.defined())
       test_sum = test_sum.defined() ? test_sum + run.test_predictions : run.test_predictions;
     if (run.val_predictions.defined())
       val_sum = val_sum.defined() ? val_sum + run.val_predictions : run.val_predictions;
   }
-  if (test_rmse.empty()) return;
-  const MeanStd t = mean_std(test_rmse), v = mean_std(val_rmse);
-  s.test_rmse = t.mean;
-  s.test_rmse_std = t.std;
-  s.val_rmse = v.mean;
-  s.val_rmse_std = v.std;
-  const double n = static_cast<double>(test_rmse.size());
+  const size_t runs = std::min(s.runs.size(), models.size());
+  if (runs == 0) return;
+  s.summarise();
+  const double n = static_cast<double>(runs);
   if (test_sum.defined()) {
     s.test_predictions = test_sum / n;
-    if (test_rmse.size() > 1) s.ensemble_test_rmse = train::rmse(s.test_predictions, truth(ds.test), lo, hi);
+    s.ensemble.clear();
+    if (runs > 1) train::add_errors(s.ensemble, "test", s.test_predictions, truth(ds.test), lo, hi);
   }
   if (val_sum.defined()) s.val_predictions = val_sum / n;
 }
@@ -98,9 +91,7 @@ void set_combination(infer::ModelParts& parts, size_t r, const fitting::Baseline
                      const RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   std::vector<train::ModuleState> states;
   for (const auto& m : parts.members) {
-    auto* combined = dynamic_cast<models::CombinedModel*>(m.get());
-    TORCH_CHECK(combined, "train.auto: the model built is no combination (models/baseline/combined_model.h)");
-    combined->set_combination({g.c, g.a, g.b}, g.final_biases, g.shrinkage);
+    m->set_combination({g.c, g.a, g.b}, g.final_biases, g.shrinkage);
     states.push_back(train::module_state(*m));
   }
   if (o.out_dir.empty()) return;
@@ -134,7 +125,7 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   const bool retrained = train::retrains(cfg, ds);
   if (retrained) saved_cfg.data.val_fraction = 0;
   // train.auto: the final combination with the bias baseline, fitted on validation.
-  const double model_test_rmse = s.test_rmse, model_test_std = s.test_rmse_std;
+  const double model_test_rmse = s.mean("test_rmse"), model_test_std = s.std_of("test_rmse");
   std::optional<fitting::BaselineGuard> guard;
   if (models::combines_with_baseline(cfg))
     guard = with_memory_context("weighing the model against the bias baseline", [&] {
@@ -160,27 +151,27 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
     f.result.summary.push_back(fitting::describe(*guard));
   }
   f.result.summary.push_back(s.model_name + (combined ? " with the bias baseline" : "") + " on " + ds.name +
-                             ": test RMSE " + fixed(s.test_rmse, 4) + " +- " + fixed(s.test_rmse_std, 4) +
-                             " over " + std::to_string(s.runs.size()) + " run(s) (validation " +
-                             fixed(s.val_rmse, 4) + ")" +
+                             ": test RMSE " + fixed(s.mean("test_rmse"), 4) + " +- " +
+                             fixed(s.std_of("test_rmse"), 4) + " over " + std::to_string(s.runs.size()) +
+                             " run(s) (validation " + fixed(s.mean("val_rmse"), 4) + ")" +
                              (combined ? "; the model alone " + fixed(model_test_rmse, 4) : ""));
   if (objective_ranks(cfg.train.objective) && m.metrics.count("test_ndcg@10"))
     f.result.summary.push_back("test NDCG@10 " + fixed(m.mean("test_ndcg@10"), 4) + " +- " +
                                fixed(m.std_of("test_ndcg@10"), 4) + " (validation " +
                                fixed(m.mean("val_ndcg@10"), 4) + "; objective " + cfg.train.objective +
                                ", epochs chosen on " + selection_metric(cfg.train) + ")");
-  if (std::isfinite(s.ensemble_test_rmse))
+  if (s.ensemble.count("test_rmse"))
     f.result.summary.push_back("ensemble of the " + std::to_string(s.runs.size()) +
-                               " runs (mean prediction): test RMSE " + fixed(s.ensemble_test_rmse, 4));
+                               " runs (mean prediction): test RMSE " + fixed(s.ensemble.at("test_rmse"), 4));
   if (compare) {
     // The graphs' worth is the model's own: the comparison trains without the combination.
     const train::SweepResult p = train_without_graphs(cfg, topts);
-    m.figures["without_graphs"] = {{"test_rmse", p.test_rmse}, {"test_rmse_std", p.test_rmse_std}};
-    f.result.summary.push_back("without graphs (identity At): test RMSE " + fixed(p.test_rmse, 4) + " +- " +
-                               fixed(p.test_rmse_std, 4) + "; the graphs " +
-                               (model_test_rmse < p.test_rmse ? "help" : "do not help") + " by " +
-                               fixed(p.test_rmse - model_test_rmse, 4) + " (the model alone, " +
-                               fixed(model_test_rmse, 4) + ")");
+    const double plain = p.mean("test_rmse"), plain_std = p.std_of("test_rmse");
+    m.figures["without_graphs"] = {{"test_rmse", plain}, {"test_rmse_std", plain_std}};
+    f.result.summary.push_back(
+        "without graphs (identity At): test RMSE " + fixed(plain, 4) + " +- " + fixed(plain_std, 4) +
+        "; the graphs " + (model_test_rmse < plain ? "help" : "do not help") + " by " +
+        fixed(plain - model_test_rmse, 4) + " (the model alone, " + fixed(model_test_rmse, 4) + ")");
   }
   // The other ranks wait here (their branch above): the run ends when rank 0's files are
   // written.

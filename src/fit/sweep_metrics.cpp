@@ -1,7 +1,9 @@
 #include "fit/sweep_metrics.h"
 
+#include <limits>
 #include <thread>
 
+#include "symgnn/metrics.h"
 #include "train/dataset_stats.h"
 #include "train/epoch_metrics.h"
 #include "train/memory.h"
@@ -20,16 +22,12 @@ RunMetrics sweep_metrics(const train::SweepResult& s, RunConfig& cfg, const Data
   RunMetrics m;
   m.model = s.model_name;
   // Every epoch metric measured at the runs' selected epochs, by name (test_rmse, val_rmse,
-  // test_mae, val_mae, ...): mean and standard deviation over the seeds.
-  for (const std::string& name : train::epoch_metric_names()) {
-    std::vector<double> values;
-    for (const auto& r : s.runs)
-      if (r.selected.count(name)) values.push_back(r.selected.at(name));
-    if (!values.empty()) m.set(name, values);
-  }
-  // The sweep's own figures of the paper's metric (NaN without validation).
-  m.metrics["test_rmse"] = MetricSummary{s.test_rmse, s.test_rmse_std};
-  m.metrics["val_rmse"] = MetricSummary{s.val_rmse, s.val_rmse_std};
+  // test_mae, val_mae, ...): mean and standard deviation over the seeds. The paper's metric
+  // (the table's first row) is always there, NaN on a split without ratings.
+  for (const std::string& name : train::epoch_metric_names())
+    if (s.metrics.count(name)) m.metrics[name] = s.metrics.at(name);
+  for (const char* split : {"test", "val"})
+    m.metrics.emplace(metric_figure(split, kMetrics[0]), MetricSummary{});
   double best_epoch = 0, epochs = 0, seconds = 0;
   int64_t peak = 0;
   for (const auto& r : s.runs) {
@@ -40,8 +38,8 @@ RunMetrics sweep_metrics(const train::SweepResult& s, RunConfig& cfg, const Data
     SeedMetrics seed;
     seed.run = r.run;
     seed.metrics = r.selected;
-    seed.metrics["test_rmse"] = r.test_rmse;
-    seed.metrics["val_rmse"] = r.val_rmse;
+    for (const char* split : {"test", "val"})
+      seed.metrics.emplace(metric_figure(split, kMetrics[0]), std::numeric_limits<double>::quiet_NaN());
     seed.train_seconds = r.train_seconds;
     seed.training = {
         {"seed", r.seed},
@@ -54,8 +52,9 @@ RunMetrics sweep_metrics(const train::SweepResult& s, RunConfig& cfg, const Data
   }
   const double n = static_cast<double>(s.runs.size());
   nlohmann::json& f = m.figures;
-  f["ensemble_test_rmse"] =
-      std::isfinite(s.ensemble_test_rmse) ? nlohmann::json(s.ensemble_test_rmse) : nullptr;
+  // The runs' averaged predictions: "ensemble_test_rmse" (null with one run), "ensemble_test_mae".
+  f["ensemble_" + metric_figure("test", kMetrics[0])] = nullptr;
+  for (const auto& [name, value] : s.ensemble) f["ensemble_" + name] = value;
   f["best_epoch"] = best_epoch / n;
   f["epochs_run"] = epochs / n;
   f["train_seconds"] = seconds / n;

@@ -25,6 +25,12 @@ std::string RatingModel::pin_chosen_setting(RunConfig&, const nlohmann::json&, c
   return "";
 }
 
+void RatingModel::set_combination(const Combination&, const Biases&, const Shrinkage&) {
+  throw ConfigError("model " + name() +
+                    ": holds no combination with the bias baseline (train.auto builds the combination kind, "
+                    "models/baseline/combined_model.h)");
+}
+
 ClosedFormFit RatingModel::fit(const Dataset&, const at::Device&,
                                const std::function<void(const std::string&)>&) {
   throw ConfigError("model " + name() + ": learns by training (train/trainer.h), not in closed form");

@@ -86,8 +86,9 @@ std::string curves_script(const std::vector<CurvePanel>& panels, const std::stri
     }
     os << "plot ";
     for (size_t i = 0; i < p.history_csvs.size(); ++i)
-      os << (i ? ", " : "") << q(p.history_csvs[i]) << " skip 1 using 1:4 with lines lw 1.5 lc " << i + 1;
-    os << ", " << q(p.history_csvs.front()) << " skip 1 using 1:3 with lines dt 2 lc rgb 'black'\n";
+      os << (i ? ", " : "") << q(p.history_csvs[i]) << " using 'epoch':'val_rmse' with lines lw 1.5 lc "
+         << i + 1;
+    os << ", " << q(p.history_csvs.front()) << " using 'epoch':'train_rmse' with lines dt 2 lc rgb 'black'\n";
   }
   os << "unset multiplot\n";
   return os.str();

@@ -9,7 +9,9 @@
 #include "data/dataset_snapshot.h"
 #include "data/item_names.h"
 #include "data/parsers.h"
+#include "symgnn/error.h"
 #include "symgnn/run_metrics.h"
+#include "train/history_csv.h"
 #include "util/checksum.h"
 
 namespace fs = std::filesystem;
@@ -28,32 +30,17 @@ std::string utc_now() {
 }
 
 /// The training curve of the model's first run (`run0/history.csv`, or `final/run0/` after
-/// a retrain) as {"columns": [...], "rows": [[...], ...]}; null when there is none.
+/// a retrain) as {"file": ..., "columns": [...], "rows": [[...], ...]}; null when there is
+/// none or it cannot be read (the model serves without its curve).
 nlohmann::json training_curve(const std::string& dir) {
   for (const std::string& at : {dir + "/run0/history.csv", dir + "/final/run0/history.csv"}) {
-    std::ifstream in(at);
-    if (!in) continue;
-    nlohmann::json curve = {{"file", fs::relative(at, dir).string()},
-                            {"columns", nlohmann::json::array()},
-                            {"rows", nlohmann::json::array()}};
-    std::string line;
-    bool header = true;
-    while (std::getline(in, line)) {
-      std::stringstream ss(line);
-      std::string cell;
-      nlohmann::json row = nlohmann::json::array();
-      while (std::getline(ss, cell, ',')) {
-        if (header) {
-          curve["columns"].push_back(cell);
-          continue;
-        }
-        double v = 0;
-        row.push_back(data::to_double(cell, v) ? nlohmann::json(v) : nlohmann::json(cell));
-      }
-      if (!header) curve["rows"].push_back(row);
-      header = false;
+    if (!fs::exists(at)) continue;
+    try {
+      const train::HistoryTable t = train::read_history_csv(at);
+      return {{"file", fs::relative(at, dir).string()}, {"columns", t.columns}, {"rows", t.rows}};
+    } catch (const DataError&) {
+      return nullptr;
     }
-    return curve;
   }
   return nullptr;
 }

@@ -14,10 +14,11 @@ void Progress::start_run(int64_t run, int64_t runs, int64_t max_epochs) {
   run_start_ = std::chrono::steady_clock::now();
 }
 
-void Progress::epoch(int64_t epoch, double loss, double train_rmse, double val, double best_val) {
+void Progress::epoch(int64_t epoch, double loss, const std::map<std::string, double>& figures, double val,
+                     double best_val) {
   if (!on_epoch_) return;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
-  on_epoch_(ProgressEvent{run_, runs_, epoch, max_epochs_, loss, train_rmse, select_, val, best_val, seconds,
+  on_epoch_(ProgressEvent{run_, runs_, epoch, max_epochs_, loss, figures, select_, val, best_val, seconds,
                           /*phase=*/""});
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "symgnn/progress.h"
@@ -16,8 +17,10 @@ class Progress {
   Progress(EpochCallback on_epoch, LogCallback log, std::string select = "val_rmse");
 
   void start_run(int64_t run, int64_t runs, int64_t max_epochs);
-  /// `val` and `best_val`: the train.select metric this epoch and its best so far.
-  void epoch(int64_t epoch, double loss, double train_rmse, double val, double best_val);
+  /// `figures`: the epoch's measured figures by name; `val` and `best_val`: the train.select
+  /// metric this epoch and its best so far.
+  void epoch(int64_t epoch, double loss, const std::map<std::string, double>& figures, double val,
+             double best_val);
   /// The run's summary line.
   void end_run(const std::string& summary);
   /// A line for people.

@@ -20,6 +20,7 @@
 #include "symgnn/ranking.h"
 #include "train/checkpoint.h"
 #include "train/distributed.h"
+#include "train/history_csv.h"
 #include "train/memory.h"
 #include "train/minibatch.h"
 #include "train/seeds.h"
@@ -34,12 +35,6 @@ namespace symgnn::train {
 
 bool TrainerOptions::writes_files() const {
   return !group || group->rank() == 0;
-}
-
-double rmse(const at::Tensor& pred, const at::Tensor& target, float lo, float hi) {
-  if (target.numel() == 0) return std::numeric_limits<double>::quiet_NaN();
-  auto diff = pred.detach().to(torch::kFloat64).clamp(lo, hi) - target.to(torch::kFloat64);
-  return std::sqrt(diff.pow(2).mean().item<double>());
 }
 
 namespace {
@@ -71,36 +66,6 @@ EvalSet make_eval_set(const Dataset& ds, const at::Device& d) {
 
 void set_lr(torch::optim::AdamW& opt, double lr) {
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
-}
-
-/// history.csv: the columns of the first release (epoch, loss, train_rmse, val_rmse,
-/// test_rmse, lr, seconds, peak_memory_bytes; reproduce's curves read them by position),
-/// then the other epoch metrics by name (the ranking metrics only where measured).
-void write_history_csv(const std::string& path, const std::vector<EpochRecord>& h) {
-  static const std::vector<std::string> first = {"train_rmse", "val_rmse", "test_rmse"};
-  const auto measured = [&](const std::string& name) {
-    const MetricName m = parse_metric_name(name);
-    if (!m.row || m.row->needs != MetricNeeds::ranking) return true;
-    for (const auto& r : h)
-      if (r.metrics.count(name)) return true;
-    return false;
-  };
-  std::vector<std::string> more;
-  for (const auto& name : epoch_metric_names())
-    if (std::find(first.begin(), first.end(), name) == first.end() && measured(name)) more.push_back(name);
-  std::ostringstream os;
-  os << "epoch,loss,train_rmse,val_rmse,test_rmse,lr,seconds,peak_memory_bytes";
-  for (const auto& name : more) os << "," << name;
-  os << "\n";
-  os.precision(8);
-  for (const auto& r : h) {
-    os << r.epoch << "," << r.loss;
-    for (const auto& name : first) os << "," << r.metric(name);
-    os << "," << r.lr << "," << r.seconds << "," << r.peak_memory_bytes;
-    for (const auto& name : more) os << "," << r.metric(name);
-    os << "\n";
-  }
-  write_text_atomic(path, os.str());
 }
 
 /// The weights that evaluation and the saved model use: the moving average when
@@ -218,7 +183,7 @@ class RunTrainer {
   /// The training objective of one step and the training predictions it scored.
   struct Step {
     double loss;
-    double train_rmse;  // of the training predictions, clipped to the rating range
+    double mse;  // of the training predictions, clipped to the rating range
   };
 
   // Checkpointing.
@@ -389,7 +354,7 @@ RunTrainer::Step RunTrainer::step() {
     }
   }
   if (tc_.ema > 0) update_ema(st_.ema, *model_, tc_.ema, st_.epoch);
-  return Step{loss_sum, std::sqrt(sq_sum)};
+  return Step{loss_sum, sq_sum};
 }
 
 std::pair<double, double> RunTrainer::descend(const at::Tensor& positions, double weight) {
@@ -410,8 +375,8 @@ std::pair<double, double> RunTrainer::descend(const at::Tensor& positions, doubl
   at::Tensor reg = model_->regularization();
   at::Tensor total = reg.defined() ? loss + reg : loss;
   total.backward();
-  const double batch_rmse = rmse(pred, values, ctx_.rating_min, ctx_.rating_max);
-  std::vector<double> figures{total.item<double>(), batch_rmse * batch_rmse};  // mean squared errors average
+  std::vector<double> figures{total.item<double>(),
+                              squared_error(pred, values, ctx_.rating_min, ctx_.rating_max)};
   average_gradients(group_, model_->parameters(), weight, figures);
   opt_.step();
   if (!std::isfinite(figures[0]))
@@ -533,15 +498,14 @@ RunResult RunTrainer::train() {
     st_.seconds += secs;
     const int64_t peak = memory_.peak();
     st_.peak_memory = std::max(st_.peak_memory, peak);
-    const double train_rmse = done.train_rmse;
     select(s, evaluated);
     weights.reset();  // back to the trained weights before the next step
 
     EpochRecord record{st_.epoch, done.loss, st_.lr, secs, peak, s.metrics};
-    record.metrics["train_rmse"] = train_rmse;
+    add_training_errors(record.metrics, done.mse);
     st_.history.push_back(record);
     const double val = s.metric(select_);
-    progress_.epoch(st_.epoch, done.loss, train_rmse, val, has_val_ ? sign_ * st_.best_val : val);
+    progress_.epoch(st_.epoch, done.loss, record.metrics, val, has_val_ ? sign_ * st_.best_val : val);
     stopped = patience_exhausted();
     const bool last = stopped || st_.epoch >= tc_.epochs;
     checkpoint(last);
@@ -560,8 +524,6 @@ RunResult RunTrainer::finish() {
   r.run = run_;
   r.seed = tc_.seed + run_;
   r.selected = st_.at_best;
-  r.val_rmse = metric_of(st_.at_best, "val_rmse");
-  r.test_rmse = metric_of(st_.at_best, "test_rmse");
   r.best_epoch = st_.best_epoch;
   r.epochs_run = st_.epoch;
   r.train_seconds = st_.seconds;
@@ -587,9 +549,9 @@ RunResult RunTrainer::finish() {
 
 /// "run 1/5 (seed 1): test RMSE 0.9123 at best validation epoch 42 (val 0.9001), ..."
 std::string RunTrainer::summary(const RunResult& r) const {
-  std::string what = "test RMSE " + fixed(r.test_rmse, 4);
+  std::string what = "test RMSE " + fixed(metric_of(r.selected, "test_rmse"), 4);
   what += has_val_ ? " at best validation epoch " + std::to_string(r.best_epoch) + " (val " +
-                         fixed(r.val_rmse, 4) + ")"
+                         fixed(metric_of(r.selected, "val_rmse"), 4) + ")"
                    : " after " + std::to_string(r.best_epoch) + " epochs" +
                          (st_.avg_count > 1
                               ? ", mean of the last " + std::to_string(st_.avg_count) + " checkpoints"
@@ -629,7 +591,6 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
   RunResult fin = train_run(final_cfg, all, all_ctx, run, final_opts, progress);
 
   RunResult r = fin;
-  r.val_rmse = chosen.val_rmse;
   for (const auto& [name, value] : chosen.selected)
     if (name.rfind("val_", 0) == 0) r.selected[name] = value;
   r.val_predictions = chosen.val_predictions;
@@ -652,6 +613,27 @@ RunResult train_run(const RunConfig& cfg, const Dataset& ds, const models::Model
   return RunTrainer(cfg, ds, ctx, run, opts, progress).train();
 }
 
+double SweepResult::mean(const std::string& name) const {
+  const auto it = metrics.find(name);
+  return it == metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.mean;
+}
+
+double SweepResult::std_of(const std::string& name) const {
+  const auto it = metrics.find(name);
+  return it == metrics.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.std;
+}
+
+void SweepResult::summarise() {
+  std::map<std::string, std::vector<double>> values;
+  for (const auto& r : runs)
+    for (const auto& [name, value] : r.selected) values[name].push_back(value);
+  metrics.clear();
+  for (const auto& [name, v] : values) {
+    const MeanStd m = mean_std(v);
+    metrics[name] = MetricSummary{m.mean, m.std};
+  }
+}
+
 SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOptions& opts) {
   const at::Device device(cfg.train.device);
   const models::ModelContext ctx = models::make_context(ds).to(device);
@@ -661,11 +643,7 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   SweepResult s;
   for (int64_t r = 0; r < cfg.train.runs; ++r) s.runs.push_back(train_run(cfg, ds, ctx, r, opts, progress));
   s.model_name = s.runs.front().model_name;
-  std::vector<double> test, val;
-  for (const auto& r : s.runs) test.push_back(r.test_rmse), val.push_back(r.val_rmse);
-  const MeanStd t = mean_std(test), v = mean_std(val);
-  s.test_rmse = t.mean, s.test_rmse_std = t.std;
-  s.val_rmse = v.mean, s.val_rmse_std = v.std;
+  s.summarise();
   // Ensemble: the mean of the runs' predictions (each at its selected epoch).
   auto mean_of = [&](at::Tensor RunResult::*field) {
     at::Tensor sum;
@@ -679,8 +657,8 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   if (!ds.test.empty()) s.test_predictions = mean_of(&RunResult::test_predictions);
   if (!ds.validation.empty()) s.val_predictions = mean_of(&RunResult::val_predictions);
   if (s.runs.size() > 1 && s.test_predictions.defined())
-    s.ensemble_test_rmse =
-        rmse(s.test_predictions, torch::tensor(ds.test.value, torch::kFloat32), ds.rating_min, ds.rating_max);
+    add_errors(s.ensemble, "test", s.test_predictions, torch::tensor(ds.test.value, torch::kFloat32),
+               ds.rating_min, ds.rating_max);
   if (!opts.out_dir.empty() && opts.writes_files()) {
     // protocol = retrain: the model to keep is the one trained on all training ratings.
     const std::string from = opts.out_dir + (retrains(cfg, ds) ? "/final" : "") + "/run0/model.pt";

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +19,7 @@
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/model.h"
+#include "symgnn/run_metrics.h"
 #include "train/progress.h"
 #include "train/run_state.h"
 
@@ -27,11 +28,9 @@ namespace symgnn::train {
 struct RunResult {
   int64_t run = 0;
   int64_t seed = 0;
-  double val_rmse = 0;   // validation RMSE at the selected epoch (NaN without validation)
-  double test_rmse = 0;  // test RMSE at the selected epoch
-  /// Every epoch metric (train/epoch_metrics.h) at the selected epoch, by name: under
-  /// protocol = retrain the validation figures of the selection phase and the test figures
-  /// of the final model.
+  /// Every epoch metric (train/epoch_metrics.h) at the selected epoch, by name ("val_rmse",
+  /// "test_ndcg@10"; a split without ratings has none): under protocol = retrain the
+  /// validation figures of the selection phase and the test figures of the final model.
   MetricValues selected;
   int64_t best_epoch = 0;
   int64_t epochs_run = 0;
@@ -53,13 +52,21 @@ struct RunResult {
 struct SweepResult {
   std::string model_name;
   std::vector<RunResult> runs;
-  double test_rmse = 0, test_rmse_std = 0;
-  double val_rmse = 0, val_rmse_std = 0;
-  /// RMSE of the runs' averaged test predictions (NaN with one run).
-  double ensemble_test_rmse = std::numeric_limits<double>::quiet_NaN();
+  /// Every figure the runs selected (RunResult::selected), by name: its mean and standard
+  /// deviation over the runs that measured it (summarise()).
+  std::map<std::string, MetricSummary> metrics;
+  /// The figures of the runs' averaged test predictions ("test_rmse", "test_mae"), with more
+  /// than one run; empty otherwise.
+  MetricValues ensemble;
   /// The runs' mean predictions (CPU, float64) of the test and validation ratings, in the
   /// order of Dataset::test / Dataset::validation (validation undefined without one).
   at::Tensor test_predictions, val_predictions;
+
+  /// The named figure's mean and standard deviation over the runs (NaN when none measured it).
+  double mean(const std::string& name) const;
+  double std_of(const std::string& name) const;
+  /// Sets `metrics` from the runs' selected figures.
+  void summarise();
 };
 
 class ProcessGroup;  // train/distributed.h
@@ -80,9 +87,6 @@ struct TrainerOptions {
   /// Whether this process writes the run's files: a single process or rank 0.
   bool writes_files() const;
 };
-
-/// Root-mean-square error of predictions clipped to [lo, hi].
-double rmse(const at::Tensor& pred, const at::Tensor& target, float lo, float hi);
 
 /// Trains run `run` (seed cfg.train.seed + run) on a context already on the device.
 RunResult train_run(const RunConfig& cfg, const Dataset& ds, const models::ModelContext& ctx, int64_t run,

@@ -10,6 +10,7 @@
 #include "common/test_support.h"
 #include "symgnn/error.h"
 #include "train/checkpoint.h"
+#include "train/epoch_metrics.h"
 #include "train/trainer.h"
 
 using namespace symgnn;
@@ -112,17 +113,23 @@ TEST(Trainer, SelectsTheEpochOnTheNamedValidationMetric) {
   }
   EXPECT_DOUBLE_EQ(r.selected.at("val_mae"), best.metric("val_mae"));
   EXPECT_DOUBLE_EQ(r.selected.at("test_mae"), best.metric("test_mae"));
-  EXPECT_DOUBLE_EQ(r.val_rmse, best.metric("val_rmse"));
+  EXPECT_DOUBLE_EQ(r.selected.at("val_rmse"), best.metric("val_rmse"));
   // On RMSE (the default) the same run selects the epoch of the lowest validation RMSE.
   Fixture g;
   const auto by_rmse = g.run();
-  for (const auto& e : by_rmse.history) EXPECT_GE(e.metric("val_rmse"), by_rmse.val_rmse);
+  for (const auto& e : by_rmse.history) EXPECT_GE(e.metric("val_rmse"), by_rmse.selected.at("val_rmse"));
 }
 
-TEST(Trainer, RmseClipsToTheRatingRange) {
+TEST(Trainer, ErrorsClipToTheRatingRange) {
   auto pred = torch::tensor({0.0f, 6.0f, 3.0f});
   auto target = torch::tensor({1.0f, 5.0f, 4.0f});
-  EXPECT_NEAR(train::rmse(pred, target, 1, 5), std::sqrt(1.0 / 3.0), 1e-9);
+  train::MetricValues m;
+  train::add_errors(m, "test", pred, target, 1, 5);
+  EXPECT_NEAR(m.at("test_rmse"), std::sqrt(1.0 / 3.0), 1e-9);
+  EXPECT_NEAR(m.at("test_mae"), 1.0 / 3.0, 1e-9);
+  EXPECT_NEAR(train::squared_error(pred, target, 1, 5), 1.0 / 3.0, 1e-9);
+  train::add_training_errors(m, 0.25);
+  EXPECT_DOUBLE_EQ(m.at("train_rmse"), 0.5);
 }
 
 TEST(Trainer, LearnsAndReportsTestAtBestValidationEpoch) {
@@ -131,9 +138,9 @@ TEST(Trainer, LearnsAndReportsTestAtBestValidationEpoch) {
   ASSERT_EQ(static_cast<int64_t>(r.history.size()), r.epochs_run);
   EXPECT_LT(r.history.back().metric("train_rmse"), r.history.front().metric("train_rmse"));
   const auto& best = r.history[static_cast<size_t>(r.best_epoch - 1)];
-  EXPECT_DOUBLE_EQ(r.val_rmse, best.metric("val_rmse"));
-  EXPECT_DOUBLE_EQ(r.test_rmse, best.metric("test_rmse"));
-  for (const auto& e : r.history) EXPECT_GE(e.metric("val_rmse"), r.val_rmse);
+  EXPECT_DOUBLE_EQ(r.selected.at("val_rmse"), best.metric("val_rmse"));
+  EXPECT_DOUBLE_EQ(r.selected.at("test_rmse"), best.metric("test_rmse"));
+  for (const auto& e : r.history) EXPECT_GE(e.metric("val_rmse"), r.selected.at("val_rmse"));
   EXPECT_GT(r.peak_memory_bytes, 0);
   EXPECT_EQ(r.parameters, 12 * 3 + 10 * 3 + 12 + 10);
 }
@@ -160,7 +167,7 @@ TEST(Trainer, ResumeEqualsUninterruptedRun) {
     EXPECT_DOUBLE_EQ(resumed.history[k].metric("val_rmse"), full.history[k].metric("val_rmse"))
         << "epoch " << k + 1;
   }
-  EXPECT_DOUBLE_EQ(resumed.test_rmse, full.test_rmse);
+  EXPECT_DOUBLE_EQ(resumed.selected.at("test_rmse"), full.selected.at("test_rmse"));
   EXPECT_EQ(resumed.best_epoch, full.best_epoch);
 }
 
@@ -291,7 +298,7 @@ TEST(Trainer, RetrainChoosesTheEpochsOnValidationThenTrainsOnEverything) {
   EXPECT_EQ(r.epochs_run, static_cast<int64_t>(r.history.size() + r.final_history.size()));
   EXPECT_EQ(r.val_predictions.numel(), static_cast<int64_t>(f.ds.validation.size()));
   EXPECT_EQ(r.test_predictions.numel(), static_cast<int64_t>(f.ds.test.size()));
-  EXPECT_TRUE(std::isfinite(r.val_rmse));
+  EXPECT_TRUE(std::isfinite(r.selected.at("val_rmse")));
   // The final model's config trains on all training ratings for the chosen epochs.
   const std::string path = f.opts.out_dir + "/final/run0/model.pt";
   RunConfig saved;
@@ -339,5 +346,5 @@ TEST(Trainer, MiniBatchesTakeSeveralStepsAnEpochAndResumeExactly) {
   ASSERT_EQ(resumed.history.size(), batched.history.size());
   for (size_t k = 0; k < batched.history.size(); ++k)
     EXPECT_DOUBLE_EQ(resumed.history[k].loss, batched.history[k].loss) << "epoch " << k + 1;
-  EXPECT_DOUBLE_EQ(resumed.test_rmse, batched.test_rmse);
+  EXPECT_DOUBLE_EQ(resumed.selected.at("test_rmse"), batched.selected.at("test_rmse"));
 }

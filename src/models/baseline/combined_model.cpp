@@ -34,7 +34,7 @@ at::Tensor CombinedModel::score_items(const at::Tensor& users, int64_t n2) {
   return inner_->ranks_by_rating() ? rating_items(users, n2) : inner_->score_items(users, n2);
 }
 
-void CombinedModel::set_combination(const Combination& w, const Biases& biases, Shrinkage shrinkage) {
+void CombinedModel::set_combination(const Combination& w, const Biases& biases, const Shrinkage& shrinkage) {
   torch::NoGradGuard no_grad;
   weights_.copy_(torch::tensor({static_cast<float>(w.c), static_cast<float>(w.a), static_cast<float>(w.b)}));
   shrinkage_.copy_(torch::tensor({static_cast<float>(shrinkage.user), static_cast<float>(shrinkage.item)}));

@@ -47,7 +47,7 @@ class CombinedModel : public RatingModel {
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
   /// Holds the weights and the baseline's biases (fitted under `shrinkage`).
-  void set_combination(const Combination& w, const Biases& biases, Shrinkage shrinkage);
+  void set_combination(const Combination& w, const Biases& biases, const Shrinkage& shrinkage) override;
 
  private:
   std::shared_ptr<RatingModel> inner_;
