@@ -123,6 +123,30 @@ struct ItemKnnConfig {
   }
 };
 
+/// The item-based ranker (models/elsa/elsa_model.h).
+struct ElsaConfig {
+  std::string dims = "128,512";
+  int64_t epochs = 50;
+  int64_t eval_every = 5;
+  int64_t patience = 3;
+  double lr = 0.01;
+  int64_t batch_users = 256;
+  double dropout = 0.0;
+  double graph_beta = 0.0;
+
+  template <class V>
+  void visit(V&& v) {
+    v("dims", dims, "candidate widths d of the item matrix A (n_items x d), each trained on the training ratings; the best on validation NDCG@10 is kept", any());
+    v("epochs", epochs, "most epochs (passes over the users) per candidate; the epoch count is chosen on validation NDCG@10", range(1, 100000));
+    v("eval_every", eval_every, "measure validation NDCG@10 every this many epochs", range(1, 100000));
+    v("patience", patience, "stop a candidate after this many measurements without a better validation NDCG@10", range(1, 100000));
+    v("lr", lr, "Adam learning rate", range(1e-8, 10.0));
+    v("batch_users", batch_users, "users per optimiser step (each scores every item)", range(1, 1000000));
+    v("dropout", dropout, "probability of dropping each rated item from a user's input row during training", range(0.0, 0.95));
+    v("graph_beta", graph_beta, "one step over the item graph before normalising: A' = (1 - beta) A + beta At2 A (0: off; the data's item graph, given or k-NN)", range(0.0, 1.0));
+  }
+};
+
 /// EASE (models/closed_form/ease_model.h).
 struct EaseConfig {
   std::string lambdas = "50,100,200,500,1000,2000";
@@ -335,6 +359,7 @@ struct RunConfig {
   BaseConfig base;
   ItemKnnConfig itemknn;
   EaseConfig ease;
+  ElsaConfig elsa;
   BaselineConfig baseline;
   TrainConfig train;
 
@@ -355,6 +380,7 @@ struct RunConfig {
     v("base", base);
     v("itemknn", itemknn);
     v("ease", ease);
+    v("elsa", elsa);
     v("baseline", baseline);
     v("train", train);
   }

@@ -10,7 +10,8 @@
 //
 // Columns: X(name, section, fit, variants, new_nodes, objectives, summary)
 //   fit        trained (by the trainer, train/trainer.h, epoch by epoch) or closed_form
-//              (RatingModel::fit, one call; no checkpoints, no seeds)
+//              (RatingModel::fit, one call that chooses its settings on validation itself; no
+//              checkpoints, no runs: the item-based ranker iterates inside it, from train.seed)
 //   variants   whether `<section>.variant` (full|G|A) applies (`train --variant`)
 //   new_nodes  whether `--new-ratings` can place users or items absent from training
 //   objectives the `train.objective` values a trained kind trains for ('|'-separated); for a
@@ -43,6 +44,10 @@
   X(ease, "ease", closed_form, false, false, "ranking",                                             \
     "EASE: the closed-form item-item ridge regression of the binary interactions, lambda chosen "   \
     "on validation NDCG@10 (models/closed_form/ease_model.h)")                                      \
+  X(elsa, "elsa", closed_form, false, false, "ranking",                                             \
+    "the item-based ranker: a user is the sum of their rated items' unit rows of A (n_items x d), "  \
+    "items scored against it, trained on ELSA's normalised MSE; d and epochs chosen on validation "  \
+    "NDCG@10 (models/elsa/elsa_model.h)")                                                            \
   X(sylvester_binary, "sylvester", closed_form, false, false, "ranking",                            \
     "Eq. 1 on the binary interactions: scores X = (1-a) sum_k a^k At1^k H At2^k over the data's "   \
     "graphs (a co-occurrence item graph: graph.knn_source = interactions), a chosen on validation " \

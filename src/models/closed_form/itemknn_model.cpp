@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "models/closed_form/damped_biases.h"
+#include "models/closed_form/interaction_rows.h"
 #include "models/closed_form_predictions.h"
 #include "models/ranking/ranking_probe.h"
 #include "util/text.h"
@@ -15,39 +16,6 @@
 namespace symgnn::models {
 
 namespace {
-
-/// Compressed rows: row r holds index[ptr[r] .. ptr[r+1]).
-struct Rows {
-  std::vector<int64_t> ptr, index;
-  int64_t size(int64_t r) const { return ptr[static_cast<size_t>(r) + 1] - ptr[static_cast<size_t>(r)]; }
-};
-
-/// The distinct (row, column) pairs of `ratings` by row (key picks the row), columns ascending.
-Rows distinct_rows(const std::vector<const RatingList*>& ratings, int64_t rows, bool by_user) {
-  std::vector<std::vector<int64_t>> lists(static_cast<size_t>(rows));
-  for (const RatingList* r : ratings)
-    for (size_t e = 0; e < r->size(); ++e)
-      lists[static_cast<size_t>(by_user ? r->user[e] : r->item[e])].push_back(by_user ? r->item[e]
-                                                                                      : r->user[e]);
-  Rows out;
-  out.ptr.push_back(0);
-  for (auto& l : lists) {
-    std::sort(l.begin(), l.end());
-    l.erase(std::unique(l.begin(), l.end()), l.end());
-    out.index.insert(out.index.end(), l.begin(), l.end());
-    out.ptr.push_back(static_cast<int64_t>(out.index.size()));
-  }
-  return out;
-}
-
-/// For each of `lengths`' rows, the positions start[r] .. start[r] + lengths[r] - 1, with
-/// the row they belong to: (owner [P], position [P]).
-std::pair<at::Tensor, at::Tensor> expand(const at::Tensor& start, const at::Tensor& lengths) {
-  const at::Tensor owner = torch::arange(lengths.size(0), lengths.options()).repeat_interleave(lengths);
-  const at::Tensor first = torch::cumsum(lengths, 0) - lengths;  // each row's first slot
-  const at::Tensor slot = torch::arange(owner.size(0), lengths.options());
-  return {owner, start.index_select(0, owner) + slot - first.index_select(0, owner)};
-}
 
 /// `t` given the contents of `values` (a buffer takes a new length in place).
 void assign(at::Tensor& t, const at::Tensor& values) {
@@ -74,7 +42,7 @@ at::Tensor ItemKnnModel::score_items(const at::Tensor& users, int64_t n2) {
   const at::Tensor u = users.to(profile_ptr_.device(), torch::kLong);
   // The rated items of the block: (row in the block, item).
   const at::Tensor start = profile_ptr_.index_select(0, u);
-  const auto [row, pos] = expand(start, profile_ptr_.index_select(0, u + 1) - start);
+  const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, u + 1) - start);
   const at::Tensor items = profile_items_.index_select(0, pos);
   const at::Tensor first = row_ptr_.index_select(0, items);
   const at::Tensor lengths = row_ptr_.index_select(0, items + 1) - first;
@@ -89,7 +57,7 @@ at::Tensor ItemKnnModel::score_items(const at::Tensor& users, int64_t n2) {
     const int64_t before = p0 == 0 ? 0 : end[p0 - 1];
     const int64_t p1 = std::max(
         p0 + 1, static_cast<int64_t>(std::upper_bound(end + p0, end + count, before + kEntries) - end));
-    const auto [owner, slot] = expand(first.slice(0, p0, p1), lengths.slice(0, p0, p1));
+    const auto [owner, slot] = expand_rows(first.slice(0, p0, p1), lengths.slice(0, p0, p1));
     out.index_put_({row.slice(0, p0, p1).index_select(0, owner), targets_.index_select(0, slot)},
                    weights_.index_select(0, slot), /*accumulate=*/true);
     p0 = p1;
@@ -99,7 +67,8 @@ at::Tensor ItemKnnModel::score_items(const at::Tensor& users, int64_t n2) {
 
 void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings) {
   torch::NoGradGuard no_grad;
-  const Rows by_user = distinct_rows(ratings, n1_, true), by_item = distinct_rows(ratings, n2_, false);
+  const InteractionRows by_user = distinct_rows(ratings, n1_, true),
+                        by_item = distinct_rows(ratings, n2_, false);
   // Column j of S: its co-rated items by cosine, the k largest and the ties of the k-th.
   std::vector<std::vector<std::pair<int64_t, double>>> columns(static_cast<size_t>(n2_));
   at::parallel_for(0, n2_, 64, [&](int64_t lo, int64_t hi) {

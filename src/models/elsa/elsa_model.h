@@ -1,0 +1,79 @@
+/// @file
+/// The item-based ranker (symgnn/model_kinds.h, kind `elsa`): a low-rank linear
+/// autoencoder of the binary interactions in ELSA's form (Vančura et al., RecSys 2022),
+/// which reads the paper's prior channel on a binary H as an autoencoder: a user is the sum
+/// of their rated items' rows of one item matrix, and items are scored against that sum.
+///
+///   A' = (1 - beta) A + beta At2 A         (elsa.graph_beta: one step over the item graph)
+///   A_hat = A' with unit rows               (n2 x d)
+///   S_u = x_u A_hat A_hat^T - x_u           (x_u the user's binary row; the subtraction
+///                                            zeroes each item's own score, as EASE's
+///                                            diag B = 0 does: diag(A_hat A_hat^T) = 1)
+///
+/// trained by Adam on the normalised MSE (models/objectives/normalised_mse.cpp, a row of
+/// SYMGNN_RANKING_LOSSES): mean over users of || S_u/|S_u| - x_u/|x_u| ||^2, in batches of
+/// elsa.batch_users users, x_u's entries dropped with probability elsa.dropout at the input.
+/// A user is scored from their ratings alone (inductive: no user parameter), in memory
+/// n2 x d plus the ratings, time linear in the ratings per block of users.
+///
+/// fit() trains each candidate width of elsa.dims on ds.train, measuring NDCG@10 on
+/// ds.validation (models/ranking/ranking_probe.h) every elsa.eval_every epochs, keeps the
+/// best (d, epochs) and trains again on training + validation with them for the final
+/// state. Ratings are predicted by the damped biases (damped_biases.h), as the other
+/// ranking kinds do.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/closed_form/damped_biases.h"
+
+namespace symgnn::models {
+
+class ElsaModel : public DampedBiasModel {
+ public:
+  ElsaModel(const ElsaConfig& cfg, const ModelContext& ctx, int64_t seed);
+  std::string name() const override { return "elsa"; }
+
+  at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
+  /// Users: x_u A_hat; items: their rows of A_hat (cosine neighbours in the learned space).
+  at::Tensor node_representations(int side) override;
+  ClosedFormFit fit(const Dataset& ds, const at::Device& device,
+                    const std::function<void(const std::string&)>& log) override;
+
+  /// What one training reached: the epoch whose encoder scored best on the probe (the last
+  /// epoch without one), its NDCG@10 (-1 without a probe), and the curve (epoch, NDCG@10)
+  /// of the measured epochs.
+  struct Trained {
+    int64_t epoch = 0;
+    double ndcg = -1;
+    std::vector<std::pair<int64_t, double>> curve;
+  };
+
+ private:
+  /// Trains width `d` on `ratings` (the profiles X and the biases set from them) for at
+  /// most `epochs` epochs; with `probe` given, measures it every elsa.eval_every epochs and
+  /// stops after elsa.patience measurements without a better one.
+  Trained train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t epochs,
+                const std::function<double()>& probe, const at::Device& device);
+  /// A_hat of the parameters A.
+  at::Tensor normalised(const at::Tensor& a) const;
+  /// x_b A_hat - x_b's own rows: S for the users `users` (int64, on the profiles' device),
+  /// with `keep` (undefined: all) a mask over their rated entries (input dropout).
+  at::Tensor scores_of(const at::Tensor& users, const at::Tensor& encoder, const at::Tensor& keep,
+                       at::Tensor* row, at::Tensor* items) const;
+  void set_profiles(const std::vector<const RatingList*>& ratings);
+
+  ElsaConfig cfg_;
+  std::vector<int64_t> dims_;
+  int64_t seed_;
+  graph::SparseMatrix item_graph_;  // At2 of the context (used where elsa.graph_beta > 0)
+  // X by user: user u rated profile_items[profile_ptr[u] .. profile_ptr[u+1]).
+  at::Tensor profile_ptr_, profile_items_;  // [n1 + 1], [ratings] int64
+  at::Tensor encoder_t_;                    // [d, n2] float: A_hat^T of the final fit
+};
+
+}  // namespace symgnn::models

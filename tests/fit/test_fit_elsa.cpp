@@ -1,0 +1,124 @@
+// The item-based ranker (models/elsa/elsa_model.h) fitted end to end: its scores are
+// x_u A_hat A_hat^T - x_u of the ratings the final fit saw, its encoder's rows have unit
+// norm, its chosen width and epochs come from validation NDCG@10, and the model directory
+// gives the same scores back; bad settings are one-line ConfigErrors.
+#include <gtest/gtest.h>
+#include <torch/types.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/test_support.h"
+#include "symgnn/error.h"
+#include "symgnn/fit.h"
+#include "symgnn/graph.h"
+#include "symgnn/model.h"
+#include "symgnn/trained_model.h"
+
+namespace st = symgnn::testing;
+
+namespace {
+
+symgnn::RunConfig elsa_config() {
+  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+  cfg.model = "elsa";
+  cfg.data.synthetic_users = 60;
+  cfg.data.synthetic_items = 40;
+  cfg.data.synthetic_density = 0.25;
+  cfg.data.val_fraction = 0.15;
+  cfg.elsa.dims = "4,8";
+  cfg.elsa.epochs = 12;
+  cfg.elsa.eval_every = 3;
+  cfg.elsa.batch_users = 16;
+  return cfg;
+}
+
+at::Tensor interactions(const symgnn::Dataset& ds) {
+  at::Tensor x = torch::zeros({ds.users.count, ds.items.count}, torch::kDouble);
+  for (const symgnn::RatingList* r : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < r->size(); ++e) x[r->user[e]][r->item[e]] = 1.0;
+  return x;
+}
+
+at::Tensor all_scores(const symgnn::TrainedModel& m) {
+  std::vector<int64_t> users(static_cast<size_t>(m.users()));
+  for (size_t u = 0; u < users.size(); ++u) users[u] = static_cast<int64_t>(u);
+  const std::vector<float> s = m.score_all_items(users);
+  return torch::tensor(s, torch::kFloat).view({m.users(), m.items()}).to(torch::kDouble);
+}
+
+}  // namespace
+
+TEST(FitElsa, ChoosesItsWidthAndEpochsOnValidationAndSurvivesTheModelDirectory) {
+  symgnn::RunConfig cfg = elsa_config();
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("fit_elsa") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const int64_t d = r.metrics.figures.at("elsa.d").get<int64_t>();
+  EXPECT_TRUE(d == 4 || d == 8);
+  const int64_t epochs = r.metrics.figures.at("elsa.epochs").get<int64_t>();
+  EXPECT_GE(epochs, 3);
+  EXPECT_LE(epochs, 12);
+  EXPECT_EQ(r.metrics.figures.at("candidates").size(), 2u);
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("val_ndcg@10")));
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("test_ndcg@10")));
+
+  // The model directory holds the fitted width and profiles.
+  const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
+  // The model directory holds the fitted width and profiles: the same scores back.
+  EXPECT_TRUE(torch::allclose(all_scores(loaded), all_scores(*r.model), 1e-6, 1e-6));
+  EXPECT_EQ(loaded.similarity_basis(symgnn::NodeSide::items), "representations");
+  // Ratings come from the damped biases, inside the rating range.
+  const symgnn::RatingList& test = r.model->dataset().test;
+  for (const float p : r.model->predict(test.user, test.item)) {
+    EXPECT_GE(p, r.model->rating_min());
+    EXPECT_LE(p, r.model->rating_max());
+  }
+}
+
+TEST(FitElsa, ScoresAreTheAutoencoderOfTheRatingsWithItsOwnItemsRemoved) {
+  symgnn::RunConfig cfg = elsa_config();
+  cfg.elsa.graph_beta = 0.3;  // through the item graph too: A_hat is what scores use
+  symgnn::Dataset ds = symgnn::load_dataset(cfg.data);
+  symgnn::graph::resolve_graphs(ds, cfg.graph);
+  const symgnn::models::ModelContext ctx = symgnn::models::make_context(ds);
+  auto model = symgnn::models::make_model(cfg, ctx);
+  model->fit(ds, at::Device(at::kCPU), {});
+  // A_hat: the items' representations, one unit row each.
+  const at::Tensor a = model->node_representations(1).to(torch::kDouble);
+  ASSERT_EQ(a.size(0), ds.items.count);
+  EXPECT_TRUE(a.size(1) == 4 || a.size(1) == 8);
+  EXPECT_LT((a.norm(2, {1}) - 1).abs().max().item<double>(), 1e-5);
+  const at::Tensor x = interactions(ds);
+  const at::Tensor expected = torch::mm(torch::mm(x, a), a.t()) - x;
+  const at::Tensor users = torch::arange(ds.users.count, torch::kLong);
+  const at::Tensor got = model->score_items(users, ds.items.count).to(torch::kDouble);
+  EXPECT_LT((got - expected).abs().max().item<double>(), 1e-4);
+  // Users: the sums of their items' rows.
+  EXPECT_LT((model->node_representations(0).to(torch::kDouble) - torch::mm(x, a)).abs().max().item<double>(),
+            1e-4);
+}
+
+TEST(FitElsa, TheSameSeedGivesTheSameModel) {
+  symgnn::RunConfig cfg = elsa_config();
+  cfg.elsa.dims = "6";
+  cfg.elsa.dropout = 0.3;
+  cfg.elsa.graph_beta = 0.3;
+  const symgnn::FitResult a = symgnn::fit(cfg, {});
+  const symgnn::FitResult b = symgnn::fit(cfg, {});
+  EXPECT_TRUE(torch::equal(all_scores(*a.model), all_scores(*b.model)));
+}
+
+TEST(FitElsa, BadSettingsAreConfigErrors) {
+  for (const char* dims : {"0", "", "4,x", "2.5"}) {
+    symgnn::RunConfig cfg = elsa_config();
+    cfg.elsa.dims = dims;
+    try {
+      symgnn::fit(cfg, {});
+      ADD_FAILURE() << "elsa.dims = '" << dims << "' was accepted";
+    } catch (const symgnn::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("elsa.dims"), std::string::npos) << e.what();
+    }
+  }
+}
