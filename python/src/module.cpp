@@ -11,7 +11,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <filesystem>
 #include <iostream>

@@ -1,7 +1,7 @@
 // symgnn::fit for a kind fitted in closed form (fit_closed_form.h).
 #include "fit/fit_closed_form.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <chrono>
 

@@ -1,7 +1,7 @@
 // symgnn::fit for a kind the trainer learns (fit_trained.h).
 #include "fit/fit_trained.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <algorithm>
 #include <cmath>

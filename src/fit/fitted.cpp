@@ -1,7 +1,7 @@
 // The helpers of fitted.h.
 #include "fit/fitted.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include "fit/evaluation_json.h"
 #include "symgnn/recommend.h"

@@ -13,7 +13,8 @@
 /// device-agnostic ATen op (CPU and CUDA kernels) for float and double that writes each
 /// output row from one bag (no atomics). Its own backward (dX = A^T dY with the stored
 /// transpose) replaces embedding_bag's, which re-sorts the indices on every call (9-16 ms).
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include <array>
 #include <tuple>

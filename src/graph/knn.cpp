@@ -12,7 +12,8 @@
 /// holding c (a CSC copy), into a dense n-vector per thread, so nothing of size n x n2 exists;
 /// the k best are picked by (similarity descending, index ascending), zeros included.
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <limits>

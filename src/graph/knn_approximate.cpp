@@ -5,7 +5,8 @@
 
 #include <ATen/Parallel.h>
 #include <hnswlib/hnswlib.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,7 @@
 #include "symgnn/trained_model.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,7 @@
 #include "models/base_model.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <tuple>
 

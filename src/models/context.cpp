@@ -1,5 +1,5 @@
 // ModelContext: the fixed inputs of every learned model, built once from the training data.
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,8 @@
 #include "models/lowrank_model.h"
 
-#include <torch/torch.h>
+#include <torch/nn/init.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <tuple>

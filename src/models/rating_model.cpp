@@ -1,7 +1,8 @@
 // RatingModel's defaults: masked MSE as the training objective, i.e. the squared error on
 // the observed training ratings only (unobserved entries never enter the loss); whole-
 // catalogue scores through forward(); no closed-form fit.
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "models/closed_form_predictions.h"
 #include "models/objectives/score_view.h"

@@ -2,7 +2,7 @@
 // searching the weights (see ranking_blend.h).
 #include "ranking_blend/ranking_blend.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cmath>
 #include <filesystem>

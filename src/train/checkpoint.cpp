@@ -1,7 +1,9 @@
 #include "train/checkpoint.h"
 
+#include <torch/nn/module.h>
 #include <torch/serialize.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,9 @@
 #include "train/distributed.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 #include <unistd.h>
 
 #include <chrono>

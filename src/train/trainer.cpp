@@ -1,6 +1,9 @@
 #include "train/trainer.h"
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/optim/adamw.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <chrono>
 #include <cmath>

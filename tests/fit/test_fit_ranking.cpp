@@ -2,7 +2,7 @@
 // against their formulas computed here by brute force, the ranking objectives of the trainer
 // end to end, implicit data, and the refusals.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cmath>
 #include <filesystem>

@@ -1,7 +1,9 @@
 // Tests of src/graph/csr.cpp: CSR construction, transpose, and Y = A X with its gradient
 // A^T dY, checked against dense products in double and against finite differences.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "symgnn/graph.h"
 

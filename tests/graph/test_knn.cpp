@@ -1,7 +1,8 @@
 // Tests of src/graph/knn.cpp: the blocked k-NN graph against a brute-force O(n^2)
 // reference (cosine similarity in double, ties to the lower index), symmetry, k >= n.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <cmath>

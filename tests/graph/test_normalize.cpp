@@ -1,7 +1,7 @@
 // Tests of src/graph/normalize.cpp: At = D^-1/2 A D^-1/2 against a brute-force dense
 // computation in double, on hand-built graphs with isolated nodes and self-loops.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cmath>
 #include <random>

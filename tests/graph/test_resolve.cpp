@@ -1,7 +1,7 @@
 // Tests of src/graph/resolve.cpp: each graph.{user,item}_graph policy and its errors, on a
 // small Dataset filled by hand (no loaders).
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <string>
 #include <vector>

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <functional>
 #include <random>

@@ -1,7 +1,9 @@
 // The four channels of the base model against naive dense references on tiny graphs:
 // values and gradients (in double), with blocked attention and several hops.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <vector>
 

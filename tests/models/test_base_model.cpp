@@ -3,7 +3,9 @@
 // that peak memory is positive and ordered as the variants' channel counts say.
 #include <gtest/gtest.h>
 #include <malloc.h>
-#include <torch/torch.h>
+#include <torch/optim/adam.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <map>

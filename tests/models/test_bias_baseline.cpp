@@ -1,7 +1,8 @@
 // The bias baseline (models/baseline/bias_fit.h), its model kind (baseline_model.h) and the
 // offset of the learned models (offset_model.h), against brute force.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cmath>
 #include <random>

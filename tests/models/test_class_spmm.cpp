@@ -4,7 +4,9 @@
 // one and two threads.
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <string>
 #include <utility>

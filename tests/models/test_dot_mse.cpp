@@ -3,7 +3,8 @@
 // model's training loss through it equals the MSE of its own predictions.
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <map>
 #include <string>

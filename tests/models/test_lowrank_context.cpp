@@ -1,6 +1,6 @@
 // make_context on a tiny hand-built Dataset: graphs, features, per-class priors, statistics.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <algorithm>
 #include <cmath>

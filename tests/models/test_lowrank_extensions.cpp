@@ -1,7 +1,9 @@
 // The low-rank model's switches beyond the paper: the rating-class decoder and the graph
 // smoothness penalty, each checked against a direct computation.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/optim/adam.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "lowrank_test_util.h"
 #include "models/lowrank_model.h"

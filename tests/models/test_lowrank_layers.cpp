@@ -2,7 +2,9 @@
 // gradients against central differences, blocked against unblocked attention, and the
 // prior aggregation against a dense reference.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "lowrank_test_util.h"
 #include "models/layers/cge.h"

@@ -1,7 +1,10 @@
 // The low-rank model as a whole: each variant's parameters, gradients in double, that it
 // can fit a tiny rating matrix, the registry, and the same numbers on CUDA when present.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/cuda.h>
+#include <torch/optim/adam.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <set>
 

@@ -3,7 +3,8 @@
 // size and on both forms a kind exposes (factors, a dense matrix); the composition of
 // objective.h; the tables against the kinds' objectives column.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <set>
 #include <string>

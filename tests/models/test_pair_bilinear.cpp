@@ -3,7 +3,9 @@
 // differences), thread counts, repeated pairs, and ids outside the tables.
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "lowrank_test_util.h"
 #include "models/kernels/pair_bilinear.h"

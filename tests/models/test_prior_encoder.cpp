@@ -2,7 +2,9 @@
 // references, its gradients, its node dropout, and the low-rank model built on it
 // (lowrank.prior = encoder, lowrank.id_embedding = false).
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/optim/adam.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "lowrank_test_util.h"
 #include "models/layers/prior_encoder.h"

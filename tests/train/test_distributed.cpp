@@ -4,7 +4,7 @@
 // tests/cli/test_distributed_cli.cpp.
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <string>
 #include <vector>

@@ -1,7 +1,8 @@
 // The trainer's protocol on a small biased-MF model injected through the factory hook:
 // masked loss, best-epoch selection, checkpoints, resume == uninterrupted, corrupt files.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cmath>
 #include <filesystem>

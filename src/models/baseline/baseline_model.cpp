@@ -1,7 +1,8 @@
 // The bias baseline as a model kind: the biases of bias_fit.h held as buffers.
 #include "models/baseline/baseline_model.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "models/closed_form_predictions.h"
 #include "util/text.h"

@@ -1,7 +1,8 @@
 // The combination of a trained model with the bias baseline (combined_model.h).
 #include "models/baseline/combined_model.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "symgnn/model_kinds.h"
 

@@ -1,7 +1,7 @@
 // The bias offset under a learned model (offset_model.h).
 #include "models/baseline/offset_model.h"
 
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include <cmath>
 

@@ -1,6 +1,7 @@
 #include "models/closed_form/damped_biases.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 namespace symgnn::models {
 

@@ -1,6 +1,7 @@
 #include "models/closed_form/interaction_model.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <chrono>
 #include <cmath>

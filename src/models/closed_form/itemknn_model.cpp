@@ -1,7 +1,8 @@
 #include "models/closed_form/itemknn_model.h"
 
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <chrono>

@@ -2,7 +2,8 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include <algorithm>
 #include <vector>

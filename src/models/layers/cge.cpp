@@ -1,6 +1,7 @@
 #include "models/layers/cge.h"
 
-#include <torch/torch.h>
+#include <torch/nn/init.h>
+#include <torch/types.h>
 
 #include "models/layers/activation.h"
 

@@ -1,6 +1,6 @@
 #include "models/layers/mlp.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cmath>
 

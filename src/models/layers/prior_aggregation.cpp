@@ -1,6 +1,7 @@
 #include "models/layers/prior_aggregation.h"
 
-#include <torch/torch.h>
+#include <torch/nn/init.h>
+#include <torch/types.h>
 
 #include "models/kernels/class_spmm.h"
 #include "models/layers/activation.h"

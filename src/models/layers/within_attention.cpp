@@ -1,6 +1,7 @@
 #include "models/layers/within_attention.h"
 
-#include <torch/torch.h>
+#include <torch/nn/init.h>
+#include <torch/types.h>
 
 #include <vector>
 

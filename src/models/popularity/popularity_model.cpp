@@ -1,7 +1,8 @@
 // The popularity baseline: counts and means of the items' training ratings.
 #include "models/popularity/popularity_model.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "models/closed_form_predictions.h"
 #include "models/ranking/ranking_probe.h"

@@ -1,6 +1,6 @@
 #include "models/ranking/ranking_probe.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <algorithm>
 #include <limits>
