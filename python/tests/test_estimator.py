@@ -155,7 +155,7 @@ def test_a_config_file_trains_the_model_kind_it_names(tmp_path):
     with pytest.raises(symgnn.ConfigError, match="no variants"):
         symgnn.SyMGNN(model="popularity", variant="G").config_text()
     assert [k["name"] for k in symgnn._core.model_kinds()] == [
-        "lowrank", "base", "sylvester", "baseline", "popularity", "itemknn", "ease", "sylvester_binary"]
+        "lowrank", "base", "sylvester", "baseline", "popularity", "itemknn", "ease", "elsa", "sylvester_binary"]
 
 
 def test_the_bias_baseline_and_the_offset_from_python(tmp_path):
