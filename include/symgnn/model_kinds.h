@@ -44,7 +44,7 @@
   X(ease, "ease", closed_form, false, false, "ranking",                                             \
     "EASE: the closed-form item-item ridge regression of the binary interactions, lambda chosen "   \
     "on validation NDCG@10 (models/closed_form/ease_model.h)")                                      \
-  X(elsa, "elsa", closed_form, false, false, "ranking",                                             \
+  X(elsa, "elsa", closed_form, false, true, "ranking",                                              \
     "the item-based ranker: a user is the sum of their rated items' unit rows of A (n_items x d), "  \
     "items scored against it, trained on ELSA's normalised MSE; d and epochs chosen on validation "  \
     "NDCG@10 (models/elsa/elsa_model.h)")                                                            \

@@ -125,8 +125,9 @@ class TrainedModel {
   bool ranks_by_rating() const;
   /// The kind of the ranker fitted beside the model (train.ranker: "ease", "itemknn"), whose
   /// scores score_all_items() returns while predict() and rating_all_items() come from the
-  /// model; "" when the model ranks by its own scores. A model loaded with new nodes ranks
-  /// by its own scores (the closed-form ranker has no rows for them).
+  /// model; "" when the model ranks by its own scores. A model loaded with new nodes keeps
+  /// only a ranker that places them (elsa, given the same new ratings); with another it
+  /// ranks by its own scores (EASE and ItemKNN have no rows for new users).
   std::string ranker() const;
   /// The items each user rated in the data the model trained on (train and validation
   /// ratings), sorted ascending: what recommendations exclude.

@@ -16,16 +16,22 @@
 
 namespace symgnn::fitting {
 
-/// train.ranker = auto weighs EASE only where its n2 x n2 inverse and dense n1 x n2 scores
-/// stay small (a few seconds and at most 256 MiB of scores), and ItemKNN (sparse: memory
-/// linear in the ratings, models/closed_form/itemknn_model.h) and popularity at any width:
+/// train.ranker = auto weighs EASE where its n2 x n2 inverse and dense n1 x n2 scores stay
+/// small (a few seconds and at most 256 MiB of scores), the item-based ranker (memory n2 x d
+/// plus the ratings, models/elsa/elsa_model.h) where they do not, and ItemKNN (sparse:
+/// memory linear in the ratings, models/closed_form/itemknn_model.h) and popularity at any
+/// width:
 /// each is fitted, and the one with the best validation NDCG@10 ranks, so the lists are
 /// never worse than popularity's on validation.
 inline constexpr int64_t kAutoRankerMaxItems = 10000;
 inline constexpr int64_t kAutoRankerMaxPairs = int64_t{1} << 26;
+/// The item-based ranker scores every user against every item through d columns each epoch:
+/// auto weighs it while users x items x d (its first width) stays below this many
+/// multiply-adds (a 17.6 k x 16 k set at d = 128 is 2^35.2; a 200 k x 200 k one 2^42.2).
+inline constexpr double kAutoElsaMaxWork = 137438953472.0;  // 2^37
 
 struct RankerChoice {
-  /// The kinds to fit ("ease", "itemknn", "popularity"); more than one: the best on
+  /// The kinds to fit ("ease", "elsa", "itemknn", "popularity"); more than one: the best on
   /// validation NDCG@10 is kept. Empty when the model ranks by its own scores.
   std::vector<std::string> candidates;
   std::string note;  // what auto left out on data of this size ("" otherwise)

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <regex>
 #include <utility>
+#include <vector>
 
 #include "data/dataset_snapshot.h"
 #include "infer/model_parts.h"
@@ -118,14 +119,19 @@ std::vector<float> to_vector(const at::Tensor& t) {
 
 /// `like`'s shape with `saved` in its leading corner and zeros elsewhere: the state of a
 /// model built for more nodes than it was trained on (new_ratings.h). Only node-indexed
-/// dimensions grow, so a tensor of unchanged shape is taken as saved.
+/// dimensions grow, so a tensor of unchanged shape is taken as saved. A dimension the new
+/// model registered empty (a length that follows from the fit: the sparse kinds' lists, the
+/// item-based ranker's width) keeps the saved length.
 at::Tensor grown(const at::Tensor& saved, const at::Tensor& like) {
   if (saved.sizes() == like.sizes()) return saved;
   TORCH_CHECK(saved.dim() == like.dim(), "grown: rank differs");
-  at::Tensor out = torch::zeros_like(like);
+  std::vector<int64_t> shape(like.sizes().begin(), like.sizes().end());
+  for (int64_t d = 0; d < saved.dim(); ++d)
+    if (shape[static_cast<size_t>(d)] == 0) shape[static_cast<size_t>(d)] = saved.size(d);
+  at::Tensor out = torch::zeros(shape, like.options());
   at::Tensor corner = out;
   for (int64_t d = 0; d < saved.dim(); ++d) {
-    TORCH_CHECK(saved.size(d) <= like.size(d), "grown: a dimension shrank");
+    TORCH_CHECK(saved.size(d) <= shape[static_cast<size_t>(d)], "grown: a dimension shrank");
     corner = corner.narrow(d, 0, saved.size(d));
   }
   corner.copy_(saved);
@@ -224,11 +230,21 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
     parts.members.push_back(std::move(m));
   }
   // The ranker beside the model (train.ranker): a model directory of its own, fitted to the
-  // training users and items only, so not with new nodes.
+  // training users and items. With new nodes only a kind that places them (the item-based
+  // ranker, which scores a user from their ratings) still ranks, given the same ratings:
+  // its nodes are added in the same order, so the indices agree.
   const fs::path dir = fs::path(model_path).parent_path();
   const std::string ranker = infer::ranker_dir(dir.empty() ? "." : dir.string());
-  if (new_nodes.empty() && fs::is_regular_file(ranker + "/model.pt"))
-    parts.ranker = std::make_shared<const TrainedModel>(load(ranker, device));
+  if (fs::is_regular_file(ranker + "/model.pt")) {
+    if (new_nodes.empty()) {
+      parts.ranker = std::make_shared<const TrainedModel>(load(ranker, device));
+    } else {
+      RunConfig rcfg;
+      load_config_text(rcfg, train::read_model_config(ranker + "/model.pt"), ranker + "/model.pt");
+      if (model_kind(rcfg.model).new_nodes)
+        parts.ranker = std::make_shared<const TrainedModel>(load(ranker, device, new_nodes));
+    }
+  }
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
   out.impl_->data_note = data_note;

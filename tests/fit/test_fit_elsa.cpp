@@ -48,6 +48,17 @@ at::Tensor all_scores(const symgnn::TrainedModel& m) {
   return torch::tensor(s, torch::kFloat).view({m.users(), m.items()}).to(torch::kDouble);
 }
 
+/// A new-ratings file for "newcomer", who rated exactly what user `twin` rated (training and
+/// validation ratings, which the final fit saw), in folder `tag`.
+std::string twin_ratings(const symgnn::Dataset& ds, int64_t twin, const std::string& tag) {
+  std::string csv;
+  for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < list->size(); ++e)
+      if (list->user[e] == twin) csv += "newcomer," + ds.items.id_of(list->item[e]) + ",4\n";
+  EXPECT_FALSE(csv.empty());
+  return st::write_file(st::scratch_dir(tag), "new.csv", csv);
+}
+
 }  // namespace
 
 TEST(FitElsa, ChoosesItsWidthAndEpochsOnValidationAndSurvivesTheModelDirectory) {
@@ -121,4 +132,46 @@ TEST(FitElsa, BadSettingsAreConfigErrors) {
       EXPECT_NE(std::string(e.what()).find("elsa.dims"), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(FitElsa, NewUsersAreScoredFromTheirRatingsWithoutRetraining) {
+  // Inductive: a newcomer who rated exactly the items of a trained user gets that user's
+  // scores, from the same saved model, loaded with the newcomer's ratings.
+  symgnn::RunConfig cfg = elsa_config();
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("fit_elsa_new") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const symgnn::Dataset& ds = r.model->dataset();
+  const int64_t twin = 3;
+  const std::string ratings = twin_ratings(ds, twin, "fit_elsa_new_ratings");
+  const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings);
+  ASSERT_EQ(m.new_ratings().new_users, 1);
+  const int64_t newcomer = m.users() - 1;
+  ASSERT_EQ(m.dataset().users.id_of(newcomer), "newcomer");
+  const std::vector<float> a = m.score_all_items({twin}), b = m.score_all_items({newcomer});
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5) << "item " << i;
+  // The trained users' scores are the saved model's.
+  const symgnn::TrainedModel saved = symgnn::TrainedModel::load(fo.out_dir);
+  EXPECT_EQ(saved.score_all_items({twin}), a);
+}
+
+TEST(FitElsa, AsTheRankerBesideARatingModelItRanksNewUsersToo) {
+  symgnn::RunConfig cfg = elsa_config();
+  cfg.model = "lowrank";
+  cfg.lowrank.hidden = 8;
+  cfg.train.epochs = 2;
+  cfg.train.ranker = "elsa";
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("fit_elsa_ranker") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  ASSERT_EQ(r.model->ranker(), "elsa");
+  const symgnn::Dataset& ds = r.model->dataset();
+  const int64_t twin = 5;
+  const std::string ratings = twin_ratings(ds, twin, "fit_elsa_ranker_new");
+  const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings);
+  EXPECT_EQ(m.ranker(), "elsa");  // new users keep the ranker's lists
+  const int64_t newcomer = m.users() - 1;
+  const std::vector<float> a = m.score_all_items({twin}), b = m.score_all_items({newcomer});
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5) << "item " << i;
 }

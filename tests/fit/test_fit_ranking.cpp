@@ -270,13 +270,21 @@ TEST(FitRanking, AutoRankerWeighsTheKindsThatFitBesideAModelThatRanksByRating) {
   symgnn::RunConfig cfg = small_config("lowrank");
   cfg.train.ranker = "auto";
   EXPECT_EQ(choose_ranker(cfg, 100, 50).candidates, (V{"ease", "itemknn", "popularity"}));
-  EXPECT_EQ(choose_ranker(cfg, 100, 20000).candidates, (V{"itemknn", "popularity"}));  // past EASE's
-  // Past EASE's limits the sparse ItemKNN and popularity are left, at any width, and a note
-  // says why.
+  EXPECT_EQ(choose_ranker(cfg, 100, 20000).candidates, (V{"elsa", "itemknn", "popularity"}));  // past EASE's
+  // Past EASE's limits the item-based ranker, the sparse ItemKNN and popularity are left,
+  // and a note says why.
   const symgnn::fitting::RankerChoice wide = choose_ranker(cfg, 10, kAutoRankerMaxItems + 1);
-  EXPECT_EQ(wide.candidates, (V{"itemknn", "popularity"}));
+  EXPECT_EQ(wide.candidates, (V{"elsa", "itemknn", "popularity"}));
   EXPECT_NE(wide.note.find(std::to_string(kAutoRankerMaxItems)), std::string::npos) << wide.note;
-  EXPECT_EQ(choose_ranker(cfg, kAutoRankerMaxPairs / 100 + 1, 100).candidates, (V{"itemknn", "popularity"}));
+  EXPECT_EQ(choose_ranker(cfg, kAutoRankerMaxPairs / 100 + 1, 100).candidates,
+            (V{"elsa", "itemknn", "popularity"}));
+  // The item-based ranker while users x items x d stays small: not on 200,000 x 200,000.
+  const symgnn::fitting::RankerChoice huge = choose_ranker(cfg, 200000, 200000);
+  EXPECT_EQ(huge.candidates, (V{"itemknn", "popularity"}));
+  EXPECT_NE(huge.note.find("nor an elsa ranker"), std::string::npos) << huge.note;
+  cfg.elsa.dims = "8";  // its first width counts
+  EXPECT_EQ(choose_ranker(cfg, 200000, 20000).candidates, (V{"elsa", "itemknn", "popularity"}));
+  cfg.elsa.dims = "128,512";
   cfg.model = "sylvester";  // a closed-form kind fitted for ratings
   EXPECT_EQ(choose_ranker(cfg, 100, 50).candidates.front(), "ease");
   cfg.model = "itemknn";  // a ranking kind ranks by itself
@@ -299,6 +307,8 @@ symgnn::RunConfig ranker_run_config(const std::string& ranker) {
   cfg.lowrank.hidden = 8;
   cfg.train.ranker = ranker;
   cfg.ease.lambdas = "3,30";
+  cfg.elsa.dims = "8";
+  cfg.elsa.epochs = 6;
   return cfg;
 }
 
@@ -326,7 +336,7 @@ TEST(FitRanking, AutoRankerKeepsTheCandidateBestOnValidation) {
   EXPECT_DOUBLE_EQ(rec["val_ndcg@10"].get<double>(), best);
   // Only the winner's directory is left, and it is the one loaded beside the model.
   EXPECT_TRUE(std::filesystem::exists(fo.out_dir + "/ranker/model.pt"));
-  for (const char* kind : {"ease", "itemknn", "popularity"})
+  for (const char* kind : {"ease", "elsa", "itemknn", "popularity"})
     EXPECT_FALSE(std::filesystem::exists(fo.out_dir + "/ranker." + kind)) << kind;
   EXPECT_EQ(symgnn::TrainedModel::load(fo.out_dir).ranker(), best_kind);
 }

@@ -24,6 +24,10 @@ namespace symgnn::models {
 
 namespace {
 
+/// The widths after the first are tried only while an epoch's scores stay below this many
+/// multiply-adds (users x items x d): about a minute an epoch on one core.
+constexpr double kMaxEpochWork = 34359738368.0;  // 2^35
+
 std::vector<int64_t> parse_dims(const std::string& text) {
   std::vector<int64_t> out;
   for (const std::string& s : split(text, ',')) {
@@ -106,6 +110,31 @@ at::Tensor ElsaModel::node_representations(int side) {
   const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, all + 1) - start);
   return at::zeros({n1_, encoder.size(1)}, encoder.options())
       .index_add(0, row, encoder.index_select(0, profile_items_.index_select(0, pos)));
+}
+
+void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
+  (void)trained_items;
+  // The trained users' profiles as saved, then each new user's distinct rated items.
+  const at::Tensor ptr = profile_ptr_.to(at::kCPU);
+  const int64_t kept = ptr.data_ptr<int64_t>()[trained_users];
+  std::vector<int64_t> p(ptr.data_ptr<int64_t>(), ptr.data_ptr<int64_t>() + trained_users + 1);
+  const at::Tensor old_items = profile_items_.slice(0, 0, kept).to(at::kCPU);
+  std::vector<int64_t> items(old_items.data_ptr<int64_t>(), old_items.data_ptr<int64_t>() + kept);
+  const at::Tensor u = ctx.train_users.to(at::kCPU), i = ctx.train_items.to(at::kCPU);
+  std::vector<std::vector<int64_t>> added(static_cast<size_t>(std::max<int64_t>(0, n1_ - trained_users)));
+  for (int64_t e = 0; e < u.size(0); ++e) {
+    const int64_t user = u.data_ptr<int64_t>()[e];
+    if (user >= trained_users)
+      added[static_cast<size_t>(user - trained_users)].push_back(i.data_ptr<int64_t>()[e]);
+  }
+  for (auto& list : added) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    items.insert(items.end(), list.begin(), list.end());
+    p.push_back(static_cast<int64_t>(items.size()));
+  }
+  assign(profile_ptr_, torch::tensor(p, torch::kLong));
+  assign(profile_items_, torch::tensor(items, torch::kLong));
 }
 
 ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t epochs,
@@ -193,7 +222,17 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
       const auto measure = [&] {
         return probe.measure([&](const at::Tensor& b) { return score_items(b, n2_); }).ndcg;
       };
+      const double rows = static_cast<double>(ds.users.count) * static_cast<double>(n2_);
       for (const int64_t width : dims_) {
+        if (width != dims_.front() && rows * static_cast<double>(width) > kMaxEpochWork) {
+          // Each epoch scores every user against every item through d columns.
+          const std::string why = "elsa d = " + std::to_string(width) + ": skipped, " +
+                                  std::to_string(ds.users.count) + " users x " + std::to_string(n2_) +
+                                  " items x d is above 2^35 multiply-adds an epoch";
+          tried.push_back({{"elsa.d", width}, {"skipped", why}});
+          if (log) log(why);
+          continue;
+        }
         const Trained t = train({&ds.train}, width, cfg_.epochs, measure, device);
         nlohmann::json curve = nlohmann::json::array();
         for (const auto& [e, v] : t.curve) curve.push_back({e, v});

@@ -16,7 +16,8 @@
 /// A user is scored from their ratings alone (inductive: no user parameter), in memory
 /// n2 x d plus the ratings, time linear in the ratings per block of users.
 ///
-/// fit() trains each candidate width of elsa.dims on ds.train, measuring NDCG@10 on
+/// fit() trains each candidate width of elsa.dims on ds.train (a width after the first only
+/// while users x items x d stays below 2^35 multiply-adds an epoch), measuring NDCG@10 on
 /// ds.validation (models/ranking/ranking_probe.h) every elsa.eval_every epochs, keeps the
 /// best (d, epochs) and trains again on training + validation with them for the final
 /// state. Ratings are predicted by the damped biases (damped_biases.h), as the other
@@ -43,6 +44,10 @@ class ElsaModel : public DampedBiasModel {
   at::Tensor node_representations(int side) override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
+  /// New users (--new-ratings, infer/new_ratings.h) are scored from their ratings in `ctx`
+  /// like any other: their rows join the profiles, with no retraining. New items have zero
+  /// rows of A: scored 0, and adding nothing to a user's sum.
+  void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
   /// What one training reached: the epoch whose encoder scored best on the probe (the last
   /// epoch without one), its NDCG@10 (-1 without a probe), and the curve (epoch, NDCG@10)
