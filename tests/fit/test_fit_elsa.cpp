@@ -75,6 +75,14 @@ TEST(FitElsa, ChoosesItsWidthAndEpochsOnValidationAndSurvivesTheModelDirectory) 
   EXPECT_TRUE(std::isfinite(r.metrics.mean("val_ndcg@10")));
   EXPECT_TRUE(std::isfinite(r.metrics.mean("test_ndcg@10")));
 
+  // A refit at the chosen setting (blend --metric ndcg@10) tries only it.
+  const auto kind = symgnn::models::make_model(cfg, symgnn::models::make_context(r.model->dataset()));
+  symgnn::RunConfig pinned = cfg;
+  const std::string said = kind->pin_chosen_setting(pinned, r.metrics.figures, fo.out_dir);
+  EXPECT_EQ(pinned.elsa.dims, std::to_string(d));
+  EXPECT_EQ(pinned.elsa.epochs, epochs);
+  EXPECT_NE(said.find("elsa.d = " + std::to_string(d)), std::string::npos) << said;
+  EXPECT_THROW(kind->pin_chosen_setting(pinned, nlohmann::json::object(), fo.out_dir), symgnn::DataError);
   // The model directory holds the fitted width and profiles.
   const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
   // The model directory holds the fitted width and profiles: the same scores back.

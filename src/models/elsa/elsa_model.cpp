@@ -206,6 +206,19 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
   return best;
 }
 
+std::string ElsaModel::pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,
+                                          const std::string& dir) const {
+  for (const char* name : {"elsa.d", "elsa.epochs"})
+    if (!figures.contains(name) || !figures[name].is_number_integer())
+      throw DataError(dir + "/metrics.json", 0,
+                      std::string("no ") + name + ": the setting the fit chose is unknown");
+  const std::string d = std::to_string(figures["elsa.d"].get<int64_t>());
+  const std::string epochs = std::to_string(figures["elsa.epochs"].get<int64_t>());
+  apply_override(cfg, "elsa.dims=" + d);
+  apply_override(cfg, "elsa.epochs=" + epochs);
+  return " at elsa.d = " + d + ", " + epochs + " epochs";
+}
+
 ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
                              const std::function<void(const std::string&)>& log) {
   ClosedFormFit out;

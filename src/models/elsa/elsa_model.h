@@ -44,6 +44,10 @@ class ElsaModel : public DampedBiasModel {
   at::Tensor node_representations(int side) override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
+  /// The width and epoch count a saved fit chose (its figures elsa.d and elsa.epochs) as
+  /// the only ones a new fit tries (blend --metric ndcg@10 refits on the training ratings).
+  std::string pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,
+                                 const std::string& dir) const override;
   /// New users (--new-ratings, infer/new_ratings.h) are scored from their ratings in `ctx`
   /// like any other: their rows join the profiles, with no retraining. New items have zero
   /// rows of A: scored 0, and adding nothing to a user's sum.
