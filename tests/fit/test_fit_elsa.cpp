@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/test_support.h"
+#include "fit/ranking_test_util.h"
 #include "symgnn/error.h"
 #include "symgnn/fit.h"
 #include "symgnn/graph.h"
@@ -34,19 +35,8 @@ symgnn::RunConfig elsa_config() {
   return cfg;
 }
 
-at::Tensor interactions(const symgnn::Dataset& ds) {
-  at::Tensor x = torch::zeros({ds.users.count, ds.items.count}, torch::kDouble);
-  for (const symgnn::RatingList* r : {&ds.train, &ds.validation})
-    for (size_t e = 0; e < r->size(); ++e) x[r->user[e]][r->item[e]] = 1.0;
-  return x;
-}
-
-at::Tensor all_scores(const symgnn::TrainedModel& m) {
-  std::vector<int64_t> users(static_cast<size_t>(m.users()));
-  for (size_t u = 0; u < users.size(); ++u) users[u] = static_cast<int64_t>(u);
-  const std::vector<float> s = m.score_all_items(users);
-  return torch::tensor(s, torch::kFloat).view({m.users(), m.items()}).to(torch::kDouble);
-}
+using st::all_scores;
+using st::interactions;
 
 /// A new-ratings file for "newcomer", who rated exactly what user `twin` rated (training and
 /// validation ratings, which the final fit saw), in folder `tag`.

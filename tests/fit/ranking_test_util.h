@@ -1,0 +1,31 @@
+// What the ranking kinds' tests compare against: the binary matrix of the ratings a final
+// fit saw, and a fitted model's scores of every item for every user.
+#pragma once
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "symgnn/dataset.h"
+#include "symgnn/trained_model.h"
+
+namespace symgnn::testing {
+
+/// The binary matrix of the ratings the final fit saw (training + validation).
+inline at::Tensor interactions(const Dataset& ds) {
+  at::Tensor x = torch::zeros({ds.users.count, ds.items.count}, torch::kDouble);
+  for (const RatingList* r : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < r->size(); ++e) x[r->user[e]][r->item[e]] = 1.0;
+  return x;
+}
+
+/// Scores of every item for every user from the fitted model, float64.
+inline at::Tensor all_scores(const TrainedModel& m) {
+  std::vector<int64_t> users(static_cast<size_t>(m.users()));
+  for (size_t u = 0; u < users.size(); ++u) users[u] = static_cast<int64_t>(u);
+  const std::vector<float> s = m.score_all_items(users);
+  return torch::tensor(s, torch::kFloat).view({m.users(), m.items()}).to(torch::kDouble);
+}
+
+}  // namespace symgnn::testing
