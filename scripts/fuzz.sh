@@ -49,19 +49,34 @@ build() {
   fi
 }
 
-build text_parsers "$root/fuzz/fuzz_text_parsers.cpp" "${data[@]}" "${util[@]}"
-build config "$root/fuzz/fuzz_config.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" \
+# The builds run side by side, as many at a time as the machine has cores (SYMGNN_JOBS):
+# each is one clang process compiling its sources one after another. A failed build stops
+# the script when it is waited for.
+jobs=${SYMGNN_JOBS:-$(nproc)}
+pids=()
+spawn() {
+  "$@" &
+  pids+=($!)
+  if (( ${#pids[@]} >= jobs )); then
+    wait "${pids[0]}"
+    pids=("${pids[@]:1}")
+  fi
+}
+spawn build text_parsers "$root/fuzz/fuzz_text_parsers.cpp" "${data[@]}" "${util[@]}"
+spawn build config "$root/fuzz/fuzz_config.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" \
   "${util[@]}"
-build mat "$root/fuzz/fuzz_mat.cpp" "$root/src/data/mat_v73.cpp" -- $hdf5_libs
+spawn build mat "$root/fuzz/fuzz_mat.cpp" "$root/src/data/mat_v73.cpp" -- $hdf5_libs
 # dataset_snapshot: the reader of a model directory's dataset.bin; its invariants check
 # (validate_dataset) lives beside load_dataset, so the whole torch-free data folder links in.
-build dataset_snapshot "$root/fuzz/fuzz_dataset_snapshot.cpp" "$root"/src/data/*.cpp "${util[@]}" -- $hdf5_libs
+spawn build dataset_snapshot "$root/fuzz/fuzz_dataset_snapshot.cpp" "$root"/src/data/*.cpp "${util[@]}" -- $hdf5_libs
 
 # command_inputs: tune's space files, the metrics.json blend and reproduce read back, and the
 # torchrun variables of the multi-process start-up.
-build command_inputs "$root/fuzz/fuzz_command_inputs.cpp" "$root/src/tune/space.cpp" \
+spawn build command_inputs "$root/fuzz/fuzz_command_inputs.cpp" "$root/src/tune/space.cpp" \
   "$root/src/util/run_metrics.cpp" \
   "$root/src/train/distributed_env.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" "${util[@]}"
+
+for pid in "${pids[@]}"; do wait "$pid"; done
 
 # serve_api: the request handler of `symgnn serve` (src/serve/api.cpp, instrumented), linked
 # against the rest of the project as built in build/ (it answers from LibTorch models): only

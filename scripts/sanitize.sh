@@ -16,7 +16,9 @@ jobs=${SYMGNN_JOBS:-$(nproc)}
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMGNN_PYTHON=OFF -DSYMGNN_BUILD_BENCH=OFF \
+# SYMGNN_PCH=OFF: this build also checks that every file includes the LibTorch headers it
+# uses (the precompiled header of the default build would hide one missing).
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMGNN_PYTHON=OFF -DSYMGNN_BUILD_BENCH=OFF -DSYMGNN_PCH=OFF \
   "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
   "${launcher[@]}" >/dev/null
 cmake --build build-asan -j"$jobs"

@@ -53,7 +53,7 @@ TEST(GenerateCli, ATinySetTrainsThroughItsConfigFromAnyFolder) {
 
 TEST(GenerateCli, BadArgumentsAreOneLineWithExitCode2) {
   const std::string dir = scratch_dir("gen_cli_bad");
-  for (const std::string args :
+  for (const std::string& args :
        {"--users 10 --items 10 --out " + dir,  // no --ratings
         "--users 10 --items 10 --ratings 101 --out " + dir, "--users 10 --items 10 --ratings 5 --out " + dir,
         "--preset imdb --out " + dir, "--users 10 --items 10 --ratings 50 --test-fraction 0 --out " + dir,
