@@ -65,9 +65,6 @@ int run_evaluate(const EvaluateCliOptions& o) {
   if (!o.json.empty()) check_output_file(o.json, "--json");
   const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
   if (!model.data_note().empty()) std::cerr << model.data_note() << "\n";
-  if (std::isfinite(eo.relevant_min) && eo.relevant_min > model.rating_max())
-    throw ConfigError("--relevant-min " + fixed(eo.relevant_min, 2) + " is above the top rating " +
-                      fixed(model.rating_max(), 2) + ": no test rating would be relevant");
   const Evaluation ev = evaluate(model, eo);
 
   std::ostringstream os;

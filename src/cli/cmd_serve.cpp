@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -126,11 +127,18 @@ int run_serve(const ServeCliOptions& o) {
       return;
     }
   });
-  server.run();
-  // run() also returns when the socket fails: wake the waiter so that it ends.
+  // run() also returns when the socket fails, or throws: either way wake the waiter so
+  // that it ends (a joinable thread left behind would abort the process).
+  std::exception_ptr failed;
+  try {
+    server.run();
+  } catch (...) {
+    failed = std::current_exception();
+  }
   const unsigned char stop = 0;
   if (write(g_signal_pipe[1], &stop, 1) != 1) std::cerr << "serve: cannot wake the signal thread\n";
   waiter.join();
+  if (failed) std::rethrow_exception(failed);
   for (const int s : {SIGHUP, SIGTERM, SIGINT}) signal(s, SIG_DFL);
   std::cerr << "serve: stopped" << std::endl;
   return 0;

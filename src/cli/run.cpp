@@ -1,5 +1,6 @@
 // Builds the CLI11 app from the subcommands and maps errors to exit codes.
 #include <exception>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -30,6 +31,19 @@ void add_commands(CLI::App& app) {
   add_tune_command(app);
   add_blend_command(app);
   add_serve_command(app);
+}
+
+/// "cannot create directories 'runs/x': File name too long" from libstdc++'s
+/// "filesystem error: cannot create directories: File name too long [runs/x]".
+std::string filesystem_message(const std::filesystem::filesystem_error& e) {
+  std::string what = e.what();
+  const std::string prefix = "filesystem error: ";
+  if (what.rfind(prefix, 0) == 0) what.erase(0, prefix.size());
+  std::string operation = what.substr(0, what.find(':'));
+  if (operation.empty() || operation == what) operation = "cannot use";
+  std::string paths = "'" + e.path1().string() + "'";
+  if (!e.path2().empty()) paths += " -> '" + e.path2().string() + "'";
+  return operation + " " + paths + ": " + e.code().message();
 }
 
 }  // namespace
@@ -63,6 +77,11 @@ int run(int argc, const char* const* argv) {
     return 2;
   } catch (const Error& e) {
     std::cerr << "symgnn: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user named that cannot be made or written (a dangling link, a name over
+    // the system's limit, a read-only or virtual file system): their input, not our bug.
+    std::cerr << "symgnn: error: " << filesystem_message(e) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {  // outside the steps that name themselves (util/memory_check.h)
     std::cerr << "symgnn: error: "

@@ -73,11 +73,17 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   train::TrainerOptions topts = trainer_options(cfg, o, dist);
   fitting::PreparedData data = fitting::prepare_data(cfg, o, kind, rank0, dist.world_size, topts.group.get());
   if (rank0) fitting::pin_run(data.ds, cfg, cfg_in, o);
-  // The ranker first (seconds), so that the model's evaluation ranks with it.
-  const fitting::RankerFit ranker = rank0 ? fitting::fit_ranker(cfg, data.ds, o) : fitting::RankerFit{};
+  // The ranker before the model's evaluation, which ranks with it: first for a trained kind
+  // (seconds, before hours of training), once the model is built for a closed-form one (a
+  // kind that refuses the data's size says so first).
+  fitting::RankerFit ranker;
+  const auto fit_the_ranker = [&] {
+    if (rank0) ranker = fitting::fit_ranker(cfg, data.ds, o);
+    return ranker.model;
+  };
   fitting::Fitted f = kind.fit == FitMethod::trained
-                          ? fitting::fit_trained(cfg, data.ds, o, topts, rank0, ranker.model)
-                          : fitting::fit_closed_form(cfg, data.ds, o, ranker.model);
+                          ? fitting::fit_trained(cfg, data.ds, o, topts, rank0, fit_the_ranker())
+                          : fitting::fit_closed_form(cfg, data.ds, o, fit_the_ranker);
   if (!rank0) return std::move(f.result);
   fitting::add_report(f, cfg, o, data, ranker);
   fitting::write_run_folder(f, data.ds, cfg, o, kind, ranker.model != nullptr);

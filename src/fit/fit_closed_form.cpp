@@ -18,8 +18,7 @@
 
 namespace symgnn::fitting {
 
-Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o,
-                       const std::shared_ptr<const TrainedModel>& ranker) {
+Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, const RankerSource& ranker) {
   const at::Device device(cfg.train.device);
   infer::ModelParts parts;
   parts.cfg = cfg;
@@ -27,6 +26,7 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o,
   parts.ctx = models::make_context(ds).to(device);
   auto model = models::make_model(cfg, parts.ctx);
   model->to(device);
+  parts.ranker = ranker ? ranker() : nullptr;
   const auto t0 = std::chrono::steady_clock::now();
   const models::ClosedFormFit c = model->fit(ds, device, [&](const std::string& line) { say(o, line); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -66,7 +66,6 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o,
   m.version = fitting::version_json();
   if (!o.out_dir.empty()) train::save_model(*model, to_text(cfg), o.out_dir + "/model.pt");
   parts.members = {model};
-  parts.ranker = ranker;
   f.result.model = std::make_shared<TrainedModel>(std::move(parts));
   if (!o.out_dir.empty()) add_ranking(m, {f.result.model}, "the saved model, test ratings");
   f.result.summary = c.summary;

@@ -4,6 +4,7 @@
 /// the trainer's names (symgnn/metrics.h), the model saved and ranked.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "fit/fitted.h"
@@ -12,7 +13,12 @@
 
 namespace symgnn::fitting {
 
-Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o,
-                       const std::shared_ptr<const TrainedModel>& ranker);
+/// The ranker beside the model, fitted when called (fit/ranker_fit.h); empty: none.
+using RankerSource = std::function<std::shared_ptr<const TrainedModel>()>;
+
+/// `ranker` is called once the model is built, so that a kind that refuses the data's size
+/// (the dense Sylvester kinds) does so before the ranker's fit and evaluation (seconds to
+/// minutes on a large set), not after.
+Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, const RankerSource& ranker);
 
 }  // namespace symgnn::fitting

@@ -40,10 +40,15 @@ void pin_data(const Dataset& ds, const DataConfig& cfg, const FitOptions& o) {
     data::write_snapshot(ds, path);
     return pin_item_names(ds, cfg, o);
   }
-  if (!fs::exists(path))
-    return say(o, "note: " + o.out_dir + " has no " + data::kSnapshotFile +
-                      " (written by an older symgnn): the data read again is not checked against the data "
-                      "the run started on");
+  if (!fs::exists(path)) {
+    // A folder of an older symgnn, or a run killed before its data was pinned: pinned now,
+    // so that the finished folder answers without its training files like any other.
+    say(o, "note: " + o.out_dir + " has no " + data::kSnapshotFile +
+               " (written by an older symgnn, or killed before it was): the data read again is not checked "
+               "against the data the run started on, and is pinned now");
+    data::write_snapshot(ds, path);
+    return pin_item_names(ds, cfg, o);
+  }
   if (const std::string diff = data::first_difference(data::read_snapshot(path), ds, cfg); !diff.empty())
     throw DataError(diff);
 }

@@ -13,6 +13,7 @@
 #include "symgnn/dataset.h"
 #include "symgnn/model.h"
 #include "symgnn/trained_model.h"
+#include "train/model_folder.h"
 #include "train/run_state.h"
 
 namespace symgnn::infer {
@@ -30,7 +31,7 @@ struct ModelParts {
 
 /// Where a model directory keeps its ranker: a model directory of its own.
 inline std::string ranker_dir(const std::string& model_dir) {
-  return model_dir + "/ranker";
+  return model_dir + "/" + train::kRankerFolder;
 }
 
 /// ModelParts of `cfg` over `ds` (graphs resolved) with a context on `cfg.train.device`,

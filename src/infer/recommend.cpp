@@ -11,6 +11,7 @@
 #include "infer/unseen_test.h"
 #include "models/popularity/popularity_model.h"
 #include "symgnn/error.h"
+#include "util/text.h"
 
 namespace symgnn {
 
@@ -156,10 +157,30 @@ void require_test(const TrainedModel& model) {
     throw DataError(model.dataset().source + ": the dataset has no test ratings to evaluate on");
 }
 
+/// Cut-offs past the catalogue and a threshold below the rating scale would be measured
+/// and reported as if they meant something: every item is "in the top k", every test
+/// rating "relevant".
+void check_evaluate_options(const TrainedModel& model, const EvaluateOptions& opts) {
+  // The default cut-offs (up to 20) hold on any catalogue, as the whole list where it is shorter.
+  const int64_t largest = std::max<int64_t>(model.items(), 20);
+  for (const int64_t k : opts.ks)
+    if (k < 1 || k > largest)
+      throw ConfigError("evaluate: k = " + std::to_string(k) + " is outside 1.." + std::to_string(largest) +
+                        " (the model has " + std::to_string(model.items()) + " items)");
+  if (std::isfinite(opts.relevant_min) && opts.relevant_min < model.rating_min())
+    throw ConfigError("evaluate: relevant_min " + fixed(opts.relevant_min, 2) +
+                      " is below the lowest rating " + fixed(model.rating_min(), 2) +
+                      ": the threshold means nothing on this scale");
+  if (std::isfinite(opts.relevant_min) && opts.relevant_min > model.rating_max())
+    throw ConfigError("evaluate: relevant_min " + fixed(opts.relevant_min, 2) + " is above the top rating " +
+                      fixed(model.rating_max(), 2) + ": no test rating would be relevant");
+}
+
 }  // namespace
 
 Evaluation evaluate(const TrainedModel& model, const EvaluateOptions& opts) {
   require_test(model);
+  check_evaluate_options(model, opts);
   const RatingList& test = model.dataset().test;
   const BlockScorer score = [&](const std::vector<int64_t>& b) { return model.score_all_items(b); };
   return evaluate_with(model, opts, model.predict(test.user, test.item), score);

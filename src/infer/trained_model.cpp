@@ -8,7 +8,6 @@
 #include <cmath>
 #include <filesystem>
 #include <mutex>
-#include <regex>
 #include <utility>
 #include <vector>
 
@@ -21,6 +20,7 @@
 #include "symgnn/model.h"
 #include "symgnn/model_kinds.h"
 #include "train/checkpoint.h"
+#include "train/model_folder.h"
 
 namespace fs = std::filesystem;
 
@@ -85,17 +85,9 @@ std::vector<std::vector<int64_t>> seen_by_user(const Dataset& ds) {
 /// the model was retrained on all of them (data.val_fraction = 0). A folder written before
 /// snapshots existed reads its config's files again, and `note` says so.
 Dataset model_data(const std::string& model_path, const RunConfig& cfg, std::string& note) {
-  static const std::regex inner(R"(run[0-9]+|final|ranker)");
-  fs::path dir = fs::path(model_path).parent_path();
-  if (dir.empty()) dir = ".";
-  for (int up = 0; up < 3; ++up) {
-    const fs::path snapshot = dir / data::kSnapshotFile;
-    if (fs::is_regular_file(snapshot)) {
-      Dataset ds = data::read_snapshot(snapshot.string());
-      return cfg.data.val_fraction == 0 && !ds.validation.empty() ? data::with_validation_in_train(ds) : ds;
-    }
-    if (!std::regex_match(dir.filename().string(), inner) || !dir.has_parent_path()) break;
-    dir = dir.parent_path();
+  if (const std::string snapshot = train::find_snapshot(model_path); !snapshot.empty()) {
+    Dataset ds = data::read_snapshot(snapshot);
+    return cfg.data.val_fraction == 0 && !ds.validation.empty() ? data::with_validation_in_train(ds) : ds;
   }
   note =
       "note: " + model_path + " was saved without the data it trained on (an older symgnn): reading " +
@@ -184,7 +176,9 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   if (!fs::is_regular_file(model_path))
     throw DataError(model_path + ": no model here (write one with `symgnn train --out DIR`)");
   RunConfig cfg;
-  load_config_text(cfg, train::read_model_config(model_path), model_path);
+  const train::ModelRecord record = train::read_model_record(model_path);
+  load_config_text(cfg, record.config, model_path);
+  train::check_folder_parts(model_path, record.parts);
   cfg.train.device = device;
   const ModelKind& kind = model_kind(cfg.model);
   if (!new_nodes.empty() && !kind.new_nodes)

@@ -123,10 +123,16 @@ json parse_body(const Request& q) {
   return body;
 }
 
-std::string body_model(const json& body) {
-  if (!body.contains("model")) return "";
+/// The model a POST names: "model" in its body or ?model= in its query (both: the same one).
+std::string body_model(const Request& q, const json& body) {
+  const std::string* in_query = param(q, "model");
+  if (!body.contains("model")) return in_query ? *in_query : "";
   if (!body["model"].is_string()) throw ApiError{400, "\"model\": must be a model name (a string)"};
-  return body["model"].get<std::string>();
+  const std::string in_body = body["model"].get<std::string>();
+  if (in_query && *in_query != in_body)
+    throw ApiError{400, "?model=" + quoted(*in_query) + " and the body's \"model\": " + quoted(in_body) +
+                            " name different models: name one"};
+  return in_body;
 }
 
 /// The item's display name where the served model has names (served_model.h), else "".
@@ -156,6 +162,11 @@ Response get_similar(const Request& q, const ModelStore& store, const ApiLimits&
   const auto m = model_named(store, name ? *name : "");
   const TrainedModel& model = *m->model;
   json out = {{"model", m->name}, {"version", m->version}};
+  // The nearest k of the other nodes of that side: a k past them is said, not shortened.
+  const int64_t others = (item ? model.items() : model.users()) - 1;
+  if (k > others)
+    throw ApiError{400, "k = " + std::to_string(k) + ": the model has " + std::to_string(others) + " other " +
+                            (item ? "items" : "users") + " to compare with"};
   if (item) {
     const int64_t i = item_index(*m, *item);
     const auto near = model.similar(NodeSide::items, i, k);
@@ -166,6 +177,9 @@ Response get_similar(const Request& q, const ModelStore& store, const ApiLimits&
     out["items"] = json::array();
     for (const auto& s : near)
       out["items"].push_back(item_entry(*m, model, s.index, "similarity", s.similarity));
+    if (static_cast<int64_t>(near.size()) < k)
+      out["note"] = "fewer than k = " + std::to_string(k) + ": " + std::to_string(near.size()) +
+                    " items share a rater with this one";
   } else {
     const int64_t u = user_index(*m, *user);
     const auto near = model.similar(NodeSide::users, u, k);
@@ -174,6 +188,9 @@ Response get_similar(const Request& q, const ModelStore& store, const ApiLimits&
     out["users"] = json::array();
     for (const auto& s : near)
       out["users"].push_back({{"user", model.dataset().users.id_of(s.index)}, {"similarity", s.similarity}});
+    if (static_cast<int64_t>(near.size()) < k)
+      out["note"] = "fewer than k = " + std::to_string(k) + ": " + std::to_string(near.size()) +
+                    " users share a rated item with this one";
   }
   return json_response(200, out);
 }
@@ -316,7 +333,7 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
 
 Response post_recommend(const Request& q, const ModelStore& store, const ApiLimits& limits) {
   const json body = parse_body(q);
-  const auto m = model_named(store, body_model(body));
+  const auto m = model_named(store, body_model(q, body));
   const int64_t k = json_k(body, limits.max_k);
   bool include_seen = false;
   if (body.contains("include_seen")) {
@@ -348,7 +365,7 @@ Response post_recommend(const Request& q, const ModelStore& store, const ApiLimi
 
 Response post_predict(const Request& q, const ModelStore& store, const ApiLimits& limits) {
   const json body = parse_body(q);
-  const auto m = model_named(store, body_model(body));
+  const auto m = model_named(store, body_model(q, body));
   if (!body.contains("pairs") || !body["pairs"].is_array() || body["pairs"].empty())
     throw ApiError{400, "\"pairs\": must be a non-empty array of {\"user\": ID, \"item\": ID}"};
   const json& pairs = body["pairs"];

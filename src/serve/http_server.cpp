@@ -1,9 +1,15 @@
 #include "serve/http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "symgnn/error.h"
 
@@ -21,6 +27,32 @@ Request to_request(const httplib::Request& r) {
   return q;
 }
 
+/// "" when `n` threads can run at once; else why not. (The library's pool cannot be tried
+/// instead: a thread it fails to make leaves the others joinable, which aborts.)
+std::string threads_fail(int n) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool release = false;
+  std::vector<std::thread> trial;
+  std::string why;
+  try {
+    for (int k = 0; k < n; ++k)
+      trial.emplace_back([&] {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return release; });
+      });
+  } catch (const std::system_error& e) {
+    why = e.what();
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  for (std::thread& t : trial) t.join();
+  return why;
+}
+
 }  // namespace
 
 HttpServer::HttpServer(const Api& api, HttpOptions options)
@@ -32,17 +64,50 @@ HttpServer::HttpServer(const Api& api, HttpOptions options)
   // Answers are small: without TCP_NODELAY, Nagle's algorithm holds each one back until the
   // client's delayed ACK (40 ms a request on Linux loopback, measured by bench/bench_serve).
   server_->set_tcp_nodelay(true);
+  // The library's default also sets SO_REUSEPORT, with which a second server on a port
+  // already served binds too and the kernel splits the requests between the two models
+  // (docs/reliability.md, "One server per port"). SO_REUSEADDR alone lets a restarted
+  // server bind while the old connections linger in TIME_WAIT, never beside a live one.
+  server_->set_socket_options([this](socket_t sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listening_socket_ = sock;
+  });
   server_->set_payload_max_length(static_cast<size_t>(options_.max_body_bytes) + 1);
-  const auto handler = [this](const httplib::Request& req, httplib::Response& res) {
-    const Response out = api_.handle(to_request(req));
+  const auto answer = [this](const Request& q, httplib::Response& res) {
+    const Response out = api_.handle(q);
     res.status = out.status;
     res.set_content(out.body, out.content_type.c_str());
   };
-  server_->Get(".*", handler);
-  server_->Post(".*", handler);
-  server_->Put(".*", handler);
-  server_->Delete(".*", handler);
-  server_->Patch(".*", handler);
+  server_->Get(
+      ".*", [answer](const httplib::Request& req, httplib::Response& res) { answer(to_request(req), res); });
+  // Bodies are read here, not by the library: it refuses a form-encoded body over 8 KiB
+  // (its compiled-in limit) with 413, and `curl -d` and Python's urllib send JSON as
+  // form-encoded by default. Only --max-body-bytes limits a body, whatever its type.
+  const auto with_body = [answer](const httplib::Request& req, httplib::Response& res,
+                                  const httplib::ContentReader& read) {
+    Request q = to_request(req);
+    if (req.is_multipart_form_data()) {
+      res.status = 415;
+      res.set_content(
+          nlohmann::json{{"error", "multipart bodies are not read: send the JSON document as the body"}}
+              .dump(),
+          "application/json");
+      return;
+    }
+    // A body over the limit, or cut short: the library has set the status (413, 400), and
+    // the error handler below gives it the API's JSON shape.
+    if (!read([&q](const char* data, size_t size) {
+          q.body.append(data, size);
+          return true;
+        }))
+      return;
+    answer(q, res);
+  };
+  server_->Post(".*", with_body);
+  server_->Put(".*", with_body);
+  server_->Delete(".*", with_body);
+  server_->Patch(".*", with_body);
   // What the library answers itself (413 for a body over the limit, 400 for a malformed
   // request line) gets the API's JSON error shape too.
   server_->set_error_handler([](const httplib::Request&, httplib::Response& res) {
@@ -63,6 +128,16 @@ int HttpServer::bind() {
   if (port < 0)
     throw UsageError("serve: cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
                      " (in use, or not an address of this machine)");
+  // The worker threads, tried before "listening" is said: where they cannot be made (a tight
+  // ulimit -v or -u), the library's pool would fail inside run(), after that line.
+  if (const std::string why = threads_fail(std::max(1, options_.threads)); !why.empty()) {
+    server_->stop();
+    throw UsageError("serve: cannot start " + std::to_string(options_.threads) + " worker threads (" + why +
+                     "): lower --threads, or raise the process's limits (ulimit -u, -v)");
+  }
+  // The library listens with a backlog of 5: 32 clients connecting at once saw resets.
+  // listen() again on the bound socket only raises its queue (the kernel caps it at somaxconn).
+  if (listening_socket_ >= 0) ::listen(listening_socket_, kListenBacklog);
   return port;
 }
 

@@ -37,6 +37,8 @@ class HttpServer {
   const Api& api_;
   HttpOptions options_;
   std::unique_ptr<httplib::Server> server_;
+  int listening_socket_ = -1;  // set when the library opens it (bind())
+  static constexpr int kListenBacklog = 1024;
 };
 
 }  // namespace symgnn::serve

@@ -13,6 +13,7 @@
 
 #include "symgnn/config.h"
 #include "symgnn/error.h"
+#include "train/model_folder.h"
 #include "util/atomic_file.h"
 #include "util/checksum.h"
 
@@ -355,6 +356,11 @@ void save_model(models::RatingModel& model, const std::string& config_text, cons
   archive.write("name", c10::IValue(model.name()));
   const ModuleState current = members.empty() ? ModuleState{} : module_state(model);
   const auto count = static_cast<int64_t>(std::max<size_t>(1, members.size()));
+  // The parts of the folder loading needs (train/model_folder.h), so that a folder that
+  // loses one is refused rather than answering from something else.
+  std::string parts;
+  for (const std::string& part : folder_parts(path)) parts += (parts.empty() ? "" : ",") + part;
+  archive.write("parts", c10::IValue(parts));
   archive.write("member_count", c10::IValue(count));
   for (int64_t k = 0; k < count; ++k) {
     if (!members.empty()) set_module_state(model, members[static_cast<size_t>(k)]);
@@ -367,13 +373,27 @@ void save_model(models::RatingModel& model, const std::string& config_text, cons
   save_archive_atomic(archive, path);
 }
 
-std::string read_model_config(const std::string& path) {
+ModelRecord read_model_record(const std::string& path) {
   torch::serialize::InputArchive archive;
   load_archive(archive, path, at::Device(at::kCPU));
   const std::string format = read_string(archive, "format", path);
   if (format != kModelFormat)
     throw CheckpointError(path + ": format '" + format + "', expected '" + kModelFormat + "'");
-  return read_string(archive, "config", path);
+  ModelRecord r;
+  r.config = read_string(archive, "config", path);
+  c10::IValue parts;
+  if (archive.try_read("parts", parts)) {  // files written before parts were recorded have none
+    if (!parts.isString()) throw CheckpointError(path + ": entry 'parts' is not a string");
+    std::string part;
+    std::istringstream in(parts.toStringRef());
+    while (std::getline(in, part, ','))
+      if (!part.empty()) r.parts.push_back(part);
+  }
+  return r;
+}
+
+std::string read_model_config(const std::string& path) {
+  return read_model_record(path).config;
 }
 
 void load_model_weights(models::RatingModel& model, const std::string& path, const at::Device& device) {

@@ -69,6 +69,14 @@ void save_model(models::RatingModel& model, const std::string& config_text, cons
 std::vector<ModuleState> load_model_members(models::RatingModel& model, const std::string& path,
                                             const at::Device& device);
 
+/// What a saved model records beside its weights: its config text, and the parts of its
+/// folder it was saved with (train/model_folder.h; none in files older than the record).
+struct ModelRecord {
+  std::string config;
+  std::vector<std::string> parts;
+};
+ModelRecord read_model_record(const std::string& path);
+
 /// Reads the config text stored in a saved model.
 std::string read_model_config(const std::string& path);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -79,6 +80,8 @@ TEST(HostileInput, TheDenseSylvesterBaselineRefusesASetItCannotHold) {
   EXPECT_EQ(run_symgnn("train --model sylvester --quiet --data " + path, &out), 2) << out;
   EXPECT_NE(out.find("GiB"), std::string::npos) << out;
   EXPECT_NE(out.find("200000 users x 200000 items"), std::string::npos) << out;
+  // Refused before the ranker beside it is fitted and evaluated (half a minute on this set).
+  EXPECT_EQ(out.find("ranker"), std::string::npos) << out;
   // The error is one line, the last (the identity-graph warnings come before it).
   const std::string error = out.substr(std::min(out.size(), out.find("symgnn: error:")));
   EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << out;
@@ -102,4 +105,28 @@ TEST(HostileInput, AnExplodingLossStopsTheRunInOneLine) {
           &out),
       0)
       << out;
+}
+
+// docs/reliability.md, "Output folders": a folder that cannot be made (a link to nowhere, a
+// name over the file system's limit, a place the kernel owns) is one line naming it, exit 2,
+// in every command that writes one.
+TEST(HostileInput, AnOutputFolderThatCannotBeMadeIsOneLineNamingIt) {
+  const std::string dir = scratch_dir("cli_bad_out");
+  const std::string dangling = dir + "/dangling";
+  std::filesystem::create_symlink(dir + "/missing/deeper", dangling);
+  const std::string conf = write_file(dir, "base.conf", "model = lowrank\n");
+  const std::string space = write_file(dir, "lr.space", "train.lr = loguniform 0.001 0.01\n");
+  for (const std::string& out_dir :
+       {dangling + "/run", dir + "/" + std::string(300, 'x'), std::string("/proc/symgnn_out")}) {
+    for (const std::string& args :
+         {"train --epochs 1 --quiet --no-compare --out " + out_dir,
+          "tune --data synthetic --config " + conf + " --space " + space + " --budget 1 --out " + out_dir,
+          "blend --models " + dir + "/a " + dir + "/b --out " + out_dir}) {
+      std::string out;
+      EXPECT_EQ(run_symgnn(args, &out), 2) << args << "\n" << out;
+      EXPECT_EQ(out.find("internal error"), std::string::npos) << args << "\n" << out;
+      EXPECT_NE(out.find("symgnn: error: "), std::string::npos) << args << "\n" << out;
+      EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
+    }
+  }
 }

@@ -111,6 +111,12 @@ TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
       {"recommend --model " + d + "/other --all", "model.pt"},
       {"recommend --model " + d + "/nothing_here --all", "nothing_here"},
       {"evaluate" + m + " --k 5,0", "--k"},
+      // docs/reliability.md, "Garbage refused": a cut-off past the catalogue, a threshold
+      // outside the rating scale.
+      {"evaluate" + m + " --k 9223372036854775807", "k = 9223372036854775807 is outside 1.."},
+      {"evaluate" + m + " --k 10,100000", "k = 100000 is outside"},
+      {"evaluate" + m + " --relevant-min -3", "below the lowest rating"},
+      {"evaluate" + m + " --relevant-min 99", "above the top rating"},
       {"evaluate --model " + d + "/other", "model.pt"},
   };
   for (const auto& [args, needle] : cases) {

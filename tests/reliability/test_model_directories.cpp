@@ -5,9 +5,12 @@
 // written before snapshots existed still loads, with a note.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/test_support.h"
 
@@ -136,17 +139,50 @@ TEST(ModelDirectories, CheckpointsArePrunedUnlessKept) {
 }
 
 TEST(ModelDirectories, ADirectoryWithoutSnapshotLoadsWithANote) {
+  // As an older symgnn wrote it (tests/fixtures/fit_v0/model_dir: no dataset.bin, no record
+  // of its parts): the config's data are read again, and it says so.
   const std::string root = scratch_dir("model_dirs_old");
-  const std::string csv = write_file(root, "ratings.csv", ratings_csv());
+  fs::copy(std::string(SYMGNN_SOURCE_DIR) + "/tests/fixtures/fit_v0/model_dir", root + "/m",
+           fs::copy_options::recursive);
   const std::string pairs = write_file(root, "pairs.csv", "user,item\n1,5\n");
-  std::string out, with;
-  ASSERT_EQ(run_symgnn(kTrain + " --data " + csv + " --out " + root + "/m", &out), 0) << out;
-  ASSERT_EQ(run_symgnn("predict --model " + root + "/m --pairs " + pairs, &with), 0);
-  // As an older symgnn wrote it: no dataset.bin. The files are read again, and it says so.
-  fs::remove(root + "/m/dataset.bin");
+  std::string out;
   ASSERT_EQ(run_symgnn("predict --model " + root + "/m --pairs " + pairs, &out), 0) << out;
   EXPECT_NE(out.find("note: " + root + "/m/model.pt was saved without the data it trained on"),
             std::string::npos)
       << out;
-  EXPECT_EQ(answer_lines(out), answer_lines(with));
+}
+
+// docs/reliability.md, "Model folders": model.pt records the parts its folder had (the
+// pinned data, the ranker); a folder that lost one is refused in one line naming it,
+// instead of answering from the training files as they are now or ranking without the ranker.
+TEST(ModelDirectories, AFolderThatLostAPartIsRefusedNamingIt) {
+  const std::string root = scratch_dir("model_dirs_parts");
+  const std::string csv = write_file(root, "ratings.csv", ratings_csv());
+  const std::string pairs = write_file(root, "pairs.csv", "user,item\n1,5\n");
+  std::string out;
+  ASSERT_EQ(run_symgnn(kTrain + " --data " + csv + " --out " + root + "/m", &out), 0) << out;
+  ASSERT_TRUE(fs::is_regular_file(root + "/m/ranker/model.pt"));
+  const auto copy = [&](const std::string& name) {
+    fs::copy(root + "/m", root + "/" + name, fs::copy_options::recursive);
+    return root + "/" + name;
+  };
+  const std::string no_data = copy("no_data"), data_folder = copy("data_folder"),
+                    no_ranker = copy("no_ranker");
+  fs::remove(no_data + "/dataset.bin");
+  fs::remove(data_folder + "/dataset.bin");
+  fs::create_directories(data_folder + "/dataset.bin");
+  fs::remove_all(no_ranker + "/ranker");
+  for (const auto& [dir, missing] :
+       std::vector<std::pair<std::string, std::string>>{{no_data, no_data + "/dataset.bin: missing"},
+                                                        {data_folder, data_folder + "/dataset.bin: missing"},
+                                                        {no_ranker, no_ranker + "/ranker/model.pt: missing"}})
+    for (const std::string& cmd :
+         {"predict --model " + dir + " --pairs " + pairs, "recommend --model " + dir + " --user 1 --k 5",
+          "evaluate --model " + dir, "predict --model " + dir + "/run0 --pairs " + pairs}) {
+      EXPECT_EQ(run_symgnn(cmd, &out), 2) << cmd << "\n" << out;
+      EXPECT_NE(out.find(missing), std::string::npos) << cmd << "\n" << out;
+      EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << cmd << "\n" << out;
+    }
+  // The whole folder still answers.
+  EXPECT_EQ(run_symgnn("recommend --model " + root + "/m --user 1 --k 5", &out), 0) << out;
 }

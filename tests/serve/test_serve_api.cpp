@@ -295,3 +295,39 @@ TEST(ServeApi, ScoresComputedAtLoadGiveTheListsOfAForwardPassPerRequest) {
     }
   }
 }
+
+// docs/reliability.md, "Garbage refused": ?model= on a POST names the model as the body's
+// "model" does (both: the same one), and /v1/similar says when it has fewer than k.
+TEST(ServeApi, APostsQueryModelIsHonouredAndSimilarNeverShortensSilently) {
+  const Fixture f;
+  const symgnn::TrainedModel lowrank = symgnn::TrainedModel::load(served().lowrank);
+  const std::string user = lowrank.dataset().users.id_of(0);
+  const std::string item = lowrank.dataset().items.id_of(0);
+  const std::string pairs = R"({"pairs": [{"user": ")" + user + R"(", "item": ")" + item + R"("}]})";
+  Request q;
+  q.method = "POST";
+  q.path = "/v1/predict";
+  q.body = pairs;
+  q.params = {{"model", "ease"}};
+  const Response by_query = f.api.handle(q);
+  ASSERT_EQ(by_query.status, 200) << by_query.body;
+  EXPECT_EQ(body_of(by_query)["model"], "ease");
+  q.params = {{"model", "absent"}};
+  error_of(f.api.handle(q), 404);
+  q.params = {{"model", "ease"}};
+  q.body = R"({"model": "main", "pairs": [{"user": ")" + user + R"(", "item": ")" + item + R"("}]})";
+  EXPECT_NE(error_of(f.api.handle(q), 400).find("different models"), std::string::npos);
+  // /v1/similar: a k past the other items is refused with the count; within it, a list
+  // shorter than k (items that share no rater) carries a note.
+  const std::string too_many = std::to_string(lowrank.items());
+  EXPECT_NE(error_of(f.get("/v1/similar", {{"item", item}, {"k", too_many}}), 400).find("other items"),
+            std::string::npos);
+  const Response r = f.get("/v1/similar", {{"item", item}, {"k", std::to_string(lowrank.items() - 1)}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = body_of(r);
+  if (j["items"].size() < static_cast<size_t>(lowrank.items() - 1)) {
+    EXPECT_NE(j.value("note", "").find("fewer than k"), std::string::npos) << r.body;
+  } else {
+    EXPECT_FALSE(j.contains("note")) << r.body;
+  }
+}

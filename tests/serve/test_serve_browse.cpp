@@ -197,9 +197,14 @@ TEST(ServeBrowse, SimilarUsersAndRefusals) {
   post.path = "/v1/similar";
   post.body = "{}";
   error_of(f.api.handle(post), 405);
-  // k beyond the catalogue: every other item, no error.
-  const json all =
-      json::parse(f.get("/v1/similar", {{"item", model.dataset().items.id_of(0)}, {"k", "999"}}).body);
+  // k beyond the catalogue: refused with the count (docs/reliability.md, "Garbage refused");
+  // every other item is k = items - 1.
+  EXPECT_NE(error_of(f.get("/v1/similar", {{"item", model.dataset().items.id_of(0)}, {"k", "999"}}), 400)
+                .find("the model has " + std::to_string(model.items() - 1) + " other items"),
+            std::string::npos);
+  const json all = json::parse(f.get("/v1/similar", {{"item", model.dataset().items.id_of(0)},
+                                                     {"k", std::to_string(model.items() - 1)}})
+                                   .body);
   EXPECT_EQ(static_cast<int64_t>(all["items"].size()), model.items() - 1);
 }
 

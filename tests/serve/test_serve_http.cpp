@@ -123,3 +123,30 @@ TEST(ServeHttp, ReloadUnderLoadFailsNoRequest) {
   EXPECT_GT(ok.load(), 0);
   EXPECT_EQ(s.store.get("main")->version, 4);
 }
+
+// docs/reliability.md, "Request bodies": a JSON body sent as form-encoded (what `curl -d` and
+// Python's urllib send by default) is read as the body it is up to --max-body-bytes; the
+// library's own 8 KiB limit for form-encoded bodies no longer answers 413.
+TEST(ServeHttp, AFormEncodedBodyOver8KiBIsReadUpToTheLimit) {
+  Running s;
+  auto c = s.client();
+  const auto& ds = s.store.get("")->model->dataset();
+  json pairs = json::array();
+  for (int k = 0; k < 900; ++k)
+    pairs.push_back(
+        {{"user", ds.users.id_of(k % ds.users.count)}, {"item", ds.items.id_of(k % ds.items.count)}});
+  const std::string body = json{{"pairs", pairs}}.dump();
+  ASSERT_GT(body.size(), 16384u);
+  for (const char* type : {"application/x-www-form-urlencoded", "application/json", "text/plain"}) {
+    const auto r = c.Post("/v1/predict", body, type);
+    ASSERT_TRUE(r) << type;
+    EXPECT_EQ(r->status, 200) << type << ": " << r->body;
+    EXPECT_EQ(json::parse(r->body)["predictions"].size(), 900u) << type << ": " << r->body;
+  }
+  // Over --max-body-bytes, in any type: 413 with the JSON error.
+  const auto big =
+      c.Post("/v1/predict", std::string((1 << 20) + 10, 'x'), "application/x-www-form-urlencoded");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_TRUE(json::parse(big->body, nullptr, false).contains("error")) << big->body;
+}

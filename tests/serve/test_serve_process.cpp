@@ -15,6 +15,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/test_support.h"
 #include "serve/serve_test_model.h"
@@ -107,4 +108,67 @@ TEST(ServeProcess, RefusesABadModelDirectoryWithOneLine) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
   const pid_t twice = start({"--model", "a=" + model_dir(), "--model", "a=" + model_dir()}, log);
   EXPECT_EQ(exit_code(twice), 2) << st::read_file(log);
+}
+
+// docs/reliability.md, "One server per port": a second server on a port already served is
+// refused in one line (exit 2), and the first keeps answering alone.
+TEST(ServeProcess, ASecondServerOnAServedPortIsRefused) {
+  const std::string dir = st::scratch_dir("serve_process_twice");
+  const pid_t first =
+      start({"--model", "m=" + model_dir(), "--port", "0", "--threads", "2"}, dir + "/first.log");
+  const int port = port_of(dir + "/first.log");
+  ASSERT_GT(port, 0) << st::read_file(dir + "/first.log");
+  const pid_t second =
+      start({"--model", "m=" + model_dir(), "--port", std::to_string(port)}, dir + "/second.log");
+  EXPECT_EQ(exit_code(second), 2) << st::read_file(dir + "/second.log");
+  const std::string text = st::read_file(dir + "/second.log");
+  EXPECT_NE(text.find("cannot listen on 127.0.0.1:" + std::to_string(port)), std::string::npos) << text;
+  httplib::Client c("127.0.0.1", port);
+  EXPECT_TRUE(c.Get("/healthz"));
+  kill(first, SIGTERM);
+  EXPECT_EQ(exit_code(first), 0) << st::read_file(dir + "/first.log");
+}
+
+// 64 clients connecting at the same moment to a server of 2 workers: each is queued and
+// answered (the library's own listen backlog of 5 reset some of 32).
+TEST(ServeProcess, ManyClientsConnectingAtOnceAreAllAnswered) {
+  const std::string dir = st::scratch_dir("serve_process_burst");
+  const pid_t pid =
+      start({"--model", "m=" + model_dir(), "--port", "0", "--threads", "2"}, dir + "/serve.log");
+  const int port = port_of(dir + "/serve.log");
+  ASSERT_GT(port, 0) << st::read_file(dir + "/serve.log");
+  constexpr int kClients = 64;
+  std::vector<int> status(kClients, 0);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i)
+    clients.emplace_back([&, i] {
+      httplib::Client c("127.0.0.1", port);
+      c.set_connection_timeout(30);
+      c.set_read_timeout(30);
+      if (auto r = c.Get("/healthz")) status[static_cast<size_t>(i)] = r->status;
+    });
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(std::count(status.begin(), status.end(), 200), kClients);
+  kill(pid, SIGTERM);
+  EXPECT_EQ(exit_code(pid), 0) << st::read_file(dir + "/serve.log");
+}
+
+// docs/reliability.md, "One server per port, and every connection answered": worker
+// threads that cannot be made (here 1024 of them, 8 MiB of stack each, under a 2.5 GB
+// address space) are one line before "listening", exit 2, not a server that never answers.
+TEST(ServeProcess, WorkerThreadsThatCannotStartAreOneLineBeforeListening) {
+  const std::string dir = st::scratch_dir("serve_process_threads");
+  const std::string log = dir + "/serve.log";
+  const std::string command = "ulimit -v 2500000; exec '" + st::symgnn_binary() +
+                              "' serve --model m=" + model_dir() + " --port 0 --threads 1024 > '" + log +
+                              "' 2>&1";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  EXPECT_EQ(exit_code(pid), 2) << st::read_file(log);
+  const std::string text = st::read_file(log);
+  EXPECT_NE(text.find("cannot start 1024 worker threads"), std::string::npos) << text;
+  EXPECT_EQ(text.find("listening"), std::string::npos) << text;
 }
