@@ -82,6 +82,11 @@ class TrainedModel {
   /// load() with new ratings only (`new_ratings` may be empty: none).
   static TrainedModel load(const std::string& path, const std::string& device = "cpu",
                            const std::string& new_ratings = "");
+  /// This model grown by `new_nodes` as load() grows the saved one, from the weights and
+  /// data in memory: what serve and Python answer a new user with, so that the answer comes
+  /// from the model the request started with, whatever the folder on disk holds now
+  /// (docs/reliability.md). Its ranker grows too where its kind places new nodes.
+  TrainedModel with_new_nodes(const NewNodes& new_nodes) const;
   /// A model held in memory (symgnn::fit evaluates what it has just trained this way).
   explicit TrainedModel(infer::ModelParts&& parts);
   TrainedModel(TrainedModel&&) noexcept;

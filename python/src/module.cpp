@@ -325,6 +325,16 @@ PYBIND11_MODULE(_core, m) {
            py::arg("path"), py::arg("device") = "cpu", py::arg("new_ratings") = "",
            py::arg("new_user_graph") = "", py::arg("new_item_graph") = "", py::arg("new_user_features") = "",
            py::arg("new_item_features") = "", py::arg("verbose") = true)
+      .def(
+          "with_new_ratings",
+          [](const ModelHandle& h, const std::string& ratings) {
+            NewNodes nodes;
+            nodes.ratings = ratings;
+            py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(h.busy);
+            return std::make_unique<ModelHandle>(h.model.with_new_nodes(nodes));
+          },
+          py::arg("ratings"), "this model grown by new users' ratings, from the weights in memory")
       .def_property_readonly("users", [](const ModelHandle& h) { return h.model.users(); })
       .def_property_readonly("items", [](const ModelHandle& h) { return h.model.items(); })
       .def_property_readonly("name", [](const ModelHandle& h) { return h.model.name(); })

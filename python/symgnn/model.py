@@ -51,7 +51,10 @@ class Model:
 
     def _load(self, files):
         args = [files.get(k, "") for k in ("new_ratings",) + _NEW_FILES]
-        self._m = _core.TrainedModel(self.path, self.device, *args, self.verbose)
+        self._adopt(_core.TrainedModel(self.path, self.device, *args, self.verbose), files)
+
+    def _adopt(self, core_model, files):
+        self._m = core_model
         # Kept for pickling: the new nodes' files, which may be temporary or change later.
         self._new_files = {}
         for key, f in files.items():
@@ -196,11 +199,16 @@ class Model:
         return self._with_arrays(users, items, values, "ratings"), user
 
     def _with_arrays(self, users, items, ratings, what):
-        """This model's directory loaded again with new ratings from three checked arrays."""
+        """This model grown by new ratings from three checked arrays: from the weights and data
+        in memory (whatever its directory holds now), or, where this model was itself loaded
+        with new_* files (which are not carried over), its directory loaded again."""
         model = Model.__new__(Model)
         model.path, model.device, model.verbose, model._owner = self.path, self.device, self.verbose, None
         with _new_ratings.ratings_file(users, items, ratings, what) as f:
-            model._load({"new_ratings": f})
+            if self._new_files:
+                model._load({"new_ratings": f})
+            else:
+                model._adopt(self._m.with_new_ratings(f), {"new_ratings": f})
         return model
 
     def evaluate(self, k=(5, 10, 20), relevant_min=None, popularity=False):

@@ -57,6 +57,19 @@ def test_a_new_user_in_memory_answers_as_the_file_path(fitted, tmp_path):
     np.testing.assert_allclose(cli["prediction"], got["prediction"], rtol=1e-5)
 
 
+def test_a_new_user_is_answered_from_the_model_in_memory(fitted, tmp_path):
+    """docs/reliability.md: the folder moved away after loading changes nothing."""
+    import shutil
+    estimator, out = fitted
+    folder = tmp_path / "model"
+    shutil.copytree(out, folder)
+    model = symgnn.Model(folder, verbose=False)
+    given = alice(estimator)
+    before = model.recommend_new_user(given, k=10, user="alice")
+    shutil.move(str(folder), str(tmp_path / "moved"))
+    pd.testing.assert_frame_equal(model.recommend_new_user(given, k=10, user="alice"), before)
+
+
 def test_new_user_errors_are_symgnn_errors(fitted):
     model, _ = fitted
     given = alice(model)

@@ -2,6 +2,7 @@
 // the validation split, scored on the test split (src/blend/blend.h, docs/blending.md).
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -122,11 +123,27 @@ bool same_predictions(const std::vector<data::PredictionRow>& a, const std::vect
 void refuse_repeated_models(const std::vector<std::string>& dirs) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  // A copy holds the same model.pt, byte for byte (its sealed header carries its checksum,
+  // so equal first lines and sizes mean equal files); the ranking blend reads no predictions
+  // to compare, so this is where a copy shows.
+  const auto same_model_file = [&](const std::string& a, const std::string& b) {
+    const std::string fa = a + "/model.pt", fb = b + "/model.pt";
+    if (!fs::is_regular_file(fa, ec) || !fs::is_regular_file(fb, ec)) return false;
+    if (fs::file_size(fa, ec) != fs::file_size(fb, ec)) return false;
+    std::ifstream ia(fa, std::ios::binary), ib(fb, std::ios::binary);
+    std::string ha, hb;
+    return std::getline(ia, ha) && std::getline(ib, hb) && ha == hb;
+  };
   for (size_t a = 0; a < dirs.size(); ++a)
-    for (size_t b = a + 1; b < dirs.size(); ++b)
+    for (size_t b = a + 1; b < dirs.size(); ++b) {
       if (fs::equivalent(dirs[a], dirs[b], ec))
         throw UsageError("blend --models: " + dirs[a] + " and " + dirs[b] +
                          " are the same model directory; blend different models");
+      if (same_model_file(dirs[a], dirs[b]))
+        throw UsageError("blend --models: " + dirs[a] + " and " + dirs[b] +
+                         " hold the same model.pt (a copy of one model?): the blend cannot weigh them apart; "
+                         "blend different models");
+    }
 }
 
 int run_blend(const BlendOptions& o) {

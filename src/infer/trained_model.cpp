@@ -152,6 +152,52 @@ ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train
 
 }  // namespace infer
 
+namespace {
+
+void check_takes_new_nodes(const RunConfig& cfg, const NewNodes& new_nodes) {
+  if (!new_nodes.empty() && !model_kind(cfg.model).new_nodes)
+    throw ConfigError("new ratings: model = " + cfg.model +
+                      " is fitted in closed form to the training data and has no weights to apply to new "
+                      "ratings; train a learned model (model = lowrank or base)");
+}
+
+/// The members of `parts` (its config, data and trained context set) from the trained weight
+/// sets `states`, grown by `new_nodes`: the data gain their rows, the context is the grown
+/// data's with the trained rating scale, each state gains zero rows for the new nodes, and
+/// the state that is no weight follows from their ratings (RatingModel::nodes_added).
+/// `first`, where given, already holds states[0] for the data as trained.
+NewRatingsSummary build_members(infer::ModelParts& parts, const std::vector<train::ModuleState>& states,
+                                const NewNodes& new_nodes, const at::Device& dev,
+                                std::shared_ptr<models::RatingModel> first) {
+  NewRatingsSummary added;
+  const int64_t trained_users = parts.ctx.n1, trained_items = parts.ctx.n2;
+  if (!new_nodes.empty()) {
+    added = infer::add_new_nodes(parts.ds, new_nodes, parts.cfg.graph);
+    models::ModelContext ctx = models::make_context(parts.ds);
+    ctx.global_mean = parts.ctx.global_mean;
+    ctx.rating_std = parts.ctx.rating_std;
+    parts.ctx = ctx.to(dev);
+    first = nullptr;
+  }
+  for (const auto& state : states) {
+    auto m = first ? std::exchange(first, nullptr) : models::make_model(parts.cfg, parts.ctx);
+    m->to(dev);
+    if (new_nodes.empty()) {
+      train::set_module_state(*m, state);
+    } else {
+      const train::ModuleState like = train::module_state(*m);
+      train::ModuleState g = state;
+      for (auto& [name, t] : g) t = grown(t, like.at(name));
+      train::set_module_state(*m, g);
+      m->nodes_added(parts.ctx, trained_users, trained_items);
+    }
+    parts.members.push_back(std::move(m));
+  }
+  return added;
+}
+
+}  // namespace
+
 TrainedModel::TrainedModel(infer::ModelParts&& parts) : impl_(std::make_unique<Impl>()) {
   impl_->device = at::Device(parts.cfg.train.device);
   impl_->seen = seen_by_user(parts.ds);
@@ -180,11 +226,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   load_config_text(cfg, record.config, model_path);
   train::check_folder_parts(model_path, record.parts);
   cfg.train.device = device;
-  const ModelKind& kind = model_kind(cfg.model);
-  if (!new_nodes.empty() && !kind.new_nodes)
-    throw ConfigError("--new-ratings: model = " + cfg.model +
-                      " is fitted in closed form to the training data and has no weights to apply to new "
-                      "ratings; train a learned model (model = lowrank or base)");
+  check_takes_new_nodes(cfg, new_nodes);
   infer::ModelParts parts;
   parts.cfg = cfg;
   std::string data_note;
@@ -195,34 +237,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   auto first = models::make_model(cfg, parts.ctx);
   first->to(dev);
   const std::vector<train::ModuleState> states = train::load_model_members(*first, model_path, dev);
-  NewRatingsSummary added;
-  const int64_t trained_users = parts.ctx.n1, trained_items = parts.ctx.n2;
-  if (!new_nodes.empty()) {
-    added = infer::add_new_nodes(parts.ds, new_nodes, cfg.graph);
-    // The grown model: its context from the grown data with the trained rating scale, its
-    // state the trained one with zero rows for the new nodes.
-    models::ModelContext ctx = models::make_context(parts.ds);
-    ctx.global_mean = parts.ctx.global_mean;
-    ctx.rating_std = parts.ctx.rating_std;
-    parts.ctx = ctx.to(dev);
-    first = nullptr;
-  }
-  for (const auto& state : states) {
-    auto m = first ? std::exchange(first, nullptr) : models::make_model(cfg, parts.ctx);
-    m->to(dev);
-    if (new_nodes.empty()) {
-      train::set_module_state(*m, state);
-    } else {
-      const train::ModuleState like = train::module_state(*m);
-      train::ModuleState g = state;
-      for (auto& [name, t] : g) t = grown(t, like.at(name));
-      train::set_module_state(*m, g);
-      // State that is no weight (the biases of lowrank.offset = baseline and of train.auto's
-      // combination) follows for the new nodes from their ratings, as the trained from theirs.
-      m->nodes_added(parts.ctx, trained_users, trained_items);
-    }
-    parts.members.push_back(std::move(m));
-  }
+  const NewRatingsSummary added = build_members(parts, states, new_nodes, dev, std::move(first));
   // The ranker beside the model (train.ranker): a model directory of its own, fitted to the
   // training users and items. With new nodes only a kind that places them (the item-based
   // ranker, which scores a user from their ratings) still ranks, given the same ratings:
@@ -242,6 +257,25 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
   out.impl_->data_note = data_note;
+  return out;
+}
+
+TrainedModel TrainedModel::with_new_nodes(const NewNodes& new_nodes) const {
+  const infer::ModelParts& base = impl_->parts;
+  check_takes_new_nodes(base.cfg, new_nodes);
+  infer::ModelParts parts;
+  parts.cfg = base.cfg;
+  parts.ds = base.ds;
+  parts.ctx = base.ctx;
+  std::vector<train::ModuleState> states;
+  for (const auto& m : base.members) states.push_back(train::module_state(*m));
+  const NewRatingsSummary added = build_members(parts, states, new_nodes, impl_->device, nullptr);
+  // The ranker grows with the same nodes in the same order where its kind places them.
+  if (base.ranker && model_kind(base.ranker->config().model).new_nodes)
+    parts.ranker = std::make_shared<const TrainedModel>(base.ranker->with_new_nodes(new_nodes));
+  TrainedModel out(std::move(parts));
+  out.impl_->added = added;
+  out.impl_->data_note = impl_->data_note;
   return out;
 }
 

@@ -239,6 +239,19 @@ json list_json(const ServedModel& m, const TrainedModel& model, const UserRecomm
   return items;
 }
 
+/// `text` with every `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); !from.empty() && at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+/// A library message as a client of this API reads it: its fields, not the CLI's flags.
+std::string for_client(const std::string& message) {
+  return replaced(message, "see --include-seen", "see \"include_seen\"");
+}
+
 std::vector<UserRecommendations> lists(const TrainedModel& model, const std::vector<int64_t>& users,
                                        int64_t k, bool include_seen) {
   RecommendOptions o;
@@ -247,7 +260,7 @@ std::vector<UserRecommendations> lists(const TrainedModel& model, const std::vec
   try {
     return recommend(model, users, o);
   } catch (const ConfigError& e) {
-    throw ApiError{400, e.what()};  // k beyond a user's candidates
+    throw ApiError{400, for_client(e.what())};  // k beyond a user's candidates
   }
 }
 
@@ -312,17 +325,35 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
     }
   } remove{path};
   std::ofstream(path) << text;
+  // What the client sent, in the library's messages: "ratings"[n] for line n + 2 of the
+  // temporary file, "the new user" for the id it was given there.
+  const auto as_sent = [&](std::string message) {
+    for (size_t line = ratings.size() + 1; line >= 2; --line)
+      message = replaced(message, std::string(path) + ":" + std::to_string(line),
+                         "\"ratings\"[" + std::to_string(line - 2) + "]");
+    message = replaced(message, std::string(path), "\"ratings\"");
+    return replaced(for_client(message), "'" + new_user + "'", "the new user");
+  };
   TrainedModel grown = [&] {
     try {
-      return TrainedModel::load(m.dir, m.device, std::string(path));
+      // The model in memory, the one this request started with: not the folder as it is now.
+      NewNodes nodes;
+      nodes.ratings = path;
+      return m.model->with_new_nodes(nodes);
     } catch (const ConfigError& e) {
-      throw ApiError{400, e.what()};
+      throw ApiError{400, as_sent(e.what())};
     } catch (const DataError& e) {
-      throw ApiError{400, std::string("the new user's ratings: ") + e.what()};
+      throw ApiError{400, as_sent(std::string("the new user's ratings: ") + e.what())};
     }
   }();
   const int64_t u = grown.users() - 1;
-  const auto r = lists(grown, {u}, k, include_seen);
+  const auto r = [&] {
+    try {
+      return lists(grown, {u}, k, include_seen);
+    } catch (const ApiError& e) {
+      throw ApiError{e.status, as_sent(e.message)};
+    }
+  }();
   json out = header(m);
   out["ranked_by"] = grown.ranker().empty() ? grown.name() : grown.ranker();
   out["user"] = nullptr;

@@ -135,3 +135,16 @@ TEST(BlendCli, BlendsTwoSylvesterRunsOnSynthetic) {
       j["val_rmse"].get<double>(),
       std::min(j["models"][0]["val_rmse"].get<double>(), j["models"][1]["val_rmse"].get<double>()) + 1e-12);
 }
+
+// docs/reliability.md, "No silent wrong answer": the ranking blend reads no predictions to
+// compare, so a copy of one model is found by its model.pt (the same sealed bytes).
+TEST(BlendCli, TheRankingBlendRefusesACopyOfOneModel) {
+  const auto root = scratch_dir("blend_cli_ranking_copy");
+  std::string out;
+  ASSERT_EQ(run_symgnn("train --model ease --quiet --no-compare --out " + root + "/ease", &out), 0) << out;
+  std::filesystem::copy(root + "/ease", root + "/copy", std::filesystem::copy_options::recursive);
+  EXPECT_EQ(run_symgnn("blend --metric ndcg@10 --models " + root + "/ease " + root + "/copy", &out), 2)
+      << out;
+  EXPECT_NE(out.find("hold the same model.pt"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}

@@ -96,6 +96,29 @@ TEST(NewRatings, NewUsersArePredictedFromTheRatingsGiven) {
   EXPECT_EQ(agree, total);
 }
 
+// TrainedModel::with_new_nodes grows the model in memory exactly as load() grows the saved
+// one: the same users, data and scores, bit for bit; the base model is left as it was.
+TEST(NewRatings, GrowingInMemoryEqualsLoadingWithTheRatings) {
+  const Fixture& f = fixture();
+  const TrainedModel from_disk = TrainedModel::load(f.dir + "/run", "cpu", f.dir + "/held.csv");
+  const TrainedModel base = TrainedModel::load(f.dir + "/run");
+  const std::vector<float> base_scores = base.score_all_items({0, 1});
+  symgnn::NewNodes nodes;
+  nodes.ratings = f.dir + "/held.csv";
+  const TrainedModel in_memory = base.with_new_nodes(nodes);
+  ASSERT_EQ(in_memory.users(), from_disk.users());
+  EXPECT_EQ(in_memory.new_ratings().new_users, from_disk.new_ratings().new_users);
+  EXPECT_EQ(in_memory.new_ratings().ratings, from_disk.new_ratings().ratings);
+  EXPECT_EQ(in_memory.ranker(), from_disk.ranker());
+  std::vector<int64_t> all(static_cast<size_t>(from_disk.users()));
+  for (size_t u = 0; u < all.size(); ++u) all[u] = static_cast<int64_t>(u);
+  EXPECT_EQ(in_memory.score_all_items(all), from_disk.score_all_items(all));
+  const symgnn::RatingList& test = from_disk.dataset().test;
+  EXPECT_EQ(in_memory.predict(test.user, test.item), from_disk.predict(test.user, test.item));
+  EXPECT_EQ(base.users(), 25);
+  EXPECT_EQ(base.score_all_items({0, 1}), base_scores);
+}
+
 TEST(NewRatings, BadFilesAreErrorsNamingTheLine) {
   const Fixture& f = fixture();
   const std::string& d = f.dir;

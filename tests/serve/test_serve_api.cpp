@@ -331,3 +331,60 @@ TEST(ServeApi, APostsQueryModelIsHonouredAndSimilarNeverShortensSilently) {
     EXPECT_FALSE(j.contains("note")) << r.body;
   }
 }
+
+// docs/reliability.md, "Answers come from the model in memory": a new user's list is grown
+// from the model the server loaded, so a folder moved away or replaced by another model
+// without a reload changes nothing (it was reloaded from disk per request, answering with
+// the other model under the old version, or failing).
+TEST(ServeApi, ANewUsersListComesFromTheModelInMemoryWhateverTheFolderHoldsNow) {
+  const std::string dir = st::scratch_dir("serve_api_in_memory") + "/model";
+  fs::copy(served().lowrank, dir, fs::copy_options::recursive);
+  symgnn::serve::ModelStore store({{"main", dir}}, "cpu");
+  symgnn::serve::ServeMetrics metrics;
+  const symgnn::serve::Api api(store, metrics, symgnn::serve::ApiLimits{}, "0123456789abcdef");
+  const auto& items = store.get("")->model->dataset().items;
+  Request q;
+  q.method = "POST";
+  q.path = "/v1/recommend";
+  q.body = R"({"k": 4, "ratings": [{"item": ")" + items.id_of(2) + R"(", "rating": 5}, {"item": ")" +
+           items.id_of(4) + R"(", "rating": 1}]})";
+  const Response before = api.handle(q);
+  ASSERT_EQ(before.status, 200) << before.body;
+  fs::rename(dir, dir + ".moved");
+  const Response moved = api.handle(q);
+  ASSERT_EQ(moved.status, 200) << moved.body;
+  EXPECT_EQ(body_of(moved)["items"], body_of(before)["items"]);
+  fs::copy(served().ease, dir, fs::copy_options::recursive);  // another model in its place
+  const Response replaced = api.handle(q);
+  ASSERT_EQ(replaced.status, 200) << replaced.body;
+  EXPECT_EQ(body_of(replaced)["items"], body_of(before)["items"]);
+  EXPECT_EQ(body_of(replaced)["version"], body_of(before)["version"]);
+}
+
+// docs/reliability.md, "Answers come from the model in memory": a new user's errors name
+// what the client sent ("ratings"[n], the new user), never serve's temporary file, its
+// internal id or a command-line flag.
+TEST(ServeApi, ANewUsersErrorsNameWhatTheClientSent) {
+  const Fixture f;
+  const auto& items = f.store.get("")->model->dataset().items;
+  const int64_t n_items = f.store.get("")->model->items();
+  const std::string two =
+      R"({"item": ")" + items.id_of(2) + R"(", "rating": 5}, {"item": ")" + items.id_of(4) + "\"";
+  for (const std::string& body :
+       {R"({"k": 3, "ratings": [)" + two + R"(, "rating": 2.5}]})",
+        R"({"k": )" + std::to_string(n_items) + R"(, "ratings": [)" + two + R"(, "rating": 1}]})"}) {
+    const std::string e = error_of(f.post("/v1/recommend", body), 400);
+    EXPECT_EQ(e.find("/tmp"), std::string::npos) << e;
+    EXPECT_EQ(e.find("symgnn-serve"), std::string::npos) << e;
+    EXPECT_EQ(e.find("--"), std::string::npos) << e;
+  }
+  const std::string levels =
+      error_of(f.post("/v1/recommend", R"({"k": 3, "ratings": [)" + two + R"(, "rating": 2.5}]})"), 400);
+  EXPECT_NE(levels.find("\"ratings\"[1]"), std::string::npos) << levels;
+  const std::string too_many =
+      error_of(f.post("/v1/recommend", R"({"k": )" + std::to_string(n_items) + R"(, "ratings": [)" + two +
+                                           R"(, "rating": 1}]})"),
+               400);
+  EXPECT_NE(too_many.find("the new user has"), std::string::npos) << too_many;
+  EXPECT_NE(too_many.find("\"include_seen\""), std::string::npos) << too_many;
+}
