@@ -39,6 +39,7 @@ class HttpServer {
   std::unique_ptr<httplib::Server> server_;
   int listening_socket_ = -1;  // set when the library opens it (bind())
   static constexpr int kListenBacklog = 1024;
+  static constexpr int kIdleSeconds = 1;  // an idle connection's hold on a worker
 };
 
 }  // namespace symgnn::serve
