@@ -120,12 +120,13 @@ bool same_predictions(const std::vector<data::PredictionRow>& a, const std::vect
 
 /// The same model given twice (one folder under two names, or a copy) would take the weight
 /// of both, and the blend would only look like one.
-void refuse_repeated_models(const std::vector<std::string>& dirs) {
+void refuse_repeated_models(const std::vector<std::string>& dirs, bool compare_model_files) {
   namespace fs = std::filesystem;
   std::error_code ec;
   // A copy holds the same model.pt, byte for byte (its sealed header carries its checksum,
-  // so equal first lines and sizes mean equal files); the ranking blend reads no predictions
-  // to compare, so this is where a copy shows.
+  // so equal first lines and sizes mean equal files). The ranking blend reads no predictions
+  // to compare, so this is where a copy shows; the rating blend finds it by its validation
+  // predictions once their files are read and checked (a damaged copy is said to be damaged).
   const auto same_model_file = [&](const std::string& a, const std::string& b) {
     const std::string fa = a + "/model.pt", fb = b + "/model.pt";
     if (!fs::is_regular_file(fa, ec) || !fs::is_regular_file(fb, ec)) return false;
@@ -139,7 +140,7 @@ void refuse_repeated_models(const std::vector<std::string>& dirs) {
       if (fs::equivalent(dirs[a], dirs[b], ec))
         throw UsageError("blend --models: " + dirs[a] + " and " + dirs[b] +
                          " are the same model directory; blend different models");
-      if (same_model_file(dirs[a], dirs[b]))
+      if (compare_model_files && same_model_file(dirs[a], dirs[b]))
         throw UsageError("blend --models: " + dirs[a] + " and " + dirs[b] +
                          " hold the same model.pt (a copy of one model?): the blend cannot weigh them apart; "
                          "blend different models");
@@ -147,7 +148,7 @@ void refuse_repeated_models(const std::vector<std::string>& dirs) {
 }
 
 int run_blend(const BlendOptions& o) {
-  refuse_repeated_models(o.models);
+  refuse_repeated_models(o.models, o.metric == "ndcg@10");
   if (!o.out.empty()) check_output_dir(o.out, "--out");
   if (!o.json.empty()) check_output_file(o.json, "--json");
   std::optional<OutputLock> lock;  // one writer of --out at a time (util/output_lock.h)
