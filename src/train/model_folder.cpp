@@ -43,11 +43,11 @@ std::string find_snapshot(const std::string& model_path) {
 
 namespace {
 
-/// The run folder `model_path` belongs to: where its pinned data is, else the farthest
-/// folder it could be in. (DIR/model.pt is a copy of DIR/run0/model.pt, or of DIR/final/run0/model.pt, so the
-/// record is the same whichever of them it was written as.)
-fs::path run_folder_of(const std::string& model_path) {
-  const std::string snapshot = find_snapshot(model_path);
+/// The run folder `model_path` belongs to: where its pinned data is (`snapshot`, what
+/// find_snapshot found), else the farthest folder it could be in. (DIR/model.pt is a copy of
+/// DIR/run0/model.pt, or of DIR/final/run0/model.pt, so the record is the same whichever of them it was
+/// written as.)
+fs::path run_folder_of(const std::string& model_path, const std::string& snapshot) {
   return snapshot.empty() ? data_folders(model_path).back() : fs::path(snapshot).parent_path();
 }
 
@@ -55,8 +55,9 @@ fs::path run_folder_of(const std::string& model_path) {
 
 std::vector<std::string> folder_parts(const std::string& model_path) {
   std::vector<std::string> parts;
-  if (!find_snapshot(model_path).empty()) parts.emplace_back(kDataPart);
-  const fs::path run = run_folder_of(model_path);
+  const std::string snapshot = find_snapshot(model_path);
+  if (!snapshot.empty()) parts.emplace_back(kDataPart);
+  const fs::path run = run_folder_of(model_path, snapshot);
   // The ranker's own model is no part of itself.
   if (folder_of(model_path) != run / kRankerFolder && fs::is_regular_file(run / kRankerFolder / "model.pt"))
     parts.emplace_back(kRankerPart);
@@ -67,7 +68,7 @@ void check_folder_parts(const std::string& model_path, const std::vector<std::st
   const std::vector<std::string> now = folder_parts(model_path);
   for (const std::string& part : recorded) {
     if (std::find(now.begin(), now.end(), part) != now.end()) continue;
-    const fs::path dir = run_folder_of(model_path);
+    const fs::path dir = run_folder_of(model_path, find_snapshot(model_path));
     if (part == kDataPart)
       throw DataError((dir / data::kSnapshotFile).string() + ": missing; " + model_path +
                       " was saved with the data it trained on there (restore the file or copy the whole "
