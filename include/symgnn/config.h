@@ -335,15 +335,16 @@ struct TrainConfig {
     v("positive_min", positive_min, "objective ranking|joint: training ratings >= this are the positives (0: every rated pair)", range(0.0, 1e9));
     v("ranking_block", ranking_block, "ranking_loss softmax and ranking metrics: user x item scores held at once (bounds memory; never a dense users x items matrix)", range(1, 1e12));
     v("select", select, select_doc(), one_of(select_choices()));
-    v("ranker", ranker, "what recommend and evaluate rank by: none (the model's own scores: its ranking head, or its predicted ratings); ease, elsa or itemknn (that ranking kind, fitted beside the model on the same data into DIR/ranker; predicted ratings still come from the model; elsa, the item-based ranker, also ranks users added by --new-ratings); popularity (the most rated items); auto (for a model that ranks by its predicted ratings: the best on validation NDCG@10 of ease where the data have at most 10,000 items and 2^26 user x item pairs, else elsa, and itemknn and popularity at any width; else none) (fit/ranker.h, docs/recommend.md)", one_of("none|auto|ease|elsa|itemknn|popularity"));
+    v("ranker", ranker, "what recommend and evaluate rank by: none (the model's own scores: its ranking head, or its predicted ratings); ease, elsa or itemknn (that ranking kind, fitted beside the model on the same data into DIR/ranker; predicted ratings still come from the model; each also ranks users added by --new-ratings, from their ratings); popularity (the most rated items); auto (for a model that ranks by its predicted ratings: the best on validation NDCG@10 of ease where the data have at most 10,000 items and 2^26 user x item pairs, else elsa, and itemknn and popularity at any width; else none) (fit/ranker.h, docs/recommend.md)", one_of("none|auto|ease|elsa|itemknn|popularity"));
     v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become c + a x model + b x the bias baseline with (c, a >= 0, b >= 0) the least squares of the validation ratings, so the result is never worse than the baseline there (fit/baseline_guard.h); off: the model's predictions as trained", one_of("on|off"));
   }
 };
 
-/// The metric train.select names: auto is val_rmse for objective rating, else val_ndcg@10.
+/// The metric train.select names: auto is the rating figure (val_rmse) for objective rating,
+/// else val_ndcg@10.
 inline std::string selection_metric(const TrainConfig& t) {
   if (t.select != "auto") return t.select;
-  return objective_ranks(t.objective) ? "val_ndcg@10" : "val_rmse";
+  return objective_ranks(t.objective) ? "val_ndcg@10" : rating_figure("val");
 }
 
 /// Everything one run needs. `model` picks the model kind (symgnn/model_kinds.h); only its

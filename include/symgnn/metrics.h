@@ -9,7 +9,7 @@
 // columns (train/epoch_metrics.h), the direction early stopping, tune and blends read
 // (higher_is_better), `evaluate`'s columns and metrics.json's keys (fit/evaluation_json.cpp);
 // the functions computing the rows are src/eval/ranking.cpp (rankings) and
-// src/train/epoch_metrics.cpp (errors). Adding a metric: one row here and its function there
+// src/eval/errors.cpp (errors). Adding a metric: one row here and its function there
 // (docs/architecture.md, "Adding a metric").
 //
 // Torch-free: the config reader, tune and the fuzzers include it.
@@ -17,6 +17,8 @@
 
 #include <string>
 #include <vector>
+
+#include "symgnn/table_rows.h"
 
 #define SYMGNN_METRICS(X)                                                                              \
   X(rmse, lower, predictions,                                                                          \
@@ -51,9 +53,7 @@ inline constexpr MetricRow kMetrics[] = {
 
 /// The rows' name, or nullptr.
 inline const MetricRow* find_metric(const std::string& name) {
-  for (const MetricRow& m : kMetrics)
-    if (name == m.name) return &m;
-  return nullptr;
+  return find_row(kMetrics, name);
 }
 
 /// A figure's name taken apart: "val_ndcg@10" is split "val", metric ndcg, k 10;
@@ -110,6 +110,31 @@ inline std::string metric_figure(const std::string& split, const MetricRow& metr
   return s;
 }
 
+/// The row rating fits are judged by: what the rating objective selects and early-stops on,
+/// what chooses among closed-form candidates, the bias baseline's shrinkage, train.auto's
+/// combination and a blend's best single model, and the headline of every summary. The
+/// table's first row.
+inline const MetricRow& rating_metric() {
+  return kMetrics[0];
+}
+
+/// The rating figure of a split ("test" -> "test_rmse").
+inline std::string rating_figure(const std::string& split) {
+  return metric_figure(split, rating_metric());
+}
+
+/// A row's name as a table header or a summary line prints it ("RMSE", "HIT_RATE").
+inline std::string metric_label(const MetricRow& row) {
+  std::string s = row.name;
+  for (char& c : s) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  return s;
+}
+
+/// The rating figure's label ("RMSE").
+inline std::string rating_label() {
+  return metric_label(rating_metric());
+}
+
 /// The validation figures the trainer measures every evaluated epoch, which train.select and
 /// `tune --metric` choose from: every row, the rankings at k = 10.
 inline const std::vector<std::string>& validation_figures() {
@@ -140,8 +165,9 @@ inline const char* select_doc() {
       to += (to.empty() ? "" : ", ") + metric_figure("val", m);
     }
     return "validation metric that chooses the epoch, stops early (patience) and decays the learning "
-           "rate: auto (val_rmse for objective rating, else val_ndcg@10), " +
-           lower + " (lower is better), " + higher +
+           "rate: auto (" +
+           rating_figure("val") + " for objective rating, else val_ndcg@10), " + lower +
+           " (lower is better), " + higher +
            " (higher is better; rankings at 10 under evaluate's protocol: relevant = validation ratings >= "
            "the evaluate threshold, candidates = items not rated in training) (symgnn/metrics.h)";
   }();

@@ -8,7 +8,7 @@
 // row's `name` must have a `make_<name>_model(const RunConfig&, const ModelContext&)` in
 // its own files (docs/architecture.md, "Adding a model kind").
 //
-// Columns: X(name, section, fit, variants, new_nodes, objectives, summary)
+// Columns: X(name, section, fit, variants, new_nodes, objectives, graphs, summary)
 //   fit        trained (by the trainer, train/trainer.h, epoch by epoch) or closed_form
 //              (RatingModel::fit, one call that chooses its settings on validation itself; no
 //              checkpoints, no runs: the item-based ranker iterates inside it, from train.seed)
@@ -16,39 +16,42 @@
 //   new_nodes  whether `--new-ratings` can place users or items absent from training
 //   objectives the `train.objective` values a trained kind trains for ('|'-separated); for a
 //              closed-form kind, what its fit serves (train.objective does not apply)
+//   graphs     the sides whose graph the kind reads ("user|item", "item", "" for none): a
+//              side it does not read is refused where a run asks for one (check_config)
 // Torch-free: the config reader (src/util/config_io.cpp) and the fuzzers include it.
 #pragma once
 
 #include <string>
 
 #include "symgnn/error.h"
+#include "symgnn/table_rows.h"
 
 #define SYMGNN_MODEL_KINDS(X)                                                                       \
-  X(lowrank, "lowrank", trained, true, true, "rating|ranking|joint",                                \
+  X(lowrank, "lowrank", trained, true, true, "rating|ranking|joint", "user|item",                   \
     "the low-rank SyMGNN: node representations, prediction by dot product or rating classes "       \
     "(paper, Low-rank Model)")                                                                      \
-  X(base, "base", trained, true, true, "rating|ranking|joint",                                      \
+  X(base, "base", trained, true, true, "rating|ranking|joint", "user|item",                         \
     "the base SyMGNN: the 2-D association's four channels fused per pair (paper, Base Model)")      \
-  X(sylvester, "sylvester", closed_form, false, false, "rating",                                    \
+  X(sylvester, "sylvester", closed_form, false, false, "rating", "user|item",                       \
     "the Sylv. baseline: Eq. 1 solved for ratings and mask, a and lambda chosen on validation "     \
     "(models/sylvester/completion.h)")                                                              \
-  X(baseline, "baseline", closed_form, false, false, "rating",                                      \
+  X(baseline, "baseline", closed_form, false, false, "rating", "",                                  \
     "the bias baseline: mu + b_u + b_i, ridge biases by alternating exact steps, the shrinkage "    \
     "pair chosen by cross-validation on the training ratings (models/baseline/baseline_model.h)")   \
-  X(popularity, "", closed_form, false, false, "ranking",                                           \
+  X(popularity, "", closed_form, false, false, "ranking", "",                                       \
     "the popularity baseline: items ranked by their number of training ratings, ratings predicted " \
     "by the item's mean (models/popularity/popularity_model.h)")                                    \
-  X(itemknn, "itemknn", closed_form, false, false, "ranking",                                       \
+  X(itemknn, "itemknn", closed_form, false, true, "ranking", "",                                    \
     "ItemKNN: cosine similarity of the items' binary interaction columns, the k nearest kept; "     \
     "ratings from damped user and item biases (models/closed_form/itemknn_model.h)")                \
-  X(ease, "ease", closed_form, false, false, "ranking",                                             \
+  X(ease, "ease", closed_form, false, true, "ranking", "",                                          \
     "EASE: the closed-form item-item ridge regression of the binary interactions, lambda chosen "   \
     "on validation NDCG@10 (models/closed_form/ease_model.h)")                                      \
-  X(elsa, "elsa", closed_form, false, true, "ranking",                                              \
-    "the item-based ranker: a user is the sum of their rated items' unit rows of A (n_items x d), "  \
-    "items scored against it, trained on ELSA's normalised MSE; d and epochs chosen on validation "  \
-    "NDCG@10 (models/elsa/elsa_model.h)")                                                            \
-  X(sylvester_binary, "sylvester", closed_form, false, false, "ranking",                            \
+  X(elsa, "elsa", closed_form, false, true, "ranking", "item",                                      \
+    "the item-based ranker: a user is the sum of their rated items' unit rows of A (n_items x d), " \
+    "items scored against it, trained on ELSA's normalised MSE; d and epochs chosen on validation " \
+    "NDCG@10 (models/elsa/elsa_model.h)")                                                           \
+  X(sylvester_binary, "sylvester", closed_form, false, false, "ranking", "user|item",               \
     "Eq. 1 on the binary interactions: scores X = (1-a) sum_k a^k At1^k H At2^k over the data's "   \
     "graphs (a co-occurrence item graph: graph.knn_source = interactions), a chosen on validation " \
     "NDCG@10 (models/closed_form/sylvester_binary_model.h)")
@@ -64,29 +67,26 @@ struct ModelKind {
   bool variants;
   bool new_nodes;
   const char* objectives;
+  const char* graphs;  // "user|item", "item" or ""
   const char* summary;
 };
 
 inline constexpr ModelKind kModelKinds[] = {
-#define SYMGNN_KIND_ROW(name, section, fit, variants, new_nodes, objectives, summary) \
-  ModelKind{#name, section, FitMethod::fit, variants, new_nodes, objectives, summary},
+#define SYMGNN_KIND_ROW(name, section, fit, variants, new_nodes, objectives, graphs, summary) \
+  ModelKind{#name, section, FitMethod::fit, variants, new_nodes, objectives, graphs, summary},
     SYMGNN_MODEL_KINDS(SYMGNN_KIND_ROW)
 #undef SYMGNN_KIND_ROW
 };
 
 /// The table's row named `name`, or nullptr.
 inline const ModelKind* find_model_kind(const std::string& name) {
-  for (const ModelKind& k : kModelKinds)
-    if (name == k.name) return &k;
-  return nullptr;
+  return find_row(kModelKinds, name);
 }
 
 /// The table's row named `name`; ConfigError naming the choices when there is none.
 inline const ModelKind& model_kind(const std::string& name) {
   if (const ModelKind* k = find_model_kind(name)) return *k;
-  std::string choices;
-  for (const ModelKind& k : kModelKinds) choices += (choices.empty() ? "" : "|") + std::string(k.name);
-  throw ConfigError("model = '" + name + "': must be one of " + choices);
+  throw ConfigError("model = '" + name + "': must be one of " + row_names(kModelKinds));
 }
 
 /// Whether `kind`'s objectives column lists `objective`: what a trained kind can train for,
@@ -95,13 +95,14 @@ inline bool kind_serves(const ModelKind& kind, const std::string& objective) {
   return ("|" + std::string(kind.objectives) + "|").find("|" + objective + "|") != std::string::npos;
 }
 
+/// Whether `kind` reads the graph of `side` ("user" or "item").
+inline bool kind_reads_graph(const ModelKind& kind, const std::string& side) {
+  return ("|" + std::string(kind.graphs) + "|").find("|" + side + "|") != std::string::npos;
+}
+
 /// "lowrank|base|sylvester|popularity": the names in table order, the config's choices.
 inline const char* model_kind_choices() {
-  static const std::string choices = [] {
-    std::string s;
-    for (const ModelKind& k : kModelKinds) s += (s.empty() ? "" : "|") + std::string(k.name);
-    return s;
-  }();
+  static const std::string choices = row_names(kModelKinds);
   return choices.c_str();
 }
 

@@ -21,6 +21,8 @@
 
 #include <string>
 
+#include "symgnn/table_rows.h"
+
 #define SYMGNN_OBJECTIVES(X)                                                                        \
   X(rating, true, false,                                                                            \
     "the kind's rating decoder on the training ratings (masked MSE, or the rating classes' "        \
@@ -74,9 +76,7 @@ inline constexpr RankingLossRow kRankingLosses[] = {
 
 /// The objectives' row named `name`, or nullptr.
 inline const ObjectiveRow* find_objective(const std::string& name) {
-  for (const ObjectiveRow& o : kObjectives)
-    if (name == o.name) return &o;
-  return nullptr;
+  return find_row(kObjectives, name);
 }
 
 /// Whether train.objective = `name` trains the kind's rating decoder (false for an unknown name).
@@ -91,37 +91,22 @@ inline bool objective_ranks(const std::string& name) {
   return o && o->ranks;
 }
 
-namespace detail {
-template <class Row, size_t N>
-std::string joined_names(const Row (&rows)[N]) {
-  std::string s;
-  for (const Row& r : rows) s += (s.empty() ? "" : "|") + std::string(r.name);
-  return s;
-}
-template <class Row, size_t N>
-std::string joined_docs(const Row (&rows)[N]) {
-  std::string s;
-  for (const Row& r : rows) s += (s.empty() ? "" : "; ") + std::string(r.name) + " (" + r.doc + ")";
-  return s;
-}
-}  // namespace detail
-
 /// "rating|ranking|joint": the names in table order, the config's choices.
 inline const char* objective_choices() {
-  static const std::string s = detail::joined_names(kObjectives);
+  static const std::string s = row_names(kObjectives);
   return s.c_str();
 }
 
 /// "softmax|sampled_softmax|bpr|...": the ranking losses' names in table order.
 inline const char* ranking_loss_choices() {
-  static const std::string s = detail::joined_names(kRankingLosses);
+  static const std::string s = row_names(kRankingLosses);
   return s.c_str();
 }
 
 /// Every objective with its doc line, for the config's doc of train.objective.
 inline const char* objective_docs() {
   static const std::string s =
-      "what training minimises: " + detail::joined_docs(kObjectives) +
+      "what training minimises: " + row_docs(kObjectives) +
       ". The kinds' objectives column in symgnn/model_kinds.h lists what each trains "
       "for (docs/recommend.md)";
   return s.c_str();
@@ -129,7 +114,7 @@ inline const char* objective_docs() {
 
 /// Every ranking loss with its doc line, for the config's doc of train.ranking_loss.
 inline const char* ranking_loss_docs() {
-  static const std::string s = "objective ranking|joint: " + detail::joined_docs(kRankingLosses);
+  static const std::string s = "objective ranking|joint: " + row_docs(kRankingLosses);
   return s.c_str();
 }
 

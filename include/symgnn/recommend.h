@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,36 +55,37 @@ struct EvaluateOptions {
   std::string unknown;
 };
 
-/// How the test ratings divide by what the model knew of their ids, with each part's RMSE
+/// How the test ratings divide by what the model knew of their ids, with each part's figures
 /// (computed by src/infer/unseen_test.h).
 struct UnseenTestReport {
-  int64_t test = 0;                  // Dataset::test: ratings the model predicts
-  double test_rmse = std::numeric_limits<double>::quiet_NaN();  // the model's over them
-  int64_t cold = 0;                  // of those, with a user or an item without training ratings
-  double cold_rmse = std::numeric_limits<double>::quiet_NaN();  // the model's, from features and graphs
-  int64_t unknown = 0;               // Dataset::test_unknown: an id that is no node
-  int64_t unknown_users = 0;         // distinct user ids among them that are no node
-  int64_t unknown_items = 0;         // distinct item ids among them that are no node
-  std::string fallback;              // the policy that scored them (data.unknown_test)
-  double unknown_rmse = std::numeric_limits<double>::quiet_NaN();
-  double all_rmse = std::numeric_limits<double>::quiet_NaN();  // over test and unknown together
+  int64_t test = 0;           // Dataset::test: ratings the model predicts
+  int64_t cold = 0;           // of those, with a user or an item without training ratings
+  int64_t unknown = 0;        // Dataset::test_unknown: an id that is no node
+  int64_t unknown_users = 0;  // distinct user ids among them that are no node
+  int64_t unknown_items = 0;  // distinct item ids among them that are no node
+  std::string fallback;       // the policy that scored them (data.unknown_test)
+  /// "<part>_<metric>" of every prediction row of symgnn/metrics.h ("cold_rmse") on each part
+  /// with ratings: test (the model's), cold (the model's, from features and graphs), unknown
+  /// (the fallback's) and all (test and unknown together).
+  std::map<std::string, double> errors;
 };
 
 struct Evaluation {
   int64_t test_ratings = 0;
-  double rmse = 0, mae = 0;  // over the test ratings
-  double relevant_min = 0;   // the threshold used
-  int64_t test_users = 0;    // users with at least one test rating
+  /// Every prediction row of symgnn/metrics.h by name ("rmse", "mae") over the test ratings.
+  std::map<std::string, double> errors;
+  double relevant_min = 0;  // the threshold used
+  int64_t test_users = 0;   // users with at least one test rating
   /// Means over the users with at least one relevant test rating; candidates = all items
   /// the user did not rate in the model's training data.
   eval::RankingReport ranking;
   /// The test ratings of ids without training ratings, and of ids that are no node (those
-  /// are outside test_ratings, rmse and the ranking: no model can score them).
+  /// are outside test_ratings, errors and the ranking: no model can score them).
   UnseenTestReport unseen;
 };
 
-/// RMSE, MAE and the ranking metrics of the model on its dataset's test ratings. Throws
-/// DataError when the dataset has no test ratings.
+/// The prediction errors (RMSE, MAE) and the ranking metrics of the model on its dataset's test ratings.
+/// Throws DataError when the dataset has no test ratings.
 Evaluation evaluate(const TrainedModel& model, const EvaluateOptions& opts);
 
 /// The popularity baseline under the same rules, test users and candidates: every user

@@ -32,7 +32,9 @@ class Progress:
             if _tqdm is not None:
                 self.bar = _tqdm(total=e["max_epochs"], desc=self.label, leave=True)
         self.last_epoch = e["epoch"]
-        text = f"train {e['train_rmse']:.4f}"
+        # The training figure is the event's one "train_" figure (the rating metric's).
+        train = next((v for k, v in e.items() if k.startswith("train_")), float("nan"))
+        text = f"train {train:.4f}"
         if e["val"] == e["val"]:  # no validation (a retrain on all training ratings): NaN
             text += f" {e['select']} {e['val']:.4f} best {e['best_val']:.4f}"
         if self.bar is not None:

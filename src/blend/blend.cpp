@@ -44,13 +44,6 @@ std::vector<double> apply_weights(const Matrix& x, const Weights& weights, doubl
   return p;
 }
 
-double rmse(const std::vector<double>& prediction, const std::vector<double>& truth) {
-  if (truth.empty()) return std::numeric_limits<double>::quiet_NaN();
-  double se = 0.0;
-  for (size_t r = 0; r < truth.size(); ++r) se += (prediction[r] - truth[r]) * (prediction[r] - truth[r]);
-  return std::sqrt(se / static_cast<double>(truth.size()));
-}
-
 namespace {
 
 std::vector<double> column(const Matrix& x, size_t j) {
@@ -62,6 +55,22 @@ std::vector<double> column(const Matrix& x, size_t j) {
 // NaN is not JSON: an empty test split gives null.
 nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+/// Every prediction row on validation and test; NaN (null in JSON) for an empty split.
+eval::Figures figures_of(const std::vector<double>& val, const AlignedSplit& v,
+                         const std::vector<double>& test, const AlignedSplit& t) {
+  eval::Figures f;
+  for (const MetricRow& row : kMetrics)
+    if (row.needs == MetricNeeds::predictions)
+      for (const char* split : {"val", "test"}) f[metric_figure(split, row)] = std::nan("");
+  eval::add_errors(f, "val", eval::differences(val, v.truth));
+  eval::add_errors(f, "test", eval::differences(test, t.truth));
+  return f;
+}
+
+void put_figures(nlohmann::json& j, const eval::Figures& f) {
+  for (const auto& [name, value] : f) j[name] = number(value);
 }
 
 }  // namespace
@@ -93,12 +102,14 @@ BlendResult blend_models(const std::vector<ModelPredictions>& models, bool inter
   res.weights = fit_weights(res.val.x, res.val.truth, intercept);
   res.val_prediction = apply_weights(res.val.x, res.weights, res.rating_min, res.rating_max);
   res.test_prediction = apply_weights(res.test.x, res.weights, res.rating_min, res.rating_max);
-  res.val_rmse = rmse(res.val_prediction, res.val.truth);
-  res.test_rmse = rmse(res.test_prediction, res.test.truth);
+  res.figures = figures_of(res.val_prediction, res.val, res.test_prediction, res.test);
+  const std::string chooser = rating_figure("val");
   for (size_t m = 0; m < models.size(); ++m) {
-    res.models.push_back({models[m].dir, rmse(column(res.val.x, m), res.val.truth),
-                          rmse(column(res.test.x, m), res.test.truth), res.weights.w[m]});
-    if (res.models[m].val_rmse < res.models[res.best_single].val_rmse) res.best_single = m;
+    res.models.push_back({models[m].dir,
+                          figures_of(column(res.val.x, m), res.val, column(res.test.x, m), res.test),
+                          res.weights.w[m]});
+    if (res.models[m].figures.at(chooser) < res.models[res.best_single].figures.at(chooser))
+      res.best_single = m;
   }
   return res;
 }
@@ -108,22 +119,21 @@ nlohmann::json blend_json(const BlendResult& r) {
   j["model"] = "blend";
   j["fitted_on"] = "validation split: non-negative least squares (src/blend/nnls.h)";
   j["intercept"] = r.intercept ? nlohmann::json(r.weights.intercept) : nlohmann::json(nullptr);
-  j["val_rmse"] = number(r.val_rmse);
-  j["val_rmse_in_sample"] = true;
-  j["test_rmse"] = number(r.test_rmse);
+  put_figures(j, r.figures);
+  j[kValInSampleKey] = true;
   j["note"] =
-      "the blend's validation predictions and val_rmse are in-sample (the weights were fitted on "
-      "them); only test_rmse is out of sample";
+      "the blend's validation predictions and figures (val_*) are in-sample (the weights were fitted on "
+      "them); only the test figures are out of sample";
   j["rating_min"] = r.rating_min;
   j["rating_max"] = r.rating_max;
   j["validation_ratings"] = r.val.truth.size();
   j["test_ratings"] = r.test.truth.size();
   j["best_single"] = r.models[r.best_single].dir;
-  for (const ModelScore& m : r.models)
-    j["models"].push_back({{"dir", m.dir},
-                           {"weight", m.weight},
-                           {"val_rmse", number(m.val_rmse)},
-                           {"test_rmse", number(m.test_rmse)}});
+  for (const ModelScore& m : r.models) {
+    nlohmann::json row = {{"dir", m.dir}, {"weight", m.weight}};
+    put_figures(row, m.figures);
+    j["models"].push_back(row);
+  }
   return j;
 }
 

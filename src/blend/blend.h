@@ -8,6 +8,7 @@
 
 #include "blend/model_predictions.h"
 #include "blend/nnls.h"
+#include "eval/errors.h"
 
 namespace symgnn::blend {
 
@@ -24,13 +25,11 @@ Weights fit_weights(const Matrix& x, const std::vector<double>& y, bool intercep
 /// clip(X w + b) row by row.
 std::vector<double> apply_weights(const Matrix& x, const Weights& weights, double lo, double hi);
 
-/// Root mean squared error (NaN for empty vectors).
-double rmse(const std::vector<double>& prediction, const std::vector<double>& truth);
-
+/// A model's figures on the aligned pairs ("val_rmse", "test_mae": every prediction row of
+/// symgnn/metrics.h on both splits) and its weight in the blend.
 struct ModelScore {
   std::string dir;
-  double val_rmse = 0.0;
-  double test_rmse = 0.0;
+  eval::Figures figures;
   double weight = 0.0;
 };
 
@@ -38,9 +37,8 @@ struct BlendResult {
   std::vector<ModelScore> models;
   Weights weights;
   bool intercept = false;
-  double val_rmse = 0.0;  // in-sample: the weights were fitted on these ratings
-  double test_rmse = 0.0;
-  size_t best_single = 0;  // the model with the lowest validation RMSE
+  eval::Figures figures;   // the blend's; those on val are in-sample (the weights were fitted there)
+  size_t best_single = 0;  // the model with the best validation rating figure (rating_metric())
   double rating_min = 0.0;
   double rating_max = 0.0;
   AlignedSplit val, test;
@@ -52,7 +50,8 @@ struct BlendResult {
 /// mismatched files or ranges, or an empty validation split.
 BlendResult blend_models(const std::vector<ModelPredictions>& models, bool intercept);
 
-/// The record written to blend.json: weights, model dirs, RMSEs, and what was fitted on what.
+/// The record written to blend.json: weights, model dirs, their figures and the blend's, and
+/// what was fitted on what.
 nlohmann::json blend_json(const BlendResult& r);
 
 }  // namespace symgnn::blend

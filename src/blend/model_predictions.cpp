@@ -44,7 +44,7 @@ ModelPredictions load_model_predictions(const std::string& dir) {
   if (!(m.rating_min < m.rating_max))
     throw DataError(metrics_file, 0, "dataset.rating_min is not below dataset.rating_max");
   m.dataset = metrics.dataset;
-  m.val_in_sample = metrics.figures.value("val_rmse_in_sample", false);
+  m.val_in_sample = metrics.figures.value(kValInSampleKey, false);
   m.val = data::read_predictions_csv(m.val_file);
   m.test = data::read_predictions_csv(m.test_file);
   return m;

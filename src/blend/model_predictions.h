@@ -12,6 +12,10 @@
 
 namespace symgnn::blend {
 
+/// The key of metrics.json's figures that marks a blend's directory, whose validation
+/// predictions are in-sample (the format's name, kept as written since the first blend).
+inline constexpr const char* kValInSampleKey = "val_rmse_in_sample";
+
 struct ModelPredictions {
   std::string dir;
   std::string val_file;   // dir/predictions/val.csv
@@ -21,7 +25,7 @@ struct ModelPredictions {
   double rating_min = 0.0;  // metrics.json: dataset.rating_min / rating_max
   double rating_max = 0.0;
   nlohmann::json dataset;  // metrics.json's "dataset" object, passed on to a blend's metrics.json
-  // metrics.json's val_rmse_in_sample (a blend's directory): its validation predictions
+  // metrics.json's kValInSampleKey (a blend's directory): its validation predictions
   // were fitted on the validation ratings, so blending it again favours it unfairly.
   bool val_in_sample = false;
 };

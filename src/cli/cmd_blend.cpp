@@ -13,6 +13,7 @@
 #include "data/prediction_file.h"
 #include "ranking_blend/ranking_blend.h"
 #include "symgnn/error.h"
+#include "symgnn/metrics.h"
 #include "symgnn/run_metrics.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
@@ -38,25 +39,53 @@ void write_json(const std::string& path, const nlohmann::json& j, Integrity inte
   write_text_atomic(path, json_text(j, 2) + "\n", integrity);
 }
 
+/// A column per prediction row of symgnn/metrics.h on each split ("val RMSE", "test MAE").
+std::vector<std::pair<std::string, std::string>> figure_columns() {
+  std::vector<std::pair<std::string, std::string>> out;  // figure, header
+  for (const char* split : {"val", "test"})
+    for (const MetricRow& row : kMetrics)
+      if (row.needs == MetricNeeds::predictions)
+        out.push_back({metric_figure(split, row), std::string(split) + " " + metric_label(row)});
+  return out;
+}
+
 void print_table(const blend::BlendResult& r) {
   size_t width = std::string("blend (val in-sample)").size();
   for (const auto& m : r.models) width = std::max(width, m.dir.size());
-  std::cout << std::left << std::setw(static_cast<int>(width)) << "model" << std::right << std::setw(10)
-            << "val RMSE" << std::setw(11) << "test RMSE" << std::setw(10) << "weight"
+  const auto columns = figure_columns();
+  auto cell = [](const std::string& header) {
+    return static_cast<int>(std::max<size_t>(10, header.size() + 2));
+  };
+  std::cout << std::left << std::setw(static_cast<int>(width)) << "model" << std::right;
+  for (const auto& [figure, header] : columns) std::cout << std::setw(cell(header)) << header;
+  std::cout << std::setw(10) << "weight"
             << "\n";
   std::cout << std::fixed << std::setprecision(4);
-  for (const auto& m : r.models)
-    std::cout << std::left << std::setw(static_cast<int>(width)) << m.dir << std::right << std::setw(10)
-              << m.val_rmse << std::setw(11) << m.test_rmse << std::setw(10) << m.weight << "\n";
-  if (r.intercept)
+  auto figures = [&](const eval::Figures& f) {
+    for (const auto& [figure, header] : columns)
+      std::cout << std::setw(cell(header)) << eval::figure_of(f, figure);
+  };
+  for (const auto& m : r.models) {
+    std::cout << std::left << std::setw(static_cast<int>(width)) << m.dir << std::right;
+    figures(m.figures);
+    std::cout << std::setw(10) << m.weight << "\n";
+  }
+  if (r.intercept) {
+    int skip = 0;
+    for (const auto& [figure, header] : columns) skip += cell(header);
     std::cout << std::left << std::setw(static_cast<int>(width)) << "(intercept)" << std::right
-              << std::setw(31) << r.weights.intercept << "\n";
-  std::cout << std::left << std::setw(static_cast<int>(width)) << "blend (val in-sample)" << std::right
-            << std::setw(10) << r.val_rmse << std::setw(11) << r.test_rmse << "\n";
+              << std::setw(skip + 10) << r.weights.intercept << "\n";
+  }
+  std::cout << std::left << std::setw(static_cast<int>(width)) << "blend (val in-sample)" << std::right;
+  figures(r.figures);
+  std::cout << "\n";
   const auto& best = r.models[r.best_single];
-  std::cout << "best single model by validation: " << best.dir << " (test RMSE " << best.test_rmse
-            << "); the blend's test RMSE is " << (r.test_rmse <= best.test_rmse ? "lower by " : "higher by ")
-            << std::abs(best.test_rmse - r.test_rmse) << "\n";
+  const std::string test = rating_figure("test"), label = rating_label();
+  const double best_test = eval::figure_of(best.figures, test), blend_test = eval::figure_of(r.figures, test);
+  std::cout << "best single model by validation: " << best.dir << " (test " << label << " " << best_test
+            << "); the blend's test " << label << " is "
+            << (blend_test <= best_test ? "lower by " : "higher by ") << std::abs(best_test - blend_test)
+            << "\n";
   std::cout.unsetf(std::ios::floatfield);
 }
 
@@ -187,9 +216,8 @@ int run_blend(const BlendOptions& o) {
     // What every model directory has, so that a blend directory can itself be blended.
     RunMetrics m;
     m.model = "blend";
-    m.set("val_rmse", {r.val_rmse});
-    m.set("test_rmse", {r.test_rmse});
-    m.figures = {{"val_rmse_in_sample", true}, {"details", "blend.json"}};
+    for (const auto& [name, value] : r.figures) m.set(name, {value});
+    m.figures = {{blend::kValInSampleKey, true}, {"details", "blend.json"}};
     m.dataset = models[0].dataset;
     m.write(o.out + "/metrics.json");
     std::cout << "wrote " << o.out << "/{blend.json,metrics.json,predictions/val.csv,predictions/test.csv}\n";

@@ -25,13 +25,15 @@ void add_models_subcommand(CLI::App& app) {
     for (const ModelKind& k : kModelKinds)
       name_width = std::max(name_width, static_cast<int>(std::strlen(k.name)) + 2);
     std::cout << std::left << std::setw(name_width) << "kind" << std::setw(13) << "fitted" << std::setw(11)
-              << "section" << std::setw(10) << "variants" << std::setw(11) << "new users"
+              << "section" << std::setw(10) << "variants" << std::setw(11) << "new users" << std::setw(11)
+              << "graphs"
               << "objectives\n";
     for (const ModelKind& k : kModelKinds)
       std::cout << std::setw(name_width) << k.name << std::setw(13)
                 << (k.fit == FitMethod::trained ? "by training" : "closed form") << std::setw(11)
                 << (*k.section ? k.section : "-") << std::setw(10) << (k.variants ? "full|G|A" : "-")
-                << std::setw(11) << (k.new_nodes ? "yes" : "no") << k.objectives << "\n";
+                << std::setw(11) << (k.new_nodes ? "yes" : "no") << std::setw(11)
+                << (*k.graphs ? k.graphs : "-") << k.objectives << "\n";
     std::cout << "\n";
     for (const ModelKind& k : kModelKinds) std::cout << k.name << ": " << k.summary << "\n";
   });

@@ -68,18 +68,24 @@ int run_evaluate(const EvaluateCliOptions& o) {
   const Evaluation ev = evaluate(model, eo);
 
   std::ostringstream os;
-  os << model.name() << " on " << model.dataset().name << ": " << ev.test_ratings << " test ratings, RMSE "
-     << fixed4(ev.rmse) << ", MAE " << fixed4(ev.mae) << "\n"
+  os << model.name() << " on " << model.dataset().name << ": " << ev.test_ratings << " test ratings";
+  for (const MetricRow& m : kMetrics)
+    if (m.needs == MetricNeeds::predictions) {
+      const auto it = ev.errors.find(m.name);
+      os << ", " << metric_label(m) << " " << fixed4(it == ev.errors.end() ? std::nan("") : it->second);
+    }
+  os << "\n"
      << "ranking: relevant = test rating >= " << ev.relevant_min
      << "; candidates = all items the user did not rate in training; means over the "
      << ev.ranking.users_evaluated << " users with a relevant test item ("
      << ev.ranking.users_without_relevant << " test users without one skipped)\n"
      << (model.ranks_by_rating() ? "(ranked by predicted rating: the model was not trained for ranking)\n"
                                  : "")
-     << (model.ranker().empty() ? ""
-                                : "(ranked by the " + model.ranker() +
-                                      " ranker fitted beside the model, train.ranker; RMSE and MAE are the "
-                                      "model's)\n");
+     << (model.ranker().empty()
+             ? ""
+             : "(ranked by the " + model.ranker() +
+                   " ranker fitted beside the model, train.ranker; the rating errors are the "
+                   "model's)\n");
   const auto table = [&](const Evaluation& e) {
     // One column per ranking row of symgnn/metrics.h.
     char cell[64];

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "symgnn/metrics.h"
 #include "util/text.h"
 
 namespace symgnn::cli {
@@ -29,8 +30,9 @@ void ProgressPrinter::epoch(const ProgressEvent& e) {
       e.epoch > 0 ? e.seconds / static_cast<double>(e.epoch) * static_cast<double>(e.max_epochs - e.epoch)
                   : 0;
   const std::string stats = "epoch " + std::to_string(e.epoch) + "/" + std::to_string(e.max_epochs) +
-                            "  loss " + fixed(e.loss, 4) + "  train " + fixed(e.figure("train_rmse"), 4) +
-                            "  " + e.select + " " + fixed(e.val, 4) + "  best " + fixed(e.best_val, 4);
+                            "  loss " + fixed(e.loss, 4) + "  train " +
+                            fixed(e.figure(rating_figure("train")), 4) + "  " + e.select + " " +
+                            fixed(e.val, 4) + "  best " + fixed(e.best_val, 4);
   if (bar_) {
     const int width = 20;
     const int filled = e.max_epochs > 0 ? static_cast<int>(width * e.epoch / e.max_epochs) : width;

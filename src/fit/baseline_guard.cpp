@@ -3,15 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "eval/errors.h"
+#include "symgnn/metrics.h"
 #include "util/text.h"
 
 namespace symgnn::fitting {
 namespace {
 
-double rmse_of(const std::vector<double>& pred, const std::vector<float>& y) {
-  double sq = 0;
-  for (size_t e = 0; e < y.size(); ++e) sq += (pred[e] - y[e]) * (pred[e] - y[e]);
-  return y.empty() ? std::numeric_limits<double>::quiet_NaN() : std::sqrt(sq / static_cast<double>(y.size()));
+/// The rating figure of clipped predictions against the validation ratings.
+double error_of(const std::vector<double>& pred, const std::vector<float>& y) {
+  return eval::rating_error(eval::differences(pred, y));
 }
 
 std::vector<double> predictions(const models::Biases& b, const RatingList& r, float lo, float hi) {
@@ -97,9 +98,9 @@ BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dat
   std::vector<double> combined(y.size());
   for (size_t e = 0; e < y.size(); ++e)
     combined[e] = std::clamp(g.combine(val_model[e], g.val_baseline[e]), double{lo}, double{hi});
-  g.val_model = rmse_of(val_model, ds.validation.value);
-  g.val_baseline_rmse = rmse_of(g.val_baseline, ds.validation.value);
-  g.val_combined = rmse_of(combined, ds.validation.value);
+  g.val_model = error_of(val_model, ds.validation.value);
+  g.val_baseline_error = error_of(g.val_baseline, ds.validation.value);
+  g.val_combined = error_of(combined, ds.validation.value);
   g.val_ratings = static_cast<int64_t>(y.size());
   g.applied = true;
   return g;
@@ -107,28 +108,29 @@ BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dat
 
 std::string describe(const BaselineGuard& g) {
   if (!g.applied) return g.note;
-  const double best_single = std::min(g.val_model, g.val_baseline_rmse);
-  return "train.auto: validation RMSE " + fixed(g.val_model, 4) + " (model), " +
-         fixed(g.val_baseline_rmse, 4) + " (bias baseline), " + fixed(g.val_combined, 4) + " (combination " +
+  const double best_single = std::min(g.val_model, g.val_baseline_error);
+  return "train.auto: validation " + rating_label() + " " + fixed(g.val_model, 4) + " (model), " +
+         fixed(g.val_baseline_error, 4) + " (bias baseline), " + fixed(g.val_combined, 4) + " (combination " +
          fixed(g.c, 3) + " + " + fixed(g.a, 3) + " x model + " + fixed(g.b, 3) + " x baseline, fitted to " +
          std::to_string(g.val_ratings) + " validation ratings): " +
-         (g.val_model <= g.val_baseline_rmse
-              ? "the model beats the baseline by " + fixed(g.val_baseline_rmse - g.val_model, 4)
-              : "the baseline beats the model by " + fixed(g.val_model - g.val_baseline_rmse, 4)) +
+         (g.val_model <= g.val_baseline_error
+              ? "the model beats the baseline by " + fixed(g.val_baseline_error - g.val_model, 4)
+              : "the baseline beats the model by " + fixed(g.val_model - g.val_baseline_error, 4)) +
          ", the combination gains " + fixed(best_single - g.val_combined, 4) + " over the better of the two";
 }
 
-nlohmann::json guard_json(const BaselineGuard& g, double model_test_rmse, double model_test_std) {
+nlohmann::json guard_json(const BaselineGuard& g, double model_test, double model_test_std) {
   if (!g.applied) return {{"applied", false}, {"note", g.note}};
+  const std::string val = rating_figure("val"), test = rating_figure("test");
   return {{"applied", true},
           {"weights", {{"intercept", g.c}, {"model", g.a}, {"baseline", g.b}}},
           {"validation_ratings", g.val_ratings},
-          {"val_rmse_model", g.val_model},
-          {"val_rmse_baseline", g.val_baseline_rmse},
-          {"val_rmse_combination", g.val_combined},
+          {val + "_model", g.val_model},
+          {val + "_baseline", g.val_baseline_error},
+          {val + "_combination", g.val_combined},
           {"baseline_shrinkage", {{"user", g.shrinkage.user}, {"item", g.shrinkage.item}}},
-          {"test_rmse_model", model_test_rmse},
-          {"test_rmse_model_std", model_test_std}};
+          {test + "_model", model_test},
+          {test + "_model_std", model_test_std}};
 }
 
 }  // namespace symgnn::fitting

@@ -29,8 +29,9 @@ struct BaselineGuard {
   models::Shrinkage shrinkage;
   models::Biases final_biases;       // the baseline of the saved model (its training ratings)
   std::vector<double> val_baseline;  // the baseline's validation predictions, clipped
+  // The validation rating figures (symgnn/metrics.h, rating_metric()) of the three.
   double val_model = std::numeric_limits<double>::quiet_NaN();
-  double val_baseline_rmse = std::numeric_limits<double>::quiet_NaN();
+  double val_baseline_error = std::numeric_limits<double>::quiet_NaN();
   double val_combined = std::numeric_limits<double>::quiet_NaN();
   int64_t val_ratings = 0;
 
@@ -55,6 +56,6 @@ std::string describe(const BaselineGuard& g);
 
 /// metrics.json's figures.auto.combination: the weights, the validation RMSEs, and the test
 /// RMSE of the model alone (mean and std over the runs) beside the combination's.
-nlohmann::json guard_json(const BaselineGuard& g, double model_test_rmse, double model_test_std);
+nlohmann::json guard_json(const BaselineGuard& g, double model_test, double model_test_std);
 
 }  // namespace symgnn::fitting

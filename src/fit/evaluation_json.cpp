@@ -9,8 +9,7 @@ namespace symgnn::fitting {
 nlohmann::json evaluation_json(const Evaluation& ev) {
   nlohmann::json j;
   j["test_ratings"] = ev.test_ratings;
-  j["rmse"] = ev.rmse;
-  j["mae"] = ev.mae;
+  for (const auto& [name, value] : ev.errors) j[name] = value;
   nlohmann::json r;
   r["relevant_min"] = ev.relevant_min;
   r["users_evaluated"] = ev.ranking.users_evaluated;
@@ -28,26 +27,22 @@ nlohmann::json unseen_json(const UnseenTestReport& u) {
   // NaN is no JSON number: a part without ratings is left out.
   nlohmann::json j;
   j["test_ratings"] = u.test;
-  j["test_rmse"] = u.test_rmse;
   j["cold_ratings"] = u.cold;
-  if (u.cold > 0) j["cold_rmse"] = u.cold_rmse;
   j["unknown_ratings"] = u.unknown;
   if (u.unknown > 0) {
     j["unknown_users"] = u.unknown_users;
     j["unknown_items"] = u.unknown_items;
     j["fallback"] = u.fallback;
-    j["unknown_rmse"] = u.unknown_rmse;
-    j["all_rmse"] = u.all_rmse;
   }
+  for (const auto& [name, value] : u.errors) j[name] = value;
   return j;
 }
 
 nlohmann::json baseline_json(const models::BaselineFigures& b) {
-  return {{"test_rmse", b.test_rmse},
-          {"test_mae", b.test_mae},
-          {"user_shrinkage", b.user_shrinkage},
-          {"item_shrinkage", b.item_shrinkage},
-          {"chosen_by", b.chosen_by}};
+  nlohmann::json j = {
+      {"user_shrinkage", b.user_shrinkage}, {"item_shrinkage", b.item_shrinkage}, {"chosen_by", b.chosen_by}};
+  for (const auto& [name, value] : b.test) j[name] = value;
+  return j;
 }
 
 nlohmann::json ranking_summary(const std::vector<Evaluation>& runs, const Evaluation& popularity) {

@@ -55,7 +55,9 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   }
   SeedMetrics run;
   run.metrics = errors;
-  for (const char* name : {"test_rmse", "val_rmse"}) run.metrics[name] = train::metric_of(errors, name);
+  // The rating figures are every run's, NaN where a kind has none (metrics.json: null).
+  for (const char* split : {"test", "val"})
+    run.metrics[rating_figure(split)] = train::metric_of(errors, rating_figure(split));
   for (const auto& [name, value] : run.metrics) m.set(name, {value});
   run.train_seconds = c.details.value("seconds", seconds);
   m.runs.push_back(run);
@@ -71,7 +73,8 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   f.result.summary = c.summary;
   if (errors.count("test_ndcg@10"))
     f.result.summary.push_back(model->name() + ": test NDCG@10 " + fixed(errors["test_ndcg@10"], 4) +
-                               ", test RMSE " + fixed(train::metric_of(errors, "test_rmse"), 4) +
+                               ", test " + rating_label() + " " +
+                               fixed(train::metric_of(errors, rating_figure("test")), 4) +
                                (model->ranks_by_rating() ? " (ranked by predicted rating)" : ""));
   return f;
 }

@@ -14,6 +14,7 @@
 #include "infer/model_parts.h"
 #include "models/baseline/combined_model.h"
 #include "symgnn/graph.h"
+#include "symgnn/metrics.h"
 #include "symgnn/objectives.h"
 #include "train/checkpoint.h"
 #include "train/distributed.h"
@@ -125,7 +126,9 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   const bool retrained = train::retrains(cfg, ds);
   if (retrained) saved_cfg.data.val_fraction = 0;
   // train.auto: the final combination with the bias baseline, fitted on validation.
-  const double model_test_rmse = s.mean("test_rmse"), model_test_std = s.std_of("test_rmse");
+  // The rating figure (symgnn/metrics.h) the summary lines lead with.
+  const std::string test = rating_figure("test"), label = rating_label();
+  const double model_test = s.mean(test), model_test_std = s.std_of(test);
   std::optional<fitting::BaselineGuard> guard;
   if (models::combines_with_baseline(cfg))
     guard = with_memory_context("weighing the model against the bias baseline", [&] {
@@ -147,31 +150,32 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   RunMetrics& m = f.result.metrics;
   m = fitting::sweep_metrics(s, cfg, ds);
   if (guard) {
-    m.figures["auto"]["combination"] = fitting::guard_json(*guard, model_test_rmse, model_test_std);
+    m.figures["auto"]["combination"] = fitting::guard_json(*guard, model_test, model_test_std);
     f.result.summary.push_back(fitting::describe(*guard));
   }
   f.result.summary.push_back(s.model_name + (combined ? " with the bias baseline" : "") + " on " + ds.name +
-                             ": test RMSE " + fixed(s.mean("test_rmse"), 4) + " +- " +
-                             fixed(s.std_of("test_rmse"), 4) + " over " + std::to_string(s.runs.size()) +
-                             " run(s) (validation " + fixed(s.mean("val_rmse"), 4) + ")" +
-                             (combined ? "; the model alone " + fixed(model_test_rmse, 4) : ""));
+                             ": test " + label + " " + fixed(s.mean(test), 4) + " +- " +
+                             fixed(s.std_of(test), 4) + " over " + std::to_string(s.runs.size()) +
+                             " run(s) (validation " + fixed(s.mean(rating_figure("val")), 4) + ")" +
+                             (combined ? "; the model alone " + fixed(model_test, 4) : ""));
   if (objective_ranks(cfg.train.objective) && m.metrics.count("test_ndcg@10"))
     f.result.summary.push_back("test NDCG@10 " + fixed(m.mean("test_ndcg@10"), 4) + " +- " +
                                fixed(m.std_of("test_ndcg@10"), 4) + " (validation " +
                                fixed(m.mean("val_ndcg@10"), 4) + "; objective " + cfg.train.objective +
                                ", epochs chosen on " + selection_metric(cfg.train) + ")");
-  if (s.ensemble.count("test_rmse"))
+  if (s.ensemble.count(test))
     f.result.summary.push_back("ensemble of the " + std::to_string(s.runs.size()) +
-                               " runs (mean prediction): test RMSE " + fixed(s.ensemble.at("test_rmse"), 4));
+                               " runs (mean prediction): test " + label + " " +
+                               fixed(s.ensemble.at(test), 4));
   if (compare) {
     // The graphs' worth is the model's own: the comparison trains without the combination.
     const train::SweepResult p = train_without_graphs(cfg, topts);
-    const double plain = p.mean("test_rmse"), plain_std = p.std_of("test_rmse");
-    m.figures["without_graphs"] = {{"test_rmse", plain}, {"test_rmse_std", plain_std}};
+    const double plain = p.mean(test), plain_std = p.std_of(test);
+    m.figures["without_graphs"] = {{test, plain}, {test + "_std", plain_std}};
     f.result.summary.push_back(
-        "without graphs (identity At): test RMSE " + fixed(plain, 4) + " +- " + fixed(plain_std, 4) +
-        "; the graphs " + (model_test_rmse < plain ? "help" : "do not help") + " by " +
-        fixed(plain - model_test_rmse, 4) + " (the model alone, " + fixed(model_test_rmse, 4) + ")");
+        "without graphs (identity At): test " + label + " " + fixed(plain, 4) + " +- " + fixed(plain_std, 4) +
+        "; the graphs " + (model_test < plain ? "help" : "do not help") + " by " +
+        fixed(plain - model_test, 4) + " (the model alone, " + fixed(model_test, 4) + ")");
   }
   // The other ranks wait here (their branch above): the run ends when rank 0's files are
   // written.

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "eval/errors.h"
 #include "fit/baseline_guard.h"
 #include "models/baseline/bias_fit.h"
+#include "symgnn/metrics.h"
 #include "util/text.h"
 
 namespace symgnn::fitting {
@@ -67,12 +69,6 @@ struct Residuals {
   }
 };
 
-double rmse(const std::vector<double>& pred, const std::vector<double>& y) {
-  double sq = 0;
-  for (size_t e = 0; e < y.size(); ++e) sq += (pred[e] - y[e]) * (pred[e] - y[e]);
-  return std::sqrt(sq / static_cast<double>(std::max<size_t>(1, y.size())));
-}
-
 GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b, const Residuals& residual) {
   const NodeSet& set = user_side ? ds.users : ds.items;
   GraphWorth w;
@@ -114,8 +110,8 @@ GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b, c
       reference[e] = mean;
     }
   }
-  w.rmse_reference = rmse(reference, res);
-  w.rmse_graph = rmse(with, res);
+  w.error_reference = n ? eval::rating_error(eval::differences(reference, res)) : 0.0;
+  w.error_graph = n ? eval::rating_error(eval::differences(with, res)) : 0.0;
   double c = 0;
   fit_weights(f_bias, f_same, res, c, w.weight_bias, w.weight_same);
   return w;
@@ -142,9 +138,9 @@ std::vector<GraphWorth> weigh_graphs(const Dataset& ds, const BaselineConfig& cf
 
 std::string describe(const GraphWorth& w) {
   return "train.auto: the " + w.side + " graph (" + w.origin + ", " + std::to_string(w.edges) +
-         " edges) predicts the bias baseline's validation residuals to " + fixed(w.rmse_graph, 4) +
-         " against " + fixed(w.rmse_reference, 4) + " without it (worth " + fixed(w.worth(), 4) + "; " +
-         std::to_string(w.covered) + " validation ratings with a neighbour)";
+         " edges) predicts the bias baseline's validation residuals to " + rating_label() + " " +
+         fixed(w.error_graph, 4) + " against " + fixed(w.error_reference, 4) + " without it (worth " +
+         fixed(w.worth(), 4) + "; " + std::to_string(w.covered) + " validation ratings with a neighbour)";
 }
 
 nlohmann::json graph_json(const std::vector<GraphWorth>& worths) {
@@ -153,8 +149,8 @@ nlohmann::json graph_json(const std::vector<GraphWorth>& worths) {
     out[w.side] = {{"origin", w.origin},
                    {"edges", w.edges},
                    {"validation_ratings_with_a_neighbour", w.covered},
-                   {"val_rmse_residual_reference", w.rmse_reference},
-                   {"val_rmse_residual_graph", w.rmse_graph},
+                   {rating_figure("val") + "_residual_reference", w.error_reference},
+                   {rating_figure("val") + "_residual_graph", w.error_graph},
                    {"worth", w.worth()},
                    {"weights", {{"neighbour_bias", w.weight_bias}, {"same_item_residual", w.weight_same}}}};
   return out;

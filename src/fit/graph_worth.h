@@ -40,12 +40,13 @@ struct GraphWorth {
   std::string side;    // "user" or "item"
   std::string origin;  // where the graph came from ("file", "knn")
   int64_t edges = 0;
-  int64_t covered = 0;                      // validation ratings with a neighbour term (f_bias or f_same)
-  double rmse_reference = 0;                // the baseline with the cross-fitted intercept
-  double rmse_graph = 0;                    // with the graph's terms
+  int64_t covered = 0;  // validation ratings with a neighbour term (f_bias or f_same)
+  // The rating figures (symgnn/metrics.h, rating_metric()) of the residuals' two fits:
+  double error_reference = 0;               // the baseline with the cross-fitted intercept
+  double error_graph = 0;                   // with the graph's terms
   double weight_bias = 0, weight_same = 0;  // on all validation ratings, for the record
 
-  double worth() const { return rmse_reference - rmse_graph; }
+  double worth() const { return error_reference - error_graph; }
 };
 
 /// The proxy of every side of `ds` with a graph (not the identity). Nothing is measured

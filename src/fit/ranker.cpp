@@ -1,19 +1,16 @@
 #include "fit/ranker.h"
 
+#include "models/elsa/elsa_dims.h"
 #include "symgnn/model_kinds.h"
-#include "util/strings.h"
 
 namespace symgnn::fitting {
 
 namespace {
 
-/// The first width of elsa.dims ("128,512" -> 128); 128 where it does not read as one (the
-/// kind itself refuses such a value when fitted).
+/// The first width of elsa.dims ("128,512" -> 128): what an epoch of the ranker costs.
+/// ConfigError for a value the kind would refuse.
 double first_width(const std::string& dims) {
-  const std::vector<std::string> parts = split(dims, ',');
-  const std::string first = parts.empty() ? std::string() : trim(parts.front());
-  double v = 0;
-  return parse_double(first, v) && v >= 1 ? v : 128.0;
+  return static_cast<double>(models::parse_elsa_dims(dims).front());
 }
 
 }  // namespace

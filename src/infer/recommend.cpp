@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "eval/errors.h"
 #include "infer/model_parts.h"
 #include "infer/unseen_test.h"
 #include "models/popularity/popularity_model.h"
@@ -105,20 +106,13 @@ std::vector<UserRecommendations> recommend(const TrainedModel& model, const std:
 
 namespace {
 
-/// RMSE and MAE of `pred` (one per test rating) and the ranking metrics of `score`.
+/// The errors of `pred` (one per test rating, clipped by the model) and the ranking metrics of `score`.
 Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
                          const std::vector<float>& pred, const BlockScorer& score) {
   const RatingList& test = model.dataset().test;
   Evaluation ev;
   ev.test_ratings = static_cast<int64_t>(test.size());
-  double se = 0, ae = 0;
-  for (size_t e = 0; e < test.size(); ++e) {
-    const double d = static_cast<double>(pred[e]) - static_cast<double>(test.value[e]);
-    se += d * d;
-    ae += std::abs(d);
-  }
-  ev.rmse = std::sqrt(se / static_cast<double>(test.size()));
-  ev.mae = ae / static_cast<double>(test.size());
+  eval::add_errors(ev.errors, "", eval::differences(pred, test.value));
   const std::string& policy = opts.unknown.empty() ? model.config().data.unknown_test : opts.unknown;
   ev.unseen = infer::report_unseen(model.dataset(), std::vector<double>(pred.begin(), pred.end()), policy);
   ev.relevant_min = std::isnan(opts.relevant_min)

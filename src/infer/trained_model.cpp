@@ -155,10 +155,15 @@ ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train
 namespace {
 
 void check_takes_new_nodes(const RunConfig& cfg, const NewNodes& new_nodes) {
-  if (!new_nodes.empty() && !model_kind(cfg.model).new_nodes)
+  if (!new_nodes.empty() && !model_kind(cfg.model).new_nodes) {
+    std::string kinds;  // those that place new nodes (symgnn/model_kinds.h)
+    for (const ModelKind& k : kModelKinds)
+      if (k.new_nodes) kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
     throw ConfigError("new ratings: model = " + cfg.model +
-                      " is fitted in closed form to the training data and has no weights to apply to new "
-                      "ratings; train a learned model (model = lowrank or base)");
+                      " is fitted to the training data and cannot place users or items it was not fitted on; "
+                      "fit a kind that scores them from their ratings (" +
+                      kinds + ")");
+  }
 }
 
 /// The members of `parts` (its config, data and trained context set) from the trained weight
@@ -194,6 +199,19 @@ NewRatingsSummary build_members(infer::ModelParts& parts, const std::vector<trai
     parts.members.push_back(std::move(m));
   }
   return added;
+}
+
+/// The ranker beside a model, grown by the model's new nodes in the same order (so the indices
+/// agree) where its kind places them from their ratings (new_nodes in symgnn/model_kinds.h);
+/// none where it cannot (another kind, or a directory written before the kind kept what that
+/// needs): the new users then get the model's own lists.
+std::shared_ptr<const TrainedModel> grown_ranker(const TrainedModel& ranker, const NewNodes& new_nodes) {
+  if (!model_kind(ranker.config().model).new_nodes) return nullptr;
+  try {
+    return std::make_shared<const TrainedModel>(ranker.with_new_nodes(new_nodes));
+  } catch (const ConfigError&) {
+    return nullptr;
+  }
 }
 
 }  // namespace
@@ -239,20 +257,16 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   const std::vector<train::ModuleState> states = train::load_model_members(*first, model_path, dev);
   const NewRatingsSummary added = build_members(parts, states, new_nodes, dev, std::move(first));
   // The ranker beside the model (train.ranker): a model directory of its own, fitted to the
-  // training users and items. With new nodes only a kind that places them (the item-based
-  // ranker, which scores a user from their ratings) still ranks, given the same ratings:
-  // its nodes are added in the same order, so the indices agree.
+  // training users and items. With new nodes only a kind that places them (new_nodes in
+  // symgnn/model_kinds.h: the item-based ranker and ItemKNN, which score a user from their
+  // ratings) still ranks, given the same ratings: its nodes are added in the same order, so
+  // the indices agree.
   const fs::path dir = fs::path(model_path).parent_path();
   const std::string ranker = infer::ranker_dir(dir.empty() ? "." : dir.string());
   if (fs::is_regular_file(ranker + "/model.pt")) {
-    if (new_nodes.empty()) {
-      parts.ranker = std::make_shared<const TrainedModel>(load(ranker, device));
-    } else {
-      RunConfig rcfg;
-      load_config_text(rcfg, train::read_model_config(ranker + "/model.pt"), ranker + "/model.pt");
-      if (model_kind(rcfg.model).new_nodes)
-        parts.ranker = std::make_shared<const TrainedModel>(load(ranker, device, new_nodes));
-    }
+    TrainedModel as_fitted = load(ranker, device);
+    parts.ranker = new_nodes.empty() ? std::make_shared<const TrainedModel>(std::move(as_fitted))
+                                     : grown_ranker(as_fitted, new_nodes);
   }
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
@@ -271,8 +285,7 @@ TrainedModel TrainedModel::with_new_nodes(const NewNodes& new_nodes) const {
   for (const auto& m : base.members) states.push_back(train::module_state(*m));
   const NewRatingsSummary added = build_members(parts, states, new_nodes, impl_->device, nullptr);
   // The ranker grows with the same nodes in the same order where its kind places them.
-  if (base.ranker && model_kind(base.ranker->config().model).new_nodes)
-    parts.ranker = std::make_shared<const TrainedModel>(base.ranker->with_new_nodes(new_nodes));
+  if (base.ranker) parts.ranker = grown_ranker(*base.ranker, new_nodes);
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
   out.impl_->data_note = impl_->data_note;

@@ -8,6 +8,8 @@
 #include <unordered_set>
 
 #include "data/parsers.h"
+#include "eval/errors.h"
+#include "symgnn/metrics.h"
 
 namespace symgnn::infer {
 
@@ -53,20 +55,18 @@ UnseenTestReport report_unseen(const Dataset& ds, const std::vector<double>& pre
     user_rated[static_cast<size_t>(ds.train.user[e])] = 1;
     item_rated[static_cast<size_t>(ds.train.item[e])] = 1;
   }
-  double se_all = 0, se_cold = 0;
-  for (size_t e = 0; e < ds.test.size() && e < pred.size(); ++e) {
-    const double p =
-        std::min(std::max(pred[e], static_cast<double>(ds.rating_min)), static_cast<double>(ds.rating_max));
-    const double d = p - ds.test.value[e];
-    se_all += d * d;
+  std::vector<double> test_pred(
+      pred.begin(), pred.begin() + static_cast<std::ptrdiff_t>(std::min(pred.size(), ds.test.size())));
+  const std::vector<double> diff_test =
+      eval::differences(test_pred, ds.test.value, ds.rating_min, ds.rating_max);
+  std::vector<double> diff_cold;
+  for (size_t e = 0; e < diff_test.size(); ++e)
     if (!user_rated[static_cast<size_t>(ds.test.user[e])] ||
-        !item_rated[static_cast<size_t>(ds.test.item[e])]) {
-      ++r.cold;
-      se_cold += d * d;
-    }
-  }
-  if (r.test > 0) r.test_rmse = std::sqrt(se_all / static_cast<double>(r.test));
-  if (r.cold > 0) r.cold_rmse = std::sqrt(se_cold / static_cast<double>(r.cold));
+        !item_rated[static_cast<size_t>(ds.test.item[e])])
+      diff_cold.push_back(diff_test[e]);
+  r.cold = static_cast<int64_t>(diff_cold.size());
+  eval::add_errors(r.errors, "test", diff_test);
+  eval::add_errors(r.errors, "cold", diff_cold);
   if (r.unknown > 0) {
     const data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
     double sum = 0;
@@ -75,20 +75,22 @@ UnseenTestReport report_unseen(const Dataset& ds, const std::vector<double>& pre
         ds.train.empty() ? 0.0f : static_cast<float>(sum / static_cast<double>(ds.train.size()));
     const Fallback fallback(ds, global_mean, policy);
     std::unordered_set<std::string> new_users, new_items;
-    double se = 0;
     const UnknownRatings& u = ds.test_unknown;
+    std::vector<double> fallback_pred(u.size());
     for (size_t e = 0; e < u.size(); ++e) {
       const int64_t uu = users.find(u.user[e]), ii = items.find(u.item[e]);
       if (uu < 0) new_users.insert(u.user[e]);
       if (ii < 0) new_items.insert(u.item[e]);
-      const double p = std::min(std::max(fallback(uu, ii), ds.rating_min), ds.rating_max);  // as scored
-      const double d = p - u.value[e];
-      se += d * d;
+      fallback_pred[e] = fallback(uu, ii);
     }
     r.unknown_users = static_cast<int64_t>(new_users.size());
     r.unknown_items = static_cast<int64_t>(new_items.size());
-    r.unknown_rmse = std::sqrt(se / static_cast<double>(r.unknown));
-    r.all_rmse = std::sqrt((se_all + se) / static_cast<double>(r.test + r.unknown));
+    const std::vector<double> diff_unknown =
+        eval::differences(fallback_pred, u.value, ds.rating_min, ds.rating_max);
+    eval::add_errors(r.errors, "unknown", diff_unknown);
+    std::vector<double> diff_all = diff_test;
+    diff_all.insert(diff_all.end(), diff_unknown.begin(), diff_unknown.end());
+    eval::add_errors(r.errors, "all", diff_all);
   }
   return r;
 }
@@ -106,13 +108,15 @@ std::string describe(const UnseenTestReport& r) {
   std::string s = "test ratings by what the model knew of their ids:";
   if (r.cold > 0)
     s += " " + std::to_string(r.cold) + " of the " + std::to_string(r.test) +
-         " it predicts name a user or item without training ratings (RMSE " + fixed4(r.cold_rmse) +
-         ", from features and graphs);";
+         " it predicts name a user or item without training ratings (" + rating_label() + " " +
+         fixed4(eval::figure_of(r.errors, rating_figure("cold"))) + ", from features and graphs);";
   if (r.unknown > 0)
     s += " " + std::to_string(r.unknown) + " more name an id that is no node (" +
          std::to_string(r.unknown_users) + " user(s), " + std::to_string(r.unknown_items) +
-         " item(s)), scored apart by the " + r.fallback + " fallback: RMSE " + fixed4(r.unknown_rmse) +
-         "; all " + std::to_string(r.test + r.unknown) + " together: RMSE " + fixed4(r.all_rmse);
+         " item(s)), scored apart by the " + r.fallback + " fallback: " + rating_label() + " " +
+         fixed4(eval::figure_of(r.errors, rating_figure("unknown"))) + "; all " +
+         std::to_string(r.test + r.unknown) + " together: " + rating_label() + " " +
+         fixed4(eval::figure_of(r.errors, rating_figure("all")));
   if (s.back() == ';') s.pop_back();
   return s;
 }

@@ -21,6 +21,7 @@
 #include "blend/blend.h"
 #include "reproduce/plots.h"
 #include "reproduce/report_sections.h"
+#include "symgnn/metrics.h"
 #include "util/atomic_file.h"
 #include "util/text.h"
 #include "util/version.h"
@@ -98,7 +99,8 @@ std::string blend_cell(ReportInput& in, const std::string& bench) {
     const blend::BlendResult b = blend::blend_models(models, false);
     for (size_t m = 0; m < models.size(); ++m)
       weights += (m ? ", " : "") + std::string(used[m]) + " " + fixed(b.weights.w[m], 2);
-    return " " + fixed(b.test_rmse, digits_for(bench)) + " (" + weights + ") |";
+    return " " + fixed(eval::figure_of(b.figures, rating_figure("test")), digits_for(bench)) + " (" +
+           weights + ") |";
   } catch (const std::exception& e) {
     return std::string(" failed: ") + e.what() + " |";
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/errors.h"
 #include "symgnn/ranking.h"
 
 namespace symgnn::train {
@@ -20,11 +21,12 @@ namespace symgnn::train {
 const std::vector<std::string>& epoch_metric_names();
 
 /// Metric name -> value; absent names read as NaN (metric_of).
-using MetricValues = std::map<std::string, double>;
+using MetricValues = eval::Figures;
 double metric_of(const MetricValues& m, const std::string& name);
 
 /// "<split>_<metric>" of every prediction row of symgnn/metrics.h ("val_rmse", "val_mae"):
-/// the predictions clipped to [lo, hi] against the targets, in float64. Nothing for no targets.
+/// the predictions clipped to [lo, hi] against the targets, in float64, measured by
+/// eval/errors.h on the host. Nothing for no targets.
 void add_errors(MetricValues& m, const std::string& split, const at::Tensor& pred, const at::Tensor& target,
                 float lo, float hi);
 

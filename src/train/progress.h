@@ -8,13 +8,14 @@
 #include <map>
 #include <string>
 
+#include "symgnn/metrics.h"
 #include "symgnn/progress.h"
 
 namespace symgnn::train {
 
 class Progress {
  public:
-  Progress(EpochCallback on_epoch, LogCallback log, std::string select = "val_rmse");
+  Progress(EpochCallback on_epoch, LogCallback log, std::string select = rating_figure("val"));
 
   void start_run(int64_t run, int64_t runs, int64_t max_epochs);
   /// `figures`: the epoch's measured figures by name; `val` and `best_val`: the train.select

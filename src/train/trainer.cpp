@@ -276,8 +276,8 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
     if (has_val_ && parse_metric_name(select_).row->needs == MetricNeeds::ranking && val_probe_.empty())
       throw ConfigError("train.select = " + select_ + ": no validation rating is >= " +
                         fixed(eval::default_relevant_min(ds.rating_min, ds.rating_max), 2) +
-                        " (relevant), so there is no ranking to select on; use train.select = val_rmse or a "
-                        "larger data.val_fraction");
+                        " (relevant), so there is no ranking to select on; use train.select = " +
+                        rating_figure("val") + " or a larger data.val_fraction");
   }
   // Same seeds give the same initial weights everywhere; rank 0's make sure of it.
   if (group_) broadcast_module(*group_, *model_);
@@ -552,9 +552,9 @@ RunResult RunTrainer::finish() {
 
 /// "run 1/5 (seed 1): test RMSE 0.9123 at best validation epoch 42 (val 0.9001), ..."
 std::string RunTrainer::summary(const RunResult& r) const {
-  std::string what = "test RMSE " + fixed(metric_of(r.selected, "test_rmse"), 4);
+  std::string what = "test " + rating_label() + " " + fixed(metric_of(r.selected, rating_figure("test")), 4);
   what += has_val_ ? " at best validation epoch " + std::to_string(r.best_epoch) + " (val " +
-                         fixed(metric_of(r.selected, "val_rmse"), 4) + ")"
+                         fixed(metric_of(r.selected, rating_figure("val")), 4) + ")"
                    : " after " + std::to_string(r.best_epoch) + " epochs" +
                          (st_.avg_count > 1
                               ? ", mean of the last " + std::to_string(st_.avg_count) + " checkpoints"

@@ -110,13 +110,17 @@ double recorded_seconds(const std::string& dir) {
 }
 
 /// The tail of a failed trial's log without the lines that report test figures ("test
-/// RMSE", from runs that finished before the failure): tune shows validation figures only.
+/// RMSE", "test_ndcg@10": any row of symgnn/metrics.h, from runs that finished before the
+/// failure): tune shows validation figures only.
 std::vector<std::string> failure_tail(const std::string& log) {
   const auto keep = [](const std::string& l) {
     std::string lower = l;
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return std::tolower(c); });
-    return lower.find("test rmse") == std::string::npos && lower.find("test_rmse") == std::string::npos;
+    for (const MetricRow& m : kMetrics)
+      for (const char* sep : {" ", "_"})
+        if (lower.find(std::string("test") + sep + m.name) != std::string::npos) return false;
+    return true;
   };
   return tail_lines(log, 5, keep);
 }

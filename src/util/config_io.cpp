@@ -231,6 +231,32 @@ void set_variant(RunConfig& cfg, const std::string& variant, const std::string& 
   set_config_value(cfg, std::string(kind.section) + ".variant", variant, where);
 }
 
+namespace {
+
+/// A graph side no part of the run reads, asked for by name (graph.<side>_graph = file or
+/// knn, or data.<side>_graph_file): it would be read or built and then ignored. The kind's
+/// `graphs` column says what it reads; beside a kind that ranks by predicted rating, an
+/// elsa ranker (train.ranker = auto or elsa, src/fit/ranker.h) may read the item graph.
+void check_graph_sides(const RunConfig& cfg, const ModelKind& kind) {
+  const bool ranker_reads_items = !kind_serves(kind, "ranking") && kind.fit == FitMethod::closed_form &&
+                                  (cfg.train.ranker == "auto" || cfg.train.ranker == "elsa");
+  for (const bool user : {true, false}) {
+    const std::string side = user ? "user" : "item";
+    if (kind_reads_graph(kind, side) || (!user && ranker_reads_items)) continue;
+    const std::string& policy = user ? cfg.graph.user_graph : cfg.graph.item_graph;
+    const std::string& file = user ? cfg.data.user_graph_file : cfg.data.item_graph_file;
+    const std::string asked = !file.empty()                         ? "data." + side + "_graph_file = " + file
+                              : policy == "file" || policy == "knn" ? "graph." + side + "_graph = " + policy
+                                                                    : "";
+    if (!asked.empty())
+      throw ConfigError(asked + ": model = " + cfg.model + " reads " +
+                        (*kind.graphs ? "only the " + std::string(kind.graphs) + " graph" : "no graph") +
+                        "; drop it, or choose a kind that reads it (symgnn models)");
+  }
+}
+
+}  // namespace
+
 void check_config(const RunConfig& cfg) {
   // The file keys of the data section are read by the ratings CSV/TSV loader only: given
   // with another source they would be ignored without a word.
@@ -263,6 +289,7 @@ void check_config(const RunConfig& cfg) {
       cfg.train.ranker != "auto")
     throw ConfigError("train.ranker = " + cfg.train.ranker + ": model = " + cfg.model +
                       " is a ranking kind and ranks by its own scores; set train.ranker = none");
+  check_graph_sides(cfg, kind);
   const LowRankConfig& lr = cfg.lowrank;
   if (cfg.model == "lowrank" && !lr.id_embedding && lr.prior == "paper")
     throw ConfigError(

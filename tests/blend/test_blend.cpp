@@ -54,9 +54,9 @@ TEST(Blend, RecoversKnownWeightsExactly) {
   const auto res = blend_models({a, b}, false);
   EXPECT_NEAR(res.models[0].weight, 0.7, 1e-10);
   EXPECT_NEAR(res.models[1].weight, 0.3, 1e-10);
-  EXPECT_NEAR(res.val_rmse, 0.0, 1e-10);
-  EXPECT_NEAR(res.test_rmse, 0.0, 1e-10);
-  EXPECT_GT(res.models[0].test_rmse, 0.5);
+  EXPECT_NEAR(res.figures.at("val_rmse"), 0.0, 1e-10);
+  EXPECT_NEAR(res.figures.at("test_rmse"), 0.0, 1e-10);
+  EXPECT_GT(res.models[0].figures.at("test_rmse"), 0.5);
   EXPECT_EQ(res.best_single, 0u);  // a's errors are smaller than b's
 }
 
@@ -67,7 +67,7 @@ TEST(Blend, InterceptIsFittedUnconstrained) {
   EXPECT_NEAR(res.weights.w[0], 0.5, 1e-10);
   EXPECT_NEAR(res.weights.w[1], 0.0, 1e-10);
   EXPECT_NEAR(res.weights.intercept, -1.5, 1e-10);
-  EXPECT_NEAR(res.test_rmse, 0.0, 1e-10);
+  EXPECT_NEAR(res.figures.at("test_rmse"), 0.0, 1e-10);
 }
 
 TEST(Blend, TestSplitNeverMovesTheWeights) {
@@ -83,7 +83,7 @@ TEST(Blend, TestSplitNeverMovesTheWeights) {
     for (auto& row : m->test) row.prediction = -row.prediction + 17.0;
   const auto after = blend_models({a, b}, false);
   EXPECT_EQ(before.weights.w, after.weights.w);
-  EXPECT_NE(before.test_rmse, after.test_rmse);
+  EXPECT_NE(before.figures.at("test_rmse"), after.figures.at("test_rmse"));
 }
 
 TEST(Blend, AlignsByPairNotLineOrderAndClips) {
@@ -100,7 +100,7 @@ TEST(Blend, AlignsByPairNotLineOrderAndClips) {
     EXPECT_GE(p, 1.0);
     EXPECT_LE(p, 5.0);
   }
-  EXPECT_NEAR(res.test_rmse, 0.0, 1e-9);
+  EXPECT_NEAR(res.figures.at("test_rmse"), 0.0, 1e-9);
 }
 
 TEST(Blend, MismatchesNameBothFilesAndThePair) {

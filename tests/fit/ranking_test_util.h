@@ -1,12 +1,15 @@
 // What the ranking kinds' tests compare against: the binary matrix of the ratings a final
-// fit saw, and a fitted model's scores of every item for every user.
+// fit saw, a fitted model's scores of every item for every user, and the new-ratings file
+// of a newcomer who rated what a trained user rated.
 #pragma once
 
 #include <torch/types.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "common/test_support.h"
 #include "symgnn/dataset.h"
 #include "symgnn/trained_model.h"
 
@@ -26,6 +29,17 @@ inline at::Tensor all_scores(const TrainedModel& m) {
   for (size_t u = 0; u < users.size(); ++u) users[u] = static_cast<int64_t>(u);
   const std::vector<float> s = m.score_all_items(users);
   return torch::tensor(s, torch::kFloat).view({m.users(), m.items()}).to(torch::kDouble);
+}
+
+/// A new-ratings file for "newcomer", who rated exactly what user `twin` rated (training and
+/// validation ratings, which the final fit saw), plus `extra` lines as they are, in folder `tag`.
+inline std::string twin_ratings(const Dataset& ds, int64_t twin, const std::string& tag,
+                                const std::string& extra = "") {
+  std::string csv;
+  for (const RatingList* list : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < list->size(); ++e)
+      if (list->user[e] == twin) csv += "newcomer," + ds.items.id_of(list->item[e]) + ",4\n";
+  return write_file(scratch_dir(tag), "new.csv", csv + extra);
 }
 
 }  // namespace symgnn::testing

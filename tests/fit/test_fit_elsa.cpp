@@ -37,17 +37,7 @@ symgnn::RunConfig elsa_config() {
 
 using st::all_scores;
 using st::interactions;
-
-/// A new-ratings file for "newcomer", who rated exactly what user `twin` rated (training and
-/// validation ratings, which the final fit saw), in folder `tag`.
-std::string twin_ratings(const symgnn::Dataset& ds, int64_t twin, const std::string& tag) {
-  std::string csv;
-  for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
-    for (size_t e = 0; e < list->size(); ++e)
-      if (list->user[e] == twin) csv += "newcomer," + ds.items.id_of(list->item[e]) + ",4\n";
-  EXPECT_FALSE(csv.empty());
-  return st::write_file(st::scratch_dir(tag), "new.csv", csv);
-}
+using st::twin_ratings;
 
 }  // namespace
 

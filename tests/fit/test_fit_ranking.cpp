@@ -108,6 +108,46 @@ TEST(FitRanking, ItemKnnListsOfFittedLengthSurviveTheModelDirectory) {
   EXPECT_TRUE(std::isfinite(r.metrics.mean("test_ndcg@10")));
 }
 
+TEST(FitRanking, ItemKnnAndEaseScoreNewUsersFromTheirRatingsWithoutRetraining) {
+  // Inductive (s = x S, s = x B): a newcomer who rated what a trained user rated (and an
+  // item nobody had rated, which no weight reaches) gets that user's scores from the saved
+  // model; the same as the ranker beside a rating model, which new users then keep.
+  for (const std::string kind : {"itemknn", "ease"})
+    for (const bool as_ranker : {false, true}) {
+      SCOPED_TRACE(kind + (as_ranker ? " as the ranker" : ""));
+      symgnn::RunConfig cfg = small_config(as_ranker ? "lowrank" : kind);
+      cfg.itemknn.neighbours = 4;
+      if (as_ranker) {
+        cfg.lowrank.hidden = 8;
+        cfg.train.epochs = 2;
+        cfg.train.ranker = kind;
+      }
+      symgnn::FitOptions fo;
+      const std::string tag = "fit_" + kind + (as_ranker ? "_ranker_new" : "_new");
+      fo.out_dir = st::scratch_dir(tag) + "/run";
+      const symgnn::FitResult r = symgnn::fit(cfg, fo);
+      const int64_t twin = 4;
+      const std::string ratings =
+          st::twin_ratings(r.model->dataset(), twin, tag + "_ratings", "newcomer,brand-new-item,5\n");
+      const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings);
+      ASSERT_EQ(m.new_ratings().new_users, 1);
+      ASSERT_EQ(m.items(), r.model->items() + 1);
+      if (as_ranker) EXPECT_EQ(m.ranker(), kind);  // new users keep the ranker's lists
+      const int64_t newcomer = m.users() - 1;
+      ASSERT_EQ(m.dataset().users.id_of(newcomer), "newcomer");
+      const std::vector<float> a = m.score_all_items({twin}), b = m.score_all_items({newcomer});
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5) << "item " << i;
+      // The trained users' scores are the saved model's; in memory the model grows the same.
+      const symgnn::TrainedModel saved = symgnn::TrainedModel::load(fo.out_dir);
+      const std::vector<float> before = saved.score_all_items({twin});
+      for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i], a[i]) << "item " << i;
+      symgnn::NewNodes nodes;
+      nodes.ratings = ratings;
+      EXPECT_EQ(saved.with_new_nodes(nodes).score_all_items({newcomer}), b);
+    }
+}
+
 TEST(FitRanking, SylvesterBinaryScoresSolveEquationOneOnTheInteractions) {
   symgnn::RunConfig cfg = small_config("sylvester_binary");
   cfg.sylvester.alphas = "0.3,0.8";

@@ -167,8 +167,8 @@ TEST(Evaluate, MatchesMetricsComputedByHandFromPredict) {
     se += std::pow(pred[e] - test.value[e], 2);
     ae += std::abs(pred[e] - test.value[e]);
   }
-  EXPECT_NEAR(ev.rmse, std::sqrt(se / test.size()), 1e-6);
-  EXPECT_NEAR(ev.mae, ae / test.size(), 1e-6);
+  EXPECT_NEAR(ev.errors.at("rmse"), std::sqrt(se / test.size()), 1e-6);
+  EXPECT_NEAR(ev.errors.at("mae"), ae / test.size(), 1e-6);
   EXPECT_EQ(ev.relevant_min, 4.0);
 
   // Precision, recall and hit rate at each k from full sorts of every pair's score.

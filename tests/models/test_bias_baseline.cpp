@@ -226,7 +226,7 @@ TEST(BaselineModel, FitsTrainForValidationAndTrainPlusValidationForTest) {
   const BaselineFigures figures = baseline_figures(ds, cfg);
   double se = 0;
   for (size_t e = 0; e < ds.test.size(); ++e) se += std::pow(f.test_predictions[e] - ds.test.value[e], 2);
-  EXPECT_NEAR(figures.test_rmse, std::sqrt(se / static_cast<double>(ds.test.size())), 1e-4);
+  EXPECT_NEAR(figures.test.at("test_rmse"), std::sqrt(se / static_cast<double>(ds.test.size())), 1e-4);
   EXPECT_EQ(f.details["user_shrinkage"].get<double>(), c.best.user);
 }
 

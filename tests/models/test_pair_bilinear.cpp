@@ -13,13 +13,13 @@
 namespace symgnn::models {
 namespace {
 
-struct Problem {
+struct BilinearProblem {
   at::Tensor p, v, users, items, w;
 };
 
 /// n1 x nb x d and n2 x d tables, k pairs with repeats (more pairs than cells for small n).
-Problem random_problem(int64_t n1, int64_t n2, int64_t nb, int64_t d, int64_t k, torch::Dtype dtype) {
-  Problem pr;
+BilinearProblem random_problem(int64_t n1, int64_t n2, int64_t nb, int64_t d, int64_t k, torch::Dtype dtype) {
+  BilinearProblem pr;
   pr.p = torch::randn({n1, nb, d}, dtype).requires_grad_(true);
   pr.v = torch::randn({n2, d}, dtype).requires_grad_(true);
   pr.users = torch::randint(n1, {k}, torch::kLong);
@@ -33,7 +33,7 @@ TEST(PairBilinear, ValuesAndGradientsEqualTheCompositeReference) {
   // 20,000 pairs: more than one parallel chunk, so the per-chunk reduction is exercised.
   for (const int threads : {1, 2}) {
     at::set_num_threads(threads);
-    Problem pr = random_problem(40, 30, 3, 7, 20000, torch::kDouble);
+    BilinearProblem pr = random_problem(40, 30, 3, 7, 20000, torch::kDouble);
     const at::Tensor fused = pair_bilinear(pr.p, pr.v, pr.users, pr.items);
     const at::Tensor ref = pair_bilinear_composite(pr.p, pr.v, pr.users, pr.items);
     EXPECT_TRUE(torch::allclose(fused, ref, 1e-12, 1e-12)) << threads << " thread(s)";
@@ -47,7 +47,7 @@ TEST(PairBilinear, ValuesAndGradientsEqualTheCompositeReference) {
 
 TEST(PairBilinear, GradientsMatchCentralDifferences) {
   torch::manual_seed(4);
-  Problem pr = random_problem(4, 3, 2, 3, 9, torch::kDouble);
+  BilinearProblem pr = random_problem(4, 3, 2, 3, 9, torch::kDouble);
   auto f = [&] { return (pair_bilinear(pr.p, pr.v, pr.users, pr.items) * pr.w).sum(); };
   testing::expect_gradient_matches(f, pr.p, "dP");
   testing::expect_gradient_matches(f, pr.v, "dV");
@@ -55,7 +55,7 @@ TEST(PairBilinear, GradientsMatchCentralDifferences) {
 
 TEST(PairBilinear, FloatMatchesDoubleAndEmptyBatchesWork) {
   torch::manual_seed(5);
-  Problem pr = random_problem(50, 60, 4, 16, 5000, torch::kDouble);
+  BilinearProblem pr = random_problem(50, 60, 4, 16, 5000, torch::kDouble);
   const at::Tensor d = pair_bilinear(pr.p, pr.v, pr.users, pr.items);
   const at::Tensor f = pair_bilinear(pr.p.to(torch::kFloat), pr.v.to(torch::kFloat), pr.users, pr.items);
   EXPECT_EQ(f.scalar_type(), torch::kFloat);
@@ -66,7 +66,7 @@ TEST(PairBilinear, FloatMatchesDoubleAndEmptyBatchesWork) {
 
 TEST(PairBilinear, IdsOutsideTheTablesAndBadShapesAreErrors) {
   torch::manual_seed(6);
-  Problem pr = random_problem(5, 4, 2, 3, 10, torch::kDouble);
+  BilinearProblem pr = random_problem(5, 4, 2, 3, 10, torch::kDouble);
   at::Tensor bad = pr.users.clone();
   bad[3] = 5;
   EXPECT_THROW(pair_bilinear(pr.p, pr.v, bad, pr.items), c10::Error);

@@ -98,15 +98,15 @@ TEST(SylvesterCompletion, BeatsTheMeanRatingOnCommunityData) {
   for (const std::string solver : {"cg", "exact"}) {
     opts.solver = solver;
     const auto r = syl::fit_completion(t.ds, t.at1, t.at2, opts, at::kCPU);
-    EXPECT_LT(r.val_rmse, 0.5 * r.mean_val_rmse) << solver;
-    EXPECT_LT(r.test_rmse, 0.5 * r.mean_test_rmse) << solver;
+    EXPECT_LT(r.val_error, 0.5 * r.mean_val_error) << solver;
+    EXPECT_LT(r.test_error, 0.5 * r.mean_test_error) << solver;
     EXPECT_EQ(r.table.size(), opts.alphas.size() * opts.shrinkage.size());
     EXPECT_EQ(r.centred_table.size(), opts.alphas.size());
     EXPECT_EQ(r.solves.size(), 2 * opts.alphas.size() + 2);  // Xr and Xm per a, plus the refit
     for (const auto& s : r.solves) EXPECT_TRUE(s.converged) << s.prior << " " << s.alpha;
     double best = 1e9;
-    for (const auto& c : r.table) best = std::min(best, c.val_rmse);
-    EXPECT_DOUBLE_EQ(best, r.val_rmse);  // the chosen candidate is the validation minimum
+    for (const auto& c : r.table) best = std::min(best, c.val_error);
+    EXPECT_DOUBLE_EQ(best, r.val_error);  // the chosen candidate is the validation minimum
   }
 }
 
@@ -119,8 +119,8 @@ TEST(SylvesterCompletion, GraphsMatter) {
   const auto with_graphs = syl::fit_completion(t.ds, t.at1, t.at2, opts, at::kCPU);
   const auto without =
       syl::fit_completion(t.ds, symgnn::graph::identity(40), symgnn::graph::identity(30), opts, at::kCPU);
-  EXPECT_NEAR(without.val_rmse, without.mean_val_rmse, 1e-9);
-  EXPECT_LT(with_graphs.val_rmse, without.val_rmse);
+  EXPECT_NEAR(without.val_error, without.mean_val_error, 1e-9);
+  EXPECT_LT(with_graphs.val_error, without.val_error);
 }
 
 TEST(SylvesterCompletion, RejectsBadInput) {

@@ -45,7 +45,7 @@ std::string swapped_csv() {
   return text;
 }
 
-const std::string kTrain = "train --epochs 4 --no-compare --threads 1 --quiet --set train.runs=2";
+const std::string kTwoRunTrain = "train --epochs 4 --no-compare --threads 1 --quiet --set train.runs=2";
 
 /// `out` without the lines on stderr: the loaders' warnings and notes, and the commands'
 /// summaries (which carry timings).
@@ -80,7 +80,7 @@ TEST(ModelDirectories, ACopiedDirectoryAnswersWithoutItsTrainingFiles) {
   const std::string csv = write_file(root, "ratings.csv", ratings_csv());
   const std::string pairs = write_file(root, "pairs.csv", "user,item\n1,5\n2,5\n3,7\n");
   std::string out;
-  ASSERT_EQ(run_symgnn(kTrain + " --data " + csv + " --out " + root + "/m", &out), 0) << out;
+  ASSERT_EQ(run_symgnn(kTwoRunTrain + " --data " + csv + " --out " + root + "/m", &out), 0) << out;
   ASSERT_TRUE(fs::exists(root + "/m/dataset.bin"));
   const std::string before = answers(root + "/m", pairs);
 
@@ -103,8 +103,8 @@ TEST(ModelDirectories, ResumeRefusesChangedDataNamingTheFile) {
   const std::string dir = root + "/m";
   std::string out;
   // Killed at its 12th fault point (a few checkpoints in), then the file changes.
-  const int rc = run_symgnn(kTrain + " --set train.checkpoint_every=1 --data " + csv + " --out " + dir, &out,
-                            "SYMGNN_FAULT_INJECT=kill:12");
+  const int rc = run_symgnn(kTwoRunTrain + " --set train.checkpoint_every=1 --data " + csv + " --out " + dir,
+                            &out, "SYMGNN_FAULT_INJECT=kill:12");
   ASSERT_NE(rc, 0) << out;
   ASSERT_TRUE(fs::exists(dir + "/dataset.bin"));
   write_file(root, "ratings.csv", swapped_csv());
@@ -122,7 +122,7 @@ TEST(ModelDirectories, ResumeRefusesChangedDataNamingTheFile) {
 TEST(ModelDirectories, CheckpointsArePrunedUnlessKept) {
   const std::string root = scratch_dir("model_dirs_prune");
   std::string out;
-  ASSERT_EQ(run_symgnn(kTrain + " --out " + root + "/pruned", &out), 0) << out;
+  ASSERT_EQ(run_symgnn(kTwoRunTrain + " --out " + root + "/pruned", &out), 0) << out;
   for (const char* f : {"model.pt", "dataset.bin", "run0/model.pt", "run1/model.pt", "run0/history.csv"})
     EXPECT_TRUE(fs::exists(root + "/pruned/" + f)) << f;
   for (const auto& e : fs::recursive_directory_iterator(root + "/pruned"))
@@ -131,7 +131,7 @@ TEST(ModelDirectories, CheckpointsArePrunedUnlessKept) {
   ASSERT_EQ(run_symgnn("train --quiet --resume " + root + "/pruned", &out), 2) << out;
   EXPECT_NE(out.find("the run is finished"), std::string::npos) << out;
 
-  ASSERT_EQ(run_symgnn(kTrain + " --set train.keep_checkpoints=true --out " + root + "/kept", &out), 0)
+  ASSERT_EQ(run_symgnn(kTwoRunTrain + " --set train.keep_checkpoints=true --out " + root + "/kept", &out), 0)
       << out;
   EXPECT_TRUE(fs::exists(root + "/kept/run0/checkpoint.pt"));
   EXPECT_TRUE(fs::exists(root + "/kept/run1/checkpoint.pt"));
@@ -160,7 +160,7 @@ TEST(ModelDirectories, AFolderThatLostAPartIsRefusedNamingIt) {
   const std::string csv = write_file(root, "ratings.csv", ratings_csv());
   const std::string pairs = write_file(root, "pairs.csv", "user,item\n1,5\n");
   std::string out;
-  ASSERT_EQ(run_symgnn(kTrain + " --data " + csv + " --out " + root + "/m", &out), 0) << out;
+  ASSERT_EQ(run_symgnn(kTwoRunTrain + " --data " + csv + " --out " + root + "/m", &out), 0) << out;
   ASSERT_TRUE(fs::is_regular_file(root + "/m/ranker/model.pt"));
   const auto copy = [&](const std::string& name) {
     fs::copy(root + "/m", root + "/" + name, fs::copy_options::recursive);

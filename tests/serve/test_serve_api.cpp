@@ -180,10 +180,16 @@ TEST(ServeApi, NewUserIsRecommendedAsTheNewRatingsPathDoes) {
     EXPECT_EQ(j["items"][k]["item"], items.id_of(want.items[k]));
     EXPECT_NE(j["items"][k]["item"], items.id_of(2)) << "a rated item was recommended";
   }
-  // A closed-form model has no weights to apply to new ratings.
-  error_of(f.post("/v1/recommend",
-                  R"({"model": "ease", "ratings": [{"item": ")" + items.id_of(2) + R"(", "rating": 5}]})"),
-           400);
+  // EASE scores a new user x B from their ratings alone, as the new-ratings path does.
+  const symgnn::TrainedModel ease = symgnn::TrainedModel::load(served().ease, "cpu", file);
+  const auto ease_want = symgnn::recommend(ease, {ease.users() - 1}, o).front();
+  const Response e =
+      f.post("/v1/recommend", R"({"model": "ease", "k": 4, "ratings": [{"item": ")" + items.id_of(2) +
+                                  R"(", "rating": 5}, {"item": ")" + items.id_of(4) + R"(", "rating": 1}]})");
+  ASSERT_EQ(e.status, 200) << e.body;
+  const json ej = body_of(e);
+  ASSERT_EQ(ej["items"].size(), 4u);
+  for (size_t k = 0; k < 4; ++k) EXPECT_EQ(ej["items"][k]["item"], items.id_of(ease_want.items[k]));
 }
 
 TEST(ServeApi, ModelsHealthAndMetrics) {

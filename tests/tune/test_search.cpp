@@ -88,12 +88,12 @@ Search make_setup(const std::string& space_text, int64_t budget, const std::stri
   return s;
 }
 
-const char* kSpace = "lowrank.hidden = choice 32|64\ntrain.lr = loguniform 0.001 0.03\n";
+const char* kSearchSpace = "lowrank.hidden = choice 32|64\ntrain.lr = loguniform 0.001 0.03\n";
 
 }  // namespace
 
 TEST(TuneSearch, RunsTheTrialsWithTheirValuesAndWritesTheOutputs) {
-  Search s = make_setup(kSpace, 4);
+  Search s = make_setup(kSearchSpace, 4);
   const auto trials = run_search(s.space, s.opts);
   ASSERT_EQ(trials.size(), 4u);
   std::ifstream calls(s.root + "/calls.txt");
@@ -125,7 +125,7 @@ TEST(TuneSearch, RunsTheTrialsWithTheirValuesAndWritesTheOutputs) {
 
 TEST(TuneSearch, JudgesTrialsOnTheNamedValidationMetric) {
   // The stand-in's val_mae is 1.65 - val_rmse: the order of the trials turns over.
-  Search s = make_setup(kSpace, 4);
+  Search s = make_setup(kSearchSpace, 4);
   s.opts.metric = "val_mae";
   const auto trials = run_search(s.space, s.opts);
   for (const auto& t : trials) EXPECT_NEAR(t.score, t.values[0].second == "64" ? 0.75 : 0.70, 1e-9);
@@ -146,7 +146,7 @@ TEST(TuneSearch, JudgesTrialsOnTheNamedValidationMetric) {
 }
 
 TEST(TuneSearch, ResumesFromFinishedTrialsAndRerunsWhenTheBaseConfigChanges) {
-  Search s = make_setup(kSpace, 3);
+  Search s = make_setup(kSearchSpace, 3);
   run_search(s.space, s.opts);
   EXPECT_EQ(count_lines(s.root + "/calls.txt"), 3);
   auto again = run_search(s.space, s.opts);  // a second call runs nothing
@@ -213,7 +213,7 @@ TEST(TuneSearch, AFailedTrialIsRecordedAndTheSearchGoesOn) {
 }
 
 TEST(TuneSearch, BestConfIsTheLowestValidationRmseAndLoads) {
-  Search s = make_setup(kSpace, 6);
+  Search s = make_setup(kSearchSpace, 6);
   const auto trials = run_search(s.space, s.opts);
   int64_t expected = 0;  // the first trial with hidden 64 (0.90; ties: the lower number)
   for (const auto& t : trials)
@@ -242,20 +242,20 @@ TEST(TuneSearch, BestConfIsTheLowestValidationRmseAndLoads) {
 
 TEST(TuneSearch, MinutesStopNewTrialsAndRunningOnesFinish) {
   // Each stand-in trial takes 0.6 s; the limit (180 ms) passes while the first two run.
-  Search s = make_setup(kSpace, 0, "0.6");
+  Search s = make_setup(kSearchSpace, 0, "0.6");
   s.opts.minutes = 0.003;
   s.opts.jobs = 2;
   const auto trials = run_search(s.space, s.opts);
   ASSERT_EQ(trials.size(), 2u);
   for (const auto& t : trials) EXPECT_EQ(t.status, "ran");
   // Budget and minutes together: whichever comes first (here the budget).
-  Search b = make_setup(kSpace, 2);
+  Search b = make_setup(kSearchSpace, 2);
   b.opts.minutes = 10;
   EXPECT_EQ(run_search(b.space, b.opts).size(), 2u);
 }
 
 TEST(TuneSearch, DryRunWritesNothingAndBadOptionsAreRejected) {
-  Search s = make_setup(kSpace, 3);
+  Search s = make_setup(kSearchSpace, 3);
   s.opts.dry_run = true;
   std::string err;  // the search's lines, to its log callback (it prints nothing itself)
   s.opts.log = [&err](const std::string& line) { err += line + "\n"; };

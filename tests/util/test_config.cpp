@@ -125,6 +125,36 @@ TEST(Config, CrossFieldRules) {
   EXPECT_NO_THROW(check_config(cfg));
 }
 
+TEST(Config, AGraphSideNoPartOfTheRunReadsIsRefusedWhereAskedFor) {
+  RunConfig cfg;
+  cfg.model = "elsa";
+  EXPECT_NO_THROW(check_config(cfg));  // auto: built only where read
+  cfg.graph.user_graph = "knn";
+  try {
+    check_config(cfg);
+    ADD_FAILURE() << "a user graph for elsa was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "graph.user_graph = knn: model = elsa reads only the item graph; drop it, or choose a kind that "
+              "reads it (symgnn models)");
+  }
+  cfg.graph.user_graph = "identity";
+  cfg.graph.item_graph = "knn";
+  EXPECT_NO_THROW(check_config(cfg));
+  cfg.model = "ease";  // reads no graph
+  EXPECT_THROW(check_config(cfg), ConfigError);
+  // Beside a kind that ranks by rating, an elsa ranker may read the item graph.
+  cfg.model = "baseline";
+  cfg.train.ranker = "none";
+  EXPECT_THROW(check_config(cfg), ConfigError);
+  cfg.train.ranker = "auto";
+  EXPECT_NO_THROW(check_config(cfg));
+  cfg.graph.user_graph = "file";
+  EXPECT_THROW(check_config(cfg), ConfigError);
+  cfg.model = "lowrank";  // reads both
+  EXPECT_NO_THROW(check_config(cfg));
+}
+
 TEST(Config, DocsPageIsUpToDate) {
   std::ifstream in(std::string(SYMGNN_SOURCE_DIR) + "/docs/config.md");
   ASSERT_TRUE(in) << "docs/config.md missing: regenerate with `symgnn config --markdown > docs/config.md`";

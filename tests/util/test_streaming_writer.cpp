@@ -16,9 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Faults {
-  explicit Faults(const std::string& spec) { fault::configure(spec); }
-  ~Faults() { fault::configure(""); }
+struct WriterFaults {
+  explicit WriterFaults(const std::string& spec) { fault::configure(spec); }
+  ~WriterFaults() { fault::configure(""); }
 };
 
 int entries_in(const std::string& dir) {
@@ -68,7 +68,7 @@ TEST(StreamingWriter, InjectedFailuresAreOneLineAndLeaveNoTemporary) {
     const std::string path = dir + "/f.csv";
     symgnn::testing::write_file(dir, "f.csv", "previous\n");
     {
-      const Faults faults(std::string("write:") + error + ":f.csv");
+      const WriterFaults faults(std::string("write:") + error + ":f.csv");
       try {
         StreamingFileWriter w(path, 128);
         w.write(numbered_lines(1000));

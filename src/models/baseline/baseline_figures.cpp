@@ -6,6 +6,7 @@
 
 #include "models/baseline/bias_fit.h"
 #include "symgnn/error.h"
+#include "symgnn/metrics.h"
 #include "symgnn/model_kinds.h"
 #include "util/text.h"
 
@@ -20,17 +21,9 @@ BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg) {
   const ShrinkageChoice choice = choose_shrinkage(ds, cfg);
   const Biases b = fit_final_biases(ds, choice.best, cfg.sweeps);
   BaselineFigures f;
-  double se = 0, ae = 0;
-  for (size_t e = 0; e < ds.test.size(); ++e) {
-    const double p = std::clamp(b.predict(ds.test.user[e], ds.test.item[e]),
-                                static_cast<double>(ds.rating_min), static_cast<double>(ds.rating_max));
-    const double d = p - ds.test.value[e];
-    se += d * d;
-    ae += std::abs(d);
-  }
-  const auto n = static_cast<double>(ds.test.size());
-  f.test_rmse = std::sqrt(se / n);
-  f.test_mae = ae / n;
+  std::vector<double> pred(ds.test.size());
+  for (size_t e = 0; e < ds.test.size(); ++e) pred[e] = b.predict(ds.test.user[e], ds.test.item[e]);
+  eval::add_errors(f.test, "test", eval::differences(pred, ds.test.value, ds.rating_min, ds.rating_max));
   f.user_shrinkage = choice.best.user;
   f.item_shrinkage = choice.best.item;
   f.chosen_by = choice.how;
@@ -38,9 +31,13 @@ BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg) {
 }
 
 std::string describe(const BaselineFigures& f) {
-  return "bias baseline (mu + b_u + b_i, model = baseline): test RMSE " + fixed(f.test_rmse, 4) + ", MAE " +
-         fixed(f.test_mae, 4) + " (shrinkage user " + fixed(f.user_shrinkage, 2) + ", item " +
-         fixed(f.item_shrinkage, 2) + ", by " + f.chosen_by + ")";
+  std::string figures;
+  for (const MetricRow& row : kMetrics)
+    if (row.needs == MetricNeeds::predictions)
+      figures += std::string(figures.empty() ? "test " : ", ") + metric_label(row) + " " +
+                 fixed(eval::figure_of(f.test, metric_figure("test", row)), 4);
+  return "bias baseline (mu + b_u + b_i, model = baseline): " + figures + " (shrinkage user " +
+         fixed(f.user_shrinkage, 2) + ", item " + fixed(f.item_shrinkage, 2) + ", by " + f.chosen_by + ")";
 }
 
 }  // namespace symgnn::models

@@ -6,13 +6,14 @@
 
 #include <string>
 
+#include "eval/errors.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 
 namespace symgnn::models {
 
 struct BaselineFigures {
-  double test_rmse = 0, test_mae = 0;  // over ds.test, the final fit's (training + validation)
+  eval::Figures test;  // "test_rmse", "test_mae": over ds.test, the final fit's (training + validation)
   double user_shrinkage = 0, item_shrinkage = 0;
   std::string chosen_by;  // ShrinkageChoice::how
 };

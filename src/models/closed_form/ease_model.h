@@ -7,6 +7,9 @@
 ///     = I - P diag(1 / diag(P)),  P = (X^T X + lambda I)^-1   (B_jj = 0: B_ij = -P_ij / P_jj)
 ///   score(u, :) = X_u B
 ///
+/// B is kept beside the scores, so a user added after the fit is scored x B from their
+/// ratings alone (inductive, interaction_model.h).
+///
 /// lambda is chosen among ease.lambdas on validation NDCG@10, then B is refit on training +
 /// validation (models/closed_form/interaction_model.h). One n2 x n2 inverse (LAPACK through
 /// LibTorch) per candidate.
@@ -26,6 +29,7 @@ class EaseModel : public InteractionModel {
   std::string setting_name() const override { return "ease.lambda"; }
   std::string settings_key() const override { return "ease.lambdas"; }
   at::Tensor item_weights(const at::Tensor& x, double lambda) const override;
+  bool keeps_item_weights() const override { return true; }  // new users are x B
 
  private:
   std::vector<double> lambdas_;

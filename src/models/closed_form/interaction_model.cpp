@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "models/closed_form/interaction_rows.h"
 #include "models/closed_form_predictions.h"
 #include "models/ranking/ranking_probe.h"
 #include "models/sylvester/completion.h"
@@ -38,6 +39,7 @@ InteractionModel::InteractionModel(const ModelContext& ctx) : DampedBiasModel(ct
   const at::Device device = b1_.device();
   sylvester::check_dense_fits(std::max(n1_, n2_), n2_, device);
   scores_ = register_buffer("scores", torch::zeros({n1_, n2_}, b1_.options()));
+  item_weights_ = register_buffer("item_weights", torch::zeros({0, n2_}, b1_.options()));
 }
 
 at::Tensor InteractionModel::score_items(const at::Tensor& users, int64_t n2) {
@@ -59,8 +61,36 @@ void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, dou
   torch::NoGradGuard no_grad;
   const at::Device device = scores_.device();
   const at::Tensor x = interactions(n1_, n2_, ratings, device);
-  scores_.copy_(interaction_scores(x, setting));
+  if (keeps_item_weights()) {
+    const at::Tensor w = item_weights(x, setting);
+    scores_.copy_(torch::mm(x, w));
+    assign_buffer(item_weights_, w);
+  } else {
+    scores_.copy_(interaction_scores(x, setting));
+  }
   fit_biases(ratings);
+}
+
+void InteractionModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t) {
+  if (n1_ == trained_users) return;  // items only: theirs are columns of zeros, as no weight reaches them
+  if (item_weights_.size(0) == 0)
+    throw ConfigError(name() + ": this model directory was written before the kind kept its item weights, " +
+                      "so it cannot score new users from their ratings; fit it again");
+  torch::NoGradGuard no_grad;
+  // The added users' rows of X over the items W was fitted on (an added item has no row of W).
+  const int64_t added = n1_ - trained_users, known = item_weights_.size(0);
+  const at::Tensor u = ctx.train_users.to(at::kCPU, at::kLong).contiguous(),
+                   i = ctx.train_items.to(at::kCPU, at::kLong).contiguous();
+  std::vector<int64_t> flat;
+  for (int64_t e = 0; e < u.size(0); ++e) {
+    const int64_t user = u.data_ptr<int64_t>()[e], item = i.data_ptr<int64_t>()[e];
+    if (user >= trained_users && item < known) flat.push_back((user - trained_users) * known + item);
+  }
+  const auto dopts = torch::TensorOptions().dtype(torch::kDouble).device(item_weights_.device());
+  at::Tensor x = torch::zeros({added * known}, dopts);
+  if (!flat.empty()) x.index_fill_(0, torch::tensor(flat, torch::kLong).to(x.device()), 1.0);
+  scores_.narrow(0, trained_users, added)
+      .copy_(torch::mm(x.view({added, known}), item_weights_.to(torch::kDouble)));
 }
 
 std::string InteractionModel::pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,

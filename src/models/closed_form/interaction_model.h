@@ -13,8 +13,10 @@
 /// ds.validation (models/ranking/ranking_probe.h: relevant = ratings >= evaluate's
 /// threshold, candidates = items not rated in training), keeps the best, and refits on
 /// training + validation. The fitted state is the dense n1 x n2 score matrix and the biases
-/// (what save_model writes), so the kinds need n1 x n2 and n2 x n2 matrices in memory:
-/// the constructor refuses sizes that do not fit. (ItemKNN is sparse: itemknn_model.h.)
+/// (what save_model writes), and for a kind that scores X W (keeps_item_weights: EASE) W
+/// itself, so that a user added after the fit (new ratings) is scored x W from their ratings
+/// alone. The kinds need n1 x n2 and n2 x n2 matrices in memory: the constructor refuses
+/// sizes that do not fit. (ItemKNN is sparse: itemknn_model.h.)
 #pragma once
 
 #include <string>
@@ -35,6 +37,9 @@ class InteractionModel : public DampedBiasModel {
   at::Tensor node_representations(int side) override { return side == 0 ? scores_ : scores_.t(); }
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
+  /// The rows of users added after the fit: x W of their rated items (the kinds that keep
+  /// W). ConfigError where the state has no W (a directory written before it was kept).
+  void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
   /// The figure setting_name() of a saved fit as the only candidate of settings_key().
   std::string pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,
                                  const std::string& dir) const override;
@@ -52,6 +57,9 @@ class InteractionModel : public DampedBiasModel {
   virtual at::Tensor item_weights(const at::Tensor& x, double setting) const;
   /// The scores (n1 x n2, float64) of the interactions X with the setting: X W by default.
   virtual at::Tensor interaction_scores(const at::Tensor& x, double setting) const;
+  /// Whether the fit keeps W (item_weights) beside the scores, to score added users: a kind
+  /// scoring X W says so; one that overrides interaction_scores does not.
+  virtual bool keeps_item_weights() const { return false; }
   /// Called by fit() before any scoring with the data fitted on (graphs resolved): a kind
   /// that needs more than X (the graphs) takes it here.
   virtual void prepare(const Dataset& ds, const at::Device& device);
@@ -60,6 +68,9 @@ class InteractionModel : public DampedBiasModel {
   /// Scores and biases from `ratings` with the setting.
   void fit_on(const std::vector<const RatingList*>& ratings, double setting);
   at::Tensor scores_;  // [n1, n2] float: X W of the final fit
+  // [trained n2, n2] float: W of the final fit where keeps_item_weights(), else no rows.
+  // Registered with no rows: a directory written before W was kept loads without it.
+  at::Tensor item_weights_;
 };
 
 }  // namespace symgnn::models

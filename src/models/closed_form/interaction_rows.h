@@ -25,6 +25,17 @@ struct InteractionRows {
 /// items; else the reverse), columns ascending.
 InteractionRows distinct_rows(const std::vector<const RatingList*>& ratings, int64_t rows, bool by_user);
 
+/// A buffer of the rows (or any registered buffer) given the contents of `values`, taking
+/// their length in place: the kinds' rows grow when new users are added.
+void assign_buffer(at::Tensor& buffer, const at::Tensor& values);
+
+/// The user rows `ptr` / `index` (int64 buffers whose rows [0, kept) are as fitted) followed
+/// by one row for each user from `kept` to `users - 1`: the distinct items that user rated
+/// among (rating_users, rating_items). The profiles of users added after the fit, from
+/// their ratings alone (RatingModel::nodes_added, infer/new_ratings.h).
+void add_user_rows(at::Tensor& ptr, at::Tensor& index, const at::Tensor& rating_users,
+                   const at::Tensor& rating_items, int64_t kept, int64_t users);
+
 /// For each of `lengths`' rows, the positions start[r] .. start[r] + lengths[r] - 1, with
 /// the row they belong to: (owner [P], position [P]).
 std::pair<at::Tensor, at::Tensor> expand_rows(const at::Tensor& start, const at::Tensor& lengths);

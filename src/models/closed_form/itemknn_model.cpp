@@ -16,15 +16,6 @@
 
 namespace symgnn::models {
 
-namespace {
-
-/// `t` given the contents of `values` (a buffer takes a new length in place).
-void assign(at::Tensor& t, const at::Tensor& values) {
-  t.set_(values.to(t.device(), t.scalar_type()).contiguous());
-}
-
-}  // namespace
-
 ItemKnnModel::ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx)
     : DampedBiasModel(ctx), neighbours_(cfg.neighbours) {
   const auto lopts = b1_.options().dtype(torch::kLong);
@@ -64,6 +55,17 @@ at::Tensor ItemKnnModel::score_items(const at::Tensor& users, int64_t n2) {
     p0 = p1;
   }
   return out;
+}
+
+void ItemKnnModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
+  torch::NoGradGuard no_grad;
+  // The rows of S of added items are empty: their starts repeat the saved end (the state
+  // grew them with zeros, infer/trained_model.cpp).
+  if (n2_ > trained_items) {
+    const at::Tensor end = row_ptr_.narrow(0, trained_items, 1).clone();
+    row_ptr_.narrow(0, trained_items + 1, n2_ - trained_items).copy_(end.expand({n2_ - trained_items}));
+  }
+  add_user_rows(profile_ptr_, profile_items_, ctx.train_users, ctx.train_items, trained_users, n1_);
 }
 
 void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings) {
@@ -115,11 +117,11 @@ void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings) {
       targets[at] = j;
       weights[at] = static_cast<float>(s);
     }
-  assign(profile_ptr_, torch::tensor(by_user.ptr, torch::kLong));
-  assign(profile_items_, torch::tensor(by_user.index, torch::kLong));
-  assign(row_ptr_, torch::tensor(row_ptr, torch::kLong));
-  assign(targets_, torch::tensor(targets, torch::kLong));
-  assign(weights_, torch::tensor(weights, torch::kFloat));
+  assign_buffer(profile_ptr_, torch::tensor(by_user.ptr, torch::kLong));
+  assign_buffer(profile_items_, torch::tensor(by_user.index, torch::kLong));
+  assign_buffer(row_ptr_, torch::tensor(row_ptr, torch::kLong));
+  assign_buffer(targets_, torch::tensor(targets, torch::kLong));
+  assign_buffer(weights_, torch::tensor(weights, torch::kFloat));
   fit_biases(ratings);
 }
 

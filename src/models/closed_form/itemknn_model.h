@@ -33,6 +33,9 @@ class ItemKnnModel : public DampedBiasModel {
   // cosine S of this kind.
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
+  /// Users added after the fit (new ratings) are scored from their ratings alone: their
+  /// rows of X are their rated items, S stays as fitted (an added item has no neighbours).
+  void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
  private:
   /// S and X of `ratings`, and the biases.

@@ -14,6 +14,7 @@
 
 #include "models/closed_form/interaction_rows.h"
 #include "models/closed_form_predictions.h"
+#include "models/elsa/elsa_dims.h"
 #include "models/objectives/objective.h"
 #include "models/ranking/ranking_probe.h"
 #include "symgnn/error.h"
@@ -28,28 +29,10 @@ namespace {
 /// multiply-adds (users x items x d): about a minute an epoch on one core.
 constexpr double kMaxEpochWork = 34359738368.0;  // 2^35
 
-std::vector<int64_t> parse_dims(const std::string& text) {
-  std::vector<int64_t> out;
-  for (const std::string& s : split(text, ',')) {
-    const std::string t = trim(s);
-    double v = 0;
-    if (!parse_double(t, v) || !(v >= 1) || v != std::floor(v) || v > 1e6)
-      throw ConfigError("elsa.dims = '" + text + "': '" + t + "' is not a whole number >= 1");
-    out.push_back(static_cast<int64_t>(v));
-  }
-  if (out.empty()) throw ConfigError("elsa.dims is empty: give at least one width d >= 1");
-  return out;
-}
-
-/// `t` given the contents of `values` (a buffer takes a new shape in place).
-void assign(at::Tensor& t, const at::Tensor& values) {
-  t.set_(values.to(t.device(), t.scalar_type()).contiguous());
-}
-
 }  // namespace
 
 ElsaModel::ElsaModel(const ElsaConfig& cfg, const ModelContext& ctx, int64_t seed)
-    : DampedBiasModel(ctx), cfg_(cfg), dims_(parse_dims(cfg.dims)), seed_(seed), item_graph_(ctx.at2) {
+    : DampedBiasModel(ctx), cfg_(cfg), dims_(parse_elsa_dims(cfg.dims)), seed_(seed), item_graph_(ctx.at2) {
   const auto lopts = b1_.options().dtype(at::kLong);
   // Registered empty: the profiles' length and the width d follow from the fit (and from
   // the saved state, train/checkpoint.h).
@@ -60,8 +43,8 @@ ElsaModel::ElsaModel(const ElsaConfig& cfg, const ModelContext& ctx, int64_t see
 
 void ElsaModel::set_profiles(const std::vector<const RatingList*>& ratings) {
   const InteractionRows by_user = distinct_rows(ratings, n1_, /*by_user=*/true);
-  assign(profile_ptr_, torch::tensor(by_user.ptr, torch::kLong));
-  assign(profile_items_, torch::tensor(by_user.index, torch::kLong));
+  assign_buffer(profile_ptr_, torch::tensor(by_user.ptr, torch::kLong));
+  assign_buffer(profile_items_, torch::tensor(by_user.index, torch::kLong));
 }
 
 at::Tensor ElsaModel::normalised(const at::Tensor& a) const {
@@ -115,26 +98,7 @@ at::Tensor ElsaModel::node_representations(int side) {
 void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
   (void)trained_items;
   // The trained users' profiles as saved, then each new user's distinct rated items.
-  const at::Tensor ptr = profile_ptr_.to(at::kCPU);
-  const int64_t kept = ptr.data_ptr<int64_t>()[trained_users];
-  std::vector<int64_t> p(ptr.data_ptr<int64_t>(), ptr.data_ptr<int64_t>() + trained_users + 1);
-  const at::Tensor old_items = profile_items_.slice(0, 0, kept).to(at::kCPU);
-  std::vector<int64_t> items(old_items.data_ptr<int64_t>(), old_items.data_ptr<int64_t>() + kept);
-  const at::Tensor u = ctx.train_users.to(at::kCPU), i = ctx.train_items.to(at::kCPU);
-  std::vector<std::vector<int64_t>> added(static_cast<size_t>(std::max<int64_t>(0, n1_ - trained_users)));
-  for (int64_t e = 0; e < u.size(0); ++e) {
-    const int64_t user = u.data_ptr<int64_t>()[e];
-    if (user >= trained_users)
-      added[static_cast<size_t>(user - trained_users)].push_back(i.data_ptr<int64_t>()[e]);
-  }
-  for (auto& list : added) {
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-    items.insert(items.end(), list.begin(), list.end());
-    p.push_back(static_cast<int64_t>(items.size()));
-  }
-  assign(profile_ptr_, torch::tensor(p, torch::kLong));
-  assign(profile_items_, torch::tensor(items, torch::kLong));
+  add_user_rows(profile_ptr_, profile_items_, ctx.train_users, ctx.train_items, trained_users, n1_);
 }
 
 ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t epochs,
@@ -186,7 +150,7 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
     if (!probe || (epoch % cfg_.eval_every != 0 && epoch != epochs)) continue;
     {
       at::NoGradGuard no_grad;
-      assign(encoder_t_, normalised(a).t());
+      assign_buffer(encoder_t_, normalised(a).t());
     }
     const double ndcg = probe();
     best.curve.emplace_back(epoch, ndcg);
@@ -200,7 +164,7 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
   }
   if (!probe) {
     at::NoGradGuard no_grad;
-    assign(encoder_t_, normalised(a).t());
+    assign_buffer(encoder_t_, normalised(a).t());
     best.epoch = epochs;
   }
   return best;

@@ -9,7 +9,9 @@
 #include <sstream>
 #include <string>
 
+#include "eval/errors.h"
 #include "symgnn/error.h"
+#include "symgnn/metrics.h"
 #include "util/memory_check.h"
 #include "util/strings.h"
 
@@ -103,10 +105,8 @@ at::Tensor predict_entries(const at::Tensor& xr, const at::Tensor& xm, const Rat
   return (ratio + mean).clamp(rating_min, rating_max);
 }
 
-double rmse(const at::Tensor& prediction, const RatingList& truth) {
-  if (truth.empty()) return std::numeric_limits<double>::quiet_NaN();
-  const at::Tensor t = value_tensor(truth.value, prediction.device());
-  return std::sqrt((prediction - t).pow(2).mean().item<double>());
+double rating_error(const at::Tensor& prediction, const RatingList& truth) {
+  return eval::rating_error(eval::differences(to_vector(prediction), truth.value));
 }
 
 CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at1,
@@ -144,8 +144,8 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
   const auto [hr, hm] = prior_matrices(ds.users.count, ds.items.count, {&ds.train}, res.mean, device);
   const at::Tensor mean_val = at::full({static_cast<int64_t>(ds.validation.size())}, res.mean, hr.options());
   const at::Tensor mean_test = at::full({static_cast<int64_t>(ds.test.size())}, res.mean, hr.options());
-  res.mean_val_rmse = rmse(mean_val.clamp(lo, hi), ds.validation);
-  res.mean_test_rmse = rmse(mean_test.clamp(lo, hi), ds.test);
+  res.mean_val_error = rating_error(mean_val.clamp(lo, hi), ds.validation);
+  res.mean_test_error = rating_error(mean_test.clamp(lo, hi), ds.test);
 
   double best = std::numeric_limits<double>::infinity();
   at::Tensor best_val, best_test, best_xr, best_xm;
@@ -156,15 +156,15 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
       CandidateScore c{a, lambda, 0.0, 0.0};
       const at::Tensor val = predict_entries(xr, xm, ds.validation, res.mean, a, lambda, lo, hi);
       const at::Tensor test = predict_entries(xr, xm, ds.test, res.mean, a, lambda, lo, hi);
-      c.val_rmse = rmse(val, ds.validation);
-      c.test_rmse = rmse(test, ds.test);
+      c.val_error = rating_error(val, ds.validation);
+      c.test_error = rating_error(test, ds.test);
       res.table.push_back(c);
-      if (c.val_rmse < best) {
-        best = c.val_rmse;
+      if (c.val_error < best) {
+        best = c.val_error;
         res.alpha = a;
         res.shrinkage = lambda;
-        res.val_rmse = c.val_rmse;
-        res.test_rmse_train_only = c.test_rmse;
+        res.val_error = c.val_error;
+        res.test_error_train_only = c.test_error;
         best_val = val;
         best_test = test;
         best_xr = xr;
@@ -174,24 +174,25 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
     // The literal reading: X itself, centred, as the prediction (Xm not used).
     auto literal = [&](const RatingList& l) {
       const at::Tensor u = index_tensor(l.user, device), i = index_tensor(l.item, device);
-      return rmse((xr.index({u, i}) + res.mean).clamp(lo, hi), l);
+      return rating_error((xr.index({u, i}) + res.mean).clamp(lo, hi), l);
     };
     res.centred_table.push_back({a, 0.0, literal(ds.validation), literal(ds.test)});
     if (log) {
       double a_best = std::numeric_limits<double>::infinity(), a_lambda = 0.0;
       for (const auto& c : res.table)
-        if (c.alpha == a && c.val_rmse < a_best) a_best = c.val_rmse, a_lambda = c.shrinkage;
+        if (c.alpha == a && c.val_error < a_best) a_best = c.val_error, a_lambda = c.shrinkage;
       std::ostringstream msg;
       msg.precision(4);
-      msg << std::fixed << "a = " << a << "  val RMSE " << a_best << " (lambda " << a_lambda << ")  centred "
-          << res.centred_table.back().val_rmse << "  [" << res.solves[res.solves.size() - 2].iterations
-          << " + " << res.solves.back().iterations << " iterations, "
-          << res.solves[res.solves.size() - 2].seconds + res.solves.back().seconds << " s]";
+      msg << std::fixed << "a = " << a << "  val " << rating_label() << " " << a_best << " (lambda "
+          << a_lambda << ")  centred " << res.centred_table.back().val_error << "  ["
+          << res.solves[res.solves.size() - 2].iterations << " + " << res.solves.back().iterations
+          << " iterations, " << res.solves[res.solves.size() - 2].seconds + res.solves.back().seconds
+          << " s]";
       log(msg.str());
     }
   }
 
-  res.test_rmse = res.test_rmse_train_only;
+  res.test_error = res.test_error_train_only;
   if (opts.refit && !ds.test.empty()) {
     // Final fit: the chosen (a, lambda) with every rating outside the test split in H.
     RatingList pooled = ds.train;
@@ -202,7 +203,7 @@ CompletionResult fit_completion(const Dataset& ds, const graph::SparseMatrix& at
     const at::Tensor xr = solve_prior(hr_all, res.alpha, "ratings+val");
     const at::Tensor xm = solve_prior(hm_all, res.alpha, "mask+val");
     best_test = predict_entries(xr, xm, ds.test, mu, res.alpha, res.shrinkage, lo, hi);
-    res.test_rmse = rmse(best_test, ds.test);
+    res.test_error = rating_error(best_test, ds.test);
     res.scores = predict_all(xr, xm, mu, res.alpha, res.shrinkage).to(at::kCPU, at::kFloat);
   } else if (best_xr.defined()) {
     res.scores = predict_all(best_xr, best_xm, res.mean, res.alpha, res.shrinkage).to(at::kCPU, at::kFloat);

@@ -40,12 +40,13 @@ struct CompletionOptions {
 };
 
 /// One (a, lambda) candidate scored on validation and test (test: train-only fit; never
-/// used for selection, recorded so the table shows how well validation picked).
+/// used for selection, recorded so the table shows how well validation picked). The
+/// figures here are the rating figure of symgnn/metrics.h (rating_metric()).
 struct CandidateScore {
   double alpha = 0.0;
   double shrinkage = 0.0;
-  double val_rmse = 0.0;
-  double test_rmse = 0.0;
+  double val_error = 0.0;
+  double test_error = 0.0;
 };
 
 /// Statistics of one solve (X itself dropped).
@@ -63,18 +64,19 @@ struct CompletionResult {
   double alpha = 0.0;      // chosen a
   double shrinkage = 0.0;  // chosen lambda
   double mean = 0.0;       // mu of the ratings H was built from (training)
-  double val_rmse = 0.0;
-  double test_rmse = 0.0;             // refit on train + validation (or train only if !refit)
-  double test_rmse_train_only = 0.0;  // the chosen (a, lambda) fitted on training only
-  double mean_val_rmse = 0.0;         // predicting mu everywhere, for scale
-  double mean_test_rmse = 0.0;
+  // The rating figure (symgnn/metrics.h, rating_metric()) on validation and test:
+  double val_error = 0.0;
+  double test_error = 0.0;             // refit on train + validation (or train only if !refit)
+  double test_error_train_only = 0.0;  // the chosen (a, lambda) fitted on training only
+  double mean_val_error = 0.0;         // predicting mu everywhere, for scale
+  double mean_test_error = 0.0;
   std::vector<CandidateScore> table;          // every (a, lambda), normalised predictor
   std::vector<CandidateScore> centred_table;  // literal mu + Xr, one row per a (shrinkage 0)
   std::vector<SolveStats> solves;
   double seconds = 0.0;
   // Predictions at the chosen (a, lambda), one per rating in split order, for the prediction
   // files (data/prediction_file.h): validation from the train-only fit (no model that saw a
-  // validation rating predicts it), test from the final fit that test_rmse scores.
+  // validation rating predicts it), test from the final fit that test_error scores.
   std::vector<double> val_prediction;
   std::vector<double> test_prediction;
   // The final fit's predictions of every (user, item) before clipping, n1 x n2 on the CPU:
@@ -99,8 +101,9 @@ std::pair<at::Tensor, at::Tensor> prior_matrices(int64_t n1, int64_t n2,
 at::Tensor predict_entries(const at::Tensor& xr, const at::Tensor& xm, const RatingList& at_entries,
                            double mean, double alpha, double shrinkage, double rating_min, double rating_max);
 
-/// RMSE of predictions against a list's ratings (NaN when the list is empty).
-double rmse(const at::Tensor& prediction, const RatingList& truth);
+/// The rating figure (eval/errors.h) of predictions against a list's ratings (NaN when the
+/// list is empty).
+double rating_error(const at::Tensor& prediction, const RatingList& truth);
 
 /// Runs the baseline on ds with normalised adjacencies at1 (users), at2 (items), on
 /// `device`. ConfigError when ds has no validation ratings. `log` gets one line per a.

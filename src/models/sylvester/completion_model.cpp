@@ -9,6 +9,7 @@
 #include "models/sylvester/completion.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
+#include "symgnn/metrics.h"
 #include "util/text.h"
 
 namespace symgnn::models {
@@ -51,18 +52,17 @@ ClosedFormFit CompletionModel::fit(const Dataset& ds, const at::Device& device,
   nlohmann::json& j = out.details;
   j["alpha"] = r.alpha;
   j["shrinkage"] = r.shrinkage;
-  j["test_rmse_train_only"] = r.test_rmse_train_only;
+  const std::string val = rating_figure("val"), test = rating_figure("test");
+  j[test + "_train_only"] = r.test_error_train_only;
   j["mean_rating"] = r.mean;
-  j["mean_rating_rmse"] = {{"val", r.mean_val_rmse}, {"test", r.mean_test_rmse}};
+  j["mean_rating_" + std::string(rating_metric().name)] = {{"val", r.mean_val_error},
+                                                           {"test", r.mean_test_error}};
   j["predictor"] = "mu + Xr / (Xm + lambda (1-a)), clipped (models/sylvester/completion.h)";
   for (const auto& c : r.table)
-    j["candidates"].push_back({{"alpha", c.alpha},
-                               {"shrinkage", c.shrinkage},
-                               {"val_rmse", c.val_rmse},
-                               {"test_rmse", c.test_rmse}});
+    j["candidates"].push_back(
+        {{"alpha", c.alpha}, {"shrinkage", c.shrinkage}, {val, c.val_error}, {test, c.test_error}});
   for (const auto& c : r.centred_table)
-    j["centred_literal"].push_back(
-        {{"alpha", c.alpha}, {"val_rmse", c.val_rmse}, {"test_rmse", c.test_rmse}});
+    j["centred_literal"].push_back({{"alpha", c.alpha}, {val, c.val_error}, {test, c.test_error}});
   for (const auto& s : r.solves)
     j["solves"].push_back({{"alpha", s.alpha},
                            {"prior", s.prior},
@@ -73,12 +73,13 @@ ClosedFormFit CompletionModel::fit(const Dataset& ds, const at::Device& device,
                            {"converged", s.converged}});
   j["seconds"] = r.seconds;
   j["device"] = device.str();
-  out.summary = {
-      "chosen a = " + fixed(r.alpha, 4) + ", lambda = " + fixed(r.shrinkage, 4),
-      "val RMSE  " + fixed(r.val_rmse, 4) + "   (mean rating alone: " + fixed(r.mean_val_rmse, 4) + ")",
-      "test RMSE " + fixed(r.test_rmse, 4) + "   (refit on train + validation; train only: " +
-          fixed(r.test_rmse_train_only, 4) + "; mean rating alone: " + fixed(r.mean_test_rmse, 4) + ")",
-      "time " + fixed(r.seconds, 1) + " s"};
+  out.summary = {"chosen a = " + fixed(r.alpha, 4) + ", lambda = " + fixed(r.shrinkage, 4),
+                 "val " + rating_label() + "  " + fixed(r.val_error, 4) +
+                     "   (mean rating alone: " + fixed(r.mean_val_error, 4) + ")",
+                 "test " + rating_label() + " " + fixed(r.test_error, 4) +
+                     "   (refit on train + validation; train only: " + fixed(r.test_error_train_only, 4) +
+                     "; mean rating alone: " + fixed(r.mean_test_error, 4) + ")",
+                 "time " + fixed(r.seconds, 1) + " s"};
   return out;
 }
 
