@@ -446,10 +446,10 @@ Response healthz(const ModelStore& store) {
 }
 
 Response reload(const Request& q, ModelStore& store, const std::string& token) {
-  if (token.empty()) throw ApiError{403, "admin routes are off: start serve with --admin-token-file FILE"};
+  // The operator turns them on (docs/serve.md); a client is not told how.
+  if (token.empty()) throw ApiError{403, "admin routes are off on this server"};
   if (q.authorization != "Bearer " + token)
-    throw ApiError{401,
-                   "admin route: send the token of --admin-token-file as \"Authorization: Bearer TOKEN\""};
+    throw ApiError{401, "admin route: send the admin token as \"Authorization: Bearer TOKEN\""};
   const std::string* name = param(q, "model");
   if (name) model_named(store, *name);
   const auto outcomes = store.reload(name ? *name : "");
