@@ -4,7 +4,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 jobs=${SYMGNN_JOBS:-$(nproc)}
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+# A unity build (SYMGNN_UNITY_BUILD, CMakeLists.txt) where a clean build is what runs: in CI
+# (CI=true) and when scripts/demo.sh builds into a new directory. A developer's build/ keeps
+# one file per compile, so that a change recompiles that file alone; SYMGNN_UNITY_BUILD=ON
+# or OFF here decides for either.
+unity=${SYMGNN_UNITY_BUILD:-}
+if [ -z "$unity" ] && [ "${CI:-}" = true ]; then unity=ON; fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${unity:+-DSYMGNN_UNITY_BUILD=$unity} "$@" >/dev/null
 # SYMGNN_BUILD_TARGETS (e.g. "symgnn"): only those targets; scripts/demo.sh builds only the
 # binary it runs, scripts/test.sh everything.
 if [ -n "${SYMGNN_BUILD_TARGETS:-}" ]; then

@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Only the binary it runs: the tests, benchmarks and the Python module are built by
 # scripts/test.sh.
+# A new build directory is built as one (SYMGNN_UNITY_BUILD, scripts/build.sh).
+if [ ! -f build/CMakeCache.txt ]; then export SYMGNN_UNITY_BUILD=${SYMGNN_UNITY_BUILD:-ON}; fi
 SYMGNN_BUILD_TARGETS=symgnn bash scripts/build.sh
 export OMP_WAIT_POLICY=PASSIVE
 ./build/symgnn data info synthetic

@@ -21,7 +21,7 @@ namespace {
 /// 300 users in 3 groups whose ratings are offset by -1, 0, +1, 40 items; 3 training, 2
 /// validation and 1 test rating a user. The user graph links users of one group
 /// (homophilous) or random pairs; the item side has none.
-symgnn::Dataset grouped(bool homophilous, uint32_t seed) {
+symgnn::Dataset grouped_with_test(bool homophilous, uint32_t seed) {
   std::mt19937 rng(seed);
   symgnn::Dataset ds;
   ds.name = "grouped";
@@ -56,7 +56,7 @@ symgnn::Dataset grouped(bool homophilous, uint32_t seed) {
 }
 
 /// The recommended model, small: trials of 20 epochs.
-symgnn::RunConfig small_config() {
+symgnn::RunConfig choice_config() {
   symgnn::RunConfig cfg = symgnn::preset_config("recommended");
   cfg.lowrank.prior = "encoder";
   cfg.lowrank.prior_width = 32;
@@ -84,9 +84,9 @@ TEST(GraphChoice, TiesGoToTheModelAlone) {
 }
 
 TEST(GraphChoice, AGraphWhoseNeighboursRateAlikeIsKept) {
-  symgnn::Dataset ds = grouped(true, 1);
+  symgnn::Dataset ds = grouped_with_test(true, 1);
   const size_t edges = ds.users.graph.size();
-  symgnn::RunConfig cfg = small_config();
+  symgnn::RunConfig cfg = choice_config();
   lines.clear();
   const auto choice = symgnn::fitting::choose_graphs(cfg, ds, record);
   EXPECT_EQ(choice.trial_epochs, 20);
@@ -112,9 +112,9 @@ TEST(GraphChoice, AGraphWhoseNeighboursRateAlikeIsKept) {
 
 TEST(GraphChoice, TheChoiceReachesTheConfigAndTheData) {
   // Random pairs: whichever way the trials go, the config and the graphs say the same.
-  symgnn::Dataset ds = grouped(false, 2);
+  symgnn::Dataset ds = grouped_with_test(false, 2);
   const size_t edges = ds.users.graph.size();
-  symgnn::RunConfig cfg = small_config();
+  symgnn::RunConfig cfg = choice_config();
   const auto choice = symgnn::fitting::choose_graphs(cfg, ds, record);
   ASSERT_EQ(choice.sides.size(), 1u);
   if (choice.sides[0].kept) {
@@ -128,19 +128,19 @@ TEST(GraphChoice, TheChoiceReachesTheConfigAndTheData) {
 }
 
 TEST(GraphChoice, NothingIsTriedWhereNothingIsToChoose) {
-  symgnn::RunConfig cfg = small_config();
-  symgnn::Dataset given = grouped(true, 3);
+  symgnn::RunConfig cfg = choice_config();
+  symgnn::Dataset given = grouped_with_test(true, 3);
   cfg.graph.user_graph = "file";  // the user's own choice stands
   EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, given, record).sides.empty());
   cfg.graph.user_graph = "auto";
-  symgnn::Dataset few = grouped(true, 3);
+  symgnn::Dataset few = grouped_with_test(true, 3);
   few.validation.user.resize(10), few.validation.item.resize(10), few.validation.value.resize(10);
   EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, few, record).sides.empty());
-  symgnn::RunConfig smoke = small_config();
+  symgnn::RunConfig smoke = choice_config();
   smoke.train.epochs = symgnn::fitting::kMinChoiceEpochs - 1;  // nothing shorter to learn from
-  symgnn::Dataset short_run = grouped(true, 3);
+  symgnn::Dataset short_run = grouped_with_test(true, 3);
   EXPECT_TRUE(symgnn::fitting::choose_graphs(smoke, short_run, record).sides.empty());
-  symgnn::Dataset none = grouped(true, 3);
+  symgnn::Dataset none = grouped_with_test(true, 3);
   none.users.graph = symgnn::EdgeList{};
   none.users.graph.num_nodes = 300;
   none.users.graph_origin = symgnn::GraphOrigin::Identity;
@@ -149,7 +149,7 @@ TEST(GraphChoice, NothingIsTriedWhereNothingIsToChoose) {
 
 TEST(GraphChoice, ARunRecordsItsChoiceForResumeAndTheReport) {
   // The synthetic set's two community graphs, the recommended model, 40 epochs: trials of 20.
-  symgnn::RunConfig cfg = small_config();
+  symgnn::RunConfig cfg = choice_config();
   cfg.train.epochs = symgnn::fitting::kMinChoiceEpochs;
   cfg.data.synthetic_users = 120;
   cfg.data.synthetic_items = 80;

@@ -11,18 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "graph/knn_test_edges.h"
 #include "symgnn/graph.h"
 
 namespace symgnn::graph {
 namespace {
 
-using EdgeSet = std::set<std::pair<int64_t, int64_t>>;
-
-EdgeSet edges_of(const EdgeList& g) {
-  EdgeSet s;
-  for (size_t e = 0; e < g.size(); ++e) s.emplace(g.src[e], g.dst[e]);
-  return s;
-}
+using knn_test::edges_of;
+using knn_test::EdgeSet;
 
 /// Each node's k most similar others (similarity descending, index ascending) as directed
 /// edges (node, neighbour), for the nodes from `first` on; with `both`, the reverse too.

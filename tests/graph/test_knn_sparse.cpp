@@ -14,20 +14,16 @@
 #include <vector>
 
 #include "common/test_support.h"
+#include "graph/knn_test_edges.h"
 #include "symgnn/dataset.h"
 #include "symgnn/graph.h"
 
 namespace symgnn::graph {
 namespace {
 
-using EdgeSet = std::set<std::pair<int64_t, int64_t>>;
+using knn_test::edges_of;
+using knn_test::EdgeSet;
 using Dense = std::vector<std::vector<float>>;
-
-EdgeSet edges_of(const EdgeList& g) {
-  EdgeSet s;
-  for (size_t e = 0; e < g.size(); ++e) s.emplace(g.src[e], g.dst[e]);
-  return s;
-}
 
 SparseRows sparse_of(const Dense& m, int64_t cols) {
   SparseRows x;

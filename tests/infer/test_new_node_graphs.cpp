@@ -74,7 +74,7 @@ struct GraphFixture {
   }
 };
 
-const GraphFixture& fixture() {
+const GraphFixture& graph_fixture() {
   static const GraphFixture f;
   return f;
 }
@@ -88,7 +88,7 @@ std::vector<float> all_scores(const TrainedModel& m, int64_t first, int64_t last
 template <typename E>
 std::string error_of(const NewNodes& n) {
   try {
-    TrainedModel::load(fixture().dir + "/run", "cpu", n);
+    TrainedModel::load(graph_fixture().dir + "/run", "cpu", n);
   } catch (const E& e) {
     return e.what();
   }
@@ -98,7 +98,7 @@ std::string error_of(const NewNodes& n) {
 }  // namespace
 
 TEST(NewNodeGraphs, NewUsersGetTheirFeatureRowsAndGraphRowsOnly) {
-  const GraphFixture& f = fixture();
+  const GraphFixture& f = graph_fixture();
   const TrainedModel plain = TrainedModel::load(f.dir + "/run", "cpu", f.nodes(false, false));
   const TrainedModel full = TrainedModel::load(f.dir + "/run", "cpu", f.nodes(true, true));
   const NewRatingsSummary& s = full.new_ratings();
@@ -129,7 +129,7 @@ TEST(NewNodeGraphs, NewUsersGetTheirFeatureRowsAndGraphRowsOnly) {
 }
 
 TEST(NewNodeGraphs, EdgesMoveTheNewUsersPredictionsAndNoTrainedUsers) {
-  const GraphFixture& f = fixture();
+  const GraphFixture& f = graph_fixture();
   const TrainedModel without = TrainedModel::load(f.dir + "/run", "cpu", f.nodes(false, true));
   const TrainedModel with = TrainedModel::load(f.dir + "/run", "cpu", f.nodes(true, true));
   const std::vector<float> a = all_scores(without, 0, 25), b = all_scores(with, 0, 25);
@@ -143,7 +143,7 @@ TEST(NewNodeGraphs, EdgesMoveTheNewUsersPredictionsAndNoTrainedUsers) {
 }
 
 TEST(NewNodeGraphs, FilesTheModelCannotUseAreErrorsNamingThem) {
-  const GraphFixture& f = fixture();
+  const GraphFixture& f = graph_fixture();
   NewNodes n = f.nodes(false, false);
   symgnn::testing::write_file(f.dir, "old_edge.csv", "u25,u1\nu3,u5\n");
   n.user_graph_file = f.dir + "/old_edge.csv";

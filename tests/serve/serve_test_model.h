@@ -1,8 +1,11 @@
 // The small trained models the serve tests answer from: a synthetic set of 40 x 30, fitted
-// once per test process into a scratch folder.
+// once per test process into a scratch folder; and the requests' helpers they share.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 
@@ -27,6 +30,16 @@ inline std::string serve_test_model(const std::string& kind) {
   fo.overwrite = true;
   symgnn::fit(cfg, fo);
   return fo.out_dir;
+}
+
+/// The one-line error of a refused request, checking its status and shape.
+inline std::string error_of(const symgnn::serve::Response& r, int status) {
+  EXPECT_EQ(r.status, status) << r.body;
+  const nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+  EXPECT_TRUE(j.is_object() && j.contains("error")) << r.body;
+  const std::string e = j.value("error", "");
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  return e;
 }
 
 /// `api`'s answer to GET `path` with the query `params`, without a socket.

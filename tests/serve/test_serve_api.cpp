@@ -22,6 +22,7 @@ namespace st = symgnn::testing;
 using nlohmann::json;
 using symgnn::serve::Request;
 using symgnn::serve::Response;
+using symgnn::testing::error_of;
 
 namespace {
 
@@ -61,15 +62,6 @@ json body_of(const Response& r) {
 }
 
 /// The error's one line, checked to be a JSON {"error": ...} with status `status`.
-std::string error_of(const Response& r, int status) {
-  EXPECT_EQ(r.status, status) << r.body;
-  const json j = json::parse(r.body, nullptr, false);
-  EXPECT_TRUE(j.is_object() && j.contains("error")) << r.body;
-  const std::string e = j.value("error", "");
-  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
-  return e;
-}
-
 }  // namespace
 
 TEST(ServeApi, RecommendAnswersWhatTheLibraryRecommends) {

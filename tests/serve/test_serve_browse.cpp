@@ -27,6 +27,7 @@ using nlohmann::json;
 using symgnn::NodeSide;
 using symgnn::serve::Request;
 using symgnn::serve::Response;
+using symgnn::testing::error_of;
 
 namespace {
 
@@ -59,11 +60,11 @@ std::string names_file() {
   return path;
 }
 
-struct Fixture {
+struct BrowseFixture {
   symgnn::serve::ModelStore store;
   symgnn::serve::ServeMetrics metrics;
   symgnn::serve::Api api;
-  Fixture()
+  BrowseFixture()
       : store({{"main", lowrank_dir()}, {"ease", ease_dir()}, {"pop", popularity_dir()}}, "cpu",
               symgnn::serve::ModelStore::kDefaultCachePairs, names_file()),
         api(store, metrics, symgnn::serve::ApiLimits{}, "") {}
@@ -71,13 +72,6 @@ struct Fixture {
     return st::get_request(api, path, std::move(params));
   }
 };
-
-std::string error_of(const Response& r, int status) {
-  EXPECT_EQ(r.status, status) << r.body;
-  const json j = json::parse(r.body, nullptr, false);
-  EXPECT_TRUE(j.is_object() && j.contains("error")) << r.body;
-  return j.value("error", "");
-}
 
 /// Brute force: cosine of row `index` with every row of `rows` (float64), the k best others.
 std::vector<std::pair<int64_t, double>> brute_nearest(const at::Tensor& rows, int64_t index, int64_t k) {
@@ -98,7 +92,7 @@ std::vector<std::pair<int64_t, double>> brute_nearest(const at::Tensor& rows, in
 }  // namespace
 
 TEST(ServeBrowse, SimilarItemsAreTheNearestByTheModelsRepresentations) {
-  const Fixture f;
+  const BrowseFixture f;
   const auto model = symgnn::TrainedModel::load(lowrank_dir());
   // The route answers what the library's similar() answers (checked against brute force
   // for a closed-form kind below), most similar first, the item itself left out.
@@ -144,7 +138,7 @@ TEST(ServeBrowse, SimilarOfAClosedFormKindIsTheCosineOfItsScoreColumns) {
 TEST(ServeBrowse, AKindWithoutRepresentationsComparesCoRatings) {
   // Popularity has no per-node representation: items are compared by the users who rated
   // both, cos = shared / sqrt(n_a n_b), brute force over the training interactions.
-  const Fixture f;
+  const BrowseFixture f;
   const auto model = symgnn::TrainedModel::load(popularity_dir());
   EXPECT_EQ(model.similarity_basis(NodeSide::items), "co-ratings");
   const auto& seen = model.seen_items();
@@ -176,7 +170,7 @@ TEST(ServeBrowse, AKindWithoutRepresentationsComparesCoRatings) {
 }
 
 TEST(ServeBrowse, SimilarUsersAndRefusals) {
-  const Fixture f;
+  const BrowseFixture f;
   const auto model = symgnn::TrainedModel::load(lowrank_dir());
   const std::string user = model.dataset().users.id_of(5);
   const json j = json::parse(f.get("/v1/similar", {{"user", user}, {"k", "4"}}).body);
@@ -209,7 +203,7 @@ TEST(ServeBrowse, SimilarUsersAndRefusals) {
 }
 
 TEST(ServeBrowse, UsersListsIdsAndAUsersRatings) {
-  const Fixture f;
+  const BrowseFixture f;
   const auto model = symgnn::TrainedModel::load(lowrank_dir());
   const json page = json::parse(f.get("/v1/users", {{"offset", "3"}, {"limit", "4"}}).body);
   EXPECT_EQ(page["total"], model.users());
@@ -241,7 +235,7 @@ TEST(ServeBrowse, UsersListsIdsAndAUsersRatings) {
 }
 
 TEST(ServeBrowse, RecommendationsCarryNamesAndThePageIsServed) {
-  const Fixture f;
+  const BrowseFixture f;
   const auto model = symgnn::TrainedModel::load(lowrank_dir());
   const json r =
       json::parse(f.get("/v1/recommend", {{"user", model.dataset().users.id_of(0)}, {"k", "3"}}).body);
@@ -307,7 +301,7 @@ TEST(ServeBrowse, AModelDirectoryKeepsTheTitlesOfItsData) {
 TEST(ServeBrowse, IdsThatAreNotUtf8AreRefusedInValidJson) {
   // Found by fuzz/fuzz_serve_api.cpp: an id of raw bytes ("%FF" in a query) made the JSON
   // dump of the 404 throw, which answered 500 "internal error".
-  const Fixture f;
+  const BrowseFixture f;
   for (const std::string path : {"/v1/recommend", "/v1/similar", "/v1/users"}) {
     const Response r = f.get(path, {{"user", "\xff\xfe caf\xc3"}});
     const std::string e = error_of(r, 404);
