@@ -52,6 +52,9 @@ struct ModelContext {
   float rating_std = 1.0f;
   float rating_min = 0.0f;
   float rating_max = 0.0f;
+  // The training ratings from this index on were given after the fit (new ratings, of new
+  // users or of users the fit knew: RatingModel::nodes_added); -1 in a context as fitted.
+  int64_t added_from = -1;
 
   ModelContext to(const at::Device& device) const;
 };
@@ -140,10 +143,11 @@ class RatingModel : public torch::nn::Module {
   }
 
   /// Called after a trained state was loaded into a model built for more nodes than it was
-  /// trained on (infer/new_ratings.h: users from index `trained_users` on, items from
-  /// `trained_items` on, their weight rows zero; ctx holds their ratings). A model whose
-  /// per-node state follows from the ratings rather than from training (the bias offset)
-  /// computes it for the added nodes here. The default does nothing.
+  /// trained on, or given ratings after its fit (infer/new_ratings.h: users from index
+  /// `trained_users` on, items from `trained_items` on, their weight rows zero; ctx holds
+  /// their ratings, the added ones from ctx.added_from on). A model whose per-node state
+  /// follows from the ratings rather than from training (the bias offset, the item-based
+  /// kinds' user rows) computes it here. The default does nothing.
   virtual void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
     (void)ctx;
     (void)trained_users;

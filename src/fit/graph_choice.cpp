@@ -8,6 +8,7 @@
 
 #include "fit/baseline_guard.h"
 #include "symgnn/graph.h"
+#include "symgnn/metrics.h"
 #include "train/trainer.h"
 #include "util/text.h"
 
@@ -109,13 +110,14 @@ std::string describe(const GraphTrial& t, int64_t trial_epochs) {
 
 nlohmann::json graph_choice_json(const GraphChoice& c) {
   nlohmann::json sides = nlohmann::json::object();
+  const std::string val = rating_figure("val");
   for (const GraphTrial& t : c.sides)
     sides[t.side] = {{"graph", t.origin},
                      {"kept", t.kept},
-                     {"val_rmse_with", t.with.combination},
-                     {"val_rmse_without", t.without.combination},
-                     {"val_rmse_model_with", t.with.model},
-                     {"val_rmse_model_without", t.without.model},
+                     {val + "_with", t.with.combination},
+                     {val + "_without", t.without.combination},
+                     {val + "_model_with", t.with.model},
+                     {val + "_model_without", t.without.model},
                      {"epochs_with", t.with.epochs},
                      {"epochs_without", t.without.epochs}};
   return {{"trial_epochs", c.trial_epochs}, {"seconds", c.seconds}, {"sides", sides}};

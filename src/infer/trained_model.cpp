@@ -177,10 +177,12 @@ NewRatingsSummary build_members(infer::ModelParts& parts, const std::vector<trai
   NewRatingsSummary added;
   const int64_t trained_users = parts.ctx.n1, trained_items = parts.ctx.n2;
   if (!new_nodes.empty()) {
-    added = infer::add_new_nodes(parts.ds, new_nodes, parts.cfg.graph);
+    const int64_t fitted_ratings = static_cast<int64_t>(parts.ds.train.size());
+    added = infer::add_new_nodes(parts.ds, new_nodes, parts.cfg.graph);  // appends to ds.train
     models::ModelContext ctx = models::make_context(parts.ds);
     ctx.global_mean = parts.ctx.global_mean;
     ctx.rating_std = parts.ctx.rating_std;
+    ctx.added_from = fitted_ratings;
     parts.ctx = ctx.to(dev);
     first = nullptr;
   }

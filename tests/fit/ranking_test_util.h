@@ -3,6 +3,7 @@
 // of a newcomer who rated what a trained user rated.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <torch/types.h>
 
 #include <cstdint>
@@ -40,6 +41,15 @@ inline std::string twin_ratings(const Dataset& ds, int64_t twin, const std::stri
     for (size_t e = 0; e < list->size(); ++e)
       if (list->user[e] == twin) csv += "newcomer," + ds.items.id_of(list->item[e]) + ",4\n";
   return write_file(scratch_dir(tag), "new.csv", csv + extra);
+}
+
+/// `m`'s last user, "newcomer" (of twin_ratings), gets the scores of `twin`, item by item.
+inline void expect_scored_as_twin(const TrainedModel& m, int64_t twin) {
+  const int64_t newcomer = m.users() - 1;
+  ASSERT_EQ(m.dataset().users.id_of(newcomer), "newcomer");
+  const std::vector<float> a = m.score_all_items({twin}), b = m.score_all_items({newcomer});
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5) << "item " << i;
 }
 
 }  // namespace symgnn::testing

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include "models/closed_form/interaction_rows.h"
 #include "models/closed_form_predictions.h"
@@ -71,26 +72,34 @@ void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, dou
   fit_biases(ratings);
 }
 
-void InteractionModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t) {
-  if (n1_ == trained_users) return;  // items only: theirs are columns of zeros, as no weight reaches them
-  if (item_weights_.size(0) == 0)
-    throw ConfigError(name() + ": this model directory was written before the kind kept its item weights, " +
-                      "so it cannot score new users from their ratings; fit it again");
-  torch::NoGradGuard no_grad;
-  // The added users' rows of X over the items W was fitted on (an added item has no row of W).
-  const int64_t added = n1_ - trained_users, known = item_weights_.size(0);
+void InteractionModel::nodes_added(const ModelContext& ctx, int64_t, int64_t) {
+  // Scores are linear in X (X W) and a rating given after the fit is of a pair the fit did
+  // not see (infer/new_ratings.h refuses the others): each user's row gains x_added W, for
+  // new users and for users the fit knew alike. An added item has no row of W.
   const at::Tensor u = ctx.train_users.to(at::kCPU, at::kLong).contiguous(),
                    i = ctx.train_items.to(at::kCPU, at::kLong).contiguous();
+  if (ctx.added_from < 0 || ctx.added_from >= u.size(0)) return;
+  if (item_weights_.size(0) == 0)
+    throw ConfigError(name() + ": this model directory was written before the kind kept its item weights, " +
+                      "so it cannot score ratings given after its fit; fit it again");
+  torch::NoGradGuard no_grad;
+  const int64_t known = item_weights_.size(0);
+  std::map<int64_t, int64_t> row_of;  // user -> row of the added X
   std::vector<int64_t> flat;
-  for (int64_t e = 0; e < u.size(0); ++e) {
+  for (int64_t e = ctx.added_from; e < u.size(0); ++e) {
     const int64_t user = u.data_ptr<int64_t>()[e], item = i.data_ptr<int64_t>()[e];
-    if (user >= trained_users && item < known) flat.push_back((user - trained_users) * known + item);
+    const int64_t row = row_of.emplace(user, static_cast<int64_t>(row_of.size())).first->second;
+    if (item < known) flat.push_back(row * known + item);
   }
+  const int64_t rows = static_cast<int64_t>(row_of.size());
   const auto dopts = torch::TensorOptions().dtype(torch::kDouble).device(item_weights_.device());
-  at::Tensor x = torch::zeros({added * known}, dopts);
+  at::Tensor x = torch::zeros({rows * known}, dopts);
   if (!flat.empty()) x.index_fill_(0, torch::tensor(flat, torch::kLong).to(x.device()), 1.0);
-  scores_.narrow(0, trained_users, added)
-      .copy_(torch::mm(x.view({added, known}), item_weights_.to(torch::kDouble)));
+  std::vector<int64_t> users(static_cast<size_t>(rows));
+  for (const auto& [user, row] : row_of) users[static_cast<size_t>(row)] = user;
+  const at::Tensor gained = torch::mm(x.view({rows, known}), item_weights_.to(torch::kDouble));
+  scores_.index_add_(0, torch::tensor(users, torch::kLong).to(scores_.device()),
+                     gained.to(scores_.scalar_type()));
 }
 
 std::string InteractionModel::pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,

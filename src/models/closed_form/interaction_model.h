@@ -37,8 +37,9 @@ class InteractionModel : public DampedBiasModel {
   at::Tensor node_representations(int side) override { return side == 0 ? scores_ : scores_.t(); }
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
-  /// The rows of users added after the fit: x W of their rated items (the kinds that keep
-  /// W). ConfigError where the state has no W (a directory written before it was kept).
+  /// Ratings given after the fit (new users', or more of a known user's): each such user's
+  /// row gains x_added W (the kinds that keep W). ConfigError where the state has no W (a
+  /// directory written before it was kept).
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
   /// The figure setting_name() of a saved fit as the only candidate of settings_key().
   std::string pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,

@@ -10,22 +10,23 @@ void assign_buffer(at::Tensor& buffer, const at::Tensor& values) {
   buffer.set_(values.to(buffer.device(), buffer.scalar_type()).contiguous());
 }
 
-void add_user_rows(at::Tensor& ptr, at::Tensor& index, const at::Tensor& rating_users,
-                   const at::Tensor& rating_items, int64_t kept, int64_t users) {
-  const at::Tensor saved_ptr = ptr.to(at::kCPU).contiguous();
-  const int64_t kept_entries = saved_ptr.data_ptr<int64_t>()[kept];
-  std::vector<int64_t> p(saved_ptr.data_ptr<int64_t>(), saved_ptr.data_ptr<int64_t>() + kept + 1);
-  const at::Tensor saved_index = index.slice(0, 0, kept_entries).to(at::kCPU).contiguous();
-  std::vector<int64_t> items(saved_index.data_ptr<int64_t>(), saved_index.data_ptr<int64_t>() + kept_entries);
-  const at::Tensor u = rating_users.to(at::kCPU, at::kLong).contiguous(),
-                   i = rating_items.to(at::kCPU, at::kLong).contiguous();
-  RatingList added;  // the added users' ratings, users counted from the first added one
-  for (int64_t e = 0; e < u.size(0); ++e)
-    if (const int64_t user = u.data_ptr<int64_t>()[e]; user >= kept)
-      added.add(user - kept, i.data_ptr<int64_t>()[e], 1.0f);
-  const InteractionRows rows = distinct_rows({&added}, std::max<int64_t>(0, users - kept), true);
-  for (size_t r = 1; r < rows.ptr.size(); ++r) p.push_back(kept_entries + rows.ptr[r]);
-  items.insert(items.end(), rows.index.begin(), rows.index.end());
+void add_user_rows(at::Tensor& ptr, at::Tensor& index, const ModelContext& ctx, int64_t kept, int64_t users) {
+  const at::Tensor saved_ptr = ptr.to(at::kCPU).contiguous(), saved_index = index.to(at::kCPU).contiguous();
+  const int64_t* sp = saved_ptr.data_ptr<int64_t>();
+  const int64_t* si = saved_index.data_ptr<int64_t>();
+  std::vector<std::vector<int64_t>> rows(static_cast<size_t>(users));
+  for (int64_t u = 0; u < kept; ++u) rows[static_cast<size_t>(u)].assign(si + sp[u], si + sp[u + 1]);
+  const at::Tensor u = ctx.train_users.to(at::kCPU, at::kLong).contiguous(),
+                   i = ctx.train_items.to(at::kCPU, at::kLong).contiguous();
+  for (int64_t e = std::max<int64_t>(0, ctx.added_from); ctx.added_from >= 0 && e < u.size(0); ++e)
+    rows[static_cast<size_t>(u.data_ptr<int64_t>()[e])].push_back(i.data_ptr<int64_t>()[e]);
+  std::vector<int64_t> p = {0}, items;
+  for (auto& row : rows) {
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    items.insert(items.end(), row.begin(), row.end());
+    p.push_back(static_cast<int64_t>(items.size()));
+  }
   assign_buffer(ptr, at::tensor(p, at::kLong));
   assign_buffer(index, at::tensor(items, at::kLong));
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "symgnn/dataset.h"
+#include "symgnn/model.h"
 
 namespace symgnn::models {
 
@@ -29,12 +30,12 @@ InteractionRows distinct_rows(const std::vector<const RatingList*>& ratings, int
 /// their length in place: the kinds' rows grow when new users are added.
 void assign_buffer(at::Tensor& buffer, const at::Tensor& values);
 
-/// The user rows `ptr` / `index` (int64 buffers whose rows [0, kept) are as fitted) followed
-/// by one row for each user from `kept` to `users - 1`: the distinct items that user rated
-/// among (rating_users, rating_items). The profiles of users added after the fit, from
-/// their ratings alone (RatingModel::nodes_added, infer/new_ratings.h).
-void add_user_rows(at::Tensor& ptr, at::Tensor& index, const at::Tensor& rating_users,
-                   const at::Tensor& rating_items, int64_t kept, int64_t users);
+/// The user rows `ptr` / `index` (int64 buffers whose rows [0, kept) are as fitted) grown to
+/// `users` rows by the ratings given after the fit (ctx.added_from on, infer/new_ratings.h):
+/// each user's row gains the items of their added ratings (a user from `kept` on has those
+/// alone), distinct and ascending. The item-based kinds' rows of new users, and of users the
+/// fit knew who rated more since, from their ratings alone (RatingModel::nodes_added).
+void add_user_rows(at::Tensor& ptr, at::Tensor& index, const ModelContext& ctx, int64_t kept, int64_t users);
 
 /// For each of `lengths`' rows, the positions start[r] .. start[r] + lengths[r] - 1, with
 /// the row they belong to: (owner [P], position [P]).

@@ -65,7 +65,7 @@ void ItemKnnModel::nodes_added(const ModelContext& ctx, int64_t trained_users, i
     const at::Tensor end = row_ptr_.narrow(0, trained_items, 1).clone();
     row_ptr_.narrow(0, trained_items + 1, n2_ - trained_items).copy_(end.expand({n2_ - trained_items}));
   }
-  add_user_rows(profile_ptr_, profile_items_, ctx.train_users, ctx.train_items, trained_users, n1_);
+  add_user_rows(profile_ptr_, profile_items_, ctx, trained_users, n1_);
 }
 
 void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings) {

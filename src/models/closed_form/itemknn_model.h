@@ -33,8 +33,8 @@ class ItemKnnModel : public DampedBiasModel {
   // cosine S of this kind.
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
-  /// Users added after the fit (new ratings) are scored from their ratings alone: their
-  /// rows of X are their rated items, S stays as fitted (an added item has no neighbours).
+  /// Ratings given after the fit (new users', or more of a known user's) join the users'
+  /// rows of X; S stays as fitted (an added item has no neighbours).
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
  private:

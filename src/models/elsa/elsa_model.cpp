@@ -98,7 +98,7 @@ at::Tensor ElsaModel::node_representations(int side) {
 void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
   (void)trained_items;
   // The trained users' profiles as saved, then each new user's distinct rated items.
-  add_user_rows(profile_ptr_, profile_items_, ctx.train_users, ctx.train_items, trained_users, n1_);
+  add_user_rows(profile_ptr_, profile_items_, ctx, trained_users, n1_);
 }
 
 ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t epochs,
