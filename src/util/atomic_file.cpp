@@ -29,6 +29,13 @@ constexpr size_t kPathMax = 4096;
 char g_paths[kSlots][kPathMax];
 std::atomic<int> g_state[kSlots];
 
+}  // namespace
+
+// Named, not anonymous: StreamingFileWriter::State holds one, and a member of a class with
+// external linkage whose type is anonymous-namespace-local draws -Wsubobject-linkage where
+// this file is compiled inside another (CMake's unity build).
+namespace atomic_file_detail {
+
 /// Registers one temporary for the life of the object (with no slot free it is not: the
 /// next run that locks the folder still removes it).
 class InFlight {
@@ -53,6 +60,12 @@ class InFlight {
  private:
   int slot_ = -1;
 };
+
+}  // namespace atomic_file_detail
+
+using atomic_file_detail::InFlight;
+
+namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what, int error) {
   std::string msg = path + ": cannot write: " + what + " (" + std::strerror(error) + ")";

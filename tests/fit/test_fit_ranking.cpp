@@ -138,7 +138,7 @@ TEST(FitRanking, ItemKnnAndEaseScoreNewUsersFromTheirRatingsWithoutRetraining) {
       std::string more = "newcomer,brand-new-item,5\n";
       for (int64_t i = 0, added = 0; i < ds.items.count && added < 2; ++i)
         if (!rated.count(i)) {
-          for (const std::string who : {std::string("newcomer"), ds.users.id_of(twin)})
+          for (const std::string& who : {std::string("newcomer"), ds.users.id_of(twin)})
             more += who + "," + ds.items.id_of(i) + ",5\n";
           ++added;
         }
@@ -146,7 +146,9 @@ TEST(FitRanking, ItemKnnAndEaseScoreNewUsersFromTheirRatingsWithoutRetraining) {
       const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings);
       ASSERT_EQ(m.new_ratings().new_users, 1);
       ASSERT_EQ(m.items(), r.model->items() + 1);
-      if (as_ranker) EXPECT_EQ(m.ranker(), kind);  // new users keep the ranker's lists
+      if (as_ranker) {
+        EXPECT_EQ(m.ranker(), kind);  // new users keep the ranker's lists
+      }
       st::expect_scored_as_twin(m, twin);
       // Another trained user's scores are the saved model's; in memory the model grows the same.
       const symgnn::TrainedModel saved = symgnn::TrainedModel::load(fo.out_dir);
