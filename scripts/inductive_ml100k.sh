@@ -13,31 +13,17 @@ data=${SYMGNN_DATA_DIR:-../shared/data}/ml-100k
 bin=${SYMGNN_BIN:-build/symgnn}
 config=${SYMGNN_CONFIG:-configs/ml100k_lowrank_encoder.conf}
 [ -d "$data" ] || { echo "skipped: $data is absent (set SYMGNN_DATA_DIR)"; exit 0; }
-mkdir -p "$out/ml-100k"
-cp "$data"/u.info "$data"/u.user "$data"/u.item "$data"/u.genre "$data"/u.occupation "$data"/u1.test "$out/ml-100k/"
 # The 50 held-out users: a seeded sample of the users with u1.test ratings.
-python3 - "$data" "$out" "$seed" <<'PY'
-import random, sys
-data, out, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
-test = [l.split('\t') for l in open(f"{data}/u1.test")]
-users = sorted({int(t[0]) for t in test})
-held = set(random.Random(seed).sample(users, 50))
-base = [l for l in open(f"{data}/u1.base")]
-with open(f"{out}/ml-100k/u1.base", "w") as kept, open(f"{out}/new_ratings.csv", "w") as new:
-    new.write("user,item,rating\n")
-    for l in base:
-        u, i, r, _ = l.split('\t')
-        if int(u) in held: new.write(f"{u},{i},{r}\n")
-        else: kept.write(l)
+python3 scripts/hold_out_users_ml100k.py "$data" "$out" "$seed" --count 50
+# The pairs scored: the held-out users' u1.test ratings.
+python3 - "$data" "$out" <<'PY'
+import sys
+data, out = sys.argv[1], sys.argv[2]
+held = {l.strip() for l in open(f"{out}/held_users.txt") if l.strip()}
 with open(f"{out}/pairs.csv", "w") as p:
     p.write("user,item\n")
-    for t in test:
-        if int(t[0]) in held: p.write(f"{t[0]},{t[1]}\n")
-# u.data marks the folder as MovieLens-100K; it holds what the model may see.
-with open(f"{out}/ml-100k/u.data", "w") as d:
-    d.writelines([l for l in base if int(l.split('\t')[0]) not in held] + open(f"{data}/u1.test").readlines())
-with open(f"{out}/held_users.txt", "w") as h:
-    h.write("\n".join(map(str, sorted(held))) + "\n")
+    for t in (l.split('\t') for l in open(f"{data}/u1.test")):
+        if t[0] in held: p.write(f"{t[0]},{t[1]}\n")
 PY
 "$bin" train --data "$out/ml-100k" --config "$config" --runs 1 --seed "$seed" --quiet --overwrite --out "$out/without"
 "$bin" train --data "$data" --config "$config" --runs 1 --seed "$seed" --quiet --overwrite --out "$out/full"

@@ -13,33 +13,16 @@ seed=${2:-1}
 bin=${SYMGNN_BIN:-build/symgnn}
 data=${SYMGNN_DATA_DIR:-../shared/data}/ml-100k
 [ -d "$data" ] || { echo "skipped: $data is absent (set SYMGNN_DATA_DIR)"; exit 0; }
-mkdir -p "$out/ml-100k"
-cp "$data"/u.info "$data"/u.user "$data"/u.item "$data"/u.genre "$data"/u.occupation "$data"/u1.test "$out/ml-100k/"
-python3 - "$data" "$out" "$seed" <<'PY'
-import random, sys
-data, out, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
-base = [l for l in open(f"{data}/u1.base")]
-users = sorted({int(l.split('\t')[0]) for l in base})
-held = set(random.Random(seed).sample(users, len(users) // 10))
-with open(f"{out}/ml-100k/u1.base", "w") as kept, open(f"{out}/new_ratings.csv", "w") as new:
-    new.write("user,item,rating\n")
-    for l in base:
-        u, i, r, _ = l.split('\t')
-        if int(u) in held: new.write(f"{u},{i},{r}\n")
-        else: kept.write(l)
-with open(f"{out}/ml-100k/u.data", "w") as d:
-    d.writelines([l for l in base if int(l.split('\t')[0]) not in held] + open(f"{data}/u1.test").readlines())
-with open(f"{out}/held.txt", "w") as h: h.write("\n".join(map(str, sorted(held))) + "\n")
-PY
+python3 scripts/hold_out_users_ml100k.py "$data" "$out" "$seed" --fraction 0.1
 OMP_WAIT_POLICY=PASSIVE "$bin" train --data "$out/ml-100k" --split u1 --threads 1 --quiet --overwrite --out "$out/model" > "$out/train.log" 2>&1
-users="$out/held.txt"
+users="$out/held_users.txt"
 OMP_WAIT_POLICY=PASSIVE "$bin" recommend --model "$out/model" --new-ratings "$out/new_ratings.csv" --users "$users" --k 10 --out "$out/recs.csv" > "$out/rec.log" 2>&1 || { cat "$out/rec.log"; exit 1; }
 score() {  # score LISTS.csv LABEL: NDCG@10 of the held-out users' lists
 python3 - "$data" "$out" "$1" "$2" <<'PY'
 import math, sys, csv
 from collections import defaultdict
 data, out, lists, label = sys.argv[1:5]
-held = {l.strip() for l in open(f"{out}/held.txt") if l.strip()}
+held = {l.strip() for l in open(f"{out}/held_users.txt") if l.strip()}
 rel = defaultdict(set)
 for l in open(f"{data}/u1.test"):
     u, i, r, _ = l.split('\t')
@@ -62,5 +45,5 @@ PY
 score "$out/recs.csv" "the default trained without them, given their ratings"
 grep -o "ranked by [^;]*" "$out/rec.log" | head -1
 OMP_WAIT_POLICY=PASSIVE "$bin" train --data "$data" --split u1 --model ease --threads 1 --quiet --overwrite --out "$out/ease_all" > "$out/ease_train.log" 2>&1
-OMP_WAIT_POLICY=PASSIVE "$bin" recommend --model "$out/ease_all" --users "$out/held.txt" --k 10 --out "$out/ease_recs.csv" > /dev/null 2>&1
+OMP_WAIT_POLICY=PASSIVE "$bin" recommend --model "$out/ease_all" --users "$out/held_users.txt" --k 10 --out "$out/ease_recs.csv" > /dev/null 2>&1
 score "$out/ease_recs.csv" "EASE fitted with their rows"
