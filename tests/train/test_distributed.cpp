@@ -16,9 +16,9 @@ using symgnn::ConfigError;
 using symgnn::train::read_distributed_env;
 using symgnn::train::shard_range;
 
-namespace {
-
-/// Sets torchrun's variables for one test and clears them after it.
+/// Sets torchrun's variables for one test and clears them after it. At namespace scope, not
+/// in an anonymous namespace: the TEST_F classes derive from it, and a unity build (CMake's)
+/// warns of a base whose type is local to an included file (-Wsubobject-linkage).
 class RendezvousEnv : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -28,8 +28,6 @@ class RendezvousEnv : public ::testing::Test {
   }
   static void set(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
 };
-
-}  // namespace
 
 TEST(Distributed, ShardsCoverEveryPairOnceWithSizesWithinOne) {
   for (const int64_t n : {1, 2, 7, 100, 100001})
