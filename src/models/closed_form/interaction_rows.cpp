@@ -11,24 +11,20 @@ void assign_buffer(at::Tensor& buffer, const at::Tensor& values) {
 }
 
 void add_user_rows(at::Tensor& ptr, at::Tensor& index, const ModelContext& ctx, int64_t kept, int64_t users) {
+  // The fitted rows and the added ratings as one list of pairs, rebuilt as distinct rows.
   const at::Tensor saved_ptr = ptr.to(at::kCPU).contiguous(), saved_index = index.to(at::kCPU).contiguous();
   const int64_t* sp = saved_ptr.data_ptr<int64_t>();
   const int64_t* si = saved_index.data_ptr<int64_t>();
-  std::vector<std::vector<int64_t>> rows(static_cast<size_t>(users));
-  for (int64_t u = 0; u < kept; ++u) rows[static_cast<size_t>(u)].assign(si + sp[u], si + sp[u + 1]);
+  RatingList pairs;
+  for (int64_t u = 0; u < kept; ++u)
+    for (int64_t k = sp[u]; k < sp[u + 1]; ++k) pairs.add(u, si[k], 1.0f);
   const at::Tensor u = ctx.train_users.to(at::kCPU, at::kLong).contiguous(),
                    i = ctx.train_items.to(at::kCPU, at::kLong).contiguous();
   for (int64_t e = std::max<int64_t>(0, ctx.added_from); ctx.added_from >= 0 && e < u.size(0); ++e)
-    rows[static_cast<size_t>(u.data_ptr<int64_t>()[e])].push_back(i.data_ptr<int64_t>()[e]);
-  std::vector<int64_t> p = {0}, items;
-  for (auto& row : rows) {
-    std::sort(row.begin(), row.end());
-    row.erase(std::unique(row.begin(), row.end()), row.end());
-    items.insert(items.end(), row.begin(), row.end());
-    p.push_back(static_cast<int64_t>(items.size()));
-  }
-  assign_buffer(ptr, at::tensor(p, at::kLong));
-  assign_buffer(index, at::tensor(items, at::kLong));
+    pairs.add(u.data_ptr<int64_t>()[e], i.data_ptr<int64_t>()[e], 1.0f);
+  const InteractionRows rows = distinct_rows({&pairs}, users, true);
+  assign_buffer(ptr, at::tensor(rows.ptr, at::kLong));
+  assign_buffer(index, at::tensor(rows.index, at::kLong));
 }
 
 InteractionRows distinct_rows(const std::vector<const RatingList*>& ratings, int64_t rows, bool by_user) {
