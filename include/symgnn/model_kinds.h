@@ -16,8 +16,9 @@
 //   new_nodes  whether `--new-ratings` can place users or items absent from training
 //   objectives the `train.objective` values a trained kind trains for ('|'-separated); for a
 //              closed-form kind, what its fit serves (train.objective does not apply)
-//   graphs     the sides whose graph the kind reads ("user|item", "item", "" for none): a
-//              side it does not read is refused where a run asks for one (check_config)
+//   graphs     the sides whose graph the kind reads ("user|item", "item", "" for none): where
+//              it reads one side only, the other is refused where a run asks for it
+//              (check_config); a kind reading none takes graphs and leaves them
 // Torch-free: the config reader (src/util/config_io.cpp) and the fuzzers include it.
 #pragma once
 

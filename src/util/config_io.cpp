@@ -233,25 +233,25 @@ void set_variant(RunConfig& cfg, const std::string& variant, const std::string& 
 
 namespace {
 
-/// A graph side no part of the run reads, asked for by name (graph.<side>_graph = file or
-/// knn, or data.<side>_graph_file): it would be read or built and then ignored. The kind's
-/// `graphs` column says what it reads; beside a kind that ranks by predicted rating, an
-/// elsa ranker (train.ranker = auto or elsa, src/fit/ranker.h) may read the item graph.
+/// A graph side a kind that reads graphs does not read (elsa: the item graph only), asked
+/// for by name (graph.<side>_graph = file or knn, or data.<side>_graph_file): it would be
+/// read or built and then ignored. The kind's `graphs` column says what it reads. A kind
+/// that reads no graph at all (the baselines, ItemKNN, EASE) takes the same command line as
+/// the others, so that it runs beside them on the same files (docs/experiments.md,
+/// "Defaults on users' own data").
 void check_graph_sides(const RunConfig& cfg, const ModelKind& kind) {
-  const bool ranker_reads_items = !kind_serves(kind, "ranking") && kind.fit == FitMethod::closed_form &&
-                                  (cfg.train.ranker == "auto" || cfg.train.ranker == "elsa");
+  if (*kind.graphs == '\0') return;
   for (const bool user : {true, false}) {
     const std::string side = user ? "user" : "item";
-    if (kind_reads_graph(kind, side) || (!user && ranker_reads_items)) continue;
+    if (kind_reads_graph(kind, side)) continue;
     const std::string& policy = user ? cfg.graph.user_graph : cfg.graph.item_graph;
     const std::string& file = user ? cfg.data.user_graph_file : cfg.data.item_graph_file;
     const std::string asked = !file.empty()                         ? "data." + side + "_graph_file = " + file
                               : policy == "file" || policy == "knn" ? "graph." + side + "_graph = " + policy
                                                                     : "";
     if (!asked.empty())
-      throw ConfigError(asked + ": model = " + cfg.model + " reads " +
-                        (*kind.graphs ? "only the " + std::string(kind.graphs) + " graph" : "no graph") +
-                        "; drop it, or choose a kind that reads it (symgnn models)");
+      throw ConfigError(asked + ": model = " + cfg.model + " reads only the " + std::string(kind.graphs) +
+                        " graph; drop it, or choose a kind that reads it (symgnn models)");
   }
 }
 
