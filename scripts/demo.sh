@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 # scripts/test.sh.
 # A new build directory is built as one (SYMGNN_UNITY_BUILD, scripts/build.sh).
 if [ ! -f build/CMakeCache.txt ]; then export SYMGNN_UNITY_BUILD=${SYMGNN_UNITY_BUILD:-ON}; fi
+# The packages that binary needs, not the tests' (scripts/setup.sh).
+export SYMGNN_PACKAGES=${SYMGNN_PACKAGES:-build}
 SYMGNN_BUILD_TARGETS=symgnn bash scripts/build.sh
 export OMP_WAIT_POLICY=PASSIVE
 ./build/symgnn data info synthetic

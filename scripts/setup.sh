@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages symgnn builds against, only those missing (idempotent).
 # Run as root or with sudo available. Debian 12 (bookworm).
+# SYMGNN_PACKAGES=build: only what the symgnn binary needs (scripts/demo.sh, which builds
+# that alone); otherwise (all) every package of the tests, the Python package and the
+# browser test too (scripts/test.sh).
 set -euo pipefail
 
+# What the symgnn binary builds against.
 packages=(
-  build-essential cmake git pkg-config
+  build-essential cmake git pkg-config  # git: the build names its commit (cmake/git_hash.cmake)
   libtorch-dev          # tensors, autograd, optimisers (LibTorch 1.13 on Debian 12)
   libopenblas-dev       # so that LibTorch's BLAS calls resolve to OpenBLAS, not the reference BLAS
   libhdf5-dev           # MATLAB v7.3 .mat files are HDF5
@@ -13,6 +17,11 @@ packages=(
   libcpp-httplib-dev    # the HTTP server of `symgnn serve` (docs/serve.md)
   libhnswlib-dev        # approximate k-NN graphs of wide catalogues (src/graph/knn_approximate.h)
   libgloo-dev           # Gloo's headers for LibTorch's c10d process group: multi-process training (docs/scale.md)
+)
+group=${SYMGNN_PACKAGES:-all}
+case "$group" in
+  build) ;;
+  all) packages+=(
   clang libclang-rt-14-dev  # libFuzzer target for the text parsers (scripts/fuzz.sh)
   gnuplot-nox           # figures of the reproduction (docs/results.md)
   python3-dev pybind11-dev  # the Python package (python/)
@@ -20,7 +29,9 @@ packages=(
   python3-pip python3-setuptools python3-wheel python3-venv  # `pip install .` offline (pyproject.toml, README "Installing")
   python3-flask         # the Flask app bench/bench_serve.cpp measures beside `symgnn serve`
   chromium chromium-driver python3-selenium  # the browser test of serve's page (tests/serve/browser_test.py)
-)
+  ) ;;
+  *) echo "setup: SYMGNN_PACKAGES=$group: expected build or all" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
@@ -30,7 +41,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#packages[@]} packages present"
+  echo "setup: all ${#packages[@]} packages present ($group)"
   exit 0
 fi
 
