@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "eval/measure.h"
 #include "symgnn/error.h"
 
 namespace symgnn::blend {

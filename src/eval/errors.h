@@ -36,16 +36,30 @@ std::vector<double> differences(const Pred& pred, const Truth& truth,
   return d;
 }
 
-/// The value of the prediction row `row` over the differences: its one function (adding a
-/// prediction metric is its row in symgnn/metrics.h and its case in errors.cpp). NaN for
-/// no differences. std::logic_error for a ranking row.
+/// The sums behind every prediction row, for differences that arrive in parts (the bias
+/// baseline's cross-validation folds, each grid point's sums over every fold): add them, then
+/// read each row. Each row is a sum of one term per difference and a function of that sum
+/// and the count; both are the row's case in errors.cpp, its one definition (adding a
+/// prediction metric is its row in symgnn/metrics.h and its case there).
+class ErrorSums {
+ public:
+  void add(double difference);
+  void add(const std::vector<double>& diff);
+  /// The row's value over the differences added: NaN for none; std::logic_error for a
+  /// ranking row.
+  double value(const MetricRow& row) const;
+  size_t count() const { return n_; }
+
+ private:
+  double sums_[sizeof(kMetrics) / sizeof(kMetrics[0])] = {};  // one per row of the table
+  size_t n_ = 0;
+};
+
+/// The value of the prediction row `row` over the differences (ErrorSums over one list).
+/// NaN for no differences. std::logic_error for a ranking row.
 double error_of(const MetricRow& row, const std::vector<double>& diff);
 
 /// The rating figure (symgnn/metrics.h, rating_metric()) of the differences.
 double rating_error(const std::vector<double>& diff);
-
-/// "<split>_<row>" of every prediction row over the differences ("val_rmse", "val_mae");
-/// nothing for no differences.
-void add_errors(Figures& f, const std::string& split, const std::vector<double>& diff);
 
 }  // namespace symgnn::eval

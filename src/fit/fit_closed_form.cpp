@@ -38,20 +38,23 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   f.test_predictions = torch::tensor(c.test_predictions, torch::kDouble);
   // The trainer's epoch metrics (train/epoch_metrics.h), of the one deterministic "run".
   train::MetricValues errors;
-  train::add_errors(errors, "val", f.val_predictions, truth(ds.validation), parts.ctx.rating_min,
-                    parts.ctx.rating_max);
-  train::add_errors(errors, "test", f.test_predictions, truth(ds.test), parts.ctx.rating_min,
-                    parts.ctx.rating_max);
+  const float lo = parts.ctx.rating_min, hi = parts.ctx.rating_max;
+  const at::Tensor val_truth = truth(ds.validation), test_truth = truth(ds.test);
+  if (!ds.validation.empty())
+    eval::add_figures(errors, eval::measure(train::predicted(f.val_predictions, val_truth, lo, hi), "val",
+                                            eval::prediction_metrics()));
   for (const auto& [name, value] : c.metrics) errors[name] = value;
   if (!ds.test.empty()) {
     // Every closed-form kind's test ranking under evaluate's protocol (the candidates exclude
-    // the training and validation ratings the final fit saw).
+    // the training and validation ratings the final fit saw), with its test errors.
     const models::RankingProbe probe = models::test_probe(ds, cfg.train.ranking_block, device);
-    if (!probe.empty()) {
-      train::add_rankings(errors, "test", probe.measure([&](const at::Tensor& users) {
-        return model->score_items(users, ds.items.count);
-      }));
-    }
+    eval::Measurable test = train::predicted(f.test_predictions, test_truth, lo, hi);
+    test.rank =
+        probe.ranker([&](const at::Tensor& users) { return model->score_items(users, ds.items.count); });
+    std::vector<std::string> names = eval::prediction_metrics();
+    const std::vector<std::string> rankings = eval::ranking_metrics(10);
+    names.insert(names.end(), rankings.begin(), rankings.end());
+    eval::add_figures(errors, eval::measure(test, "test", names));
   }
   SeedMetrics run;
   run.metrics = errors;

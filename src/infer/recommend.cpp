@@ -8,6 +8,7 @@
 #include <string>
 
 #include "eval/errors.h"
+#include "eval/measure.h"
 #include "infer/model_parts.h"
 #include "infer/unseen_test.h"
 #include "models/popularity/popularity_model.h"

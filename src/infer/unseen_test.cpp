@@ -9,6 +9,7 @@
 
 #include "data/parsers.h"
 #include "eval/errors.h"
+#include "eval/measure.h"
 #include "symgnn/metrics.h"
 
 namespace symgnn::infer {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "eval/errors.h"
+#include "eval/measure.h"
 #include "symgnn/metrics.h"
 
 namespace symgnn::train {
@@ -40,13 +41,21 @@ double metric_of(const MetricValues& m, const std::string& name) {
   return eval::figure_of(m, name);
 }
 
+eval::Measurable predicted(const at::Tensor& pred, const at::Tensor& target, float lo, float hi) {
+  eval::Measurable out;
+  out.differences = [&pred, &target, lo, hi] {
+    // The rows' functions are eval/errors.cpp's, over the differences on the host.
+    const at::Tensor diff = clipped_difference(pred, target, lo, hi).cpu().contiguous();
+    const double* d = diff.data_ptr<double>();
+    return std::vector<double>(d, d + diff.numel());
+  };
+  return out;
+}
+
 void add_errors(MetricValues& m, const std::string& split, const at::Tensor& pred, const at::Tensor& target,
                 float lo, float hi) {
   if (target.numel() == 0) return;
-  // The rows' functions are eval/errors.cpp's, over the differences on the host.
-  const at::Tensor diff = clipped_difference(pred, target, lo, hi).cpu().contiguous();
-  const double* d = diff.data_ptr<double>();
-  eval::add_errors(m, split, std::vector<double>(d, d + diff.numel()));
+  eval::add_figures(m, eval::measure(predicted(pred, target, lo, hi), split, eval::prediction_metrics()));
 }
 
 double squared_error(const at::Tensor& pred, const at::Tensor& target, float lo, float hi) {
@@ -58,12 +67,6 @@ void add_training_errors(MetricValues& m, double mean_squared_error) {
   // The steps' mean squared error is what a step can sum across batches and ranks; the
   // figure is its root (rating_metric() is the root mean squared error).
   m[training_figure()] = std::sqrt(mean_squared_error);
-}
-
-void add_rankings(MetricValues& m, const std::string& split, const eval::RankingAtK& at) {
-  for (const MetricRow& row : kMetrics)
-    if (row.needs == MetricNeeds::ranking)
-      m[metric_figure(split, row, at.k)] = eval::metric_value(at, row.name);
 }
 
 }  // namespace symgnn::train

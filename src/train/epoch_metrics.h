@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "eval/errors.h"
-#include "symgnn/ranking.h"
+#include "eval/measure.h"
 
 namespace symgnn::train {
 
@@ -24,9 +24,13 @@ const std::vector<std::string>& epoch_metric_names();
 using MetricValues = eval::Figures;
 double metric_of(const MetricValues& m, const std::string& name);
 
+/// The predictions `pred` of `target` as eval::measure takes them: the differences of the
+/// predictions clipped to [lo, hi], in float64, on the host. The tensors are the caller's to
+/// keep alive until the measure.
+eval::Measurable predicted(const at::Tensor& pred, const at::Tensor& target, float lo, float hi);
+
 /// "<split>_<metric>" of every prediction row of symgnn/metrics.h ("val_rmse", "val_mae"):
-/// the predictions clipped to [lo, hi] against the targets, in float64, measured by
-/// eval/errors.h on the host. Nothing for no targets.
+/// eval::measure of predicted(pred, target, lo, hi). Nothing for no targets.
 void add_errors(MetricValues& m, const std::string& split, const at::Tensor& pred, const at::Tensor& target,
                 float lo, float hi);
 
@@ -35,8 +39,5 @@ void add_errors(MetricValues& m, const std::string& split, const at::Tensor& pre
 double squared_error(const at::Tensor& pred, const at::Tensor& target, float lo, float hi);
 /// The epoch's training figure ("train_rmse") from its steps' mean squared error.
 void add_training_errors(MetricValues& m, double mean_squared_error);
-
-/// "<split>_<metric>@<k>" of every ranking row of symgnn/metrics.h, from one ranking at k.
-void add_rankings(MetricValues& m, const std::string& split, const eval::RankingAtK& at);
 
 }  // namespace symgnn::train

@@ -409,20 +409,25 @@ Scores RunTrainer::evaluate() {
   Scores s;
   at::Tensor p = model_->forward(eval_.users, eval_.items).clamp(ctx_.rating_min, ctx_.rating_max);
   s.val_pred = p.narrow(0, 0, eval_.n_val);
-  add_errors(s.metrics, "val", s.val_pred, eval_.values.narrow(0, 0, eval_.n_val), ctx_.rating_min,
-             ctx_.rating_max);
   const int64_t n_test = p.size(0) - eval_.n_val;
   s.test_pred = p.narrow(0, eval_.n_val, n_test);
-  add_errors(s.metrics, "test", s.test_pred, eval_.values.narrow(0, eval_.n_val, n_test), ctx_.rating_min,
-             ctx_.rating_max);
+  const at::Tensor val_truth = eval_.values.narrow(0, 0, eval_.n_val);
+  const at::Tensor test_truth = eval_.values.narrow(0, eval_.n_val, n_test);
+  // Every row of symgnn/metrics.h, the rankings at 10 where the run ranks.
+  std::vector<std::string> names = eval::prediction_metrics();
   if (ranks_) {
-    const auto score = [&](const at::Tensor& users) { return model_->score_items(users, ctx_.n2); };
-    // Every ranking row of symgnn/metrics.h at 10, from one ranking per split.
-    for (const auto& [split, probe] :
-         {std::pair<const char*, const models::RankingProbe*>{"val", &val_probe_}, {"test", &test_probe_}}) {
-      if (probe->empty()) continue;
-      add_rankings(s.metrics, split, probe->measure(score));
-    }
+    const std::vector<std::string> rankings = eval::ranking_metrics(10);
+    names.insert(names.end(), rankings.begin(), rankings.end());
+  }
+  const auto score = [&](const at::Tensor& users) { return model_->score_items(users, ctx_.n2); };
+  for (const auto& [split, pred, truth, probe] :
+       {std::tuple<const char*, const at::Tensor*, const at::Tensor*, const models::RankingProbe*>{
+            "val", &s.val_pred, &val_truth, &val_probe_},
+        {"test", &s.test_pred, &test_truth, &test_probe_}}) {
+    eval::Measurable m;
+    if (truth->numel() > 0) m = predicted(*pred, *truth, ctx_.rating_min, ctx_.rating_max);
+    if (ranks_ && !probe->empty()) m.rank = probe->ranker(score);
+    eval::add_figures(s.metrics, eval::measure(m, split, names));
   }
   return s;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "eval/errors.h"
+#include "eval/measure.h"
 #include "symgnn/metrics.h"
 
 using namespace symgnn;

@@ -152,7 +152,7 @@ TEST(BiasFit, LeaveOneOutCrossValidationMatchesBruteForce) {
       EXPECT_NEAR(other_seed.table[a][b], c.table[a][b], 1e-9);
       best = std::min(best, rmse);
     }
-  EXPECT_NEAR(c.rmse, best, 1e-4);
+  EXPECT_NEAR(c.figure, best, 1e-4);
 }
 
 TEST(BiasFit, ValidationChoiceIsTheSmallestValidationError) {
@@ -171,7 +171,7 @@ TEST(BiasFit, ValidationChoiceIsTheSmallestValidationError) {
         se += d * d;
       }
       EXPECT_NEAR(c.table[a][b], std::sqrt(se / static_cast<double>(val.size())), 1e-4);
-      EXPECT_LE(c.rmse, c.table[a][b]);
+      EXPECT_LE(c.figure, c.table[a][b]);
     }
 }
 

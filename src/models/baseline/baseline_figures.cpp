@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "eval/measure.h"
 #include "models/baseline/bias_fit.h"
 #include "symgnn/error.h"
 #include "symgnn/metrics.h"

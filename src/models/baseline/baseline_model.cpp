@@ -5,6 +5,7 @@
 #include <torch/utils.h>
 
 #include "models/closed_form_predictions.h"
+#include "symgnn/metrics.h"
 #include "util/text.h"
 
 namespace symgnn::models {
@@ -71,7 +72,8 @@ ClosedFormFit BaselineModel::fit(const Dataset& ds, const at::Device&,
                                  const std::function<void(const std::string&)>& log) {
   const ShrinkageChoice choice = choose_shrinkage(ds, cfg_);
   log("bias baseline on " + ds.name + ": shrinkage (user " + fixed(choice.best.user, 2) + ", item " +
-      fixed(choice.best.item, 2) + ") chosen by " + choice.how + " (RMSE " + fixed(choice.rmse, 4) + ")");
+      fixed(choice.best.item, 2) + ") chosen by " + choice.how + " (" + rating_label() + " " +
+      fixed(choice.figure, 4) + ")");
   const auto predictions = [&](const RatingList& list) {
     return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, mu_.device());
   };
@@ -88,7 +90,7 @@ ClosedFormFit BaselineModel::fit(const Dataset& ds, const at::Device&,
   j["user_shrinkage"] = choice.best.user;
   j["item_shrinkage"] = choice.best.item;
   j["chosen_by"] = choice.how;
-  j["chosen_rmse"] = choice.rmse;
+  j[std::string("chosen_") + rating_metric().name] = choice.figure;
   j["global_mean"] = final_fit.mu;
   j["sweeps"] = final_fit.sweeps;
   j["predictor"] = "mu + b_u + b_i, clipped (models/baseline/bias_fit.h)";
@@ -97,9 +99,10 @@ ClosedFormFit BaselineModel::fit(const Dataset& ds, const at::Device&,
     for (size_t b = 0; b < choice.table[a].size(); ++b)
       j["candidates"].push_back({{"user_shrinkage", grid.users[a]},
                                  {"item_shrinkage", grid.items[b]},
-                                 {"rmse", choice.table[a][b]}});
+                                 {rating_metric().name, choice.table[a][b]}});
   out.summary = {"chosen shrinkage: user " + fixed(choice.best.user, 2) + ", item " +
-                 fixed(choice.best.item, 2) + " (" + choice.how + ", RMSE " + fixed(choice.rmse, 4) + ")"};
+                 fixed(choice.best.item, 2) + " (" + choice.how + ", " + rating_label() + " " +
+                 fixed(choice.figure, 4) + ")"};
   return out;
 }
 

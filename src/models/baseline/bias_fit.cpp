@@ -9,7 +9,9 @@
 #include <random>
 #include <stdexcept>
 
+#include "eval/errors.h"
 #include "symgnn/error.h"
+#include "symgnn/metrics.h"
 #include "util/checksum.h"
 #include "util/strings.h"
 
@@ -40,14 +42,20 @@ std::pair<float, float> value_range(const RatingList& r) {
   return {*lo, *hi};
 }
 
-/// Squared error of the biases' clipped predictions of `list`.
-double squared_error(const Biases& b, const RatingList& list, double lo, double hi) {
-  double se = 0;
-  for (size_t e = 0; e < list.size(); ++e) {
-    const double d = std::clamp(b.predict(list.user[e], list.item[e]), lo, hi) - list.value[e];
-    se += d * d;
+/// Adds the differences of the biases' clipped predictions of `list` to `sums`.
+void add_differences(const Biases& b, const RatingList& list, double lo, double hi, eval::ErrorSums& sums) {
+  for (size_t e = 0; e < list.size(); ++e)
+    sums.add(std::clamp(b.predict(list.user[e], list.item[e]), lo, hi) - list.value[e]);
+}
+
+/// The rating figure (symgnn/metrics.h, rating_metric()) of each grid point's sums.
+std::vector<std::vector<double>> figures_of(const std::vector<std::vector<eval::ErrorSums>>& sums) {
+  std::vector<std::vector<double>> out;
+  for (const auto& row : sums) {
+    out.emplace_back();
+    for (const eval::ErrorSums& s : row) out.back().push_back(s.value(rating_metric()));
   }
-  return se;
+  return out;
 }
 
 /// Runs fn(lambda_u index, lambda_i index, fit) over the grid, each fit warm-started from
@@ -66,11 +74,11 @@ void over_grid(const RatingList& train, int64_t n1, int64_t n2, const ShrinkageG
 
 ShrinkageChoice best_of(const ShrinkageGrid& grid, std::vector<std::vector<double>> table) {
   ShrinkageChoice c;
-  c.rmse = std::numeric_limits<double>::infinity();
+  c.figure = std::numeric_limits<double>::infinity();
   for (size_t a = 0; a < table.size(); ++a)
     for (size_t b = 0; b < table[a].size(); ++b)
-      if (table[a][b] < c.rmse) {  // strict: ties keep the first (smallest) pair
-        c.rmse = table[a][b];
+      if (table[a][b] < c.figure) {  // strict: ties keep the first (smallest) pair
+        c.figure = table[a][b];
         c.best = {grid.users[a], grid.items[b]};
       }
   c.table = std::move(table);
@@ -161,17 +169,17 @@ ShrinkageChoice cross_validate(const RatingList& ratings, int64_t n1, int64_t n2
   for (size_t k = 0; k < n; ++k) fold[order[k]] = static_cast<int64_t>(k % static_cast<size_t>(folds));
 
   const auto [lo, hi] = value_range(ratings);
-  std::vector<std::vector<double>> se(grid.users.size(), std::vector<double>(grid.items.size(), 0.0));
+  // Each grid point's differences over every fold, pooled: one figure per point.
+  std::vector<std::vector<eval::ErrorSums>> sums(grid.users.size(),
+                                                 std::vector<eval::ErrorSums>(grid.items.size()));
   for (int64_t f = 0; f < folds; ++f) {
     RatingList train, held;
     for (size_t e = 0; e < n; ++e)
       (fold[e] == f ? held : train).add(ratings.user[e], ratings.item[e], ratings.value[e]);
     over_grid(train, n1, n2, grid,
-              [&](size_t a, size_t b, const Biases& fit) { se[a][b] += squared_error(fit, held, lo, hi); });
+              [&](size_t a, size_t b, const Biases& fit) { add_differences(fit, held, lo, hi, sums[a][b]); });
   }
-  for (auto& row : se)
-    for (double& v : row) v = std::sqrt(v / static_cast<double>(n));
-  ShrinkageChoice c = best_of(grid, std::move(se));
+  ShrinkageChoice c = best_of(grid, figures_of(sums));
   c.how = std::to_string(folds) + "-fold cross-validation on " + std::to_string(n) + " training ratings";
   return c;
 }
@@ -215,12 +223,13 @@ ShrinkageChoice choose_shrinkage_on(const RatingList& train, const RatingList& v
   if (train.empty() || validation.empty())
     throw DataError("baseline: choosing the shrinkage on validation needs training and validation ratings");
   const auto [lo, hi] = value_range(train);
-  std::vector<std::vector<double>> rmse(grid.users.size(), std::vector<double>(grid.items.size(), 0.0));
+  std::vector<std::vector<eval::ErrorSums>> sums(grid.users.size(),
+                                                 std::vector<eval::ErrorSums>(grid.items.size()));
   over_grid(train, n1, n2, grid, [&](size_t a, size_t b, const Biases& fit) {
-    rmse[a][b] = std::sqrt(squared_error(fit, validation, lo, hi) / static_cast<double>(validation.size()));
+    add_differences(fit, validation, lo, hi, sums[a][b]);
   });
-  ShrinkageChoice c = best_of(grid, std::move(rmse));
-  c.how = "the RMSE of " + std::to_string(validation.size()) + " validation ratings";
+  ShrinkageChoice c = best_of(grid, figures_of(sums));
+  c.how = "the " + rating_label() + " of " + std::to_string(validation.size()) + " validation ratings";
   return c;
 }
 

@@ -74,12 +74,13 @@ struct ShrinkageGrid {
 
 struct ShrinkageChoice {
   Shrinkage best;
-  double rmse = 0;                         // the chosen pair's (cross-validated or validation) RMSE
-  std::vector<std::vector<double>> table;  // table[a][b]: RMSE of (users[a], items[b])
+  double figure = 0;  // the chosen pair's (cross-validated or validation) rating figure (rating_metric())
+  std::vector<std::vector<double>> table;  // table[a][b]: that figure of (users[a], items[b])
   std::string how;                         // "10-fold cross-validation on 4800 training ratings"
 };
 
-/// The pair of `grid` with the lowest RMSE over `folds` folds of `ratings` (each rating in
+/// The pair of `grid` with the lowest rating figure (symgnn/metrics.h, rating_metric(): the
+/// RMSE) over `folds` folds of `ratings` (each rating in
 /// one fold, by a shuffle seeded with `seed`; each fold predicted by the biases of the
 /// others). Deterministic for a given seed, and remembered: the same ratings and settings
 /// again return the first call's choice. DataError when there are fewer ratings than folds.

@@ -128,8 +128,9 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
     for (const double setting : candidates) {
       fit_on({&ds.train}, setting);
       const double ndcg =
-          probe.empty() ? 0.0
-                        : probe.measure([&](const at::Tensor& b) { return scores_.index_select(0, b); }).ndcg;
+          probe.empty()
+              ? 0.0
+              : probe.figure([&](const at::Tensor& b) { return scores_.index_select(0, b); }, "ndcg@10");
       tried.push_back({{"setting", setting}, {"val_ndcg@10", ndcg}});
       if (log) log(setting_name() + " = " + setting_text(setting) + ": validation NDCG@10 " + fixed(ndcg, 4));
       if (ndcg > best_ndcg) best = setting, best_ndcg = ndcg;

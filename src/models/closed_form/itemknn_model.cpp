@@ -137,7 +137,7 @@ ClosedFormFit ItemKnnModel::fit(const Dataset& ds, const at::Device& device,
     fit_on({&ds.train});
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
     if (!probe.empty()) {
-      ndcg = probe.measure([&](const at::Tensor& b) { return score_items(b, n2_); }).ndcg;
+      ndcg = probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, "ndcg@10");
       out.metrics["val_ndcg@10"] = ndcg;
       if (log)
         log("itemknn.neighbours = " + std::to_string(neighbours_) + ": validation NDCG@10 " + fixed(ndcg, 4));

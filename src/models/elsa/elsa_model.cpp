@@ -197,7 +197,7 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
     if (!probe.empty()) {
       const auto measure = [&] {
-        return probe.measure([&](const at::Tensor& b) { return score_items(b, n2_); }).ndcg;
+        return probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, "ndcg@10");
       };
       const double rows = static_cast<double>(ds.users.count) * static_cast<double>(n2_);
       for (const int64_t width : dims_) {

@@ -59,7 +59,7 @@ ClosedFormFit PopularityModel::fit(const Dataset& ds, const at::Device&,
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, counts_.device());
     if (!probe.empty())
       out.metrics["val_ndcg@10"] =
-          probe.measure([&](const at::Tensor& b) { return score_items(b, counts_.size(0)); }).ndcg;
+          probe.figure([&](const at::Tensor& b) { return score_items(b, counts_.size(0)); }, "ndcg@10");
   }
   count({&ds.train, &ds.validation});
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);

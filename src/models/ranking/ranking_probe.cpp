@@ -46,10 +46,10 @@ RankingProbe::RankingProbe(const RatingList& held_out, const std::vector<const R
   }
 }
 
-eval::RankingAtK RankingProbe::measure(const Scorer& score) const {
-  eval::RankingAccumulator acc({k_}, n2_);
+eval::RankingReport RankingProbe::rank(const Scorer& score, const std::vector<int64_t>& ks) const {
+  eval::RankingAccumulator acc(ks, n2_);
   size_t next = 0;
-  const int64_t k = std::min(k_, n2_);
+  const int64_t k = std::min(acc.max_k(), n2_);
   for (const Block& b : blocks_) {
     at::Tensor s =
         score(b.users).to(torch::kFloat).clone(at::MemoryFormat::Contiguous);  // [B, n2], ours to mask
@@ -67,7 +67,17 @@ eval::RankingAtK RankingProbe::measure(const Scorer& score) const {
       acc.add(ranked, relevant_[next]);
     }
   }
-  return acc.report().at_k.front();
+  return acc.report();
+}
+
+eval::Measurable::Ranker RankingProbe::ranker(Scorer score) const {
+  return [this, score = std::move(score)](const std::vector<int64_t>& ks) { return rank(score, ks); };
+}
+
+double RankingProbe::figure(const Scorer& score, const std::string& name) const {
+  eval::Measurable m;
+  m.rank = ranker(score);
+  return eval::figure_of(eval::measure(m, "", {name}), name);
 }
 
 RankingProbe validation_probe(const Dataset& ds, int64_t block_pairs, const at::Device& device) {

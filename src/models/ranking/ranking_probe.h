@@ -12,6 +12,7 @@
 #include <functional>
 #include <vector>
 
+#include "eval/measure.h"
 #include "symgnn/dataset.h"
 #include "symgnn/ranking.h"
 
@@ -32,8 +33,15 @@ class RankingProbe {
   /// The users it scores (those with a relevant held-out item), ascending.
   const std::vector<int64_t>& user_ids() const { return users_; }
 
-  /// Precision, recall, NDCG, ... at k of the scores `score` gives.
-  eval::RankingAtK measure(const Scorer& score) const;
+  /// The ranking rows at the cut-offs `ks` (ascending) of the scores `score` gives.
+  eval::RankingReport rank(const Scorer& score, const std::vector<int64_t>& ks) const;
+  /// The scores `score` gives as eval::measure ranks them (the probe outlives the result).
+  eval::Measurable::Ranker ranker(Scorer score) const;
+  /// The ranking figure `name` ("ndcg@10") of the scores, through eval::measure: what a
+  /// closed-form kind chooses its setting by. NaN where no user has a relevant item.
+  double figure(const Scorer& score, const std::string& name) const;
+  /// The probe's k (10).
+  int64_t k() const { return k_; }
 
  private:
   struct Block {
