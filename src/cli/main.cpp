@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <exception>
+#include <new>
 
 #include "cli/commands.h"
 #include "runtime/runtime.h"
@@ -26,17 +28,54 @@ void install_signal_handlers() {
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &action, nullptr);
 }
 
+/// An exception nothing caught. A std::bad_alloc here comes from a shared library's
+/// initialiser (LibTorch registers its operators before main(), and under `ulimit -v` of
+/// about 560 MB that ran out): one line and exit 2 instead of an abort. Anything else is
+/// a bug, reported as the runtime does.
+[[noreturn]] void on_terminate() {
+  if (const std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      static const char line[] =
+          "symgnn: error: out of memory while starting (its libraries' initialisers); raise the "
+          "address-space limit (ulimit -v) or free memory\n";
+      (void)!::write(2, line, sizeof line - 1);
+      ::_exit(2);
+    } catch (...) {
+    }
+  }
+  __gnu_cxx::__verbose_terminate_handler();
+  std::abort();  // not reached
+}
+
+/// Runs before any shared library's initialiser (an executable's .preinit_array): GNU
+/// OpenMP reads OMP_WAIT_POLICY when it is initialised, and spin-waiting threads made
+/// element-wise ops 10-50x slower under CPU contention (docs/models.md, "Performance
+/// facts"); OpenBLAS starts as many workers as cores, each mapping a 128 MiB buffer, and
+/// LibTorch's own initialisers then ran out of address space under `ulimit -v` 700 MB
+/// (std::bad_alloc before main, exit 134). So the process re-executes itself once, before
+/// those initialisers, with the passive policy and one BLAS thread unless the user chose
+/// them; runtime::set_compute_threads makes the BLAS threads a command asks for (as many as
+/// the address space left holds: a worker that cannot map its buffer spins forever).
+void set_environment_before_libraries(int, char** argv, char** envp) {
+  std::set_terminate(on_terminate);
+  // libc sets `environ` in its own initialiser, which has not run yet.
+  if (environ == nullptr) environ = envp;
+  const bool omp_set = std::getenv("OMP_WAIT_POLICY") != nullptr;
+  const bool blas_set = std::getenv("OPENBLAS_NUM_THREADS") != nullptr;
+  if (omp_set && blas_set) return;
+  if (!omp_set) ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+  if (!blas_set) ::setenv("OPENBLAS_NUM_THREADS", "1", 1);
+  ::execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
+}
+
+__attribute__((section(".preinit_array"),
+               used)) void (*run_before_libraries)(int, char**, char**) = set_environment_before_libraries;
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // GNU OpenMP reads OMP_WAIT_POLICY when it is loaded, before main(): spin-waiting
-  // threads made element-wise ops 10-50x slower under CPU contention (docs/models.md,
-  // "Performance facts"), so re-execute once with the passive policy unless the user
-  // chose a policy.
-  if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
-    ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    ::execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
-  }
   install_signal_handlers();
   symgnn::runtime::keep_freed_memory();
   return symgnn::cli::run(argc, argv);

@@ -63,9 +63,11 @@ int run(int argc, const char* const* argv) {
       "  symgnn tune --data synthetic --config base.conf --space configs/spaces/lowrank.space --budget 20\n"
       "  symgnn blend --models runs/lowrank runs/sylv  # weights fitted on validation, test RMSE\n",
       "symgnn"};
-  add_commands(app);
-  set_process_arguments(argc, argv);  // for train --nproc, which runs the same command N times
   try {
+    // Inside the try: under a tight `ulimit -v` the commands' setup is where the first
+    // allocation fails, and that is one line too.
+    add_commands(app);
+    set_process_arguments(argc, argv);  // for train --nproc, which runs the same command N times
     app.parse(argc, argv);
     return 0;
   } catch (const CLI::Success& e) {  // --help, --version (CallForHelp derives from Success)

@@ -20,8 +20,23 @@
 namespace symgnn::train {
 
 void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path) {
-  write_file_atomic(
-      path, [&](std::ostream& out) { archive.save_to(out); }, Integrity::sealed);
+  // LibTorch's archive writer ends the file in its destructor, which throws after any
+  // short write: a buffer that could not grow (`ulimit -v`) ended the process in
+  // std::terminate. So every write "succeeds" here, and a failure to hold the bytes is
+  // this function's std::bad_alloc (one line: "out of memory while ...").
+  std::string bytes;
+  bool out_of_memory = false;
+  archive.save_to([&](const void* data, size_t n) -> size_t {
+    if (!out_of_memory) try {
+        bytes.append(static_cast<const char*>(data), n);
+      } catch (const std::bad_alloc&) {
+        out_of_memory = true;
+        std::string().swap(bytes);
+      }
+    return n;
+  });
+  if (out_of_memory) throw std::bad_alloc();
+  write_text_atomic(path, bytes, Integrity::sealed);
 }
 
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path,
