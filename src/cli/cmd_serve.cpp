@@ -36,6 +36,8 @@ struct ServeCliOptions {
   std::string host = "127.0.0.1";
   int port = 8080;
   int threads = 8;
+  double request_seconds = serve::HttpOptions{}.request_seconds;
+  int max_queued = serve::HttpOptions{}.max_queued_per_thread;
   int64_t compute_threads = 1;
   std::string device = "cpu";
   std::string admin_token_file;
@@ -94,6 +96,8 @@ int run_serve(const ServeCliOptions& o) {
   ho.host = o.host;
   ho.port = o.port;
   ho.threads = o.threads;
+  ho.request_seconds = o.request_seconds;
+  ho.max_queued_per_thread = o.max_queued;
   ho.max_body_bytes = limits.max_body_bytes;
   serve::HttpServer server(api, ho);
   const int port = server.bind();
@@ -170,6 +174,16 @@ void add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "worker threads answering requests")
       ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--request-timeout", o->request_seconds,
+                  "seconds a connection has to deliver each request, head and body; then it is answered 408 "
+                  "and closed (a slow or stalled client cannot hold a worker)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  cmd->add_option(
+         "--max-queued", o->max_queued,
+         "connections per worker thread that may wait for a worker; one more is answered 503 at once")
+      ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("--compute-threads", o->compute_threads, "intra-op threads of each model computation")
       ->check(CLI::Range(int64_t{1}, int64_t{1024}))

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "serve/connection_pool.h"
 #include "symgnn/error.h"
 
 namespace symgnn::serve {
@@ -57,8 +59,15 @@ std::string threads_fail(int n) {
 
 HttpServer::HttpServer(const Api& api, HttpOptions options)
     : api_(api), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
-  const int threads = std::max(1, options_.threads);
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  const auto threads = static_cast<size_t>(std::max(1, options_.threads));
+  const size_t queued = threads * static_cast<size_t>(std::max(1, options_.max_queued_per_thread));
+  const auto deadline = std::chrono::milliseconds(static_cast<int64_t>(options_.request_seconds * 1000));
+  server_->new_task_queue = [threads, queued, deadline, stopping = stopping_] {
+    return new ConnectionPool(threads, queued, deadline, stopping);
+  };
+  // The deadline counts while a request is read: it stops when the answer begins (below, in
+  // the handlers) and starts again when the answer is written (the library's logger hook).
+  server_->set_logger([](const httplib::Request&, const httplib::Response&) { ConnectionPool::answered(); });
   // One byte over the API's own limit, so that the API answers 413 with its JSON message
   // for bodies it can see, and the library refuses larger ones before reading them.
   // Answers are small: without TCP_NODELAY, Nagle's algorithm holds each one back until the
@@ -80,6 +89,7 @@ HttpServer::HttpServer(const Api& api, HttpOptions options)
   server_->set_keep_alive_timeout(kIdleSeconds);
   server_->set_payload_max_length(static_cast<size_t>(options_.max_body_bytes) + 1);
   const auto answer = [this](const Request& q, httplib::Response& res) {
+    ConnectionPool::answering();
     const Response out = api_.handle(q);
     res.status = out.status;
     res.set_content(out.body, out.content_type.c_str());
@@ -151,6 +161,7 @@ void HttpServer::run() {
 }
 
 void HttpServer::stop() {
+  stopping_->store(true);
   server_->stop();
 }
 

@@ -4,7 +4,10 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -171,4 +174,163 @@ TEST(ServeProcess, WorkerThreadsThatCannotStartAreOneLineBeforeListening) {
   const std::string text = st::read_file(log);
   EXPECT_NE(text.find("cannot start 1024 worker threads"), std::string::npos) << text;
   EXPECT_EQ(text.find("listening"), std::string::npos) << text;
+}
+
+namespace {
+
+/// A connection to 127.0.0.1:port; -1 when it cannot be made.
+int connect_to(int port) {
+  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(s);
+    return -1;
+  }
+  return s;
+}
+
+/// What the server sends on `s` until it closes the connection or `seconds` pass.
+std::string read_all(int s, double seconds) {
+  std::string out;
+  const auto until = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  while (Clock::now() < until) {
+    pollfd p{s, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::recv(s, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+/// The status of an HTTP answer ("HTTP/1.1 200 OK" -> 200); 0 for none.
+int status_of(const std::string& answer) {
+  return answer.rfind("HTTP/1.1 ", 0) == 0 ? std::atoi(answer.c_str() + 9) : 0;
+}
+
+const char kHealthz[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+
+/// A client sending a request's head one byte every 300 ms, for at most `seconds`.
+std::thread trickle(int port, double seconds, std::string* answer) {
+  return std::thread([port, seconds, answer] {
+    const int s = connect_to(port);
+    if (s < 0) return;
+    const std::string head =
+        "GET /healthz HTTP/1.1\r\nHost: a-very-slow-client.example\r\nX-Padding: " + std::string(200, 'x') +
+        "\r\n\r\n";
+    const auto until = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+    for (size_t k = 0; k < head.size() && Clock::now() < until; ++k) {
+      if (::send(s, head.data() + k, 1, MSG_NOSIGNAL) != 1) break;
+      pollfd p{s, POLLIN, 0};
+      if (::poll(&p, 1, 300) > 0) break;  // the server answered (or closed)
+    }
+    *answer = read_all(s, 2);
+    ::close(s);
+  });
+}
+
+}  // namespace
+
+// docs/reliability.md, "One server per port, and every connection answered": a client that
+// sends its request a byte at a time holds its worker only until --request-timeout, then
+// gets 408; a client after it is answered, on the one worker.
+TEST(ServeProcess, ATricklingClientIsCutAtTheDeadlineAndTheNextOneIsAnswered) {
+  const std::string dir = st::scratch_dir("serve_process_trickle");
+  const pid_t pid =
+      start({"--model", "m=" + model_dir(), "--port", "0", "--threads", "1", "--request-timeout", "2"},
+            dir + "/serve.log");
+  const int port = port_of(dir + "/serve.log");
+  ASSERT_GT(port, 0) << st::read_file(dir + "/serve.log");
+  std::string slow;
+  std::thread slow_client = trickle(port, 30, &slow);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto t0 = Clock::now();
+  const int s = connect_to(port);
+  ASSERT_GE(s, 0);
+  ASSERT_EQ(::send(s, kHealthz, sizeof kHealthz - 1, MSG_NOSIGNAL),
+            static_cast<ssize_t>(sizeof kHealthz - 1));
+  const std::string answer = read_all(s, 20);
+  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
+  ::close(s);
+  slow_client.join();
+  EXPECT_EQ(status_of(answer), 200) << answer;
+  EXPECT_LT(waited, 5.0) << "the trickling client held the only worker";
+  EXPECT_EQ(status_of(slow), 408) << slow;
+  kill(pid, SIGTERM);
+  EXPECT_EQ(exit_code(pid), 0) << st::read_file(dir + "/serve.log");
+}
+
+// More connections than the queue holds: the extra ones are answered 503 at once, the
+// queued ones 200 once the worker is free; SIGTERM answers what still waits 503 and drains
+// within the deadline.
+TEST(ServeProcess, ConnectionsBeyondTheQueueAreAnswered503AndTheDrainIsBounded) {
+  const std::string dir = st::scratch_dir("serve_process_queue");
+  const pid_t pid = start({"--model", "m=" + model_dir(), "--port", "0", "--threads", "1",
+                           "--request-timeout", "3", "--max-queued", "4"},
+                          dir + "/serve.log");
+  const int port = port_of(dir + "/serve.log");
+  ASSERT_GT(port, 0) << st::read_file(dir + "/serve.log");
+  std::string slow;
+  std::thread slow_client = trickle(port, 30, &slow);  // holds the worker for 3 s
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  constexpr int kClients = 10;
+  std::vector<std::string> answers(kClients);
+  std::vector<double> seconds(kClients, 0);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&, i] {
+      const auto t0 = Clock::now();
+      const int s = connect_to(port);
+      if (s < 0) return;
+      (void)::send(s, kHealthz, sizeof kHealthz - 1, MSG_NOSIGNAL);
+      answers[static_cast<size_t>(i)] = read_all(s, 20);
+      seconds[static_cast<size_t>(i)] = std::chrono::duration<double>(Clock::now() - t0).count();
+      ::close(s);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // in order, so the queue fills first
+  }
+  for (std::thread& t : clients) t.join();
+  slow_client.join();
+  int ok = 0, refused = 0;
+  for (int i = 0; i < kClients; ++i) {
+    const int status = status_of(answers[static_cast<size_t>(i)]);
+    ok += status == 200;
+    if (status == 503) {
+      ++refused;
+      EXPECT_LT(seconds[static_cast<size_t>(i)], 1.5) << "a refusal is at once";
+      EXPECT_NE(answers[static_cast<size_t>(i)].find("Retry-After: 1"), std::string::npos);
+    }
+    EXPECT_TRUE(status == 200 || status == 503) << answers[static_cast<size_t>(i)];
+  }
+  EXPECT_EQ(ok, 4) << "the queue's four";
+  EXPECT_EQ(refused, kClients - 4);
+  EXPECT_EQ(status_of(slow), 408) << slow;
+
+  // SIGTERM with a trickling client on the worker and one queued: the queued one is
+  // answered 503 (the library would close it unanswered), the slow one is cut at its
+  // deadline, and the server ends.
+  std::string slow2, queued;
+  std::thread t2 = trickle(port, 30, &slow2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::thread q([&] {
+    const int s = connect_to(port);
+    if (s < 0) return;
+    (void)::send(s, kHealthz, sizeof kHealthz - 1, MSG_NOSIGNAL);
+    queued = read_all(s, 20);
+    ::close(s);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto stop = Clock::now();
+  kill(pid, SIGTERM);
+  EXPECT_EQ(exit_code(pid), 0) << st::read_file(dir + "/serve.log");
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - stop).count(), 6.0) << "the drain is bounded";
+  t2.join();
+  q.join();
+  EXPECT_EQ(status_of(queued), 503) << queued;
+  EXPECT_NE(queued.find("stopping"), std::string::npos) << queued;
+  EXPECT_EQ(status_of(slow2), 408) << slow2;
 }
