@@ -4,6 +4,14 @@
 #include "graph/knn_approximate.h"
 
 #include <ATen/Parallel.h>
+// hnswlib 0.6's SSE prefetches read the neighbour id one past the end of a list
+// (searchBaseLayer: `*(datal + j + 1)`; nmslib/hnswlib issues 107 and 578, open upstream).
+// The read stays inside malloc's block and only aims a prefetch, so release builds keep
+// the vectorised code; the AddressSanitizer build (scripts/sanitize.sh) reports it and
+// takes hnswlib's plain loops instead.
+#if defined(__SANITIZE_ADDRESS__)
+#define NO_MANUAL_VECTORIZATION
+#endif
 #include <hnswlib/hnswlib.h>
 #include <torch/types.h>
 #include <torch/utils.h>
