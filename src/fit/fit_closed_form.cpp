@@ -39,10 +39,8 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   // The trainer's epoch metrics (train/epoch_metrics.h), of the one deterministic "run".
   train::MetricValues errors;
   const float lo = parts.ctx.rating_min, hi = parts.ctx.rating_max;
-  const at::Tensor val_truth = truth(ds.validation), test_truth = truth(ds.test);
-  if (!ds.validation.empty())
-    eval::add_figures(errors, eval::measure(train::predicted(f.val_predictions, val_truth, lo, hi), "val",
-                                            eval::prediction_metrics()));
+  const at::Tensor test_truth = truth(ds.test);
+  train::add_errors(errors, "val", f.val_predictions, truth(ds.validation), lo, hi);
   for (const auto& [name, value] : c.metrics) errors[name] = value;
   if (!ds.test.empty()) {
     // Every closed-form kind's test ranking under evaluate's protocol (the candidates exclude

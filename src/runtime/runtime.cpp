@@ -51,7 +51,8 @@ constexpr int64_t kComputeThreadBytes = int64_t{96} << 20;
 void set_compute_threads(int64_t n) {
   // OpenBLAS maps its 128 MiB buffer at the first product, and retries forever where the
   // address space cannot hold it (a training under `ulimit -v` 700 MB hung there).
-  if (const int64_t left = address_space_left(); left < kBlasBufferBytes)
+  const int64_t left = address_space_left();
+  if (left < kBlasBufferBytes)
     throw Error("out of memory: " + std::to_string(left >> 20) +
                 " MiB of address space is left under the process's limit (ulimit -v), and the BLAS needs "
                 "about " +
@@ -59,7 +60,7 @@ void set_compute_threads(int64_t n) {
   if (n <= 0) n = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
   // Under `ulimit -v`, no more threads than the address space left can hold: a thread the
   // pools cannot make hangs them (never without a limit: then n is as asked).
-  const int64_t room = address_space_left() / kComputeThreadBytes;
+  const int64_t room = left / kComputeThreadBytes;
   n = std::max<int64_t>(1, std::min<int64_t>(n, room));
   // LibTorch's setter first makes its QNNPACK pool (unused here) one thread per core: where
   // those cannot be made, OpenMP's pool, the one LibTorch computes on, is sized alone.
@@ -78,8 +79,9 @@ void set_compute_threads(int64_t n) {
   // here, as many as the address space left holds (`ulimit -v`).
   using SetBlasThreads = void (*)(int);
   if (auto set_blas = reinterpret_cast<SetBlasThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
-    const int64_t room = address_space_left() / kBlasThreadBytes;
-    set_blas(static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(n, room))));
+    // Measured again: the compute threads just made took their share.
+    const int64_t room_now = address_space_left() / kBlasThreadBytes;
+    set_blas(static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(n, room_now))));
   }
 }
 
