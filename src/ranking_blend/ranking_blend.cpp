@@ -173,11 +173,9 @@ Standardised standardise(const std::vector<std::shared_ptr<TrainedModel>>& model
   return out;
 }
 
-/// The blend of weights `w` as eval::measure ranks it, on the probe's users.
-eval::Measurable blended(const models::RankingProbe& probe, const Standardised& s,
-                         const std::vector<double>& w) {
-  eval::Measurable out;
-  out.rank = probe.ranker([&s, w](const at::Tensor& users) {
+/// The scores of the blend of weights `w` for a block of the probe's users.
+models::RankingProbe::Scorer blend_scores(const Standardised& s, const std::vector<double>& w) {
+  return [&s, w](const at::Tensor& users) {
     const at::Tensor rows = s.row_of.index_select(0, users.to(torch::kCPU));
     at::Tensor sum;
     for (size_t m = 0; m < w.size(); ++m) {
@@ -186,14 +184,7 @@ eval::Measurable blended(const models::RankingProbe& probe, const Standardised& 
       sum = sum.defined() ? sum + part : part;
     }
     return sum;
-  });
-  return out;
-}
-
-/// The blend's figure `name` ("ndcg@10") at weights `w`.
-double figure(const models::RankingProbe& probe, const Standardised& s, const std::vector<double>& w,
-              const std::string& name) {
-  return eval::figure_of(eval::measure(blended(probe, s, w), "", {name}), name);
+  };
 }
 
 /// Every weight vector of the simplex grid with `steps` steps: non-negative multiples of
@@ -274,7 +265,7 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
   std::vector<double> best;
   double best_ndcg = -1;
   for (const auto& w : points) {
-    const double ndcg = figure(val_probe, val, w, "ndcg@10");
+    const double ndcg = val_probe.figure(blend_scores(val, w), "ndcg@10");
     if (ndcg > best_ndcg + 1e-12) best_ndcg = ndcg, best = w;
   }
   res.val_ndcg = best_ndcg;
@@ -284,7 +275,9 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
       standardise(test_models, test_probe.user_ids(), {&test_view.train, &test_view.validation},
                   tds.users.count, tds.items.count);
   if (!test_probe.empty()) {
-    const eval::Figures t = eval::measure(blended(test_probe, test, best), "", eval::ranking_metrics(10));
+    eval::Measurable blend;
+    blend.rank = test_probe.ranker(blend_scores(test, best));
+    const eval::Figures t = eval::measure(blend, "", eval::ranking_metrics(10));
     res.test_ndcg = eval::figure_of(t, "ndcg@10");
     res.test_precision = eval::figure_of(t, "precision@10");
     res.test_recall = eval::figure_of(t, "recall@10");
@@ -295,8 +288,9 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
     std::vector<double> single(loaded.size(), 0.0);
     single[m] = 1.0;
     BlendedModel r = loaded[m].record;
-    r.val_ndcg = figure(val_probe, val, single, "ndcg@10");
-    r.test_ndcg = test_probe.empty() ? std::nan("") : figure(test_probe, test, single, "ndcg@10");
+    r.val_ndcg = val_probe.figure(blend_scores(val, single), "ndcg@10");
+    r.test_ndcg =
+        test_probe.empty() ? std::nan("") : test_probe.figure(blend_scores(test, single), "ndcg@10");
     r.weight = best[m];
     res.models.push_back(r);
     if (r.val_ndcg > res.models[res.best_single].val_ndcg) res.best_single = m;
