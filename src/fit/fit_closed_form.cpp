@@ -8,6 +8,7 @@
 #include "fit/sweep_metrics.h"
 #include "infer/model_parts.h"
 #include "models/ranking/ranking_probe.h"
+#include "runtime/runtime.h"
 #include "symgnn/metrics.h"
 #include "symgnn/model.h"
 #include "symgnn/ranking.h"
@@ -27,6 +28,9 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   auto model = models::make_model(cfg, parts.ctx);
   model->to(device);
   parts.ranker = ranker ? ranker() : nullptr;
+  // The kinds that run their own epochs (elsa) allocate the same n_items x d tensors every
+  // step; mapped afresh each time, their page faults cost more than the arithmetic.
+  runtime::keep_large_blocks_in_heap();
   const auto t0 = std::chrono::steady_clock::now();
   const models::ClosedFormFit c = model->fit(ds, device, [&](const std::string& line) { say(o, line); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -43,7 +43,7 @@ RankerChoice choose_ranker(const RunConfig& cfg, int64_t users, int64_t items) {
              " items, " + std::to_string(kAutoRankerMaxPairs) + " user x item pairs)" +
              (elsa_work <= kAutoElsaMaxWork
                   ? std::string()
-                  : ", nor an elsa ranker (users x items x d above 2^37 multiply-adds an epoch)");
+                  : ", nor an elsa ranker (users x items x d above 2^40 multiply-adds a validation measurement)");
   return c;
 }
 

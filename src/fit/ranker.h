@@ -25,10 +25,12 @@ namespace symgnn::fitting {
 /// never worse than popularity's on validation.
 inline constexpr int64_t kAutoRankerMaxItems = 10000;
 inline constexpr int64_t kAutoRankerMaxPairs = int64_t{1} << 26;
-/// The item-based ranker scores every user against every item through d columns each epoch:
-/// auto weighs it while users x items x d (its first width) stays below this many
-/// multiply-adds (a 17.6 k x 16 k set at d = 128 is 2^35.2; a 200 k x 200 k one 2^42.2).
-inline constexpr double kAutoElsaMaxWork = 137438953472.0;  // 2^37
+/// The item-based ranker's training no longer scores users against items (its loss is
+/// factored, models/elsa/elsa_model.h), but each validation measurement does, through d
+/// columns: auto weighs it while users x items x d (its first width) stays below this many
+/// multiply-adds, about 15 s a measurement on 2 cores (a 17.6 k x 16 k set at d = 128 is
+/// 2^35.2; 20 k x 260 k, bench/bench_elsa_scale.sh, 2^39.3; a 200 k x 200 k one 2^42.2).
+inline constexpr double kAutoElsaMaxWork = 1099511627776.0;  // 2^40
 
 struct RankerChoice {
   /// The kinds to fit ("ease", "elsa", "itemknn", "popularity"); more than one: the best on

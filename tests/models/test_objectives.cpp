@@ -11,6 +11,7 @@
 
 #include "models/base_model.h"
 #include "models/objectives/objective.h"
+#include "models/objectives/ranking_losses.h"
 #include "models/objectives/score_view.h"
 #include "symgnn/error.h"
 #include "symgnn/model_kinds.h"
@@ -137,6 +138,48 @@ TEST(RankingLoss, NormalisedMseMatchesItsDefinitionInEveryBlockSize) {
     for (const int64_t block : {1, 9, 20, 1000})
       expect_matches(blocked(p, ranking("normalised_mse", block), dense), loss, a, b,
                      std::string(dense ? "matrix" : "factors") + ", block " + std::to_string(block));
+}
+
+TEST(RankingLoss, NormalisedMseOfAnAutoencoderEqualsTheLossOfItsDenseScores) {
+  // The item-based ranker's form (models/elsa/elsa_model.h): S = X' E E^T - X' with E's rows
+  // of unit norm and X' a subset of X (input dropout); the factored loss against the table's
+  // normalised_mse over the dense S and X, value and gradient in E. User 3 keeps none of
+  // their items (S_u = 0, as a dropout may leave a row).
+  torch::manual_seed(5);
+  const at::Tensor raw = torch::randn({9, 4}, torch::kDouble);
+  const at::Tensor users = torch::tensor({0, 0, 1, 2, 2, 2, 3, 4, 4}, torch::kLong);
+  const at::Tensor items = torch::tensor({1, 4, 4, 0, 2, 8, 8, 3, 7}, torch::kLong);
+  const at::Tensor kept = torch::tensor({1, 1, 1, 0, 1, 1, 0, 1, 0}, torch::kBool);
+  const int64_t b = 5;
+  const auto grad_of = [&](bool factored) {
+    const at::Tensor a = raw.clone().requires_grad_();
+    const at::Tensor e = a / a.norm(2, {1}, true);
+    const at::Tensor ku = users.masked_select(kept), ki = items.masked_select(kept);
+    at::Tensor loss;
+    if (factored) {
+      const auto sums = [&](const at::Tensor& u, const at::Tensor& i) {
+        return torch::zeros({b, 4}, e.options()).index_add(0, u, e.index_select(0, i));
+      };
+      const at::Tensor one = torch::ones({users.size(0)}, e.options());
+      loss = normalised_mse_autoencoder_loss(
+          sums(ku, ki), sums(users, items), e.t().mm(e),
+          torch::zeros({b}, e.options()).index_add(0, ku, one.narrow(0, 0, ku.size(0))),
+          torch::zeros({b}, e.options()).index_add(0, users, one));
+    } else {
+      at::Tensor xk = torch::zeros({b, 9}, e.options());
+      xk.index_put_({ku, ki}, torch::ones({ku.size(0)}, e.options()));
+      const at::Tensor s = xk.mm(e).mm(e.t()) - xk;
+      Objective o = ranking("normalised_mse");
+      o.positive_min = -1e300;
+      loss = ranking_loss(ScoreView::matrix(s), users, items, torch::ones({users.size(0)}, e.options()), o);
+    }
+    loss.backward();
+    return std::make_pair(loss.item<double>(), a.grad());
+  };
+  const auto [dense_loss, dense_grad] = grad_of(false);
+  const auto [loss, grad] = grad_of(true);
+  EXPECT_NEAR(loss, dense_loss, 1e-12);
+  EXPECT_TRUE(torch::allclose(grad, dense_grad, 1e-9, 1e-12)) << grad << "\n" << dense_grad;
 }
 
 TEST(RankingLoss, NoPositiveGivesAZeroThatReachesEveryFactor) {

@@ -8,14 +8,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <numeric>
 #include <random>
 
 #include "models/closed_form/interaction_rows.h"
 #include "models/closed_form_predictions.h"
 #include "models/elsa/elsa_dims.h"
-#include "models/objectives/objective.h"
+#include "models/objectives/ranking_losses.h"
 #include "models/ranking/ranking_probe.h"
 #include "symgnn/error.h"
 #include "util/strings.h"
@@ -25,9 +24,35 @@ namespace symgnn::models {
 
 namespace {
 
-/// The widths after the first are tried only while an epoch's scores stay below this many
-/// multiply-adds (users x items x d): about a minute an epoch on one core.
+/// The widths after the first are tried only while an epoch stays below this many
+/// multiply-adds (the Gram matrix of each step and one validation measurement, below): about
+/// a minute an epoch on one core.
 constexpr double kMaxEpochWork = 34359738368.0;  // 2^35
+
+/// A step's Gram matrix costs n2 x d^2 whatever its batch: on a wide catalogue the batch
+/// grows past elsa.batch_users so that an epoch's steps stay below this many multiply-adds
+/// (a 260 k-item catalogue at d = 128: 15 steps an epoch; ML-100K, Douban, Flixster and a
+/// 16 k-item set at d = 128 keep elsa.batch_users).
+constexpr double kMaxEpochGramWork = 68719476736.0;  // 2^36
+
+}  // namespace
+
+int64_t elsa_batch_users(int64_t users, int64_t items, int64_t d, int64_t batch_users) {
+  const double gram = static_cast<double>(items) * static_cast<double>(d) * static_cast<double>(d);
+  const double steps = std::max(1.0, std::floor(kMaxEpochGramWork / gram));
+  return std::max(batch_users, static_cast<int64_t>(std::ceil(static_cast<double>(users) / steps)));
+}
+
+namespace {
+
+/// An epoch's multiply-adds at width d: each step's Gram matrix A_hat^T A_hat (n2 x d^2,
+/// its backward alike) and one validation measurement scoring every user against every item.
+double epoch_work(int64_t users, int64_t items, int64_t batch_users, int64_t d) {
+  const double batch = static_cast<double>(elsa_batch_users(users, items, d, batch_users));
+  const double steps = std::ceil(static_cast<double>(users) / batch);
+  return static_cast<double>(items) * static_cast<double>(d) *
+         (2 * steps * static_cast<double>(d) + static_cast<double>(users));
+}
 
 }  // namespace
 
@@ -56,22 +81,14 @@ at::Tensor ElsaModel::normalised(const at::Tensor& a) const {
   return e / e.norm(2, {1}, true).clamp_min(1e-12);
 }
 
-at::Tensor ElsaModel::scores_of(const at::Tensor& users, const at::Tensor& encoder, const at::Tensor& keep,
-                                at::Tensor* row_out, at::Tensor* items_out) const {
+at::Tensor ElsaModel::scores_of(const at::Tensor& users, const at::Tensor& encoder) const {
   const at::Tensor u = users.to(profile_ptr_.device(), at::kLong);
   const at::Tensor start = profile_ptr_.index_select(0, u);
-  auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, u + 1) - start);
-  at::Tensor items = profile_items_.index_select(0, pos);
-  if (row_out) *row_out = row;
-  if (items_out) *items_out = items;
-  if (keep.defined()) {
-    row = row.masked_select(keep);
-    items = items.masked_select(keep);
-  }
-  const int64_t b = u.size(0);
+  const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, u + 1) - start);
+  const at::Tensor items = profile_items_.index_select(0, pos);
   // x_b A_hat as a gather and a sum per user: linear in the block's ratings.
-  const at::Tensor p =
-      at::zeros({b, encoder.size(1)}, encoder.options()).index_add(0, row, encoder.index_select(0, items));
+  const at::Tensor p = at::zeros({u.size(0), encoder.size(1)}, encoder.options())
+                           .index_add(0, row, encoder.index_select(0, items));
   // Minus each input item's own score (diag(A_hat A_hat^T) = 1).
   return p.mm(encoder.t()).index_put({row, items}, -at::ones({row.size(0)}, encoder.options()), true);
 }
@@ -80,7 +97,7 @@ at::Tensor ElsaModel::score_items(const at::Tensor& users, int64_t n2) {
   TORCH_CHECK(n2 == n2_, "ElsaModel: built for ", n2_, " items, asked for ", n2);
   at::NoGradGuard no_grad;
   if (encoder_t_.size(0) == 0) return at::zeros({users.size(0), n2_}, b1_.options());
-  return scores_of(users, encoder_t_.t(), {}, nullptr, nullptr);
+  return scores_of(users, encoder_t_.t());
 }
 
 at::Tensor ElsaModel::node_representations(int side) {
@@ -102,7 +119,7 @@ void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int6
 }
 
 ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t epochs,
-                                    const std::function<double()>& probe, const at::Device& device) {
+                                    const std::function<double(int64_t)>& probe, const at::Device& device) {
   set_profiles(ratings);
   fit_biases(ratings);
   torch::manual_seed(static_cast<uint64_t>(seed_));
@@ -112,37 +129,46 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
                      .to(device)
                      .set_requires_grad(true);
   torch::optim::Adam opt({a}, torch::optim::AdamOptions(cfg_.lr));
-  // The loss: ELSA's normalised MSE over each user's whole row, every rated item a positive.
-  TrainConfig tc;
-  tc.ranking_loss = "normalised_mse";
-  tc.positive_min = -std::numeric_limits<double>::infinity();
-  const Objective objective(tc);
 
   std::vector<int64_t> users;
   const at::Tensor counts = (profile_ptr_.slice(0, 1) - profile_ptr_.slice(0, 0, n1_)).to(at::kCPU);
   for (int64_t u = 0; u < n1_; ++u)
     if (counts.data_ptr<int64_t>()[u] > 0) users.push_back(u);
 
+  const auto batch =
+      static_cast<size_t>(elsa_batch_users(static_cast<int64_t>(users.size()), n2_, d, cfg_.batch_users));
   Trained best;
   int64_t since = 0;
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
     std::shuffle(users.begin(), users.end(), rng);
-    for (size_t s = 0; s < users.size(); s += static_cast<size_t>(cfg_.batch_users)) {
-      const size_t e = std::min(users.size(), s + static_cast<size_t>(cfg_.batch_users));
+    for (size_t s = 0; s < users.size(); s += batch) {
+      const size_t e = std::min(users.size(), s + batch);
       const at::Tensor ub =
           torch::tensor(std::vector<int64_t>(users.begin() + static_cast<std::ptrdiff_t>(s),
                                              users.begin() + static_cast<std::ptrdiff_t>(e)),
                         torch::kLong)
               .to(device);
-      at::Tensor row, items, keep;
+      const int64_t b = ub.size(0);
+      const at::Tensor start = profile_ptr_.index_select(0, ub);
+      const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, ub + 1) - start);
+      const at::Tensor items = profile_items_.index_select(0, pos);
+      const at::Tensor ones = at::ones({row.size(0)}, fopts.device(device));
+      at::Tensor kept_row = row, kept_items = items;
       if (cfg_.dropout > 0) {
-        const at::Tensor start = profile_ptr_.index_select(0, ub);
-        const int64_t n = (profile_ptr_.index_select(0, ub + 1) - start).sum().item<int64_t>();
-        keep = at::rand({n}, fopts) >= cfg_.dropout;
+        const at::Tensor keep = at::rand({row.size(0)}, fopts) >= cfg_.dropout;
+        kept_row = row.masked_select(keep.to(device));
+        kept_items = items.masked_select(keep.to(device));
       }
-      const at::Tensor s_b = scores_of(ub, normalised(a), keep, &row, &items);
-      const at::Tensor loss =
-          ranking_loss(ScoreView::matrix(s_b), row, items, at::ones({row.size(0)}, fopts), objective);
+      // The normalised MSE of S = X' E E^T - X' (the objectives' row normalised_mse), from
+      // the users' sums of item rows and E's Gram matrix: no users x items scores are formed.
+      const at::Tensor encoder = normalised(a);
+      const auto row_sums = [&](const at::Tensor& r, const at::Tensor& i) {
+        return at::zeros({b, encoder.size(1)}, encoder.options()).index_add(0, r, encoder.index_select(0, i));
+      };
+      const at::Tensor loss = normalised_mse_autoencoder_loss(
+          row_sums(kept_row, kept_items), row_sums(row, items), encoder.t().mm(encoder),
+          at::zeros({b}, ones.options()).index_add(0, kept_row, ones.narrow(0, 0, kept_row.size(0))),
+          at::zeros({b}, ones.options()).index_add(0, row, ones));
       opt.zero_grad();
       loss.backward();
       opt.step();
@@ -152,9 +178,10 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
       at::NoGradGuard no_grad;
       assign_buffer(encoder_t_, normalised(a).t());
     }
-    const double ndcg = probe();
+    const double ndcg = probe(epoch);
     best.curve.emplace_back(epoch, ndcg);
-    if (ndcg > best.ndcg) {
+    // A gain below elsa.min_gain is noise, and would keep a flat curve running to elsa.epochs.
+    if (best.ndcg < 0 || ndcg > best.ndcg + cfg_.min_gain) {
       best.ndcg = ndcg;
       best.epoch = epoch;
       since = 0;
@@ -196,20 +223,26 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
   if (!ds.validation.empty()) {
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
     if (!probe.empty()) {
-      const auto measure = [&] {
-        return probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, "ndcg@10");
+      int64_t width_now = 0;
+      const auto measure = [&](int64_t epoch) {
+        const double v = probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, "ndcg@10");
+        if (log)
+          log("elsa d = " + std::to_string(width_now) + ", epoch " + std::to_string(epoch) +
+              ": validation NDCG@10 " + fixed(v, 4) + " (" +
+              fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0) + " s)");
+        return v;
       };
-      const double rows = static_cast<double>(ds.users.count) * static_cast<double>(n2_);
       for (const int64_t width : dims_) {
-        if (width != dims_.front() && rows * static_cast<double>(width) > kMaxEpochWork) {
-          // Each epoch scores every user against every item through d columns.
+        if (width != dims_.front() &&
+            epoch_work(ds.users.count, n2_, cfg_.batch_users, width) > kMaxEpochWork) {
           const std::string why = "elsa d = " + std::to_string(width) + ": skipped, " +
                                   std::to_string(ds.users.count) + " users x " + std::to_string(n2_) +
-                                  " items x d is above 2^35 multiply-adds an epoch";
+                                  " items: an epoch at this width is above 2^35 multiply-adds";
           tried.push_back({{"elsa.d", width}, {"skipped", why}});
           if (log) log(why);
           continue;
         }
+        width_now = width;
         const Trained t = train({&ds.train}, width, cfg_.epochs, measure, device);
         nlohmann::json curve = nlohmann::json::array();
         for (const auto& [e, v] : t.curve) curve.push_back({e, v});
@@ -225,6 +258,9 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
     fit_biases({&ds.train});
     out.val_predictions = predictions(ds.validation);
   }
+  if (log)
+    log("elsa: d = " + std::to_string(d) + ", " + std::to_string(epochs) +
+        " epochs on training + validation");
   train({&ds.train, &ds.validation}, d, epochs, {}, device);
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
   out.details["elsa.d"] = d;

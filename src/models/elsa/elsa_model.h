@@ -13,6 +13,10 @@
 /// trained by Adam on the normalised MSE (models/objectives/normalised_mse.cpp, a row of
 /// SYMGNN_RANKING_LOSSES): mean over users of || S_u/|S_u| - x_u/|x_u| ||^2, in batches of
 /// elsa.batch_users users, x_u's entries dropped with probability elsa.dropout at the input.
+/// The loss is computed from the users' sums x_u A_hat and the d x d Gram matrix
+/// A_hat^T A_hat (normalised_mse_autoencoder_loss), never from S: a step costs the batch's
+/// ratings x d plus n2 x d^2, and holds no batch x n2 scores; on a wide catalogue the batch
+/// grows so that an epoch has few steps (elsa_batch_users).
 /// A user is scored from their ratings alone (inductive: no user parameter), in memory
 /// n2 x d plus the ratings, time linear in the ratings per block of users.
 ///
@@ -33,6 +37,10 @@
 #include "models/closed_form/damped_biases.h"
 
 namespace symgnn::models {
+
+/// Users per optimiser step at width d: elsa.batch_users (`batch_users`), or more on a wide
+/// catalogue, where each step's n2 x d^2 Gram matrix would dominate (elsa_model.cpp).
+int64_t elsa_batch_users(int64_t users, int64_t items, int64_t d, int64_t batch_users);
 
 class ElsaModel : public DampedBiasModel {
  public:
@@ -64,16 +72,14 @@ class ElsaModel : public DampedBiasModel {
 
  private:
   /// Trains width `d` on `ratings` (the profiles X and the biases set from them) for at
-  /// most `epochs` epochs; with `probe` given, measures it every elsa.eval_every epochs and
-  /// stops after elsa.patience measurements without a better one.
+  /// most `epochs` epochs; with `probe` given, measures it (given the epoch) every elsa.eval_every epochs and
+  /// stops after elsa.patience measurements without one better by elsa.min_gain.
   Trained train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t epochs,
-                const std::function<double()>& probe, const at::Device& device);
+                const std::function<double(int64_t)>& probe, const at::Device& device);
   /// A_hat of the parameters A.
   at::Tensor normalised(const at::Tensor& a) const;
-  /// x_b A_hat - x_b's own rows: S for the users `users` (int64, on the profiles' device),
-  /// with `keep` (undefined: all) a mask over their rated entries (input dropout).
-  at::Tensor scores_of(const at::Tensor& users, const at::Tensor& encoder, const at::Tensor& keep,
-                       at::Tensor* row, at::Tensor* items) const;
+  /// x_b A_hat A_hat^T - x_b: the scores S of the users `users` (int64), `encoder` = A_hat.
+  at::Tensor scores_of(const at::Tensor& users, const at::Tensor& encoder) const;
   void set_profiles(const std::vector<const RatingList*>& ratings);
 
   ElsaConfig cfg_;

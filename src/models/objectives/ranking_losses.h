@@ -19,6 +19,17 @@ namespace symgnn::models {
 SYMGNN_RANKING_LOSSES(SYMGNN_DECLARE_RANKING_LOSS)
 #undef SYMGNN_DECLARE_RANKING_LOSS
 
+/// The normalised MSE (normalised_mse.cpp) of an autoencoder's scores S = X' E E^T - X' (the
+/// item-based ranker, models/elsa/elsa_model.h: E the n2 x d item rows with unit norm, X' a
+/// user's binary input row, X' within X, X the user's binary row of positives), computed
+/// without S: from z = X' E and w = X E ([B, d]), gram = E^T E ([d, d]), kept = |X'| and
+/// count = |X| ([B]). Equal to normalised_mse_loss of the dense S and X (tests/models/
+/// test_objectives.cpp), in time linear in the ratings plus n2 d^2 for the Gram matrix and
+/// memory B x d, where the dense form holds B x n2 scores: what lets the ranker train on a
+/// catalogue of any width.
+at::Tensor normalised_mse_autoencoder_loss(const at::Tensor& z, const at::Tensor& w, const at::Tensor& gram,
+                                           const at::Tensor& kept, const at::Tensor& count);
+
 /// Runs `part(start, len)` over [0, n) in chunks of `chunk`, each part's backward at once
 /// (the parts read detached leaves, so each frees its own graph); the sum of the parts' values.
 double backward_in_chunks(int64_t n, int64_t chunk, const std::function<at::Tensor(int64_t, int64_t)>& part);
