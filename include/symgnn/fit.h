@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "symgnn/config.h"
+#include "symgnn/dataset.h"
 #include "symgnn/progress.h"
 #include "symgnn/run_metrics.h"
 #include "symgnn/trained_model.h"
@@ -43,6 +44,9 @@ struct FitOptions {
   /// Lines for people as the run goes (the data and its graphs, what train.auto chose, a
   /// closed-form fit's steps, each run's summary); null: none.
   LogCallback log;
+  /// Called on the loaded data before its graphs are built and anything is fitted (evaluate's
+  /// new-users protocol, fit/new_users_protocol.h, holds users' ratings out here). Null: none.
+  std::function<void(Dataset&)> edit_data;
 };
 
 struct FitResult {

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "fit/evaluation_json.h"
+#include "fit/new_users_protocol.h"
 #include "infer/unseen_test.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
@@ -33,6 +34,8 @@ struct EvaluateCliOptions {
   std::string unknown;
   int64_t threads = -1;
   std::string device = "cpu";
+  std::string protocol = "test";
+  fitting::NewUsersProtocol new_users;
 };
 
 std::vector<int64_t> parse_ks(const std::string& text) {
@@ -56,6 +59,103 @@ std::string fixed4(double v) {
 
 namespace {
 
+/// The ranking rows of `e` (one column per ranking row of symgnn/metrics.h), one line per k.
+void ranking_table(std::ostream& os, const Evaluation& e) {
+  char cell[64];
+  os << "   k";
+  for (const MetricRow& m : kMetrics)
+    if (m.needs == MetricNeeds::ranking) std::snprintf(cell, sizeof cell, "  %-9s", m.name), os << cell;
+  os << "\n";
+  for (const auto& a : e.ranking.at_k) {
+    std::snprintf(cell, sizeof cell, "%4lld", static_cast<long long>(a.k));
+    os << cell;
+    for (const MetricRow& m : kMetrics)
+      if (m.needs == MetricNeeds::ranking)
+        std::snprintf(cell, sizeof cell, "  %-9s", fixed4(eval::metric_value(a, m.name)).c_str()), os << cell;
+    os << "\n";
+  }
+}
+
+/// The prediction rows of `e`, ", RMSE 0.9123, MAE 0.7012".
+std::string error_cells(const Evaluation& e) {
+  std::string out;
+  for (const MetricRow& m : kMetrics)
+    if (m.needs == MetricNeeds::predictions) {
+      const auto it = e.errors.find(m.name);
+      out += ", " + std::string(metric_label(m)) + " " +
+             fixed4(it == e.errors.end() ? std::nan("") : it->second);
+    }
+  return out;
+}
+
+/// NDCG at the first k asked, or NaN.
+double first_ndcg(const Evaluation& e) {
+  return e.ranking.at_k.empty() ? std::nan("") : eval::metric_value(e.ranking.at_k.front(), "ndcg");
+}
+
+/// `evaluate --protocol new-users` (fit/new_users_protocol.h).
+int run_new_users(const EvaluateCliOptions& o) {
+  fitting::NewUsersProtocol p = o.new_users;
+  p.eval.ks = parse_ks(o.ks);
+  p.eval.relevant_min = o.relevant_min;
+  p.eval.unknown = o.unknown;
+  runtime::set_compute_threads(o.threads);
+  if (!o.json.empty()) check_output_file(o.json, "--json");
+  // The config the directory was trained with, fitted again without the held-out users.
+  const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
+  RunConfig cfg = model.config();
+  cfg.train.device = o.device;
+  const fitting::NewUsersReport r =
+      fitting::evaluate_new_users(cfg, p, [](const std::string& line) { std::cerr << line << "\n"; });
+  const std::string k = p.eval.ks.empty() ? "10" : std::to_string(p.eval.ks.front());
+  std::ostringstream os;
+  os << "new users: " << r.held_out << " of the " << r.users
+     << " users with two or more ratings held out of the fit"
+     << " (seed " << p.seed << "); " << fixed(100 * p.fold_in, 0)
+     << "% of each one's ratings given after it (" << r.fold_in_ratings << "), the rest scored ("
+     << r.scored_ratings << ")\n"
+     << model.name() << " fitted without them, given their ratings" << error_cells(r.model) << "\n"
+     << "ranking: relevant = scored rating >= " << r.model.relevant_min
+     << "; candidates = the items they were not given; means over the " << r.model.ranking.users_evaluated
+     << " held-out users with a relevant scored rating\n";
+  ranking_table(os, r.model);
+  os << "the same fit before any rating of theirs was given: NDCG@" << k << " " << fixed4(first_ndcg(r.cold))
+     << "\n";
+  if (r.has_ease) {
+    os << "EASE fitted without them, given the same ratings (x B)" << error_cells(r.ease) << ":\n";
+    ranking_table(os, r.ease);
+    // The kind against EASE at every k, as a ratio of NDCG.
+    for (size_t i = 0; i < r.model.ranking.at_k.size() && i < r.ease.ranking.at_k.size(); ++i) {
+      const double a = eval::metric_value(r.model.ranking.at_k[i], "ndcg");
+      const double b = eval::metric_value(r.ease.ranking.at_k[i], "ndcg");
+      os << "NDCG@" << r.model.ranking.at_k[i].k << ": " << fixed4(a) << " against EASE's " << fixed4(b)
+         << " (" << fixed(a / b, 3) << "x)\n";
+    }
+  } else if (!r.ease_note.empty()) {
+    os << r.ease_note << "\n";
+  }
+  std::cout << os.str();
+  if (!o.json.empty()) {
+    nlohmann::json j;
+    j["protocol"] = "new-users";
+    j["model"] = model.name();
+    j["dataset"] = model.dataset().name;
+    j["hold_out"] = p.hold_out;
+    j["fold_in"] = p.fold_in;
+    j["seed"] = p.seed;
+    j["users"] = r.users;
+    j["held_out_users"] = r.held_out;
+    j["fold_in_ratings"] = r.fold_in_ratings;
+    j["scored_ratings"] = r.scored_ratings;
+    j["given"] = fitting::evaluation_json(r.model);
+    j["cold"] = fitting::evaluation_json(r.cold);
+    j["ease"] = r.has_ease ? fitting::evaluation_json(r.ease) : nlohmann::json(nullptr);
+    if (!r.ease_note.empty()) j["ease_note"] = r.ease_note;
+    write_text_atomic(o.json, json_text(j, 2) + "\n", Integrity::none);
+  }
+  return 0;
+}
+
 int run_evaluate(const EvaluateCliOptions& o) {
   EvaluateOptions eo;
   eo.ks = parse_ks(o.ks);
@@ -68,12 +168,8 @@ int run_evaluate(const EvaluateCliOptions& o) {
   const Evaluation ev = evaluate(model, eo);
 
   std::ostringstream os;
-  os << model.name() << " on " << model.dataset().name << ": " << ev.test_ratings << " test ratings";
-  for (const MetricRow& m : kMetrics)
-    if (m.needs == MetricNeeds::predictions) {
-      const auto it = ev.errors.find(m.name);
-      os << ", " << metric_label(m) << " " << fixed4(it == ev.errors.end() ? std::nan("") : it->second);
-    }
+  os << model.name() << " on " << model.dataset().name << ": " << ev.test_ratings << " test ratings"
+     << error_cells(ev);
   os << "\n"
      << "ranking: relevant = test rating >= " << ev.relevant_min
      << "; candidates = all items the user did not rate in training; means over the "
@@ -86,23 +182,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
              : "(ranked by the " + model.ranker() +
                    " ranker fitted beside the model, train.ranker; the rating errors are the "
                    "model's)\n");
-  const auto table = [&](const Evaluation& e) {
-    // One column per ranking row of symgnn/metrics.h.
-    char cell[64];
-    os << "   k";
-    for (const MetricRow& m : kMetrics)
-      if (m.needs == MetricNeeds::ranking) std::snprintf(cell, sizeof cell, "  %-9s", m.name), os << cell;
-    os << "\n";
-    for (const auto& a : e.ranking.at_k) {
-      std::snprintf(cell, sizeof cell, "%4lld", static_cast<long long>(a.k));
-      os << cell;
-      for (const MetricRow& m : kMetrics)
-        if (m.needs == MetricNeeds::ranking)
-          std::snprintf(cell, sizeof cell, "  %-9s", fixed4(eval::metric_value(a, m.name)).c_str()),
-              os << cell;
-      os << "\n";
-    }
-  };
+  const auto table = [&](const Evaluation& e) { ranking_table(os, e); };
   table(ev);
   if (const std::string line = infer::describe(ev.unseen); !line.empty()) os << line << "\n";
   // The bias baseline beside the RMSE (models/baseline/baseline_figures.h), on the same data.
@@ -140,7 +220,11 @@ void add_evaluate_command(CLI::App& app) {
       "Ranking (docs/recommend.md): relevant = test rating >= R (default 4 on 1..5 scales, else the\n"
       "top fifth of the range); candidates = all items the user did not rate in training; precision,\n"
       "recall, NDCG, MAP and hit rate at k averaged over users with a relevant test item; coverage =\n"
-      "distinct recommended items / items.");
+      "distinct recommended items / items.\n"
+      "  symgnn evaluate --model runs/ml100k --protocol new-users --hold-out 0.1 --fold-in 0.8\n"
+      "fits the model's config again without 10% of the users, gives it 80% of each one's ratings\n"
+      "after the fit (as --new-ratings does) and scores their lists on the rest, beside EASE given the\n"
+      "same ratings.");
   auto o = std::make_shared<EvaluateCliOptions>();
   cmd->add_option("--model", o->model_dir, "directory written by `symgnn train --out` (or its model.pt)")
       ->required();
@@ -156,7 +240,23 @@ void add_evaluate_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "threads (default: one per core)")
       ->check(config_value_check("train.threads"));
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
-  cmd->callback([o] { with_memory_context("evaluating", [&] { run_evaluate(*o); }); });
+  cmd->add_option("--protocol", o->protocol,
+                  "test (default): the model as trained, on its test ratings; new-users: hold users out of "
+                  "the fit, give the model part of their ratings after it and score the rest, beside EASE "
+                  "given the same ratings (fits the model's config again, and EASE; docs/recommend.md)")
+      ->check(CLI::IsMember({"test", "new-users"}));
+  cmd->add_option("--hold-out", o->new_users.hold_out,
+                  "new-users: fraction of the users (with two or more ratings) held out (default 0.1)")
+      ->check(CLI::Range(1e-9, 1.0 - 1e-9));
+  cmd->add_option("--fold-in", o->new_users.fold_in,
+                  "new-users: fraction of each held-out user's ratings given after the fit (default 0.8)")
+      ->check(CLI::Range(1e-9, 1.0 - 1e-9));
+  cmd->add_option("--seed", o->new_users.seed,
+                  "new-users: the seed of the users held out and of their split (default 1)");
+  cmd->callback([o] {
+    with_memory_context("evaluating",
+                        [&] { o->protocol == "new-users" ? run_new_users(*o) : run_evaluate(*o); });
+  });
 }
 
 }  // namespace symgnn::cli

@@ -94,6 +94,28 @@ TEST(RecommendCli, EvaluateReportsRmseAndRankingMetrics) {
   EXPECT_GT(j["ranking"]["users_evaluated"].get<int64_t>(), 0);
 }
 
+TEST(RecommendCli, EvaluateNewUsersFitsWithoutThemAndPrintsEaseGivenTheSameRatings) {
+  const std::string& d = model_dir();
+  std::string out;
+  ASSERT_EQ(run_symgnn("evaluate --model " + d +
+                           "/run --protocol new-users --hold-out 0.2 --fold-in 0.5 --k 10 --json " + d +
+                           "/new_users.json",
+                       &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("held out of the fit (seed 1)"), std::string::npos) << out;
+  EXPECT_NE(out.find("NDCG@10: "), std::string::npos) << out;
+  EXPECT_NE(out.find("against EASE's"), std::string::npos) << out;
+  const auto j = nlohmann::json::parse(symgnn::testing::read_file(d + "/new_users.json"));
+  EXPECT_EQ(j["protocol"], "new-users");
+  EXPECT_GT(j["held_out_users"].get<int64_t>(), 0);
+  EXPECT_EQ(j["given"]["test_ratings"], j["scored_ratings"]);
+  for (const char* part : {"given", "cold", "ease"}) {
+    ASSERT_TRUE(j[part].contains("ranking")) << part;
+    EXPECT_GE(j[part]["ranking"]["ndcg@10"].get<double>(), 0.0) << part;
+  }
+}
+
 TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
   const std::string& d = model_dir();
   const std::string m = " --model " + d + "/run";
@@ -111,6 +133,9 @@ TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
       {"recommend --model " + d + "/other --all", "model.pt"},
       {"recommend --model " + d + "/nothing_here --all", "nothing_here"},
       {"evaluate" + m + " --k 5,0", "--k"},
+      {"evaluate" + m + " --protocol sideways", "--protocol"},
+      {"evaluate" + m + " --protocol new-users --fold-in 1", "--fold-in"},
+      {"evaluate" + m + " --protocol new-users --hold-out 0", "--hold-out"},
       // docs/reliability.md, "Garbage refused": a cut-off past the catalogue, a threshold
       // outside the rating scale.
       {"evaluate" + m + " --k 9223372036854775807", "k = 9223372036854775807 is outside 1.."},
