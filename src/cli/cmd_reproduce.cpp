@@ -23,8 +23,26 @@ namespace {
 /// the cell of SyMGNN trained for ranking, weights on validation NDCG@10, written where the
 /// report reads them (reproduce/plan.h, ranking_blend_dir). Recomputed each time both cells
 /// are there (seconds); a failure is reported and the report shows a dash.
-void blend_ranking_cells(const std::string& runs_dir) {
+void blend_ranking_cells(const std::string& runs_dir, int seeds) {
   for (const std::string& bench : reproduce::ranking_benchmarks()) {
+    // EASE with each seed's item-based ranker cell (reproduce/plan.h, elsa_cell).
+    const std::string ease_dir = runs_dir + "/" + reproduce::cell_name(bench, "ease", "");
+    std::vector<ranking_blend::RankingBlendResult> elsa_blends;
+    for (int seed = 1; seed <= seeds && fs::exists(ease_dir + "/metrics.json"); ++seed) {
+      const std::string elsa = runs_dir + "/" + reproduce::elsa_cell(bench, seed);
+      if (!fs::exists(elsa + "/metrics.json")) continue;
+      try {
+        elsa_blends.push_back(ranking_blend::blend_for_ranking({ease_dir, elsa}, {}));
+      } catch (const std::exception& e) {
+        std::cerr << "reproduce: " << bench << ": no blend of EASE and elsa seed " << seed << ": " << e.what()
+                  << "\n";
+      }
+    }
+    if (!elsa_blends.empty()) {
+      const std::string dir = runs_dir + "/" + reproduce::elsa_blend_dir(bench);
+      fs::remove_all(dir);
+      ranking_blend::write_ranking_blend(elsa_blends, dir);
+    }
     const std::string ease = runs_dir + "/" + reproduce::cell_name(bench, "ease", "");
     const std::string learned = runs_dir + "/" + reproduce::ranking_cell(bench);
     if (!fs::exists(ease + "/metrics.json") || !fs::exists(learned + "/metrics.json")) continue;
@@ -126,7 +144,7 @@ int run_reproduce(const ReproduceOptions& o) {
   const OutputLock lock(out, "--out");
   const auto outcomes = reproduce::run_plan(plan, r);
   if (o.dry_run) return 0;
-  if (!o.report_only) blend_ranking_cells(r.runs_dir);
+  if (!o.report_only) blend_ranking_cells(r.runs_dir, p.seeds);
 
   reproduce::ReportOptions ro;
   ro.out_dir = out;

@@ -59,6 +59,14 @@ std::string ranking_blend_dir(const std::string& bench) {
   return bench + "-ranking-blend";
 }
 
+std::string elsa_cell(const std::string& bench, int seed) {
+  return bench + "-elsa-seed" + std::to_string(seed);
+}
+
+std::string elsa_blend_dir(const std::string& bench) {
+  return bench + "-elsa-blend";
+}
+
 const std::vector<int>& figure2_layers() {
   static const std::vector<int> v = {1, 2, 3, 4};
   return v;
@@ -199,8 +207,9 @@ class Builder {
     plan_.cells.push_back(std::move(c));
   }
 
-  /// The ranking part's cells of a benchmark: the closed-form ranking kinds, and SyMGNN
-  /// trained for ranking where configs/<stem>_ranking.conf exists. All carve 10 % of the
+  /// The ranking part's cells of a benchmark: the closed-form ranking kinds, the item-based
+  /// ranker once per seed, and SyMGNN trained for ranking where configs/<stem>_ranking.conf
+  /// exists. All carve 10 % of the
   /// training ratings for validation, as the ranking configs do, so that `blend --metric
   /// ndcg@10` can combine them.
   void add_ranking(const std::string& bench) {
@@ -226,6 +235,21 @@ class Builder {
       }
       if (!o_.device.empty()) c.args.insert(c.args.end(), {"--device", o_.device});
       c.estimate_seconds = bench == "ml100k" ? 10.0 : 40.0;
+      plan_.cells.push_back(std::move(c));
+    }
+    for (int seed = 1; seed <= o_.seeds; ++seed) {
+      Cell c;
+      c.name = elsa_cell(bench, seed);
+      if (!seen_.insert(c.name).second) continue;
+      c.benchmark = bench;
+      c.model = "elsa";
+      c.args = {"--data", o_.data_dir + "/" + b.path};
+      c.args.insert(c.args.end(), b.extra.begin(), b.extra.end());
+      c.args.insert(c.args.end(), {"--model", "elsa", "--set", "train.seed=" + std::to_string(seed)});
+      c.args.insert(c.args.end(), carve.begin(), carve.end());
+      if (o_.quick) c.args.insert(c.args.end(), {"--set", "elsa.dims=32", "--set", "elsa.epochs=2"});
+      if (!o_.device.empty()) c.args.insert(c.args.end(), {"--device", o_.device});
+      c.estimate_seconds = (bench == "ml100k" ? 15.0 : 50.0) * (o_.quick ? 0.1 : 1.0);
       plan_.cells.push_back(std::move(c));
     }
     add_config_cell(bench, ranking_cell(bench), "ranking", "_ranking.conf",

@@ -81,6 +81,14 @@ std::string ranking_cell(const std::string& benchmark);
 /// ranking cell (`blend --metric ndcg@10`, computed after the cells, not a cell itself).
 std::string ranking_blend_dir(const std::string& benchmark);
 
+/// The item-based ranker's cell of one seed (`--model elsa --set train.seed=S`, S = 1..):
+/// a closed-form kind whose fit starts from a seeded A and draws its dropout, so one cell
+/// per seed, read together as mean and std.
+std::string elsa_cell(const std::string& benchmark, int seed);
+/// The folder under runs/ where `reproduce` writes the blend of the EASE cell with each
+/// seed's elsa cell (as ranking_blend_dir).
+std::string elsa_blend_dir(const std::string& benchmark);
+
 /// The default variant of a model's tuned config (what Tables 2 and 3 report).
 std::string table_variant(const std::string& model);
 

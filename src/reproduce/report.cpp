@@ -15,6 +15,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -23,6 +24,7 @@
 #include "reproduce/report_sections.h"
 #include "symgnn/metrics.h"
 #include "util/atomic_file.h"
+#include "util/stats.h"
 #include "util/text.h"
 #include "util/version.h"
 
@@ -255,13 +257,13 @@ Section ranking_table(ReportInput& in) {
   bool missing = false;
   // One row: the label, the csv's model name, and each benchmark's cell (prefix
   // "popularity." reads the popularity baseline a cell records beside itself).
-  using CellOf = std::function<std::string(const std::string&)>;
-  auto row = [&](const std::string& label, const std::string& model, const CellOf& cell_name_of,
-                 const std::string& pre = "") {
+  using ResultOf = std::function<CellResult(const std::string&)>;
+  auto row_of = [&](const std::string& label, const std::string& model, const ResultOf& result_of,
+                    const std::string& pre = "") {
     const bool popularity = !pre.empty();
     md << "| " << label << " |";
     for (const auto& b : cols) {
-      const CellResult& c = in.cell(cell_name_of(b));
+      const CellResult c = result_of(b);
       if (!c.ok || !c.ranking.count(pre + "precision")) {
         md << " - | - | - |";
         missing = true;
@@ -277,6 +279,32 @@ Section ranking_table(ReportInput& in) {
       csv << "\n";
     }
     md << "\n";
+  };
+  using CellOf = std::function<std::string(const std::string&)>;
+  auto row = [&](const std::string& label, const std::string& model, const CellOf& cell_name_of,
+                 const std::string& pre = "") {
+    row_of(
+        label, model, [&](const std::string& b) { return in.cell(cell_name_of(b)); }, pre);
+  };
+  // The item-based ranker's seed cells (plan.h, elsa_cell) read as one: the mean and std of
+  // each figure over the seeds whose cell is there.
+  const auto elsa_seeds = [&](const std::string& b) {
+    CellResult out;
+    std::map<std::string, std::vector<double>> values;
+    for (int seed = 1; seed <= in.opts.seeds; ++seed) {
+      const CellResult& c = in.cell(elsa_cell(b, seed));
+      if (!c.ok || !c.ranking.count("precision")) continue;
+      out.ok = true;
+      out.seeds.push_back(SeedResult{});
+      out.seeds.back().seed = seed;
+      for (const std::string m : {"precision", "recall", "ndcg"}) values[m].push_back(c.ranking.at(m));
+    }
+    for (const auto& [m, v] : values) {
+      const MeanStd ms = symgnn::mean_std(v);
+      out.ranking[m] = ms.mean;
+      out.ranking[m + "_std"] = ms.std;
+    }
+    return out;
   };
   const auto closed = [](const std::string& kind) {
     return [kind](const std::string& b) { return cell_name(b, kind, ""); };
@@ -296,6 +324,9 @@ Section ranking_table(ReportInput& in) {
   for (const ModelRow& r : kRankingRows)
     row(paper_row_label(r.model) + " (ours, trained for ratings)", r.model,
         [&](const std::string& b) { return cell_of(in, b, r); });
+  row_of("item-based ranker (ours, `--model elsa`, d and epochs on validation NDCG@10)", "elsa", elsa_seeds);
+  row("blend of EASE and the item-based ranker (ours, weights on validation NDCG@10)", "elsa-blend",
+      [](const std::string& b) { return elsa_blend_dir(b); });
   row("low-rank, trained for ranking (ours, `configs/<set>_ranking.conf`)", "lowrank-ranking",
       [](const std::string& b) { return ranking_cell(b); });
   row("blend of EASE and the ranking model (ours, weights on validation NDCG@10)", "blend",

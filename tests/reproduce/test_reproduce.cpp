@@ -84,8 +84,16 @@ TEST(ReproducePlan, CoversEveryPartOnceWithFiveSeeds) {
   // ML-100K x 4; Table 4 adds 4 ablations beyond
   // the Table 3 cells; Figure 2 adds 3 depths per model; Figure 3 adds 3 k per model and
   // attention setting, except the k = 10 cells Table 4 already has; the ranking part 3
-  // closed-form kinds on 3 sets and ML-100K's ranking config.
-  EXPECT_EQ(p.cells.size(), 16u + 4u + 4u + 6u + 12u + 9u + 1u);
+  // closed-form kinds on 3 sets, the item-based ranker's 5 seeds on 3 sets and ML-100K's
+  // ranking config.
+  EXPECT_EQ(p.cells.size(), 16u + 4u + 4u + 6u + 12u + 9u + 15u + 1u);
+  for (const auto& c : p.cells)
+    if (c.name == "douban-elsa-seed3") {
+      EXPECT_TRUE(has_arg_pair(c, "--model", "elsa"));
+      EXPECT_TRUE(has_arg_pair(c, "--set", "train.seed=3"));
+      EXPECT_TRUE(has_arg_pair(c, "--set", "data.val_fraction=0.1"));
+    }
+  EXPECT_TRUE(names.count("ml100k-elsa-seed5"));
   EXPECT_TRUE(names.count("yahoo-baseline"));
   EXPECT_TRUE(names.count("ml100k-baseline"));
   EXPECT_TRUE(names.count("douban-ease"));
@@ -320,6 +328,12 @@ TEST(ReproduceReport, TablesFiguresAndVerdictsFromMetrics) {
       md.find("| Sylv. (ours, trained for ratings) | - | - | - | 0.1250 | 0.2500 | 0.5000 | - | - | - |"),
       std::string::npos);
   EXPECT_NE(md.find("| EASE (lambda on validation NDCG@10) | - | - | - | 0.1250"), std::string::npos);
+  // The item-based ranker's two seed cells read as one row, mean and std over them.
+  EXPECT_NE(
+      md.find("| item-based ranker (ours, `--model elsa`, d and epochs on validation NDCG@10) | - | - | - | "
+              "0.1250 ± 0.0000 | 0.2500 ± 0.0000 | 0.5000 ± 0.0000 | - | - | - |"),
+      std::string::npos)
+      << md;
   EXPECT_NE(md.find("| low-rank, trained for ranking (ours, `configs/<set>_ranking.conf`) | - | - | - | - |"),
             std::string::npos)
       << "the fixture has configs/ml100k_ranking.conf only";
@@ -403,7 +417,7 @@ TEST(ReproducePlan, TablesUseTheDepthOfTheTunedConfig) {
   EXPECT_TRUE(names.count("ml100k-base-G-L4-k20"));     // Figure 3
   EXPECT_TRUE(names.count("ml100k-base-full-L2-k10"));  // Figure 2
   EXPECT_FALSE(names.count("ml100k-base-A-L2-k10"));
-  EXPECT_EQ(p.cells.size(), 16u + 4u + 4u + 6u + 12u + 10u);  // Figure 2's L = 4 is Table 3's cell
+  EXPECT_EQ(p.cells.size(), 16u + 4u + 4u + 6u + 12u + 10u + 15u);  // Figure 2's L = 4 is Table 3's cell
 }
 
 namespace {
