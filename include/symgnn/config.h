@@ -127,7 +127,7 @@ struct ItemKnnConfig {
 struct ElsaConfig {
   std::string dims = "128,512";
   int64_t epochs = 50;
-  int64_t eval_every = 5;
+  int64_t eval_every = 2;
   int64_t patience = 3;
   double min_gain = 1e-4;
   double lr = 0.01;
