@@ -31,7 +31,7 @@ constexpr double kMaxEpochWork = 34359738368.0;  // 2^35
 
 /// A step's Gram matrix costs n2 x d^2 whatever its batch: on a wide catalogue the batch
 /// grows past elsa.batch_users so that an epoch's steps stay below this many multiply-adds
-/// (a 260 k-item catalogue at d = 128: 15 steps an epoch; ML-100K, Douban, Flixster and a
+/// (a 260 k-item catalogue at d = 128: 16 steps an epoch; ML-100K, Douban, Flixster and a
 /// 16 k-item set at d = 128 keep elsa.batch_users).
 constexpr double kMaxEpochGramWork = 68719476736.0;  // 2^36
 
@@ -52,6 +52,14 @@ double epoch_work(int64_t users, int64_t items, int64_t batch_users, int64_t d) 
   const double steps = std::ceil(static_cast<double>(users) / batch);
   return static_cast<double>(items) * static_cast<double>(d) *
          (2 * steps * static_cast<double>(d) + static_cast<double>(users));
+}
+
+/// x_b A_hat for `count` users: the sum of `encoder`'s rows at each user's entries (`row`
+/// the user's position among them, `items` the item), linear in the entries.
+at::Tensor row_sums(int64_t count, const at::Tensor& row, const at::Tensor& items,
+                    const at::Tensor& encoder) {
+  return at::zeros({count, encoder.size(1)}, encoder.options())
+      .index_add(0, row, encoder.index_select(0, items));
 }
 
 }  // namespace
@@ -81,16 +89,19 @@ at::Tensor ElsaModel::normalised(const at::Tensor& a) const {
   return e / e.norm(2, {1}, true).clamp_min(1e-12);
 }
 
+std::pair<at::Tensor, at::Tensor> ElsaModel::entries_of(const at::Tensor& users) const {
+  const at::Tensor start = profile_ptr_.index_select(0, users);
+  const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, users + 1) - start);
+  return {row, profile_items_.index_select(0, pos)};
+}
+
 at::Tensor ElsaModel::scores_of(const at::Tensor& users, const at::Tensor& encoder) const {
   const at::Tensor u = users.to(profile_ptr_.device(), at::kLong);
-  const at::Tensor start = profile_ptr_.index_select(0, u);
-  const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, u + 1) - start);
-  const at::Tensor items = profile_items_.index_select(0, pos);
-  // x_b A_hat as a gather and a sum per user: linear in the block's ratings.
-  const at::Tensor p = at::zeros({u.size(0), encoder.size(1)}, encoder.options())
-                           .index_add(0, row, encoder.index_select(0, items));
+  const auto [row, items] = entries_of(u);
   // Minus each input item's own score (diag(A_hat A_hat^T) = 1).
-  return p.mm(encoder.t()).index_put({row, items}, -at::ones({row.size(0)}, encoder.options()), true);
+  return row_sums(u.size(0), row, items, encoder)
+      .mm(encoder.t())
+      .index_put({row, items}, -at::ones({row.size(0)}, encoder.options()), true);
 }
 
 at::Tensor ElsaModel::score_items(const at::Tensor& users, int64_t n2) {
@@ -105,11 +116,8 @@ at::Tensor ElsaModel::node_representations(int side) {
   if (encoder_t_.size(0) == 0) return {};
   const at::Tensor encoder = encoder_t_.t();
   if (side == 1) return encoder;
-  const at::Tensor all = at::arange(n1_, profile_ptr_.options());
-  const at::Tensor start = profile_ptr_.index_select(0, all);
-  const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, all + 1) - start);
-  return at::zeros({n1_, encoder.size(1)}, encoder.options())
-      .index_add(0, row, encoder.index_select(0, profile_items_.index_select(0, pos)));
+  const auto [row, items] = entries_of(at::arange(n1_, profile_ptr_.options()));
+  return row_sums(n1_, row, items, encoder);
 }
 
 void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
@@ -149,9 +157,7 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
                         torch::kLong)
               .to(device);
       const int64_t b = ub.size(0);
-      const at::Tensor start = profile_ptr_.index_select(0, ub);
-      const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, ub + 1) - start);
-      const at::Tensor items = profile_items_.index_select(0, pos);
+      const auto [row, items] = entries_of(ub);
       const at::Tensor ones = at::ones({row.size(0)}, fopts.device(device));
       at::Tensor kept_row = row, kept_items = items;
       if (cfg_.dropout > 0) {
@@ -162,11 +168,9 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
       // The normalised MSE of S = X' E E^T - X' (the objectives' row normalised_mse), from
       // the users' sums of item rows and E's Gram matrix: no users x items scores are formed.
       const at::Tensor encoder = normalised(a);
-      const auto row_sums = [&](const at::Tensor& r, const at::Tensor& i) {
-        return at::zeros({b, encoder.size(1)}, encoder.options()).index_add(0, r, encoder.index_select(0, i));
-      };
       const at::Tensor loss = normalised_mse_autoencoder_loss(
-          row_sums(kept_row, kept_items), row_sums(row, items), encoder.t().mm(encoder),
+          row_sums(b, kept_row, kept_items, encoder), row_sums(b, row, items, encoder),
+          encoder.t().mm(encoder),
           at::zeros({b}, ones.options()).index_add(0, kept_row, ones.narrow(0, 0, kept_row.size(0))),
           at::zeros({b}, ones.options()).index_add(0, row, ones));
       opt.zero_grad();

@@ -78,6 +78,9 @@ class ElsaModel : public DampedBiasModel {
                 const std::function<double(int64_t)>& probe, const at::Device& device);
   /// A_hat of the parameters A.
   at::Tensor normalised(const at::Tensor& a) const;
+  /// The rated entries of `users` (int64, on the profiles' device): each entry's user as a
+  /// position among `users`, and its item.
+  std::pair<at::Tensor, at::Tensor> entries_of(const at::Tensor& users) const;
   /// x_b A_hat A_hat^T - x_b: the scores S of the users `users` (int64), `encoder` = A_hat.
   at::Tensor scores_of(const at::Tensor& users, const at::Tensor& encoder) const;
   void set_profiles(const std::vector<const RatingList*>& ratings);
