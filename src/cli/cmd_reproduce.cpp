@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.h"
 #include "ranking_blend/ranking_blend.h"
@@ -19,53 +21,57 @@ namespace fs = std::filesystem;
 namespace symgnn::cli {
 namespace {
 
+/// EASE's cell `ease` blended with each (directory, run) of `members`, weights on validation
+/// NDCG@10, written to `dir` where the report reads it; says the mean test NDCG@10 of the
+/// blends, or why there is none (the report then shows a dash).
+void blend_with_ease(const std::string& bench, const std::string& ease,
+                     const std::vector<std::pair<std::string, int64_t>>& members, const std::string& dir,
+                     const std::string& what) {
+  if (members.empty()) return;
+  try {
+    std::vector<ranking_blend::RankingBlendResult> blends;
+    for (const auto& [member, run] : members) {
+      ranking_blend::RankingBlendOptions ro;
+      ro.run = run;
+      blends.push_back(ranking_blend::blend_for_ranking({ease, member}, ro));
+    }
+    fs::remove_all(dir);
+    ranking_blend::write_ranking_blend(blends, dir);
+    double mean = 0;
+    for (const auto& r : blends) mean += r.test_ndcg / static_cast<double>(blends.size());
+    std::cerr << "reproduce: " << bench << ": ranking blend of EASE and " << what << ", test NDCG@10 " << mean
+              << " (mean of " << blends.size() << " run(s))\n";
+  } catch (const std::exception& e) {
+    std::cerr << "reproduce: " << bench << ": no ranking blend of EASE and " << what << ": " << e.what()
+              << "\n";
+  }
+}
+
 /// The ranking part's blends (docs/blending.md, "Blending for ranking"): EASE's cell with
-/// the cell of SyMGNN trained for ranking, weights on validation NDCG@10, written where the
-/// report reads them (reproduce/plan.h, ranking_blend_dir). Recomputed each time both cells
-/// are there (seconds); a failure is reported and the report shows a dash.
+/// the cell of SyMGNN trained for ranking (one blend per run of it) and with each seed's
+/// cell of the item-based ranker (reproduce/plan.h, elsa_cell), written where the report
+/// reads them (ranking_blend_dir, elsa_blend_dir). Recomputed each time the cells are there
+/// (seconds).
 void blend_ranking_cells(const std::string& runs_dir, int seeds) {
+  const auto has_metrics = [](const std::string& dir) { return fs::exists(dir + "/metrics.json"); };
   for (const std::string& bench : reproduce::ranking_benchmarks()) {
-    // EASE with each seed's item-based ranker cell (reproduce/plan.h, elsa_cell).
-    const std::string ease_dir = runs_dir + "/" + reproduce::cell_name(bench, "ease", "");
-    std::vector<ranking_blend::RankingBlendResult> elsa_blends;
-    for (int seed = 1; seed <= seeds && fs::exists(ease_dir + "/metrics.json"); ++seed) {
-      const std::string elsa = runs_dir + "/" + reproduce::elsa_cell(bench, seed);
-      if (!fs::exists(elsa + "/metrics.json")) continue;
-      try {
-        elsa_blends.push_back(ranking_blend::blend_for_ranking({ease_dir, elsa}, {}));
-      } catch (const std::exception& e) {
-        std::cerr << "reproduce: " << bench << ": no blend of EASE and elsa seed " << seed << ": " << e.what()
-                  << "\n";
-      }
-    }
-    if (!elsa_blends.empty()) {
-      const std::string dir = runs_dir + "/" + reproduce::elsa_blend_dir(bench);
-      fs::remove_all(dir);
-      ranking_blend::write_ranking_blend(elsa_blends, dir);
-    }
     const std::string ease = runs_dir + "/" + reproduce::cell_name(bench, "ease", "");
+    if (!has_metrics(ease)) continue;
+    std::vector<std::pair<std::string, int64_t>> elsa;
+    for (int seed = 1; seed <= seeds; ++seed)
+      if (const std::string d = runs_dir + "/" + reproduce::elsa_cell(bench, seed); has_metrics(d))
+        elsa.emplace_back(d, 0);
+    blend_with_ease(bench, ease, elsa, runs_dir + "/" + reproduce::elsa_blend_dir(bench),
+                    "the item-based ranker");
     const std::string learned = runs_dir + "/" + reproduce::ranking_cell(bench);
-    if (!fs::exists(ease + "/metrics.json") || !fs::exists(learned + "/metrics.json")) continue;
-    const std::string dir = runs_dir + "/" + reproduce::ranking_blend_dir(bench);
-    try {
-      // One blend per seed of the learned cell, as its own figures are over its seeds.
-      int64_t runs = 1;
-      while (fs::is_regular_file(learned + "/run" + std::to_string(runs) + "/model.pt")) ++runs;
-      std::vector<ranking_blend::RankingBlendResult> blends;
-      for (int64_t k = 0; k < runs; ++k) {
-        ranking_blend::RankingBlendOptions ro;
-        ro.run = k;
-        blends.push_back(ranking_blend::blend_for_ranking({ease, learned}, ro));
-      }
-      fs::remove_all(dir);
-      ranking_blend::write_ranking_blend(blends, dir);
-      double mean = 0;
-      for (const auto& r : blends) mean += r.test_ndcg / static_cast<double>(blends.size());
-      std::cerr << "reproduce: " << bench << ": ranking blend of EASE and SyMGNN for ranking, test NDCG@10 "
-                << mean << " (mean of " << runs << " run(s))\n";
-    } catch (const std::exception& e) {
-      std::cerr << "reproduce: " << bench << ": no ranking blend: " << e.what() << "\n";
-    }
+    if (!has_metrics(learned)) continue;
+    // One blend per seed of the learned cell, as its own figures are over its seeds.
+    std::vector<std::pair<std::string, int64_t>> runs;
+    for (int64_t k = 0; k == 0 || fs::is_regular_file(learned + "/run" + std::to_string(k) + "/model.pt");
+         ++k)
+      runs.emplace_back(learned, k);
+    blend_with_ease(bench, ease, runs, runs_dir + "/" + reproduce::ranking_blend_dir(bench),
+                    "SyMGNN for ranking");
   }
 }
 
