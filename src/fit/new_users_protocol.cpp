@@ -7,8 +7,6 @@
 #include <fstream>
 #include <limits>
 #include <random>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "fit/ranker.h"
@@ -30,7 +28,8 @@ struct HeldRating {
 
 /// The users held out and their ratings split into the part given and the part scored.
 struct HeldOut {
-  std::unordered_set<int64_t> users;
+  std::vector<int64_t> users;  // ascending
+  std::vector<char> held;      // per user index: 1 where held out
   std::vector<HeldRating> fold_in, scored;
   int64_t candidates = 0;  // users with >= 2 ratings
 };
@@ -50,8 +49,10 @@ HeldOut hold_out_users(const Dataset& ds, const NewUsersProtocol& p) {
   const auto n = static_cast<size_t>(std::llround(p.hold_out * static_cast<double>(eligible.size())));
   eligible.resize(std::min(eligible.size(), std::max<size_t>(1, n)));
   std::sort(eligible.begin(), eligible.end());
+  h.users = eligible;
+  h.held.assign(static_cast<size_t>(ds.users.count), 0);
   for (const int64_t u : eligible) {
-    h.users.insert(u);
+    h.held[static_cast<size_t>(u)] = 1;
     std::vector<HeldRating>& all = by_user[static_cast<size_t>(u)];
     std::shuffle(all.begin(), all.end(), rng);
     const auto given = std::clamp<size_t>(
@@ -68,7 +69,7 @@ void edit(Dataset& ds, const HeldOut& h) {
   const auto keep_others = [&](RatingList& r) {
     RatingList kept;
     for (size_t e = 0; e < r.size(); ++e)
-      if (!h.users.count(r.user[e])) kept.add(r.user[e], r.item[e], r.value[e]);
+      if (!h.held[static_cast<size_t>(r.user[e])]) kept.add(r.user[e], r.item[e], r.value[e]);
     r = std::move(kept);
   };
   keep_others(ds.train);
@@ -139,8 +140,7 @@ NewUsersReport evaluate_new_users(const RunConfig& cfg, const NewUsersProtocol& 
   NewUsersReport r;
   r.users = h.candidates;
   r.held_out = static_cast<int64_t>(h.users.size());
-  r.held_out_users.assign(h.users.begin(), h.users.end());
-  std::sort(r.held_out_users.begin(), r.held_out_users.end());
+  r.held_out_users = h.users;
   r.fold_in_ratings = static_cast<int64_t>(h.fold_in.size());
   r.scored_ratings = static_cast<int64_t>(h.scored.size());
   if (log)
