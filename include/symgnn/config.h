@@ -134,6 +134,8 @@ struct ElsaConfig {
   int64_t batch_users = 256;
   double dropout = 0.5;
   double graph_beta = 0.3;
+  std::string deep_hidden = "0,256";
+  double deep_dropout = 0.5;
 
   template <class V>
   void visit(V&& v) {
@@ -146,6 +148,8 @@ struct ElsaConfig {
     v("batch_users", batch_users, "users per optimiser step; more on a wide catalogue, where each step's n_items x d^2 Gram matrix would dominate: an epoch's steps stay below 2^36 multiply-adds (models/elsa/elsa_model.h)", range(1, 1000000));
     v("dropout", dropout, "probability of dropping each rated item from a user's input row during training", range(0.0, 0.95));
     v("graph_beta", graph_beta, "one step over the item graph before normalising: A' = (1 - beta) A + beta At2 A (0: off; the data's item graph, given or k-NN)", range(0.0, 1.0));
+    v("deep_hidden", deep_hidden, "candidate widths H of the deep path (0: none): h_u = relu(z_u W + b), z_u the user's sum of item rows scaled by 1/sqrt(their count), scored against its own item rows D (n_items x H) beside the shallow scores and trained with them; every pair of a width of elsa.dims and one of these is trained, a deep path kept only where its validation NDCG@10 passes the best without one by elsa.min_gain (models/elsa/elsa_model.h)", any());
+    v("deep_dropout", deep_dropout, "probability of dropping each unit of the deep path's hidden layer h_u during training", range(0.0, 0.95));
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "models/base_model.h"
 #include "models/objectives/objective.h"
@@ -180,6 +181,54 @@ TEST(RankingLoss, NormalisedMseOfAnAutoencoderEqualsTheLossOfItsDenseScores) {
   const auto [loss, grad] = grad_of(true);
   EXPECT_NEAR(loss, dense_loss, 1e-12);
   EXPECT_TRUE(torch::allclose(grad, dense_grad, 1e-9, 1e-12)) << grad << "\n" << dense_grad;
+}
+
+TEST(RankingLoss, NormalisedMseFactoredWithADeepPathEqualsTheLossOfItsDenseScores) {
+  // The item-based ranker with its deep path (elsa.deep_hidden): S = [z, h(z)] [E, D]^T - X',
+  // z = X' E, h a layer of z; the factored loss against the dense one, value and gradient in
+  // every parameter (E's raw rows, the layer, D).
+  torch::manual_seed(7);
+  const at::Tensor raw = torch::randn({9, 4}, torch::kDouble);
+  const at::Tensor w0 = torch::randn({4, 3}, torch::kDouble), d0 = torch::randn({9, 3}, torch::kDouble);
+  const at::Tensor users = torch::tensor({0, 0, 1, 2, 2, 2, 3, 4, 4}, torch::kLong);
+  const at::Tensor items = torch::tensor({1, 4, 4, 0, 2, 8, 8, 3, 7}, torch::kLong);
+  const at::Tensor kept = torch::tensor({1, 1, 1, 0, 1, 1, 0, 1, 0}, torch::kBool);
+  const int64_t b = 5;
+  const auto grads_of = [&](bool factored) {
+    const at::Tensor a = raw.clone().requires_grad_(), w = w0.clone().requires_grad_(),
+                     d = d0.clone().requires_grad_();
+    const at::Tensor e = a / a.norm(2, {1}, true);
+    const at::Tensor ku = users.masked_select(kept), ki = items.masked_select(kept);
+    const auto sums = [&](const at::Tensor& rows, const at::Tensor& u, const at::Tensor& i) {
+      return torch::zeros({b, rows.size(1)}, rows.options()).index_add(0, u, rows.index_select(0, i));
+    };
+    const at::Tensor z = sums(e, ku, ki);
+    const at::Tensor p = torch::cat({z, torch::relu(z.mm(w))}, 1);
+    const at::Tensor f = torch::cat({e, d}, 1);
+    at::Tensor loss;
+    if (factored) {
+      const at::Tensor one = torch::ones({users.size(0)}, e.options());
+      loss = normalised_mse_factored_loss(
+          p, sums(f, ku, ki), sums(f, users, items), f.t().mm(f),
+          torch::zeros({b}, e.options()).index_add(0, ku, one.narrow(0, 0, ku.size(0))),
+          torch::zeros({b}, e.options()).index_add(0, users, one));
+    } else {
+      at::Tensor xk = torch::zeros({b, 9}, e.options());
+      xk.index_put_({ku, ki}, torch::ones({ku.size(0)}, e.options()));
+      Objective o = ranking("normalised_mse");
+      o.positive_min = -1e300;
+      loss = ranking_loss(ScoreView::matrix(p.mm(f.t()) - xk), users, items,
+                          torch::ones({users.size(0)}, e.options()), o);
+    }
+    loss.backward();
+    return std::make_tuple(loss.item<double>(), a.grad(), w.grad(), d.grad());
+  };
+  const auto [dense_loss, da, dw, dd] = grads_of(false);
+  const auto [loss, ga, gw, gd] = grads_of(true);
+  EXPECT_NEAR(loss, dense_loss, 1e-12);
+  EXPECT_TRUE(torch::allclose(ga, da, 1e-9, 1e-12)) << ga << "\n" << da;
+  EXPECT_TRUE(torch::allclose(gw, dw, 1e-9, 1e-12)) << gw << "\n" << dw;
+  EXPECT_TRUE(torch::allclose(gd, dd, 1e-9, 1e-12)) << gd << "\n" << dd;
 }
 
 TEST(RankingLoss, NoPositiveGivesAZeroThatReachesEveryFactor) {

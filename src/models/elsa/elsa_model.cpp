@@ -62,16 +62,49 @@ at::Tensor row_sums(int64_t count, const at::Tensor& row, const at::Tensor& item
       .index_add(0, row, encoder.index_select(0, items));
 }
 
+/// A training's measured epochs as [[epoch, NDCG@10], ...] for metrics.json's candidates.
+nlohmann::json elsa_curve_json(const ElsaModel::Trained& t) {
+  nlohmann::json curve = nlohmann::json::array();
+  for (const auto& [e, v] : t.curve) curve.push_back({e, v});
+  return curve;
+}
+
 }  // namespace
 
 ElsaModel::ElsaModel(const ElsaConfig& cfg, const ModelContext& ctx, int64_t seed)
-    : DampedBiasModel(ctx), cfg_(cfg), dims_(parse_elsa_dims(cfg.dims)), seed_(seed), item_graph_(ctx.at2) {
+    : DampedBiasModel(ctx),
+      cfg_(cfg),
+      dims_(parse_elsa_dims(cfg.dims)),
+      deep_(parse_elsa_deep_hidden(cfg.deep_hidden)),
+      seed_(seed),
+      item_graph_(ctx.at2) {
   const auto lopts = b1_.options().dtype(at::kLong);
   // Registered empty: the profiles' length and the width d follow from the fit (and from
   // the saved state, train/checkpoint.h).
   profile_ptr_ = register_buffer("profile_ptr", at::zeros({n1_ + 1}, lopts));
   profile_items_ = register_buffer("profile_items", at::zeros({0}, lopts));
   encoder_t_ = register_buffer("encoder_t", at::zeros({0, n2_}, b1_.options()));
+  deep_w_ = register_buffer("deep_w", at::zeros({0}, b1_.options()));
+  deep_b_ = register_buffer("deep_b", at::zeros({0}, b1_.options()));
+  deep_items_t_ = register_buffer("deep_items_t", at::zeros({0, n2_}, b1_.options()));
+}
+
+at::Tensor ElsaModel::deep_hidden(const at::Tensor& row_sums, const at::Tensor& count, const at::Tensor& w,
+                                  const at::Tensor& b) {
+  // Scaled by 1/sqrt(count): a user's sum grows with their items, and dropout shrinks it in
+  // training only; the layer sees the same scale either way.
+  const at::Tensor scale = count.clamp_min(1).rsqrt().unsqueeze(1);
+  return at::relu((row_sums * scale).mm(w) + b);
+}
+
+void ElsaModel::keep(const at::Tensor& encoder, const at::Tensor& w, const at::Tensor& b,
+                     const at::Tensor& d) {
+  at::NoGradGuard no_grad;
+  assign_buffer(encoder_t_, encoder.detach().t().contiguous());
+  const bool deep = w.defined();
+  assign_buffer(deep_w_, deep ? w.detach().reshape({-1}).contiguous() : at::zeros({0}, encoder.options()));
+  assign_buffer(deep_b_, deep ? b.detach().contiguous() : at::zeros({0}, encoder.options()));
+  assign_buffer(deep_items_t_, deep ? d.detach().t().contiguous() : at::zeros({0, n2_}, encoder.options()));
 }
 
 void ElsaModel::set_profiles(const std::vector<const RatingList*>& ratings) {
@@ -98,10 +131,16 @@ std::pair<at::Tensor, at::Tensor> ElsaModel::entries_of(const at::Tensor& users)
 at::Tensor ElsaModel::scores_of(const at::Tensor& users, const at::Tensor& encoder) const {
   const at::Tensor u = users.to(profile_ptr_.device(), at::kLong);
   const auto [row, items] = entries_of(u);
+  const at::Tensor z = row_sums(u.size(0), row, items, encoder);
+  at::Tensor s = z.mm(encoder.t());
+  if (deep_b_.size(0) > 0) {
+    const at::Tensor count =
+        (profile_ptr_.index_select(0, u + 1) - profile_ptr_.index_select(0, u)).to(z.scalar_type());
+    const at::Tensor w = deep_w_.view({encoder.size(1), deep_b_.size(0)});
+    s = s + deep_hidden(z, count, w, deep_b_).mm(deep_items_t_);
+  }
   // Minus each input item's own score (diag(A_hat A_hat^T) = 1).
-  return row_sums(u.size(0), row, items, encoder)
-      .mm(encoder.t())
-      .index_put({row, items}, -at::ones({row.size(0)}, encoder.options()), true);
+  return s.index_put({row, items}, -at::ones({row.size(0)}, encoder.options()), true);
 }
 
 at::Tensor ElsaModel::score_items(const at::Tensor& users, int64_t n2) {
@@ -115,9 +154,14 @@ at::Tensor ElsaModel::node_representations(int side) {
   at::NoGradGuard no_grad;
   if (encoder_t_.size(0) == 0) return {};
   const at::Tensor encoder = encoder_t_.t();
-  if (side == 1) return encoder;
-  const auto [row, items] = entries_of(at::arange(n1_, profile_ptr_.options()));
-  return row_sums(n1_, row, items, encoder);
+  const bool deep = deep_b_.size(0) > 0;
+  if (side == 1) return deep ? at::cat({encoder, deep_items_t_.t()}, 1) : encoder;
+  const at::Tensor all = at::arange(n1_, profile_ptr_.options());
+  const auto [row, items] = entries_of(all);
+  const at::Tensor z = row_sums(n1_, row, items, encoder);
+  if (!deep) return z;
+  const at::Tensor count = (profile_ptr_.slice(0, 1) - profile_ptr_.slice(0, 0, n1_)).to(z.scalar_type());
+  return at::cat({z, deep_hidden(z, count, deep_w_.view({encoder.size(1), deep_b_.size(0)}), deep_b_)}, 1);
 }
 
 void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
@@ -126,25 +170,42 @@ void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int6
   add_user_rows(profile_ptr_, profile_items_, ctx, trained_users, n1_);
 }
 
-ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t epochs,
-                                    const std::function<double(int64_t)>& probe, const at::Device& device) {
+ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t hidden,
+                                    int64_t epochs, const std::function<double(int64_t)>& probe,
+                                    const at::Device& device) {
   set_profiles(ratings);
   fit_biases(ratings);
   torch::manual_seed(static_cast<uint64_t>(seed_));
   std::mt19937_64 rng(static_cast<uint64_t>(seed_));
   const auto fopts = b1_.options().dtype(at::kFloat);
-  at::Tensor a = (torch::randn({n2_, d}, fopts.device(at::kCPU)) / std::sqrt(static_cast<double>(d)))
-                     .to(device)
-                     .set_requires_grad(true);
-  torch::optim::Adam opt({a}, torch::optim::AdamOptions(cfg_.lr));
+  const auto cpu = fopts.device(at::kCPU);
+  at::Tensor a =
+      (torch::randn({n2_, d}, cpu) / std::sqrt(static_cast<double>(d))).to(device).set_requires_grad(true);
+  std::vector<at::Tensor> params{a};
+  // The deep path: W and b of the hidden layer, D its item rows (small: the path starts near
+  // zero and grows where it lowers the loss).
+  at::Tensor w, bias, dout;
+  if (hidden > 0) {
+    w = (torch::randn({d, hidden}, cpu) * std::sqrt(2.0 / static_cast<double>(d)))
+            .to(device)
+            .set_requires_grad(true);
+    bias = torch::zeros({hidden}, fopts.device(device)).set_requires_grad(true);
+    dout = (torch::randn({n2_, hidden}, cpu) * 0.01).to(device).set_requires_grad(true);
+    params.insert(params.end(), {w, bias, dout});
+  }
+  torch::optim::Adam opt(params, torch::optim::AdamOptions(cfg_.lr));
+  const auto keep_now = [&] {
+    at::NoGradGuard no_grad;
+    keep(normalised(a), w, bias, dout);
+  };
 
   std::vector<int64_t> users;
   const at::Tensor counts = (profile_ptr_.slice(0, 1) - profile_ptr_.slice(0, 0, n1_)).to(at::kCPU);
   for (int64_t u = 0; u < n1_; ++u)
     if (counts.data_ptr<int64_t>()[u] > 0) users.push_back(u);
 
-  const auto batch =
-      static_cast<size_t>(elsa_batch_users(static_cast<int64_t>(users.size()), n2_, d, cfg_.batch_users));
+  const auto batch = static_cast<size_t>(
+      elsa_batch_users(static_cast<int64_t>(users.size()), n2_, d + hidden, cfg_.batch_users));
   Trained best;
   int64_t since = 0;
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
@@ -165,23 +226,29 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
         kept_row = row.masked_select(keep.to(device));
         kept_items = items.masked_select(keep.to(device));
       }
-      // The normalised MSE of S = X' E E^T - X' (the objectives' row normalised_mse), from
-      // the users' sums of item rows and E's Gram matrix: no users x items scores are formed.
+      const at::Tensor kept =
+          at::zeros({b}, ones.options()).index_add(0, kept_row, ones.narrow(0, 0, kept_row.size(0)));
+      const at::Tensor all = at::zeros({b}, ones.options()).index_add(0, row, ones);
+      // The normalised MSE of S = X' E E^T (+ h D^T) - X' (the objectives' row normalised_mse),
+      // from the users' sums of item rows and the Gram matrix: no users x items scores are formed.
       const at::Tensor encoder = normalised(a);
-      const at::Tensor loss = normalised_mse_autoencoder_loss(
-          row_sums(b, kept_row, kept_items, encoder), row_sums(b, row, items, encoder),
-          encoder.t().mm(encoder),
-          at::zeros({b}, ones.options()).index_add(0, kept_row, ones.narrow(0, 0, kept_row.size(0))),
-          at::zeros({b}, ones.options()).index_add(0, row, ones));
+      const at::Tensor z = row_sums(b, kept_row, kept_items, encoder);
+      at::Tensor loss;
+      if (hidden == 0) {
+        loss = normalised_mse_autoencoder_loss(z, row_sums(b, row, items, encoder), encoder.t().mm(encoder),
+                                               kept, all);
+      } else {
+        const at::Tensor f = at::cat({encoder, dout}, 1);
+        const at::Tensor h = at::dropout(deep_hidden(z, kept, w, bias), cfg_.deep_dropout, /*train=*/true);
+        loss = normalised_mse_factored_loss(at::cat({z, h}, 1), row_sums(b, kept_row, kept_items, f),
+                                            row_sums(b, row, items, f), f.t().mm(f), kept, all);
+      }
       opt.zero_grad();
       loss.backward();
       opt.step();
     }
     if (!probe || (epoch % cfg_.eval_every != 0 && epoch != epochs)) continue;
-    {
-      at::NoGradGuard no_grad;
-      assign_buffer(encoder_t_, normalised(a).t());
-    }
+    keep_now();
     const double ndcg = probe(epoch);
     best.curve.emplace_back(epoch, ndcg);
     // A gain below elsa.min_gain is noise, and would keep a flat curve running to elsa.epochs.
@@ -194,8 +261,7 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
     }
   }
   if (!probe) {
-    at::NoGradGuard no_grad;
-    assign_buffer(encoder_t_, normalised(a).t());
+    keep_now();
     best.epoch = epochs;
   }
   return best;
@@ -209,9 +275,15 @@ std::string ElsaModel::pin_chosen_setting(RunConfig& cfg, const nlohmann::json& 
                       std::string("no ") + name + ": the setting the fit chose is unknown");
   const std::string d = std::to_string(figures["elsa.d"].get<int64_t>());
   const std::string epochs = std::to_string(figures["elsa.epochs"].get<int64_t>());
+  // A directory written before the deep path has no elsa.deep_hidden figure: it had none.
+  const std::string hidden =
+      std::to_string(figures.contains("elsa.deep_hidden") && figures["elsa.deep_hidden"].is_number_integer()
+                         ? figures["elsa.deep_hidden"].get<int64_t>()
+                         : 0);
   apply_override(cfg, "elsa.dims=" + d);
   apply_override(cfg, "elsa.epochs=" + epochs);
-  return " at elsa.d = " + d + ", " + epochs + " epochs";
+  apply_override(cfg, "elsa.deep_hidden=" + hidden);
+  return " at elsa.d = " + d + ", " + epochs + " epochs" + (hidden == "0" ? "" : ", deep path H = " + hidden);
 }
 
 ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
@@ -221,58 +293,67 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
   auto predictions = [&](const RatingList& list) {
     return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, device);
   };
-  int64_t d = dims_.front(), epochs = cfg_.epochs;
+  int64_t d = dims_.front(), epochs = cfg_.epochs, hidden = deep_.front();
   double ndcg = -1;
   nlohmann::json tried = nlohmann::json::array();
   if (!ds.validation.empty()) {
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
     if (!probe.empty()) {
-      int64_t width_now = 0;
+      std::string now;  // "d = 128" or "d = 128, H = 256": what is training
       const auto measure = [&](int64_t epoch) {
         const double v = probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, "ndcg@10");
         if (log)
-          log("elsa d = " + std::to_string(width_now) + ", epoch " + std::to_string(epoch) +
-              ": validation NDCG@10 " + fixed(v, 4) + " (" +
-              fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0) + " s)");
+          log("elsa " + now + ", epoch " + std::to_string(epoch) + ": validation NDCG@10 " + fixed(v, 4) +
+              " (" + fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0) +
+              " s)");
         return v;
       };
-      for (const int64_t width : dims_) {
-        if (width != dims_.front() &&
-            epoch_work(ds.users.count, n2_, cfg_.batch_users, width) > kMaxEpochWork) {
-          const std::string why = "elsa d = " + std::to_string(width) + ": skipped, " +
-                                  std::to_string(ds.users.count) + " users x " + std::to_string(n2_) +
-                                  " items: an epoch at this width is above 2^35 multiply-adds";
-          tried.push_back({{"elsa.d", width}, {"skipped", why}});
-          if (log) log(why);
-          continue;
+      // Every pair of a width d and a deep path width H, the first always; a later one only
+      // while an epoch at d + H stays below 2^35 multiply-adds. A deep path replaces a best
+      // without one only by more than elsa.min_gain.
+      for (const int64_t width : dims_)
+        for (const int64_t h : deep_) {
+          now = "d = " + std::to_string(width) + (h > 0 ? ", H = " + std::to_string(h) : "");
+          if ((width != dims_.front() || h != deep_.front()) &&
+              epoch_work(ds.users.count, n2_, cfg_.batch_users, width + h) > kMaxEpochWork) {
+            const std::string why = "elsa " + now + ": skipped, " + std::to_string(ds.users.count) +
+                                    " users x " + std::to_string(n2_) +
+                                    " items: an epoch at this width is above 2^35 multiply-adds";
+            tried.push_back({{"elsa.d", width}, {"elsa.deep_hidden", h}, {"skipped", why}});
+            if (log) log(why);
+            continue;
+          }
+          const Trained t = train({&ds.train}, width, h, cfg_.epochs, measure, device);
+          tried.push_back({{"elsa.d", width},
+                           {"elsa.deep_hidden", h},
+                           {"epochs", t.epoch},
+                           {"val_ndcg@10", t.ndcg},
+                           {"curve", elsa_curve_json(t)}});
+          if (log)
+            log("elsa " + now + ": validation NDCG@10 " + fixed(t.ndcg, 4) + " at epoch " +
+                std::to_string(t.epoch));
+          const double bar = h > 0 && hidden == 0 && ndcg >= 0 ? cfg_.min_gain : 0.0;
+          if (t.ndcg > ndcg + bar) ndcg = t.ndcg, d = width, hidden = h, epochs = t.epoch;
         }
-        width_now = width;
-        const Trained t = train({&ds.train}, width, cfg_.epochs, measure, device);
-        nlohmann::json curve = nlohmann::json::array();
-        for (const auto& [e, v] : t.curve) curve.push_back({e, v});
-        tried.push_back({{"elsa.d", width}, {"epochs", t.epoch}, {"val_ndcg@10", t.ndcg}, {"curve", curve}});
-        if (log)
-          log("elsa d = " + std::to_string(width) + ": validation NDCG@10 " + fixed(t.ndcg, 4) +
-              " at epoch " + std::to_string(t.epoch));
-        if (t.ndcg > ndcg) ndcg = t.ndcg, d = width, epochs = t.epoch;
-      }
       out.metrics["val_ndcg@10"] = ndcg;
     }
     // Validation predictions from the biases of the training ratings.
     fit_biases({&ds.train});
     out.val_predictions = predictions(ds.validation);
   }
-  if (log)
-    log("elsa: d = " + std::to_string(d) + ", " + std::to_string(epochs) +
-        " epochs on training + validation");
-  train({&ds.train, &ds.validation}, d, epochs, {}, device);
+  const std::string chosen = "d = " + std::to_string(d) +
+                             (hidden > 0 ? ", deep path H = " + std::to_string(hidden) : "") + ", " +
+                             std::to_string(epochs) + " epochs";
+  if (log) log("elsa: " + chosen + " on training + validation");
+  train({&ds.train, &ds.validation}, d, hidden, epochs, {}, device);
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
   out.details["elsa.d"] = d;
   out.details["elsa.epochs"] = epochs;
+  out.details["elsa.deep_hidden"] = hidden;
   out.details["candidates"] = tried;
   out.details["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out.summary.push_back("elsa on " + ds.name + ": d = " + std::to_string(d) + ", " + std::to_string(epochs) +
-                        " epochs" + (ndcg >= 0 ? " (validation NDCG@10 " + fixed(ndcg, 4) + ")" : "") +
+  out.summary.push_back("elsa on " + ds.name + ": " + chosen +
+                        (ndcg >= 0 ? " (validation NDCG@10 " + fixed(ndcg, 4) + ")" : "") +
                         ", refit on training + validation");
   return out;
 }

@@ -10,6 +10,16 @@
 ///                                            zeroes each item's own score, as EASE's
 ///                                            diag B = 0 does: diag(A_hat A_hat^T) = 1)
 ///
+/// With the deep path (elsa.deep_hidden = H > 0), a nonlinear encoder of the same input
+/// beside it, trained jointly:
+///
+///   h_u = relu(z_u W + b),  z_u = x_u A_hat / sqrt(|x_u|)      (W: d x H)
+///   S_u = x_u A_hat A_hat^T + h_u D^T - x_u                    (D: n2 x H, free rows)
+///
+/// (h_u's units dropped with probability elsa.deep_dropout in training). The default tries
+/// H = 256 beside none (elsa.deep_hidden = 0,256) and keeps it where it validates better:
+/// on ML-100K in 3 seeds of 5, on Douban and Flixster never (docs/experiments.md).
+///
 /// trained by Adam on the normalised MSE (models/objectives/normalised_mse.cpp, a row of
 /// SYMGNN_RANKING_LOSSES): mean over users of || S_u/|S_u| - x_u/|x_u| ||^2, in batches of
 /// elsa.batch_users users, x_u's entries dropped with probability elsa.dropout at the input.
@@ -23,9 +33,9 @@
 /// fit() trains each candidate width of elsa.dims on ds.train (a width after the first only
 /// while users x items x d stays below 2^35 multiply-adds an epoch), measuring NDCG@10 on
 /// ds.validation (models/ranking/ranking_probe.h) every elsa.eval_every epochs, keeps the
-/// best (d, epochs) and trains again on training + validation with them for the final
-/// state. Ratings are predicted by the damped biases (damped_biases.h), as the other
-/// ranking kinds do.
+/// best (d, H, epochs) over the pairs of elsa.dims and elsa.deep_hidden (a deep path only
+/// where it validates better by elsa.min_gain), and trains again on training + validation with them for the
+/// final state. Ratings are predicted by the damped biases (damped_biases.h), as the other ranking kinds do.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +58,8 @@ class ElsaModel : public DampedBiasModel {
   std::string name() const override { return "elsa"; }
 
   at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
-  /// Users: x_u A_hat; items: their rows of A_hat (cosine neighbours in the learned space).
+  /// Users: x_u A_hat; items: their rows of A_hat (cosine neighbours in the learned space);
+  /// with the deep path, [x_u A_hat, h_u] and [A_hat, D].
   at::Tensor node_representations(int side) override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
@@ -74,8 +85,15 @@ class ElsaModel : public DampedBiasModel {
   /// Trains width `d` on `ratings` (the profiles X and the biases set from them) for at
   /// most `epochs` epochs; with `probe` given, measures it (given the epoch) every elsa.eval_every epochs and
   /// stops after elsa.patience measurements without one better by elsa.min_gain.
-  Trained train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t epochs,
+  Trained train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t hidden, int64_t epochs,
                 const std::function<double(int64_t)>& probe, const at::Device& device);
+  /// Sets the saved state of a trained encoder: A_hat^T, and the deep path's W, b and D^T
+  /// where `w` is defined.
+  void keep(const at::Tensor& encoder, const at::Tensor& w, const at::Tensor& b, const at::Tensor& d);
+  /// h of the users `row_sums` (x_u A_hat, [B, d]) with `count` rated items each: the deep
+  /// path's hidden layer, given its W ([d, H]) and b ([H]).
+  static at::Tensor deep_hidden(const at::Tensor& row_sums, const at::Tensor& count, const at::Tensor& w,
+                                const at::Tensor& b);
   /// A_hat of the parameters A.
   at::Tensor normalised(const at::Tensor& a) const;
   /// The rated entries of `users` (int64, on the profiles' device): each entry's user as a
@@ -86,12 +104,15 @@ class ElsaModel : public DampedBiasModel {
   void set_profiles(const std::vector<const RatingList*>& ratings);
 
   ElsaConfig cfg_;
-  std::vector<int64_t> dims_;
+  std::vector<int64_t> dims_, deep_;
   int64_t seed_;
   graph::SparseMatrix item_graph_;  // At2 of the context (used where elsa.graph_beta > 0)
   // X by user: user u rated profile_items[profile_ptr[u] .. profile_ptr[u+1]).
   at::Tensor profile_ptr_, profile_items_;  // [n1 + 1], [ratings] int64
   at::Tensor encoder_t_;                    // [d, n2] float: A_hat^T of the final fit
+  // The deep path (empty without): W flattened ([d * H]: a buffer's length follows from the
+  // fit, train/checkpoint.h), b ([H]), D^T ([H, n2]).
+  at::Tensor deep_w_, deep_b_, deep_items_t_;
 };
 
 }  // namespace symgnn::models

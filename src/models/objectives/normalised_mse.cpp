@@ -44,22 +44,29 @@ at::Tensor normalised_mse_loss(const ScoreView& v, const Positives& pos, const O
 
 namespace symgnn::models {
 
-at::Tensor normalised_mse_autoencoder_loss(const at::Tensor& z, const at::Tensor& w, const at::Tensor& gram,
-                                           const at::Tensor& kept, const at::Tensor& count) {
-  if (z.size(0) == 0) return (z.sum() + w.sum() + gram.sum()) * 0;
+at::Tensor normalised_mse_factored_loss(const at::Tensor& p, const at::Tensor& p_in,
+                                        const at::Tensor& p_target, const at::Tensor& gram,
+                                        const at::Tensor& kept, const at::Tensor& count) {
+  if (p.size(0) == 0) return (p.sum() + p_in.sum() + p_target.sum() + gram.sum()) * 0;
   // In double: |S_u|^2 is a difference of terms that grow with the square of the user's
   // rated items, and float32 would lose its digits for the most active users.
-  const at::Tensor zd = z.to(at::kDouble), wd = w.to(at::kDouble), g = gram.to(at::kDouble);
+  const at::Tensor pd = p.to(at::kDouble), g = gram.to(at::kDouble);
   const at::Tensor k = kept.to(at::kDouble), c = count.to(at::kDouble);
-  // |S_u|^2 = z G z^T - 2 z.z + |X'_u|   (S_u = z E^T - X'_u, X'_u . E = z, X'_u binary)
-  const at::Tensor q = ((zd.mm(g) * zd).sum(1) - 2 * (zd * zd).sum(1) + k).clamp_min(0);
+  // |S_u|^2 = p G p^T - 2 p.(X'_u F) + |X'_u|   (S_u = p F^T - X'_u, X'_u binary)
+  const at::Tensor q = ((pd.mm(g) * pd).sum(1) - 2 * (pd * p_in.to(at::kDouble)).sum(1) + k).clamp_min(0);
   // |S_u| as the dense form clamps it (1e-12), without sqrt's infinite slope at 0.
   const at::Tensor n = q.clamp_min(1e-24).sqrt();
-  // <S_u, X_u> = z . (X_u E) - |X'_u|   (X'_u within X_u)
-  const at::Tensor dot = (zd * wd).sum(1) - k;
+  // <S_u, X_u> = p . (X_u F) - |X'_u|   (X'_u within X_u)
+  const at::Tensor dot = (pd * p_target.to(at::kDouble)).sum(1) - k;
   // || S_u/|S_u| - X_u/|X_u| ||^2 = |S_u|^2/n^2 + 1 - 2 <S_u, X_u> / (n |X_u|)
   const at::Tensor per_user = q / (n * n) + 1 - 2 * dot / (n * c.sqrt());
-  return per_user.mean().to(z.scalar_type());
+  return per_user.mean().to(p.scalar_type());
+}
+
+at::Tensor normalised_mse_autoencoder_loss(const at::Tensor& z, const at::Tensor& w, const at::Tensor& gram,
+                                           const at::Tensor& kept, const at::Tensor& count) {
+  // F = E, p = X' E = z.
+  return normalised_mse_factored_loss(z, z, w, gram, kept, count);
 }
 
 }  // namespace symgnn::models

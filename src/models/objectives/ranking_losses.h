@@ -30,6 +30,14 @@ SYMGNN_RANKING_LOSSES(SYMGNN_DECLARE_RANKING_LOSS)
 at::Tensor normalised_mse_autoencoder_loss(const at::Tensor& z, const at::Tensor& w, const at::Tensor& gram,
                                            const at::Tensor& kept, const at::Tensor& count);
 
+/// The same loss for scores S = p F^T - X' of any user rows p ([B, f]) against item rows F
+/// ([n2, f]): the item-based ranker with its deep path (F = [E, D], p = [X'E, h(X'E)]).
+/// From p, p_in = X' F and p_target = X F ([B, f]), gram = F^T F ([f, f]), kept and count as
+/// above. normalised_mse_autoencoder_loss is the case F = E, p = p_in = z.
+at::Tensor normalised_mse_factored_loss(const at::Tensor& p, const at::Tensor& p_in,
+                                        const at::Tensor& p_target, const at::Tensor& gram,
+                                        const at::Tensor& kept, const at::Tensor& count);
+
 /// Runs `part(start, len)` over [0, n) in chunks of `chunk`, each part's backward at once
 /// (the parts read detached leaves, so each frees its own graph); the sum of the parts' values.
 double backward_in_chunks(int64_t n, int64_t chunk, const std::function<at::Tensor(int64_t, int64_t)>& part);
