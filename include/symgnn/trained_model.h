@@ -23,18 +23,31 @@ namespace infer {
 struct ModelParts;  // infer/model_parts.h
 }
 
+/// One rating given in memory (NewNodes::rating_rows), by original ids.
+struct NewRating {
+  std::string user;
+  std::string item;
+  double rating = 0;
+};
+
 /// What is known about users and items absent from training (inductive prediction,
 /// TrainedModel::load): files in the formats of the data keys of the same names
-/// (docs/config.md), with original ids. Only `ratings` brings new ids; the other files
-/// describe ids that are new (absent from training, present in `ratings`).
+/// (docs/config.md), with original ids, and ratings held in memory. Only the ratings bring
+/// new ids; the other files describe ids that are new (absent from training, present in the
+/// ratings).
 struct NewNodes {
   std::string ratings;             // "user,item,rating": the new nodes' ratings
   std::string user_graph_file;     // "a,b[,w]" edges, each touching a new user
   std::string item_graph_file;     // "a,b[,w]" edges, each touching a new item
   std::string user_features_file;  // "id,f1,..." one row per new user
   std::string item_features_file;  // "id,f1,..." one row per new item
+  /// Ratings given in memory (serve's POST, Python's arrays, evaluate's new-users protocol),
+  /// read after the `ratings` file, checked as its lines are: no file is written. Errors name
+  /// a row as `rows_name`[k] (k from 0).
+  std::vector<NewRating> rating_rows;
+  std::string rows_name = "new ratings";
   bool empty() const {
-    return ratings.empty() && user_graph_file.empty() && item_graph_file.empty() &&
+    return ratings.empty() && rating_rows.empty() && user_graph_file.empty() && item_graph_file.empty() &&
            user_features_file.empty() && item_features_file.empty();
   }
 };

@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <limits>
 #include <random>
 #include <vector>
 
@@ -14,8 +11,6 @@
 #include "symgnn/fit.h"
 #include "symgnn/trained_model.h"
 #include "util/strings.h"
-
-namespace fs = std::filesystem;
 
 namespace symgnn::fitting {
 namespace {
@@ -78,33 +73,15 @@ void edit(Dataset& ds, const HeldOut& h) {
   for (const HeldRating& r : h.scored) ds.test.add(r.user, r.item, r.value);
 }
 
-/// The fold-in ratings as a ratings file (original ids), in a folder removed with it.
-class FoldInFile {
- public:
-  FoldInFile(const Dataset& ds, const std::vector<HeldRating>& rows) {
-    std::string templ = (fs::temp_directory_path() / "symgnn-new-users.XXXXXX").string();
-    if (!mkdtemp(templ.data()))
-      throw Error("evaluate --protocol new-users: cannot make a folder in " +
-                  fs::temp_directory_path().string());
-    dir_ = templ;
-    std::ofstream out(path());
-    out.precision(std::numeric_limits<float>::max_digits10);
-    out << "user,item,rating\n";
-    for (const HeldRating& r : rows)
-      out << ds.users.id_of(r.user) << ',' << ds.items.id_of(r.item) << ',' << r.value << '\n';
-    if (!out.flush()) throw Error("evaluate --protocol new-users: cannot write " + path());
-  }
-  ~FoldInFile() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  FoldInFile(const FoldInFile&) = delete;
-  FoldInFile& operator=(const FoldInFile&) = delete;
-  std::string path() const { return (fs::path(dir_) / "fold_in.csv").string(); }
-
- private:
-  std::string dir_;
-};
+/// The fold-in ratings as rows of original ids, given to the model in memory.
+NewNodes fold_in_rows(const Dataset& ds, const std::vector<HeldRating>& rows) {
+  NewNodes nodes;
+  nodes.rows_name = "the fold-in ratings";
+  nodes.rating_rows.reserve(rows.size());
+  for (const HeldRating& r : rows)
+    nodes.rating_rows.push_back({ds.users.id_of(r.user), ds.items.id_of(r.item), r.value});
+  return nodes;
+}
 
 /// Fits `cfg` without the held-out users and scores them before and after their fold-in rows.
 std::pair<Evaluation, Evaluation> fit_and_score(const RunConfig& cfg, const HeldOut& h,
@@ -115,10 +92,7 @@ std::pair<Evaluation, Evaluation> fit_and_score(const RunConfig& cfg, const Held
   const FitResult fitted = fit(cfg, o);
   if (!fitted.model) throw Error("evaluate --protocol new-users: the fit kept no model");
   const Evaluation cold = evaluate(*fitted.model, p.eval);
-  const FoldInFile file(fitted.model->dataset(), h.fold_in);
-  NewNodes nodes;
-  nodes.ratings = file.path();
-  const TrainedModel given = fitted.model->with_new_nodes(nodes);
+  const TrainedModel given = fitted.model->with_new_nodes(fold_in_rows(fitted.model->dataset(), h.fold_in));
   return {evaluate(given, p.eval), cold};
 }
 

@@ -1,6 +1,7 @@
 #include "infer/new_ratings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_set>
 
 #include "data/parsers.h"
@@ -30,32 +31,70 @@ int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
   return added;
 }
 
+/// The pairs the model's data already holds, which new ratings may not give again.
+std::unordered_set<uint64_t> known_pairs(const Dataset& ds) {
+  std::unordered_set<uint64_t> known;
+  for (const RatingList* r : {&ds.train, &ds.validation, &ds.test})
+    for (size_t e = 0; e < r->size(); ++e) known.insert(pair_key(r->user[e], r->item[e]));
+  return known;
+}
+
+/// Why rating `v` cannot join the model's data ("" where it can): a value off its levels or
+/// outside its range.
+std::string rating_problem(const Dataset& ds, double v) {
+  if (!std::isfinite(v)) return "rating is not a finite number";
+  const auto f = static_cast<float>(v);
+  if (!ds.rating_levels.empty() &&
+      std::find(ds.rating_levels.begin(), ds.rating_levels.end(), f) == ds.rating_levels.end())
+    return "rating " + data::quote(std::to_string(f)) + " is not one of the model's rating levels";
+  if (f < ds.rating_min || f > ds.rating_max) return "rating outside the model's rating range";
+  return "";
+}
+
 void add_ratings(Dataset& ds, const std::string& file, data::IdIndex& users, data::IdIndex& items,
                  NewRatingsSummary& s) {
   const std::string text = data::read_text_file(file);
   const std::vector<data::RawRating> raw = data::parse_ratings_text(text, file);
   data::PairRegistry within_file;  // duplicates inside the file, with both lines
   const RatingList added = data::index_ratings(raw, file, users, items, /*add_new=*/true, within_file);
-  std::unordered_set<uint64_t> known;  // pairs the model's data already holds
-  for (const RatingList* r : {&ds.train, &ds.validation, &ds.test})
-    for (size_t e = 0; e < r->size(); ++e) known.insert(pair_key(r->user[e], r->item[e]));
+  const std::unordered_set<uint64_t> known = known_pairs(ds);
   for (size_t e = 0; e < added.size(); ++e) {
-    const float v = added.value[e];
     if (known.count(pair_key(added.user[e], added.item[e])))
       throw DataError(file, raw[e].line,
                       "the pair (" + data::quote(raw[e].user) + ", " + data::quote(raw[e].item) +
                           ") is already in the model's data");
-    if (!ds.rating_levels.empty() &&
-        std::find(ds.rating_levels.begin(), ds.rating_levels.end(), v) == ds.rating_levels.end())
-      throw DataError(
-          file, raw[e].line,
-          "rating " + data::quote(std::to_string(v)) + " is not one of the model's rating levels");
-    if (v < ds.rating_min || v > ds.rating_max)
-      throw DataError(file, raw[e].line, "rating outside the model's rating range");
-    ds.train.add(added.user[e], added.item[e], v);
+    const std::string problem = rating_problem(ds, added.value[e]);
+    if (!problem.empty()) throw DataError(file, raw[e].line, problem);
+    ds.train.add(added.user[e], added.item[e], added.value[e]);
   }
   s.file = file;
-  s.ratings = static_cast<int64_t>(added.size());
+  s.ratings += static_cast<int64_t>(added.size());
+}
+
+/// `rows` as add_ratings takes a file's lines, from memory: each row checked (ids, the pair
+/// new to the data and to the rows before it, the value) before any joins, so that a bad
+/// row leaves the data as it was; errors name `name`[k].
+void add_rating_rows(Dataset& ds, const std::vector<NewRating>& rows, const std::string& name,
+                     data::IdIndex& users, data::IdIndex& items, NewRatingsSummary& s) {
+  const std::unordered_set<uint64_t> known = known_pairs(ds);
+  std::unordered_set<uint64_t> given;  // the rows' pairs so far
+  RatingList added;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const NewRating& r = rows[k];
+    const std::string where = name + "[" + std::to_string(k) + "]";
+    if (r.user.empty()) throw DataError(where, 0, "empty user id");
+    if (r.item.empty()) throw DataError(where, 0, "empty item id");
+    const std::string problem = rating_problem(ds, r.rating);
+    if (!problem.empty()) throw DataError(where, 0, problem);
+    const int64_t u = users.add(r.user), i = items.add(r.item);
+    const std::string pair = "the pair (" + data::quote(r.user) + ", " + data::quote(r.item) + ")";
+    if (known.count(pair_key(u, i))) throw DataError(where, 0, pair + " is already in the model's data");
+    if (!given.insert(pair_key(u, i)).second) throw DataError(where, 0, pair + " is given twice");
+    added.add(u, i, static_cast<float>(r.rating));
+  }
+  for (size_t e = 0; e < added.size(); ++e) ds.train.add(added.user[e], added.item[e], added.value[e]);
+  if (s.file.empty()) s.file = name;
+  s.ratings += static_cast<int64_t>(added.size());
 }
 
 /// Copies the rows of `file` ("id,f1,...", one per new node of the side: nodes first..)
@@ -106,6 +145,7 @@ NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphC
   const int64_t first_user = ds.users.count, first_item = ds.items.count;
   data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   if (!nodes.ratings.empty()) add_ratings(ds, nodes.ratings, users, items, s);
+  if (!nodes.rating_rows.empty()) add_rating_rows(ds, nodes.rating_rows, nodes.rows_name, users, items, s);
   s.new_users = grow_side(ds.users, users);
   s.new_items = grow_side(ds.items, items);
   if (!nodes.user_features_file.empty())

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <sstream>
 
@@ -117,6 +118,58 @@ TEST(NewRatings, GrowingInMemoryEqualsLoadingWithTheRatings) {
   EXPECT_EQ(in_memory.predict(test.user, test.item), from_disk.predict(test.user, test.item));
   EXPECT_EQ(base.users(), 25);
   EXPECT_EQ(base.score_all_items({0, 1}), base_scores);
+}
+
+// NewNodes::rating_rows: the same ratings given in memory grow the model as the file does
+// (the same nodes, scores and predictions, bit for bit), and a bad row is an error naming it
+// as rows_name[k] that leaves the model as it was.
+TEST(NewRatings, RowsInMemoryEqualTheFileAndBadRowsAreNamed) {
+  const Fixture& f = fixture();
+  const TrainedModel base = TrainedModel::load(f.dir + "/run");
+  symgnn::NewNodes file;
+  file.ratings = f.dir + "/held.csv";
+  const TrainedModel from_file = base.with_new_nodes(file);
+  symgnn::NewNodes rows;
+  std::istringstream held(symgnn::testing::read_file(f.dir + "/held.csv"));
+  std::string line;
+  std::getline(held, line);  // the header
+  while (std::getline(held, line)) {
+    const size_t a = line.find(','), b = line.find(',', a + 1);
+    rows.rating_rows.push_back(
+        {line.substr(0, a), line.substr(a + 1, b - a - 1), std::stod(line.substr(b + 1))});
+  }
+  const TrainedModel from_rows = base.with_new_nodes(rows);
+  ASSERT_EQ(from_rows.users(), from_file.users());
+  EXPECT_EQ(from_rows.new_ratings().ratings, from_file.new_ratings().ratings);
+  EXPECT_EQ(from_rows.new_ratings().new_users, 5);
+  std::vector<int64_t> all(static_cast<size_t>(from_file.users()));
+  for (size_t u = 0; u < all.size(); ++u) all[u] = static_cast<int64_t>(u);
+  EXPECT_EQ(from_rows.score_all_items(all), from_file.score_all_items(all));
+  EXPECT_EQ(from_rows.seen_items(), from_file.seen_items());
+
+  const auto error_of = [&](std::vector<symgnn::NewRating> bad) {
+    symgnn::NewNodes n;
+    n.rating_rows = std::move(bad);
+    n.rows_name = "given";
+    try {
+      base.with_new_nodes(n);
+    } catch (const DataError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string rated = base.dataset().items.id_of(base.dataset().train.item[0]);
+  const std::string first_user = base.dataset().users.id_of(base.dataset().train.user[0]);
+  EXPECT_EQ(error_of({{"new", "i1", 5}, {"new", "i2", 3.5}}),
+            "given[1]: rating '3.500000' is not one of the model's rating levels");
+  EXPECT_EQ(error_of({{"new", "i1", 5}, {"new", "i1", 1}}),
+            "given[1]: the pair ('new', 'i1') is given twice");
+  EXPECT_EQ(error_of({{first_user, rated, 5}}),
+            "given[0]: the pair ('" + first_user + "', '" + rated + "') is already in the model's data");
+  EXPECT_EQ(error_of({{"new", "", 5}}), "given[0]: empty item id");
+  EXPECT_EQ(error_of({{"new", "i1", std::nan("")}}), "given[0]: rating is not a finite number");
+  EXPECT_EQ(error_of({{"new", "i1", 9}}).rfind("given[0]: rating ", 0), 0u);
+  EXPECT_EQ(base.users(), 25);
 }
 
 TEST(NewRatings, BadFilesAreErrorsNamingTheLine) {
