@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "symgnn/beyond_accuracy.h"
+#include "symgnn/item_filter.h"
 #include "symgnn/ranking.h"
 #include "symgnn/trained_model.h"
 
@@ -24,6 +26,8 @@ struct RecommendOptions {
   bool include_seen = false;
   /// (user, item) pairs scored at once: users per block = max(1, block_pairs / items).
   int64_t block_pairs = int64_t{1} << 22;
+  /// Items a list may not show beyond the seen ones (symgnn/item_filter.h); empty: none.
+  ItemFilter filter = {};
 };
 
 struct UserRecommendations {
@@ -35,10 +39,18 @@ struct UserRecommendations {
 
 /// The k best candidate items of each user of `users` (indices), passed to `sink` in the
 /// order of `users`, one block at a time. Throws ConfigError when k < 1, a user index is
-/// out of range, or a user has fewer than k candidate items (the message names the user).
+/// out of range, or a user has fewer than k candidate items, the filter's counted (the
+/// message names the user, how many were left and the filters).
 void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users,
                     const RecommendOptions& opts,
                     const std::function<void(const UserRecommendations&)>& sink);
+
+/// `items` (indices) of `user` in the model's ranking order, best first (ties: the lower
+/// index), each with its predicted rating as recommend gives it: the second stage of a
+/// two-stage recommender, which re-ranks what another system retrieved. Every item given is
+/// ranked, rated ones included. Throws ConfigError for a user or item index out of range, an
+/// item given twice or no item.
+UserRecommendations rank_items(const TrainedModel& model, int64_t user, const std::vector<int64_t>& items);
 
 /// recommend_each collected into a vector.
 std::vector<UserRecommendations> recommend(const TrainedModel& model, const std::vector<int64_t>& users,
@@ -79,6 +91,10 @@ struct Evaluation {
   /// Means over the users with at least one relevant test rating; candidates = all items
   /// the user did not rate in the model's training data.
   eval::RankingReport ranking;
+  /// What the same users' lists show (symgnn/beyond_accuracy.h), one per k, and what the
+  /// diversity compared: "item graph" or "co-ratings".
+  std::vector<eval::BeyondAccuracyAtK> beyond;
+  std::string beyond_basis;
   /// The test ratings of ids without training ratings, and of ids that are no node (those
   /// are outside test_ratings, errors and the ranking: no model can score them).
   UnseenTestReport unseen;

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 #include <type_traits>
 
 #include "fit/evaluation_json.h"
@@ -27,6 +28,7 @@
 #include "symgnn/error.h"
 #include "symgnn/fit.h"
 #include "symgnn/graph.h"
+#include "symgnn/item_filter.h"
 #include "symgnn/model_kinds.h"
 #include "symgnn/progress.h"
 #include "symgnn/recommend.h"
@@ -287,6 +289,16 @@ void register_errors() {
   });
 }
 
+/// (user, item, rating) triples as Python passes new ratings in memory (symgnn/model.py).
+using RatingRows = std::vector<std::tuple<std::string, std::string, double>>;
+
+std::vector<NewRating> new_rating_rows(const RatingRows& rows) {
+  std::vector<NewRating> out;
+  out.reserve(rows.size());
+  for (const auto& [user, item, rating] : rows) out.push_back({user, item, rating});
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -316,25 +328,30 @@ PYBIND11_MODULE(_core, m) {
   py::class_<ModelHandle>(m, "TrainedModel")
       .def(py::init([](const std::string& path, const std::string& device, const std::string& ratings,
                        const std::string& user_graph, const std::string& item_graph,
-                       const std::string& user_features, const std::string& item_features, bool verbose) {
-             NewNodes nodes{ratings, user_graph, item_graph, user_features, item_features};
+                       const std::string& user_features, const std::string& item_features,
+                       const RatingRows& rows, const std::string& rows_name, bool verbose) {
+             NewNodes nodes{ratings, user_graph, item_graph, user_features, item_features, {}, rows_name};
+             nodes.rating_rows = new_rating_rows(rows);
              (void)verbose;  // loading prints nothing: kept for the callers that pass it
              py::gil_scoped_release release;
              return std::make_unique<ModelHandle>(TrainedModel::load(path, device, nodes));
            }),
            py::arg("path"), py::arg("device") = "cpu", py::arg("new_ratings") = "",
            py::arg("new_user_graph") = "", py::arg("new_item_graph") = "", py::arg("new_user_features") = "",
-           py::arg("new_item_features") = "", py::arg("verbose") = true)
+           py::arg("new_item_features") = "", py::arg("rows") = RatingRows{},
+           py::arg("rows_name") = "new ratings", py::arg("verbose") = true)
       .def(
           "with_new_ratings",
-          [](const ModelHandle& h, const std::string& ratings) {
+          [](const ModelHandle& h, const RatingRows& rows, const std::string& rows_name) {
             NewNodes nodes;
-            nodes.ratings = ratings;
+            nodes.rating_rows = new_rating_rows(rows);
+            nodes.rows_name = rows_name;
             py::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(h.busy);
             return std::make_unique<ModelHandle>(h.model.with_new_nodes(nodes));
           },
-          py::arg("ratings"), "this model grown by new users' ratings, from the weights in memory")
+          py::arg("rows"), py::arg("rows_name") = "new ratings",
+          "this model grown by (user, item, rating) rows of new users, from the weights in memory")
       .def_property_readonly("users", [](const ModelHandle& h) { return h.model.users(); })
       .def_property_readonly("items", [](const ModelHandle& h) { return h.model.items(); })
       .def_property_readonly("name", [](const ModelHandle& h) { return h.model.name(); })
@@ -363,24 +380,55 @@ PYBIND11_MODULE(_core, m) {
              }
              return py::array_t<float>(p.size(), p.data());
            })
-      .def("recommend",
-           [](const ModelHandle& h,
-              const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& users, int64_t k,
-              bool include_seen) {
-             const std::vector<int64_t> u = as_indices(users);
-             RecommendOptions ro;
-             ro.k = k;
-             ro.include_seen = include_seen;
-             std::vector<UserRecommendations> r;
-             {
-               py::gil_scoped_release release;
-               std::lock_guard<std::mutex> lock(h.busy);
-               r = recommend(h.model, u, ro);
-             }
-             py::list out;
-             for (const auto& x : r) out.append(py::make_tuple(x.user, x.items, x.scores));
-             return out;
-           })
+      .def(
+          "recommend",
+          [](const ModelHandle& h,
+             const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& users, int64_t k,
+             bool include_seen, const std::vector<std::string>& exclude,
+             const std::vector<std::pair<std::string, std::string>>& exclude_for, bool has_items,
+             const std::vector<std::string>& items,
+             const std::vector<std::pair<std::string, std::string>>& where,
+             const std::string& item_attributes) {
+            const std::vector<int64_t> u = as_indices(users);
+            RecommendOptions ro;
+            ro.k = k;
+            ro.include_seen = include_seen;
+            // The filter by ids (symgnn/item_filter.h), named by the keyword arguments.
+            ItemFilterSpec spec;
+            spec.exclude = exclude;
+            spec.exclude_for = exclude_for;
+            spec.has_items = has_items;
+            spec.items = items;
+            spec.where = where;
+            spec.where_name = "where";
+            std::vector<UserRecommendations> r;
+            {
+              py::gil_scoped_release release;
+              std::lock_guard<std::mutex> lock(h.busy);
+              ItemAttributes attributes;
+              if (!item_attributes.empty()) attributes = read_item_attributes(item_attributes);
+              ro.filter = make_item_filter(h.model, spec, &attributes);
+              r = recommend(h.model, u, ro);
+            }
+            py::list out;
+            for (const auto& x : r) out.append(py::make_tuple(x.user, x.items, x.scores));
+            return out;
+          },
+          py::arg("users"), py::arg("k"), py::arg("include_seen"),
+          py::arg("exclude") = std::vector<std::string>{},
+          py::arg("exclude_for") = std::vector<std::pair<std::string, std::string>>{},
+          py::arg("has_items") = false, py::arg("items") = std::vector<std::string>{},
+          py::arg("where") = std::vector<std::pair<std::string, std::string>>{},
+          py::arg("item_attributes") = "")
+      .def(
+          "rank",
+          [](const ModelHandle& h, int64_t user, const std::vector<int64_t>& items) {
+            py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(h.busy);
+            const UserRecommendations r = rank_items(h.model, user, items);
+            return std::make_pair(r.items, r.scores);
+          },
+          py::arg("user"), py::arg("items"), "the candidates of one user in the model's order (rank_items)")
       .def("evaluate",
            [](const ModelHandle& h, const std::vector<int64_t>& ks, double relevant_min, bool popularity) {
              EvaluateOptions eo;

@@ -150,9 +150,13 @@ class SyMGNN:
             raise ConfigError(f"score: {len(p)} predictions for {len(r)} ratings")
         return float(np.sqrt(np.mean((p - r) ** 2)))
 
-    def recommend(self, users, k=10, exclude_seen=True):
-        """The top k items of each user (original ids); see Model.recommend."""
-        return self._fitted().recommend(users, k, exclude_seen)
+    def recommend(self, users, k=10, exclude_seen=True, exclude=None, items=None, where=None, item_attributes=None):
+        """The top k items of each user (original ids), with Model.recommend's filters."""
+        return self._fitted().recommend(users, k, exclude_seen, exclude, items, where, item_attributes)
+
+    def rank(self, user, items):
+        """The candidate `items` of one user in the model's order; see Model.rank."""
+        return self._fitted().rank(user, items)
 
     def similar_items(self, items, k=10):
         """The k items most similar to each of `items`; see Model.similar_items."""

@@ -43,23 +43,22 @@ class Model:
                 raise MissingFileError(f"{f}: no such file")
         self.path, self.device, self.verbose = path, device, bool(verbose)
         self._owner = None  # the temporary directory of an unpickled copy
-        if in_memory:
-            with _new_ratings.ratings_file(*_frames.triples(new_ratings, "new_ratings"), "new_ratings") as f:
-                self._load(dict(files, new_ratings=f))
-        else:
-            self._load(files)
+        rows = _new_ratings.rows(*_frames.triples(new_ratings, "new_ratings"), "new_ratings") if in_memory else []
+        self._load(files, rows, "new_ratings")
 
-    def _load(self, files):
+    def _load(self, files, rows=(), rows_name="new ratings"):
         args = [files.get(k, "") for k in ("new_ratings",) + _NEW_FILES]
-        self._adopt(_core.TrainedModel(self.path, self.device, *args, self.verbose), files)
+        self._adopt(_core.TrainedModel(self.path, self.device, *args, list(rows), rows_name, self.verbose), files,
+                    rows, rows_name)
 
-    def _adopt(self, core_model, files):
+    def _adopt(self, core_model, files, rows=(), rows_name="new ratings"):
         self._m = core_model
-        # Kept for pickling: the new nodes' files, which may be temporary or change later.
+        # Kept for pickling: the new nodes' files (which may change later) and rows.
         self._new_files = {}
         for key, f in files.items():
             with open(f, "rb") as fh:
                 self._new_files[key] = (os.path.basename(f), fh.read())
+        self._new_rows = (list(rows), rows_name)
         self._user_ids, self._item_ids = self._m.user_ids(), self._m.item_ids()
         self._users = {u: k for k, u in enumerate(self._user_ids)}
         self._items = {i: k for k, i in enumerate(self._item_ids)}
@@ -67,7 +66,7 @@ class Model:
     def __getstate__(self):
         folder, name = (self.path, None) if os.path.isdir(self.path) else os.path.split(self.path)
         return {"files": _snapshot.read(folder), "model_file": name, "device": self.device,
-                "verbose": self.verbose, "new_files": self._new_files}
+                "verbose": self.verbose, "new_files": self._new_files, "new_rows": self._new_rows}
 
     def __setstate__(self, state):
         owner, folder = _snapshot.write(state["files"])
@@ -78,7 +77,7 @@ class Model:
             files[key] = os.path.join(owner.name, f"{key}-{name}")
             with open(files[key], "wb") as f:
                 f.write(data)
-        self._load(files)
+        self._load(files, *state.get("new_rows", ((), "new ratings")))
         self._owner = owner
 
     @property
@@ -122,16 +121,42 @@ class Model:
         p = self._m.predict(u, i).astype(np.float64)
         return float(p[0]) if one else p
 
-    def recommend(self, users, k=10, exclude_seen=True):
+    def recommend(self, users, k=10, exclude_seen=True, exclude=None, items=None, where=None,
+                  item_attributes=None):
         """The k items with the highest predicted rating for each user (one id or several): a
         pandas DataFrame with columns user, item, prediction, rank (a list of tuples without
-        pandas)."""
+        pandas). Filters (docs/recommend.md, "Filters"; the CLI's --exclude, --items, --where):
+        `exclude` item ids never shown (a list), or a dict user -> item ids; `items` the
+        candidate ids; `where` a dict key -> value the item's attributes must hold, read from
+        `item_attributes` (a file as the CLI's --item-attributes). Always k items, or a
+        symgnn.ConfigError saying how many candidates the filters left."""
         k = _args.count(k)
         idx = self._index(_args.id_list(users, "recommend: users"), self._users, "user")
+        exclude_all, exclude_for = [], []
+        if isinstance(exclude, dict):
+            exclude_for = [(str(u), str(i)) for u, ids in exclude.items() for i in _args.id_list(ids, "exclude")]
+        elif exclude is not None:
+            exclude_all = [str(i) for i in _args.id_list(exclude, "exclude")]
+        candidates = [] if items is None else [str(i) for i in _args.id_list(items, "items")]
+        if where is not None and not isinstance(where, dict):
+            raise ConfigError(f"where must be a dict key -> value, got {type(where).__name__}")
+        rules = [(str(key), str(value)) for key, value in (where or {}).items()]
+        attributes = "" if item_attributes is None else _args.path(item_attributes, "item_attributes")
         rows = []
-        for u, items, scores in self._m.recommend(idx, k, not _args.flag(exclude_seen, "exclude_seen")):
+        for u, ranked, scores in self._m.recommend(idx, k, not _args.flag(exclude_seen, "exclude_seen"), exclude_all,
+                                                   exclude_for, items is not None, candidates, rules, attributes):
             rows += [(self._user_ids[u], self._item_ids[i], float(s), r + 1)
-                     for r, (i, s) in enumerate(zip(items, scores))]
+                     for r, (i, s) in enumerate(zip(ranked, scores))]
+        return _table(rows, ["user", "item", "prediction", "rank"])
+
+    def rank(self, user, items):
+        """The candidate `items` of one user in the model's order, best first (the second stage
+        of a two-stage recommender; the CLI's `symgnn rank`): a DataFrame with columns user,
+        item, prediction, rank. Every candidate is ranked, rated ones included."""
+        u = self._index([user], self._users, "user")[0]
+        idx = self._index(_args.id_list(items, "rank: items"), self._items, "item")
+        ranked, scores = self._m.rank(int(u), [int(i) for i in idx])
+        rows = [(str(user), self._item_ids[i], float(s), r + 1) for r, (i, s) in enumerate(zip(ranked, scores))]
         return _table(rows, ["user", "item", "prediction", "rank"])
 
     def similar_items(self, items, k=10):
@@ -204,11 +229,11 @@ class Model:
         with new_* files (which are not carried over), its directory loaded again."""
         model = Model.__new__(Model)
         model.path, model.device, model.verbose, model._owner = self.path, self.device, self.verbose, None
-        with _new_ratings.ratings_file(users, items, ratings, what) as f:
-            if self._new_files:
-                model._load({"new_ratings": f})
-            else:
-                model._adopt(self._m.with_new_ratings(f), {"new_ratings": f})
+        rows = _new_ratings.rows(users, items, ratings, what)
+        if self._new_files or self._new_rows[0]:
+            model._load({}, rows, what)
+        else:
+            model._adopt(self._m.with_new_ratings(rows, what), {}, rows, what)
         return model
 
     def evaluate(self, k=(5, 10, 20), relevant_min=None, popularity=False):

@@ -77,7 +77,7 @@ def test_new_user_errors_are_symgnn_errors(fitted):
     with pytest.raises(symgnn.ConfigError, match="is in the model's data"):
         model.recommend_new_user(given, user=known)
     item = next(iter(given))
-    with pytest.raises(symgnn.DataError, match=r"ratings, row 1: rating '2.500000' is not one of the model's"):
+    with pytest.raises(symgnn.DataError, match=r"ratings\[1\]: rating '2.500000' is not one of the model's"):
         model.recommend_new_user({item: given[item], model.model_.item_ids[7]: 2.5})
     for bad, match in (({}, "no ratings"), ({item: "five"}, "ratings are numbers"), ("5", "expected a dict"),
                        ([(item, 5, 1)], r"row 0 is .*expected a dict"),

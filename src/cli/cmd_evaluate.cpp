@@ -11,6 +11,7 @@
 #include "fit/new_users_protocol.h"
 #include "infer/unseen_test.h"
 #include "runtime/runtime.h"
+#include "symgnn/beyond_accuracy.h"
 #include "symgnn/error.h"
 #include "symgnn/metrics.h"
 #include "symgnn/ranking.h"
@@ -72,6 +73,27 @@ void ranking_table(std::ostream& os, const Evaluation& e) {
     for (const MetricRow& m : kMetrics)
       if (m.needs == MetricNeeds::ranking)
         std::snprintf(cell, sizeof cell, "  %-9s", fixed4(eval::metric_value(a, m.name)).c_str()), os << cell;
+    os << "\n";
+  }
+}
+
+/// What the lists of `e` show (symgnn/beyond_accuracy.h), one line per k.
+void beyond_table(std::ostream& os, const Evaluation& e) {
+  if (e.beyond.empty()) return;
+  char cell[64];
+  os << "   k";
+  for (const std::string& name : eval::beyond_accuracy_names())
+    std::snprintf(cell, sizeof cell, "  %-14s", name.c_str()), os << cell;
+  os << "  (the same lists; diversity by " << e.beyond_basis << ")\n";
+  for (const auto& a : e.beyond) {
+    std::snprintf(cell, sizeof cell, "%4lld", static_cast<long long>(a.k));
+    os << cell;
+    for (const std::string& name : eval::beyond_accuracy_names()) {
+      const double v = eval::beyond_accuracy_value(a, name);
+      std::snprintf(cell, sizeof cell, "  %-14s",
+                    (name == "avg_popularity" ? fixed(v, 1) : fixed4(v)).c_str());
+      os << cell;
+    }
     os << "\n";
   }
 }
@@ -182,7 +204,10 @@ int run_evaluate(const EvaluateCliOptions& o) {
              : "(ranked by the " + model.ranker() +
                    " ranker fitted beside the model, train.ranker; the rating errors are the "
                    "model's)\n");
-  const auto table = [&](const Evaluation& e) { ranking_table(os, e); };
+  const auto table = [&](const Evaluation& e) {
+    ranking_table(os, e);
+    beyond_table(os, e);
+  };
   table(ev);
   if (const std::string line = infer::describe(ev.unseen); !line.empty()) os << line << "\n";
   // The bias baseline beside the RMSE (models/baseline/baseline_figures.h), on the same data.

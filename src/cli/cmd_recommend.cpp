@@ -12,6 +12,7 @@
 #include "data/text_reader.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
+#include "symgnn/item_filter.h"
 #include "symgnn/recommend.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
@@ -33,7 +34,24 @@ struct RecommendCliOptions {
   int64_t threads = -1;
   std::string device = "cpu";
   NewNodes new_nodes;
+  std::string exclude_file, items_file, attributes_file;
+  std::vector<std::string> where;
 };
+
+/// The filters of `o` (symgnn/item_filter.h) against `model`.
+ItemFilter filter_of(const RecommendCliOptions& o, const TrainedModel& model) {
+  ItemFilterSpec spec;
+  if (!o.exclude_file.empty()) read_exclusions(o.exclude_file, spec);
+  if (!o.items_file.empty()) read_candidates(o.items_file, spec);
+  for (const std::string& w : o.where) add_where(w, spec);
+  spec.where_name = "--where";
+  ItemAttributes attributes;
+  if (!o.attributes_file.empty()) attributes = read_item_attributes(o.attributes_file);
+  if (!o.attributes_file.empty() && o.where.empty())
+    throw ConfigError("--item-attributes " + o.attributes_file +
+                      ": give --where key=value to filter by them");
+  return make_item_filter(model, spec, &attributes);
+}
 
 /// Checked before any work: an output path must not be a directory and its folder must exist.
 std::vector<int64_t> chosen_users(const RecommendCliOptions& o, const Dataset& ds) {
@@ -43,7 +61,8 @@ std::vector<int64_t> chosen_users(const RecommendCliOptions& o, const Dataset& d
     if (u < 0) throw ConfigError("--user '" + o.user + "' is not in the model's training data");
     return {u};
   }
-  if (!o.users_file.empty()) return data::parse_user_list_text(data::read_text_file(o.users_file), o.users_file, index);
+  if (!o.users_file.empty())
+    return data::parse_user_list_text(data::read_text_file(o.users_file), o.users_file, index);
   std::vector<int64_t> all(static_cast<size_t>(ds.users.count));
   for (int64_t u = 0; u < ds.users.count; ++u) all[static_cast<size_t>(u)] = u;
   return all;
@@ -65,6 +84,7 @@ int run_recommend(const RecommendCliOptions& o) {
   RecommendOptions ro;
   ro.k = o.k;
   ro.include_seen = o.include_seen;
+  ro.filter = filter_of(o, model);
   std::ostringstream os;
   os.precision(std::numeric_limits<float>::max_digits10);  // round-trips the float exactly
   if (o.format == "csv") os << "user,item,prediction,rank\n";
@@ -89,7 +109,8 @@ int run_recommend(const RecommendCliOptions& o) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr
       << "recommend: " << users.size() << " user(s), top " << o.k << " of " << model.items() << " items ("
-      << (o.include_seen ? "rated items included" : "rated items excluded") << "), " << model.name()
+      << (o.include_seen ? "rated items included" : "rated items excluded")
+      << (ro.filter.what.empty() ? "" : "; filtered by " + ro.filter.what) << "), " << model.name()
       << new_nodes_summary(model.new_ratings()) << ", " << std::fixed << std::setprecision(1) << secs << " s"
       << (o.out.empty() ? "" : ", wrote " + o.out)
       << (model.ranks_by_rating()
@@ -120,6 +141,15 @@ void add_recommend_command(CLI::App& app) {
   cmd->add_flag("--all", o->all, "every user of the training data");
   cmd->add_option("--out", o->out, "output file (default: standard output)");
   cmd->add_flag("--include-seen", o->include_seen, "also rank the items the user rated in training");
+  cmd->add_option("--exclude", o->exclude_file,
+                  "file of items never to show: lines \"item\" (to anyone) or \"user,item\" (to that user)");
+  cmd->add_option("--items", o->items_file,
+                  "file of candidate item ids, one per line: lists hold only these");
+  cmd->add_option(
+      "--item-attributes", o->attributes_file,
+      "item attributes for --where: lines \"id,key=value,...\" or a table with a header (id first)");
+  cmd->add_option("--where", o->where,
+                  "key=value an item's attributes must hold (repeatable: all must hold)");
   cmd->add_option("--format", o->format, "csv (default) or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
   cmd->add_option("--threads", o->threads, "threads (default: one per core)")
       ->check(config_value_check("train.threads"));

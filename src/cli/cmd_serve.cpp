@@ -19,6 +19,7 @@
 #include "serve/http_server.h"
 #include "serve/model_store.h"
 #include "symgnn/error.h"
+#include "symgnn/item_filter.h"
 
 namespace symgnn::cli {
 namespace {
@@ -43,6 +44,7 @@ struct ServeCliOptions {
   std::string admin_token_file;
   int64_t cache_pairs = serve::ModelStore::kDefaultCachePairs;
   std::string item_names_file;
+  std::string attributes_file;
   serve::ApiLimits limits;
 };
 
@@ -91,7 +93,8 @@ int run_serve(const ServeCliOptions& o) {
   serve::ModelStore store(named_models(o.models), o.device, o.cache_pairs, o.item_names_file);
   serve::ServeMetrics metrics;
   serve::ApiLimits limits = o.limits;
-  const serve::Api api(store, metrics, limits, token);
+  serve::Api api(store, metrics, limits, token);
+  if (!o.attributes_file.empty()) api.set_item_attributes(read_item_attributes(o.attributes_file));
   serve::HttpOptions ho;
   ho.host = o.host;
   ho.port = o.port;
@@ -192,6 +195,10 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option(
       "--admin-token-file", o->admin_token_file,
       "file whose first line (16+ characters) admin routes require as \"Authorization: Bearer TOKEN\"");
+  cmd->add_option(
+      "--item-attributes", o->attributes_file,
+      "item attributes for the lists' where filters: lines \"id,key=value,...\" or a table with a "
+      "header (id first)");
   cmd->add_option("--item-names", o->item_names_file,
                   "names of items shown beside their ids: a file of 'id,name' lines (default: the titles of "
                   "a MovieLens data source)");

@@ -63,6 +63,7 @@ void add_data_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_recommend_command(CLI::App& app);
+void add_rank_command(CLI::App& app);
 void add_evaluate_command(CLI::App& app);
 void add_sylvester_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);

@@ -1,5 +1,6 @@
 #include "fit/evaluation_json.h"
 
+#include "symgnn/beyond_accuracy.h"
 #include "symgnn/metrics.h"
 #include "symgnn/ranking.h"
 #include "util/stats.h"
@@ -19,6 +20,15 @@ nlohmann::json evaluation_json(const Evaluation& ev) {
     for (const MetricRow& m : kMetrics)
       if (m.needs == MetricNeeds::ranking) r[metric_figure("", m, a.k)] = eval::metric_value(a, m.name);
   j["ranking"] = r;
+  // What the lists show (symgnn/beyond_accuracy.h): "<figure>@<k>", beside the ranking's.
+  if (!ev.beyond.empty()) {
+    nlohmann::json b;
+    b["diversity_by"] = ev.beyond_basis;
+    for (const auto& a : ev.beyond)
+      for (const std::string& name : eval::beyond_accuracy_names())
+        b[name + "@" + std::to_string(a.k)] = eval::beyond_accuracy_value(a, name);
+    j["beyond_accuracy"] = b;
+  }
   if (ev.unseen.cold > 0 || ev.unseen.unknown > 0) j["unseen"] = unseen_json(ev.unseen);
   return j;
 }

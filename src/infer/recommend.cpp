@@ -54,6 +54,20 @@ std::vector<char> seen_mask(const TrainedModel& model, int64_t user) {
   return mask;
 }
 
+/// What a list of `user` may not show under `opts`: their seen items (unless include_seen),
+/// the items the filter does not allow and those it excludes for them; empty when nothing.
+std::vector<char> candidate_mask(const TrainedModel& model, int64_t user, const RecommendOptions& opts) {
+  const ItemFilter& f = opts.filter;
+  std::vector<char> mask = opts.include_seen ? std::vector<char>{} : seen_mask(model, user);
+  if (f.empty()) return mask;
+  if (mask.empty()) mask.assign(static_cast<size_t>(model.items()), 0);
+  if (!f.allowed.empty())
+    for (size_t i = 0; i < mask.size(); ++i) mask[i] |= f.allowed[i] ? 0 : 1;
+  if (const auto it = f.excluded_for.find(user); it != f.excluded_for.end())
+    for (const int64_t i : it->second) mask[static_cast<size_t>(i)] = 1;
+  return mask;
+}
+
 }  // namespace
 
 void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users,
@@ -61,16 +75,27 @@ void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users
                     const std::function<void(const UserRecommendations&)>& sink) {
   if (opts.k < 1) throw ConfigError("recommend: k must be at least 1, got " + std::to_string(opts.k));
   const int64_t n2 = model.items();
+  const ItemFilter& f = opts.filter;
+  const int64_t allowed = f.allowed.empty() ? n2 : std::count(f.allowed.begin(), f.allowed.end(), char{1});
+  const auto may_show = [&](int64_t i) { return f.allowed.empty() || f.allowed[static_cast<size_t>(i)]; };
   for (const int64_t u : users) {
     if (u < 0 || u >= model.users())
       throw ConfigError("recommend: user index " + std::to_string(u) + " outside [0, " +
                         std::to_string(model.users()) + ")");
-    const int64_t candidates =
-        opts.include_seen ? n2 : n2 - static_cast<int64_t>(model.seen_items()[static_cast<size_t>(u)].size());
+    // The filter's items less those the user rated and those excluded for them (each counted once).
+    const std::vector<int64_t>& seen = model.seen_items()[static_cast<size_t>(u)];
+    int64_t candidates = allowed;
+    if (!opts.include_seen)
+      for (const int64_t i : seen) candidates -= may_show(i) ? 1 : 0;
+    if (const auto it = f.excluded_for.find(u); it != f.excluded_for.end())
+      for (const int64_t i : it->second)
+        candidates -=
+            may_show(i) && (opts.include_seen || !std::binary_search(seen.begin(), seen.end(), i)) ? 1 : 0;
     if (candidates < opts.k)
       throw ConfigError(
           "recommend: user '" + model.dataset().users.id_of(u) + "' has " + std::to_string(candidates) +
-          " candidate items, fewer than k = " + std::to_string(opts.k) +
+          " candidate items" + (f.what.empty() ? "" : " after the filters (" + f.what + ")") +
+          ", fewer than k = " + std::to_string(opts.k) +
           (opts.include_seen ? "" : " (the items they rated are excluded; see --include-seen)"));
   }
   // A model that ranks by scores of its own shows each item's predicted rating beside it,
@@ -80,7 +105,7 @@ void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users
   auto rank = [&](int64_t k, int64_t user, const float* scores) {
     UserRecommendations r;
     r.user = user;
-    const std::vector<char> mask = opts.include_seen ? std::vector<char>{} : seen_mask(model, user);
+    const std::vector<char> mask = candidate_mask(model, user, opts);
     r.items = eval::top_k_items(scores, n2, opts.k, mask);
     const float lo = model.rating_min(), hi = model.rating_max();
     const float* rated = by_rating ? scores : ratings.data() + k * n2;
@@ -97,6 +122,32 @@ void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users
                                       });
 }
 
+UserRecommendations rank_items(const TrainedModel& model, int64_t user, const std::vector<int64_t>& items) {
+  if (user < 0 || user >= model.users())
+    throw ConfigError("rank: user index " + std::to_string(user) + " outside [0, " +
+                      std::to_string(model.users()) + ")");
+  if (items.empty()) throw ConfigError("rank: no item to rank");
+  std::vector<char> given(static_cast<size_t>(model.items()), 0);
+  for (const int64_t i : items) {
+    if (i < 0 || i >= model.items())
+      throw ConfigError("rank: item index " + std::to_string(i) + " outside [0, " +
+                        std::to_string(model.items()) + ")");
+    if (given[static_cast<size_t>(i)]++)
+      throw ConfigError("rank: item '" + model.dataset().items.id_of(i) + "' is given twice");
+  }
+  const std::vector<float> scores = model.score_all_items({user});
+  const std::vector<float> ratings = model.ranks_by_rating() ? scores : model.rating_all_items({user});
+  UserRecommendations r;
+  r.user = user;
+  // top_k_items over the items not given: the same order (and ties) as recommend's lists.
+  std::vector<char> others(given.size());
+  for (size_t i = 0; i < given.size(); ++i) others[i] = given[i] ? 0 : 1;
+  r.items = eval::top_k_items(scores.data(), model.items(), static_cast<int64_t>(items.size()), others);
+  for (const int64_t i : r.items)
+    r.scores.push_back(std::clamp(ratings[static_cast<size_t>(i)], model.rating_min(), model.rating_max()));
+  return r;
+}
+
 std::vector<UserRecommendations> recommend(const TrainedModel& model, const std::vector<int64_t>& users,
                                            const RecommendOptions& opts) {
   std::vector<UserRecommendations> all;
@@ -106,6 +157,39 @@ std::vector<UserRecommendations> recommend(const TrainedModel& model, const std:
 }
 
 namespace {
+
+/// What beyond-accuracy figures measure `model`'s lists against (symgnn/beyond_accuracy.h):
+/// each item's raters in the data it trained on, and its vector for diversity: its row of
+/// the item graph where the model has one, else its binary column of those ratings.
+eval::CatalogueProfile catalogue_profile(const TrainedModel& model) {
+  eval::CatalogueProfile p;
+  const auto n2 = static_cast<size_t>(model.items());
+  p.users = model.users();
+  p.raters.assign(n2, 0);
+  const std::vector<std::vector<int64_t>>& seen = model.seen_items();
+  for (const auto& items : seen)
+    for (const int64_t i : items) ++p.raters[static_cast<size_t>(i)];
+  std::vector<std::vector<std::pair<int64_t, float>>> rows(n2);
+  const NodeSet& side = model.dataset().items;
+  if ((side.graph_origin == GraphOrigin::File || side.graph_origin == GraphOrigin::Knn) &&
+      side.graph.size() > 0) {
+    p.basis = "item graph";
+    for (size_t e = 0; e < side.graph.size(); ++e)
+      rows[static_cast<size_t>(side.graph.src[e])].emplace_back(side.graph.dst[e], side.graph.weight[e]);
+  } else {
+    p.basis = "co-ratings";
+    for (size_t u = 0; u < seen.size(); ++u)  // users ascending: each column's entries ascend
+      for (const int64_t i : seen[u])
+        rows[static_cast<size_t>(i)].emplace_back(static_cast<int64_t>(u), 1.0f);
+  }
+  p.ptr.push_back(0);
+  for (auto& r : rows) {
+    std::sort(r.begin(), r.end());
+    for (const auto& [j, w] : r) p.index.push_back(j), p.value.push_back(w);
+    p.ptr.push_back(static_cast<int64_t>(p.index.size()));
+  }
+  return p;
+}
 
 /// The errors of `pred` (one per test rating, clipped by the model) and the ranking metrics of `score`.
 Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
@@ -133,6 +217,7 @@ Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
   ev.test_users = static_cast<int64_t>(users.size());
 
   eval::RankingAccumulator acc(opts.ks, model.items());
+  eval::BeyondAccuracyAccumulator beyond(opts.ks, catalogue_profile(model));
   const int64_t n2 = model.items(), kmax = acc.max_k();
   auto rank = [&](int64_t, int64_t user, const float* scores) {
     return eval::top_k_items(scores, n2, kmax, seen_mask(model, user));
@@ -140,10 +225,15 @@ Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
   size_t next = 0;  // position in `users` of the block's first user
   for_each_block<std::vector<int64_t>>(model, score, users, opts.block_pairs, rank,
                                        [&](std::vector<std::vector<int64_t>>& out) {
-                                         for (const auto& ranked : out)
-                                           acc.add(ranked, relevant[static_cast<size_t>(users[next++])]);
+                                         for (const auto& ranked : out) {
+                                           const auto& rel = relevant[static_cast<size_t>(users[next++])];
+                                           acc.add(ranked, rel);
+                                           if (!rel.empty()) beyond.add(ranked);  // the same users
+                                         }
                                        });
   ev.ranking = acc.report();
+  ev.beyond = beyond.report();
+  ev.beyond_basis = beyond.profile().basis;
   return ev;
 }
 

@@ -1,14 +1,10 @@
 #include "serve/api.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <exception>
-#include <filesystem>
-#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
@@ -17,7 +13,6 @@
 #include "symgnn/error.h"
 #include "symgnn/recommend.h"
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace symgnn::serve {
@@ -252,11 +247,82 @@ std::string for_client(const std::string& message) {
   return replaced(message, "see --include-seen", "see \"include_seen\"");
 }
 
+/// The filter a request asks for (symgnn/item_filter.h): the query's exclude=ID,ID,
+/// items=ID,ID and where=key=value (each repeatable; ids with commas need the POST form).
+ItemFilterSpec query_filter(const Request& q) {
+  ItemFilterSpec spec;
+  spec.exclude_name = "exclude";
+  spec.items_name = "items";
+  spec.where_name = "where";
+  const auto each = [&](const char* key, const std::function<void(const std::string&)>& f) {
+    const auto [a, b] = q.params.equal_range(key);
+    for (auto it = a; it != b; ++it) f(it->second);
+  };
+  const auto ids = [](const std::string& list, std::vector<std::string>& out) {
+    for (size_t s = 0, e; s <= list.size(); s = e + 1) {
+      e = std::min(list.find(',', s), list.size());
+      if (e > s) out.push_back(list.substr(s, e - s));
+    }
+  };
+  each("exclude", [&](const std::string& v) { ids(v, spec.exclude); });
+  each("items", [&](const std::string& v) {
+    spec.has_items = true;
+    ids(v, spec.items);
+  });
+  each("where", [&](const std::string& v) {
+    try {
+      add_where(v, spec);
+    } catch (const ConfigError&) {
+      throw ApiError{400, "where = " + quoted(v) + ": expected key=value (e.g. where=category=books)"};
+    }
+  });
+  return spec;
+}
+
+/// The filter of a JSON body: "exclude": [ID, ...], "items": [ID, ...], "where": {"key": "value"}.
+ItemFilterSpec body_filter(const json& body) {
+  ItemFilterSpec spec;
+  spec.exclude_name = "\"exclude\"";
+  spec.items_name = "\"items\"";
+  spec.where_name = "\"where\"";
+  for (const auto& [key, list] : {std::pair<const char*, std::vector<std::string>*>{"exclude", &spec.exclude},
+                                  std::pair<const char*, std::vector<std::string>*>{"items", &spec.items}}) {
+    if (!body.contains(key)) continue;
+    if (!body[key].is_array())
+      throw ApiError{400, "\"" + std::string(key) + "\": must be an array of item ids"};
+    for (const json& id : body[key]) list->push_back(id_text(id, "\"" + std::string(key) + "\"[]"));
+  }
+  spec.has_items = body.contains("items");
+  if (body.contains("where")) {
+    if (!body["where"].is_object())
+      throw ApiError{400, "\"where\": must be an object {\"key\": \"value\", ...}"};
+    for (const auto& [key, value] : body["where"].items()) {
+      if (!value.is_string() && !value.is_number())
+        throw ApiError{400, "\"where\"." + key + ": must be a string or a number"};
+      spec.where.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+    }
+  }
+  return spec;
+}
+
+/// `spec` against `model`; the library's sentence as a 400.
+ItemFilter resolved(const TrainedModel& model, const ItemFilterSpec& spec, const ItemAttributes& attributes) {
+  try {
+    return make_item_filter(model, spec, &attributes);
+  } catch (const ConfigError& e) {
+    throw ApiError{
+        400, replaced(e.what(), "(--item-attributes FILE)", "(start serve with --item-attributes FILE)")};
+  } catch (const DataError& e) {
+    throw ApiError{400, e.what()};
+  }
+}
+
 std::vector<UserRecommendations> lists(const TrainedModel& model, const std::vector<int64_t>& users,
-                                       int64_t k, bool include_seen) {
+                                       int64_t k, bool include_seen, const ItemFilter& filter = {}) {
   RecommendOptions o;
   o.k = k;
   o.include_seen = include_seen;
+  o.filter = filter;
   try {
     return recommend(model, users, o);
   } catch (const ConfigError& e) {
@@ -268,7 +334,8 @@ json header(const ServedModel& m) {
   return {{"model", m.name}, {"version", m.version}, {"ranked_by", m.info["ranked_by"]}};
 }
 
-Response get_recommend(const Request& q, const ModelStore& store, const ApiLimits& limits) {
+Response get_recommend(const Request& q, const ModelStore& store, const ApiLimits& limits,
+                       const ItemAttributes& attributes) {
   const std::string* user = param(q, "user");
   if (!user) throw ApiError{400, "GET /v1/recommend needs ?user=ID"};
   const int64_t k = query_k(q, limits);
@@ -276,7 +343,7 @@ Response get_recommend(const Request& q, const ModelStore& store, const ApiLimit
   const auto m = model_named(store, name ? *name : "");
   const bool seen = parse_flag(param(q, "include_seen"), "include_seen");
   const int64_t u = user_index(*m, *user);
-  const auto r = lists(*m->model, {u}, k, seen);
+  const auto r = lists(*m->model, {u}, k, seen, resolved(*m->model, query_filter(q), attributes));
   json out = header(*m);
   out["user"] = *user;
   out["items"] = list_json(*m, *m->model, r.front());
@@ -285,8 +352,16 @@ Response get_recommend(const Request& q, const ModelStore& store, const ApiLimit
 
 /// A new user given by their ratings: the --new-ratings path of TrainedModel::load (no
 /// retraining; the model computes the new user's representation from the ratings).
-Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, bool include_seen,
-                            const ApiLimits& limits) {
+/// The model grown by a new user given by the body's "ratings" (the --new-ratings path of
+/// TrainedModel::load: no retraining), with `as_sent` rewording the library's messages as
+/// the client sent them.
+struct NewUser {
+  TrainedModel grown;
+  std::function<std::string(const std::string&)> as_sent;
+  size_t ratings = 0;
+};
+
+NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits) {
   const json& ratings = body["ratings"];
   if (!ratings.is_array() || ratings.empty())
     throw ApiError{400, "\"ratings\": must be a non-empty array of {\"item\": ID, \"rating\": R}"};
@@ -295,7 +370,9 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
                             std::to_string(limits.max_new_ratings) + " one call takes"};
   const std::string new_user = "symgnn-serve-new-user";
   if (m.users.find(new_user) >= 0) throw ApiError{500, "the model has a user named " + new_user};
-  std::string text = "user,item,rating\n";
+  // The ratings reach the model as rows in memory (NewNodes::rating_rows): no file.
+  NewNodes nodes;
+  nodes.rows_name = "\"ratings\"";
   for (const json& r : ratings) {
     if (!r.is_object() || !r.contains("item") || !r.contains("rating"))
       throw ApiError{400, "\"ratings\": each entry must be {\"item\": ID, \"rating\": R}"};
@@ -308,37 +385,15 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
       throw ApiError{400, "rating " + r["rating"].dump() + " of item " + quoted(item) +
                               " is outside the model's range [" + json(m.model->rating_min()).dump() + ", " +
                               json(m.model->rating_max()).dump() + "]"};
-    if (item.find_first_of(",\"\n\r") != std::string::npos)
-      throw ApiError{
-          400, "item " + quoted(item) + ": ids with commas, quotes or line breaks cannot be given here"};
-    text += new_user + "," + item + "," + r["rating"].dump() + "\n";
+    nodes.rating_rows.push_back({new_user, item, v});
   }
-  char path[] = "/tmp/symgnn-serve-XXXXXX";
-  const int fd = mkstemp(path);
-  if (fd < 0) throw ApiError{500, "could not create a temporary file for the new user's ratings"};
-  ::close(fd);
-  struct Remove {
-    std::string p;
-    ~Remove() {
-      std::error_code ec;
-      fs::remove(p, ec);
-    }
-  } remove{path};
-  std::ofstream(path) << text;
-  // What the client sent, in the library's messages: "ratings"[n] for line n + 2 of the
-  // temporary file, "the new user" for the id it was given there.
-  const auto as_sent = [&](std::string message) {
-    for (size_t line = ratings.size() + 1; line >= 2; --line)
-      message = replaced(message, std::string(path) + ":" + std::to_string(line),
-                         "\"ratings\"[" + std::to_string(line - 2) + "]");
-    message = replaced(message, std::string(path), "\"ratings\"");
+  // What the client sent, in the library's messages: "the new user" for the id it was given.
+  const auto as_sent = [new_user](const std::string& message) {
     return replaced(for_client(message), "'" + new_user + "'", "the new user");
   };
   TrainedModel grown = [&] {
     try {
       // The model in memory, the one this request started with: not the folder as it is now.
-      NewNodes nodes;
-      nodes.ratings = path;
       return m.model->with_new_nodes(nodes);
     } catch (const ConfigError& e) {
       throw ApiError{400, as_sent(e.what())};
@@ -346,23 +401,31 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
       throw ApiError{400, as_sent(std::string("the new user's ratings: ") + e.what())};
     }
   }();
-  const int64_t u = grown.users() - 1;
+  return NewUser{std::move(grown), as_sent, ratings.size()};
+}
+
+/// A new user's list: new_user's model, the body's filter.
+Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, bool include_seen,
+                            const ApiLimits& limits, const ItemAttributes& attributes) {
+  const NewUser n = new_user(body, m, limits);
+  const int64_t u = n.grown.users() - 1;
   const auto r = [&] {
     try {
-      return lists(grown, {u}, k, include_seen);
+      return lists(n.grown, {u}, k, include_seen, resolved(n.grown, body_filter(body), attributes));
     } catch (const ApiError& e) {
-      throw ApiError{e.status, as_sent(e.message)};
+      throw ApiError{e.status, n.as_sent(e.message)};
     }
   }();
   json out = header(m);
-  out["ranked_by"] = grown.ranker().empty() ? grown.name() : grown.ranker();
+  out["ranked_by"] = n.grown.ranker().empty() ? n.grown.name() : n.grown.ranker();
   out["user"] = nullptr;
-  out["new_user_ratings"] = ratings.size();
-  out["items"] = list_json(m, grown, r.front());
+  out["new_user_ratings"] = n.ratings;
+  out["items"] = list_json(m, n.grown, r.front());
   return json_response(200, out);
 }
 
-Response post_recommend(const Request& q, const ModelStore& store, const ApiLimits& limits) {
+Response post_recommend(const Request& q, const ModelStore& store, const ApiLimits& limits,
+                        const ItemAttributes& attributes) {
   const json body = parse_body(q);
   const auto m = model_named(store, body_model(q, body));
   const int64_t k = json_k(body, limits.max_k);
@@ -374,7 +437,7 @@ Response post_recommend(const Request& q, const ModelStore& store, const ApiLimi
   if (body.contains("ratings") == body.contains("users"))
     throw ApiError{400,
                    "give either \"users\": [ID, ...] or \"ratings\": [{\"item\": ID, \"rating\": R}, ...]"};
-  if (body.contains("ratings")) return new_user_recommend(body, *m, k, include_seen, limits);
+  if (body.contains("ratings")) return new_user_recommend(body, *m, k, include_seen, limits, attributes);
   const json& users = body["users"];
   if (!users.is_array() || users.empty()) throw ApiError{400, "\"users\": must be a non-empty array of ids"};
   if (static_cast<int64_t>(users.size()) > limits.max_users)
@@ -386,7 +449,7 @@ Response post_recommend(const Request& q, const ModelStore& store, const ApiLimi
     ids.push_back(id_text(u, "\"users\"[]"));
     index.push_back(user_index(*m, ids.back()));
   }
-  const auto r = lists(*m->model, index, k, include_seen);
+  const auto r = lists(*m->model, index, k, include_seen, resolved(*m->model, body_filter(body), attributes));
   json out = header(*m);
   out["results"] = json::array();
   for (size_t n = 0; n < r.size(); ++n)
@@ -426,6 +489,70 @@ Response post_predict(const Request& q, const ModelStore& store, const ApiLimits
     out["predictions"].push_back(
         {{"user", ids[n].first}, {"item", ids[n].second}, {"prediction", predicted[n]}});
   return json_response(200, out);
+}
+
+/// The candidates of one user in the model's order (rank_items, symgnn/recommend.h), as JSON.
+Response ranked(const ServedModel& m, const TrainedModel& model, int64_t user,
+                const std::vector<std::string>& ids, const std::string& what, const ApiLimits& limits) {
+  if (ids.empty()) throw ApiError{400, what + ": give the candidates, at least one item id"};
+  if (static_cast<int64_t>(ids.size()) > limits.max_pairs)
+    throw ApiError{400, what + ": " + std::to_string(ids.size()) + " items, more than the " +
+                            std::to_string(limits.max_pairs) + " one call takes"};
+  std::vector<int64_t> items;
+  for (const std::string& id : ids) {
+    const int64_t i = m.items.find(id);  // the sentence of the CLI's --items (symgnn/item_filter.h)
+    if (i < 0) throw ApiError{400, what + ": " + quoted(id) + " is no item of the model"};
+    items.push_back(i);
+  }
+  UserRecommendations r;
+  try {
+    r = rank_items(model, user, items);
+  } catch (const ConfigError& e) {
+    throw ApiError{400, what + ": " + std::string(e.what()).substr(6)};  // "rank: item 'x' is given twice"
+  }
+  json out = header(m);
+  out["ranked_by"] = model.ranker().empty() ? model.name() : model.ranker();
+  out["items"] = list_json(m, model, r);
+  return json_response(200, out);
+}
+
+Response get_rank(const Request& q, const ModelStore& store, const ApiLimits& limits) {
+  const std::string* user = param(q, "user");
+  if (!user) throw ApiError{400, "GET /v1/rank needs ?user=ID&items=ID,ID,..."};
+  const std::string* name = param(q, "model");
+  const auto m = model_named(store, name ? *name : "");
+  const ItemFilterSpec spec = query_filter(q);
+  if (!spec.exclude.empty() || !spec.where.empty())
+    throw ApiError{400, "GET /v1/rank takes items=ID,ID,...: the candidates are given, not filtered"};
+  Response out = ranked(*m, *m->model, user_index(*m, *user), spec.items, "items", limits);
+  json body = json::parse(out.body);
+  body["user"] = *user;
+  return json_response(200, body);
+}
+
+Response post_rank(const Request& q, const ModelStore& store, const ApiLimits& limits) {
+  const json body = parse_body(q);
+  const auto m = model_named(store, body_model(q, body));
+  if (body.contains("ratings") == body.contains("user"))
+    throw ApiError{
+        400, "give either \"user\": ID or \"ratings\": [{\"item\": ID, \"rating\": R}, ...], and \"items\""};
+  if (!body.contains("items") || !body["items"].is_array())
+    throw ApiError{400, "\"items\": must be an array of the candidate item ids"};
+  std::vector<std::string> ids;
+  for (const json& id : body["items"]) ids.push_back(id_text(id, "\"items\"[]"));
+  if (body.contains("user")) {
+    const std::string user = id_text(body["user"], "\"user\"");
+    Response out = ranked(*m, *m->model, user_index(*m, user), ids, "\"items\"", limits);
+    json j = json::parse(out.body);
+    j["user"] = user;
+    return json_response(200, j);
+  }
+  const NewUser n = new_user(body, *m, limits);
+  Response out = ranked(*m, n.grown, n.grown.users() - 1, ids, "\"items\"", limits);
+  json j = json::parse(out.body);
+  j["user"] = nullptr;
+  j["new_user_ratings"] = n.ratings;
+  return json_response(200, j);
 }
 
 Response get_models(const ModelStore& store) {
@@ -472,6 +599,7 @@ Route Api::route_of(const std::string& path) {
   if (path == "/healthz") return Route::healthz;
   if (path == "/v1/models") return Route::models;
   if (path == "/v1/recommend") return Route::recommend;
+  if (path == "/v1/rank") return Route::rank;
   if (path == "/v1/predict") return Route::predict;
   if (path == "/v1/similar") return Route::similar;
   if (path == "/v1/users") return Route::users;
@@ -503,10 +631,18 @@ Response Api::handle(const Request& q) const {
         break;
       case Route::recommend:
         if (q.method == "GET") {
-          out = get_recommend(q, store_, limits_);
+          out = get_recommend(q, store_, limits_, attributes_);
         } else {
           method("POST");
-          out = post_recommend(q, store_, limits_);
+          out = post_recommend(q, store_, limits_, attributes_);
+        }
+        break;
+      case Route::rank:
+        if (q.method == "GET") {
+          out = get_rank(q, store_, limits_);
+        } else {
+          method("POST");
+          out = post_rank(q, store_, limits_);
         }
         break;
       case Route::predict:
@@ -539,10 +675,10 @@ Response Api::handle(const Request& q) const {
         out = reload(q, store_, admin_token_);
         break;
       default:
-        throw ApiError{
-            404, "no route " + quoted(q.path) +
-                     " (routes: /, /healthz, /v1/models, /v1/recommend, /v1/predict, /v1/similar, /v1/users, "
-                     "/metrics, /v1/admin/reload)"};
+        throw ApiError{404, "no route " + quoted(q.path) +
+                                " (routes: /, /healthz, /v1/models, /v1/recommend, /v1/rank, /v1/predict, "
+                                "/v1/similar, /v1/users, "
+                                "/metrics, /v1/admin/reload)"};
     }
   } catch (const ApiError& e) {
     out = json_response(e.status, {{"error", e.message}});

@@ -7,6 +7,11 @@
 //   GET  /v1/recommend?user=ID&k=10[&model=NAME][&include_seen=1]
 //   POST /v1/recommend                 {"users": [ID, ...], "k": 10, "model": ..., "include_seen": false}
 //                                      or {"ratings": [{"item": ID, "rating": 4}, ...], "k": 10}: a new user
+//   Both take filters (symgnn/item_filter.h): GET &exclude=ID,ID&items=ID,ID&where=key=value
+//   (repeatable), POST "exclude": [ID, ...], "items": [ID, ...], "where": {"key": "value"};
+//   where needs `serve --item-attributes FILE`.
+//   GET  /v1/rank?user=ID&items=ID,ID,...[&model=NAME]   the candidates in the model's order
+//   POST /v1/rank                      {"user": ID, "items": [ID, ...]} or {"ratings": [...], "items": [...]}
 //   POST /v1/predict                   {"pairs": [{"user": ID, "item": ID}, ...], "model": ...}
 //   GET  /v1/similar?item=ID&k=10[&model=NAME]   nearest items by the model's representations
 //                                      (TrainedModel::similar); ?user=ID: nearest users
@@ -24,9 +29,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "serve/model_store.h"
 #include "serve/serve_metrics.h"
+#include "symgnn/item_filter.h"
 
 namespace symgnn::serve {
 
@@ -57,6 +64,8 @@ class Api {
   /// `admin_token`: what "Authorization: Bearer" must carry for admin routes ("" : admin
   /// routes refused with 403).
   Api(ModelStore& store, ServeMetrics& metrics, ApiLimits limits, std::string admin_token);
+  /// The item attributes `where` filters read (serve --item-attributes); none by default.
+  void set_item_attributes(ItemAttributes attributes) { attributes_ = std::move(attributes); }
 
   /// The answer to `request`; never throws (an unexpected failure is a 500 naming it).
   Response handle(const Request& request) const;
@@ -68,6 +77,7 @@ class Api {
   ServeMetrics& metrics_;
   ApiLimits limits_;
   std::string admin_token_;
+  ItemAttributes attributes_;
 };
 
 }  // namespace symgnn::serve

@@ -10,6 +10,7 @@ const char* route_label(Route r) {
     case Route::healthz: return "/healthz";
     case Route::models: return "/v1/models";
     case Route::recommend: return "/v1/recommend";
+    case Route::rank: return "/v1/rank";
     case Route::predict: return "/v1/predict";
     case Route::similar: return "/v1/similar";
     case Route::users: return "/v1/users";

@@ -16,6 +16,7 @@ enum class Route : int {
   healthz,
   models,
   recommend,
+  rank,
   predict,
   similar,
   users,

@@ -386,3 +386,73 @@ TEST(ServeApi, ANewUsersErrorsNameWhatTheClientSent) {
   EXPECT_NE(too_many.find("the new user has"), std::string::npos) << too_many;
   EXPECT_NE(too_many.find("\"include_seen\""), std::string::npos) << too_many;
 }
+
+// Filters (symgnn/item_filter.h) through GET and POST give the library's lists; /v1/rank
+// gives rank_items' order; bad filters are 400s with the library's sentence.
+TEST(ServeApi, FiltersAndRankAnswerAsTheLibrary) {
+  Fixture f;
+  const std::string dir = symgnn::testing::scratch_dir("serve_filters");
+  const symgnn::TrainedModel model = symgnn::TrainedModel::load(served().ease);
+  const auto& items = model.dataset().items;
+  std::string attributes;
+  for (int64_t i = 0; i < model.items(); ++i)
+    attributes += items.id_of(i) + ",shelf=" + (i % 2 == 0 ? "a" : "b") + "\n";
+  symgnn::testing::write_file(dir, "attributes.txt", attributes);
+  f.api.set_item_attributes(symgnn::read_item_attributes(dir + "/attributes.txt"));
+  const std::string user = model.dataset().users.id_of(5);
+  // The library's list under the same filter.
+  symgnn::ItemFilterSpec spec;
+  spec.exclude = {items.id_of(0), items.id_of(2)};
+  symgnn::add_where("shelf=a", spec);
+  const symgnn::ItemAttributes a = symgnn::read_item_attributes(dir + "/attributes.txt");
+  symgnn::RecommendOptions o;
+  o.k = 4;
+  o.filter = symgnn::make_item_filter(model, spec, &a);
+  const auto want = symgnn::recommend(model, {5}, o).front();
+  const Response got = f.get("/v1/recommend", {{"model", "ease"},
+                                               {"user", user},
+                                               {"k", "4"},
+                                               {"exclude", items.id_of(0) + "," + items.id_of(2)},
+                                               {"where", "shelf=a"}});
+  ASSERT_EQ(got.status, 200) << got.body;
+  const Response posted = f.post(
+      "/v1/recommend", R"({"model": "ease", "users": [")" + user + R"("], "k": 4, "exclude": [")" +
+                           items.id_of(0) + R"(", ")" + items.id_of(2) + R"("], "where": {"shelf": "a"}})");
+  ASSERT_EQ(posted.status, 200) << posted.body;
+  for (size_t n = 0; n < want.items.size(); ++n) {
+    EXPECT_EQ(body_of(got)["items"][n]["item"], items.id_of(want.items[n]));
+    EXPECT_EQ(body_of(posted)["results"][0]["items"][n]["item"], items.id_of(want.items[n]));
+  }
+  // /v1/rank, GET and POST, against rank_items.
+  const std::vector<int64_t> given{9, 3, 14, 1};
+  const auto order = symgnn::rank_items(model, 5, given);
+  std::string list, array;
+  for (const int64_t i : given) {
+    list += (list.empty() ? "" : ",") + items.id_of(i);
+    array += std::string(array.empty() ? "" : ", ") + "\"" + items.id_of(i) + "\"";
+  }
+  const Response ranked = f.get("/v1/rank", {{"model", "ease"}, {"user", user}, {"items", list}});
+  ASSERT_EQ(ranked.status, 200) << ranked.body;
+  const Response ranked_post =
+      f.post("/v1/rank", R"({"model": "ease", "user": ")" + user + R"(", "items": [)" + array + "]}");
+  ASSERT_EQ(ranked_post.status, 200) << ranked_post.body;
+  for (size_t n = 0; n < order.items.size(); ++n) {
+    EXPECT_EQ(body_of(ranked)["items"][n]["item"], items.id_of(order.items[n]));
+    EXPECT_EQ(body_of(ranked_post)["items"][n]["item"], items.id_of(order.items[n]));
+  }
+  // Bad filters: the library's sentence, as a 400.
+  EXPECT_EQ(error_of(f.get("/v1/recommend", {{"model", "ease"}, {"user", user}, {"items", "nope"}}), 400),
+            "items: 'nope' is no item of the model");
+  EXPECT_NE(error_of(f.get("/v1/recommend", {{"model", "ease"}, {"user", user}, {"where", "size=big"}}), 400)
+                .find("no attribute 'size'"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          f.get("/v1/recommend",
+                {{"model", "ease"}, {"user", user}, {"k", "3"}, {"items", list.substr(0, list.find(','))}}),
+          400)
+          .find("after the filters (items), fewer than k = 3"),
+      std::string::npos);
+  EXPECT_EQ(error_of(f.get("/v1/rank", {{"model", "ease"}, {"user", user}, {"items", "nope"}}), 400),
+            "items: 'nope' is no item of the model");
+}

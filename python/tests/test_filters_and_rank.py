@@ -1,0 +1,59 @@
+"""Filters of lists and re-ranking a candidate list (docs/recommend.md, "Filters" and "Re-ranking
+a candidate list"): Python's keyword arguments give the answers of the CLI's --exclude,
+--items, --where and `symgnn rank`, and a filter leaving fewer than k items is one error."""
+
+import pandas as pd
+import pytest
+
+import symgnn
+from conftest import run_cli
+
+
+def test_filters_and_rank_answer_as_the_command_line(fitted, tmp_path):
+    model, out = fitted
+    m = model.model_
+    user, items = m.user_ids[3], m.item_ids
+    attributes = tmp_path / "attributes.txt"
+    attributes.write_text("".join(f"{i},shelf={'a' if n % 2 == 0 else 'b'}\n" for n, i in enumerate(items)))
+    exclude = tmp_path / "exclude.csv"
+    exclude.write_text(f"{items[0]}\n{user},{items[2]}\n")
+    candidates = tmp_path / "items.txt"
+    candidates.write_text("".join(f"{i}\n" for i in items[:40]))
+    got = m.recommend(user, k=5, exclude={user: [items[2]]}, items=items[:40], where={"shelf": "a"},
+                      item_attributes=attributes)
+    # The global exclusion through the file, the per-user one as a dict: both must hold.
+    both = m.recommend(user, k=5, exclude=[items[0]], items=items[:40], where={"shelf": "a"},
+                       item_attributes=attributes)
+    code, text = run_cli("recommend", "--model", out, "--user", user, "--k", 5, "--exclude", exclude, "--items",
+                         candidates, "--item-attributes", attributes, "--where", "shelf=a")
+    assert code == 0, text
+    cli = [line.split(",")[1] for line in text.splitlines()[1:6]]
+    shown = set(cli)
+    assert items[0] not in shown and items[2] not in shown
+    assert all(items.index(i) % 2 == 0 and items.index(i) < 40 for i in cli)
+    assert set(got["item"]) <= set(items[:40]) and items[2] not in set(got["item"])
+    assert items[0] not in set(both["item"])
+    assert len(got) == 5
+    # rank: the CLI's order and predictions.
+    chosen = [items[7], items[1], items[-1], items[4]]
+    ranked = m.rank(user, chosen)
+    assert sorted(ranked["item"]) == sorted(chosen)
+    code, text = run_cli("rank", "--model", out, "--user", user, *sum([["--item", i] for i in chosen], []))
+    assert code == 0, text
+    assert [line.split(",")[1] for line in text.splitlines()[1:5]] == list(ranked["item"])
+    assert list(ranked["rank"]) == [1, 2, 3, 4]
+
+
+def test_a_filter_leaving_fewer_than_k_is_one_error(fitted):
+    model, _ = fitted
+    m = model.model_
+    user, items = m.user_ids[0], m.item_ids
+    with pytest.raises(symgnn.ConfigError, match=r"candidate items after the filters \(items\), fewer than k = 10") as e:
+        m.recommend(user, k=10, items=items[:3])
+    assert "\n" not in str(e.value)
+    with pytest.raises(symgnn.DataError, match=r"items: 'no-such-item' is no item of the model"):
+        m.recommend(user, k=1, items=["no-such-item"])
+    with pytest.raises(symgnn.ConfigError, match="where needs item attributes"):
+        m.recommend(user, k=1, where={"shelf": "a"})
+    with pytest.raises(symgnn.ConfigError, match="unknown item id"):
+        m.rank(user, ["no-such-item"])
