@@ -129,7 +129,9 @@ TEST(BeyondAccuracy, EveryFigureEqualsItsDefinitionOnRandomLists) {
       EXPECT_NEAR(got[j].avg_popularity, want.avg_popularity, 1e-9) << trial;
       EXPECT_NEAR(got[j].long_tail, want.long_tail, 1e-12) << trial;
       EXPECT_NEAR(got[j].gini, want.gini, 1e-12) << trial;
-      if (ks[j] >= 2) EXPECT_NEAR(got[j].diversity, want.diversity, 1e-6) << trial;  // float vectors
+      if (ks[j] >= 2) {
+        EXPECT_NEAR(got[j].diversity, want.diversity, 1e-6) << trial;  // float vectors
+      }
     }
   }
 }

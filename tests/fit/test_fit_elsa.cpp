@@ -32,6 +32,7 @@ symgnn::RunConfig elsa_config() {
   cfg.elsa.epochs = 12;
   cfg.elsa.eval_every = 3;
   cfg.elsa.batch_users = 16;
+  cfg.elsa.deep_hidden = "0,3";
   return cfg;
 }
 
@@ -51,7 +52,9 @@ TEST(FitElsa, ChoosesItsWidthAndEpochsOnValidationAndSurvivesTheModelDirectory) 
   const int64_t epochs = r.metrics.figures.at("elsa.epochs").get<int64_t>();
   EXPECT_GE(epochs, 3);
   EXPECT_LE(epochs, 12);
-  EXPECT_EQ(r.metrics.figures.at("candidates").size(), 2u);
+  EXPECT_EQ(r.metrics.figures.at("candidates").size(), 4u);  // (d, H) of {4, 8} x {0, 3}
+  const int64_t hidden = r.metrics.figures.at("elsa.deep_hidden").get<int64_t>();
+  EXPECT_TRUE(hidden == 0 || hidden == 3);
   EXPECT_TRUE(std::isfinite(r.metrics.mean("val_ndcg@10")));
   EXPECT_TRUE(std::isfinite(r.metrics.mean("test_ndcg@10")));
 
@@ -61,6 +64,7 @@ TEST(FitElsa, ChoosesItsWidthAndEpochsOnValidationAndSurvivesTheModelDirectory) 
   const std::string said = kind->pin_chosen_setting(pinned, r.metrics.figures, fo.out_dir);
   EXPECT_EQ(pinned.elsa.dims, std::to_string(d));
   EXPECT_EQ(pinned.elsa.epochs, epochs);
+  EXPECT_EQ(pinned.elsa.deep_hidden, std::to_string(hidden));
   EXPECT_NE(said.find("elsa.d = " + std::to_string(d)), std::string::npos) << said;
   EXPECT_THROW(kind->pin_chosen_setting(pinned, nlohmann::json::object(), fo.out_dir), symgnn::DataError);
   // The model directory holds the fitted width and profiles.
@@ -78,7 +82,8 @@ TEST(FitElsa, ChoosesItsWidthAndEpochsOnValidationAndSurvivesTheModelDirectory) 
 
 TEST(FitElsa, ScoresAreTheAutoencoderOfTheRatingsWithItsOwnItemsRemoved) {
   symgnn::RunConfig cfg = elsa_config();
-  cfg.elsa.graph_beta = 0.3;  // through the item graph too: A_hat is what scores use
+  cfg.elsa.graph_beta = 0.3;   // through the item graph too: A_hat is what scores use
+  cfg.elsa.deep_hidden = "0";  // the shallow path alone (the deep path: the next test)
   symgnn::Dataset ds = symgnn::load_dataset(cfg.data);
   symgnn::graph::resolve_graphs(ds, cfg.graph);
   const symgnn::models::ModelContext ctx = symgnn::models::make_context(ds);
@@ -97,6 +102,35 @@ TEST(FitElsa, ScoresAreTheAutoencoderOfTheRatingsWithItsOwnItemsRemoved) {
   // Users: the sums of their items' rows.
   EXPECT_LT((model->node_representations(0).to(torch::kDouble) - torch::mm(x, a)).abs().max().item<double>(),
             1e-4);
+}
+
+TEST(FitElsa, TheDeepPathScoresAreItsRepresentationsProductAndSurviveTheModelDirectory) {
+  // elsa.deep_hidden = 5 alone: users [x A_hat, h], items [A_hat, D], scores their product
+  // less each user's own items; the saved directory gives the same scores, and a newcomer
+  // with a trained user's items gets that user's scores.
+  symgnn::RunConfig cfg = elsa_config();
+  cfg.elsa.dims = "4";
+  cfg.elsa.deep_hidden = "5";
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("fit_elsa_deep") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  EXPECT_EQ(r.metrics.figures.at("elsa.deep_hidden").get<int64_t>(), 5);
+  symgnn::Dataset ds = symgnn::load_dataset(cfg.data);
+  symgnn::graph::resolve_graphs(ds, cfg.graph);
+  auto model = symgnn::models::make_model(cfg, symgnn::models::make_context(ds));
+  model->fit(ds, at::Device(at::kCPU), {});
+  const at::Tensor items = model->node_representations(1).to(torch::kDouble);
+  const at::Tensor users = model->node_representations(0).to(torch::kDouble);
+  ASSERT_EQ(items.size(1), 4 + 5);
+  ASSERT_EQ(users.size(1), 4 + 5);
+  const at::Tensor x = interactions(ds);
+  const at::Tensor got =
+      model->score_items(torch::arange(ds.users.count, torch::kLong), ds.items.count).to(torch::kDouble);
+  EXPECT_LT((got - (users.mm(items.t()) - x)).abs().max().item<double>(), 1e-4);
+  const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
+  EXPECT_TRUE(torch::allclose(all_scores(loaded), all_scores(*r.model), 1e-6, 1e-6));
+  const std::string ratings = twin_ratings(r.model->dataset(), 2, "fit_elsa_deep_ratings");
+  st::expect_scored_as_twin(symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings), 2);
 }
 
 TEST(FitElsa, TheSameSeedGivesTheSameModel) {
@@ -118,6 +152,16 @@ TEST(FitElsa, BadSettingsAreConfigErrors) {
       ADD_FAILURE() << "elsa.dims = '" << dims << "' was accepted";
     } catch (const symgnn::ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find("elsa.dims"), std::string::npos) << e.what();
+    }
+  }
+  for (const char* hidden : {"-1", "", "x", "0.5"}) {
+    symgnn::RunConfig cfg = elsa_config();
+    cfg.elsa.deep_hidden = hidden;
+    try {
+      symgnn::fit(cfg, {});
+      ADD_FAILURE() << "elsa.deep_hidden = '" << hidden << "' was accepted";
+    } catch (const symgnn::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("elsa.deep_hidden"), std::string::npos) << e.what();
     }
   }
 }
