@@ -2,7 +2,6 @@
 // second stage of a two-stage recommender: another system retrieves, symgnn orders).
 #include <iostream>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -13,7 +12,6 @@
 #include "symgnn/item_filter.h"
 #include "symgnn/recommend.h"
 #include "util/atomic_file.h"
-#include "util/json_text.h"
 #include "util/memory_check.h"
 #include "util/output_lock.h"
 
@@ -58,18 +56,8 @@ int run_rank(const RankCliOptions& o) {
   const UserRecommendations r = rank_items(model, u, items);
   std::ostringstream os;
   os.precision(std::numeric_limits<float>::max_digits10);
-  if (o.format == "csv") {
-    os << "user,item,prediction,rank\n";
-    for (size_t k = 0; k < r.items.size(); ++k)
-      os << o.user << ',' << ds.items.id_of(r.items[k]) << ',' << r.scores[k] << ',' << k + 1 << '\n';
-  } else {
-    nlohmann::json j;
-    j["user"] = o.user;
-    j["items"] = nlohmann::json::array();
-    for (const int64_t i : r.items) j["items"].push_back(ds.items.id_of(i));
-    j["predictions"] = r.scores;
-    os << json_text(j) << '\n';
-  }
+  if (o.format == "csv") os << "user,item,prediction,rank\n";
+  write_list(os, o.format, o.user, r, ds);
   if (o.out.empty())
     std::cout << os.str();
   else

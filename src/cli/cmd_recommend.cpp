@@ -20,6 +20,22 @@
 #include "util/output_lock.h"
 
 namespace symgnn::cli {
+
+void write_list(std::ostream& os, const std::string& format, const std::string& user,
+                const UserRecommendations& r, const Dataset& ds) {
+  if (format == "csv") {
+    for (size_t k = 0; k < r.items.size(); ++k)
+      os << user << ',' << ds.items.id_of(r.items[k]) << ',' << r.scores[k] << ',' << k + 1 << '\n';
+    return;
+  }
+  nlohmann::json j;
+  j["user"] = user;
+  j["items"] = nlohmann::json::array();
+  for (const int64_t i : r.items) j["items"].push_back(ds.items.id_of(i));
+  j["predictions"] = r.scores;
+  os << json_text(j) << '\n';
+}
+
 namespace {
 
 struct RecommendCliOptions {
@@ -89,18 +105,7 @@ int run_recommend(const RecommendCliOptions& o) {
   os.precision(std::numeric_limits<float>::max_digits10);  // round-trips the float exactly
   if (o.format == "csv") os << "user,item,prediction,rank\n";
   recommend_each(model, users, ro, [&](const UserRecommendations& r) {
-    const std::string& uid = ds.users.id_of(r.user);
-    if (o.format == "csv") {
-      for (size_t k = 0; k < r.items.size(); ++k)
-        os << uid << ',' << ds.items.id_of(r.items[k]) << ',' << r.scores[k] << ',' << k + 1 << '\n';
-    } else {
-      nlohmann::json j;
-      j["user"] = uid;
-      j["items"] = nlohmann::json::array();
-      for (const int64_t i : r.items) j["items"].push_back(ds.items.id_of(i));
-      j["predictions"] = r.scores;
-      os << json_text(j) << '\n';
-    }
+    write_list(os, o.format, ds.users.id_of(r.user), r, ds);
   });
   if (o.out.empty())
     std::cout << os.str();

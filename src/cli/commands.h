@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <iosfwd>
 #include <limits>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -46,9 +47,11 @@ void apply_runtime(const RunConfig& cfg);
 
 }  // namespace symgnn::cli
 namespace symgnn {
+struct Dataset;
 struct Evaluation;
 struct NewNodes;
 struct NewRatingsSummary;
+struct UserRecommendations;
 }  // namespace symgnn
 namespace symgnn::cli {
 
@@ -64,6 +67,10 @@ void add_train_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_recommend_command(CLI::App& app);
 void add_rank_command(CLI::App& app);
+/// One user's list as `recommend` and `rank` print it (cmd_recommend.cpp): CSV rows
+/// user,item,prediction,rank (the header is the caller's) or, for "jsonl", one JSON line.
+void write_list(std::ostream& os, const std::string& format, const std::string& user,
+                const symgnn::UserRecommendations& r, const symgnn::Dataset& ds);
 void add_evaluate_command(CLI::App& app);
 void add_sylvester_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);
