@@ -191,7 +191,9 @@ class Model:
         """This model's directory loaded again with `ratings` of users (or items) absent from
         training, given in memory: a DataFrame with columns user, item, rating, or a list of
         (user, item, rating) triples. The new ids then predict, recommend and compare like
-        any other (the new_* files this model was loaded with are not carried over)."""
+        any other (the new_* files this model was loaded with are not carried over). Ratings
+        of users the model knows are fresh ratings joining theirs (a refresh: their lists from
+        all their ratings, the items just rated left out)."""
         return self._with_arrays(*_frames.triples(ratings, "new_ratings"), "new_ratings")
 
     def recommend_new_user(self, ratings, k=10, exclude_seen=True, user=None):

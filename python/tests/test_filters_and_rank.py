@@ -57,3 +57,21 @@ def test_a_filter_leaving_fewer_than_k_is_one_error(fitted):
         m.recommend(user, k=1, where={"shelf": "a"})
     with pytest.raises(symgnn.ConfigError, match="unknown item id"):
         m.rank(user, ["no-such-item"])
+
+
+def test_a_trained_users_fresh_ratings_refresh_their_list(fitted, tmp_path):
+    """with_new_ratings takes ratings of users the model knows (a refresh): their list is the
+    CLI's with the same ratings in --new-ratings, without the items just rated."""
+    model, out = fitted
+    m = model.model_
+    user = m.user_ids[2]
+    top = list(m.recommend(user, k=2)["item"])
+    levels = sorted({float(r) for r in symgnn.load_dataset("synthetic").ratings("train")[2]})
+    frame = pd.DataFrame({"user": user, "item": top, "rating": levels[-1]})
+    refreshed = m.with_new_ratings(frame).recommend(user, k=5)
+    assert not set(refreshed["item"]) & set(top)
+    path = tmp_path / "fresh.csv"
+    path.write_text("user,item,rating\n" + "".join(f"{user},{i},{levels[-1]}\n" for i in top))
+    code, text = run_cli("recommend", "--model", out, "--user", user, "--k", 5, "--new-ratings", path)
+    assert code == 0, text
+    assert [line.split(",")[1] for line in text.splitlines()[1:6]] == list(refreshed["item"])

@@ -31,10 +31,12 @@ int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
   return added;
 }
 
-/// The pairs the model's data already holds, which new ratings may not give again.
+/// The pairs the model learned from (training and validation ratings), which new ratings
+/// may not give again. A test pair may: a known user rating an item of their test ratings is
+/// a fresh rating to fold in (refresh), which then leaves their candidates.
 std::unordered_set<uint64_t> known_pairs(const Dataset& ds) {
   std::unordered_set<uint64_t> known;
-  for (const RatingList* r : {&ds.train, &ds.validation, &ds.test})
+  for (const RatingList* r : {&ds.train, &ds.validation})
     for (size_t e = 0; e < r->size(); ++e) known.insert(pair_key(r->user[e], r->item[e]));
   return known;
 }

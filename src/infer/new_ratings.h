@@ -24,7 +24,9 @@ namespace symgnn::infer {
 /// ds.train; ids not in ds become new users or items at the end. Then the new nodes' side
 /// features (rows of the features files, whose columns must match the model's) and graph
 /// rows (a k-NN graph: graph::link_new_nodes; a file graph: the edges of the graph files,
-/// each touching a new node). A pair the data already holds, an edge between two trained
+/// each touching a new node). Ratings of trained users (and items) join theirs: a refresh,
+/// recomputing their representations from all their ratings with the trained weights. A
+/// pair the model learned from (training or validation), an edge between two trained
 /// nodes, or a file the model has no use for (features for a side without features, edges
 /// for a side whose graph is not from a file) is an error naming the file. The graphs must
 /// already be resolved with `graph`.

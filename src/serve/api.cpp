@@ -359,6 +359,8 @@ struct NewUser {
   TrainedModel grown;
   std::function<std::string(const std::string&)> as_sent;
   size_t ratings = 0;
+  int64_t index = 0;  // the user's index in `grown`
+  std::string known;  // the trained user refreshed ("user" beside "ratings"); "" for a new user
 };
 
 NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits) {
@@ -370,6 +372,9 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
                             std::to_string(limits.max_new_ratings) + " one call takes"};
   const std::string new_user = "symgnn-serve-new-user";
   if (m.users.find(new_user) >= 0) throw ApiError{500, "the model has a user named " + new_user};
+  // "user" beside "ratings": a trained user's fresh ratings, folded into theirs (a refresh).
+  const std::string known = body.contains("user") ? id_text(body["user"], "\"user\"") : "";
+  const int64_t known_index = known.empty() ? -1 : user_index(m, known);
   // The ratings reach the model as rows in memory (NewNodes::rating_rows): no file.
   NewNodes nodes;
   nodes.rows_name = "\"ratings\"";
@@ -385,7 +390,7 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
       throw ApiError{400, "rating " + r["rating"].dump() + " of item " + quoted(item) +
                               " is outside the model's range [" + json(m.model->rating_min()).dump() + ", " +
                               json(m.model->rating_max()).dump() + "]"};
-    nodes.rating_rows.push_back({new_user, item, v});
+    nodes.rating_rows.push_back({known.empty() ? new_user : known, item, v});
   }
   // What the client sent, in the library's messages: "the new user" for the id it was given.
   const auto as_sent = [new_user](const std::string& message) {
@@ -401,14 +406,15 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
       throw ApiError{400, as_sent(std::string("the new user's ratings: ") + e.what())};
     }
   }();
-  return NewUser{std::move(grown), as_sent, ratings.size()};
+  const int64_t index = known.empty() ? grown.users() - 1 : known_index;
+  return NewUser{std::move(grown), as_sent, ratings.size(), index, known};
 }
 
 /// A new user's list: new_user's model, the body's filter.
 Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, bool include_seen,
                             const ApiLimits& limits, const ItemAttributes& attributes) {
   const NewUser n = new_user(body, m, limits);
-  const int64_t u = n.grown.users() - 1;
+  const int64_t u = n.index;
   const auto r = [&] {
     try {
       return lists(n.grown, {u}, k, include_seen, resolved(n.grown, body_filter(body), attributes));
@@ -418,7 +424,7 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
   }();
   json out = header(m);
   out["ranked_by"] = n.grown.ranker().empty() ? n.grown.name() : n.grown.ranker();
-  out["user"] = nullptr;
+  out["user"] = n.known.empty() ? json(nullptr) : json(n.known);
   out["new_user_ratings"] = n.ratings;
   out["items"] = list_json(m, n.grown, r.front());
   return json_response(200, out);
@@ -435,8 +441,13 @@ Response post_recommend(const Request& q, const ModelStore& store, const ApiLimi
     include_seen = body["include_seen"].get<bool>();
   }
   if (body.contains("ratings") == body.contains("users"))
+    throw ApiError{
+        400,
+        "give either \"users\": [ID, ...] or \"ratings\": [{\"item\": ID, \"rating\": R}, ...] (a new "
+        "user; with \"user\": ID, that user's fresh ratings)"};
+  if (body.contains("user") && !body.contains("ratings"))
     throw ApiError{400,
-                   "give either \"users\": [ID, ...] or \"ratings\": [{\"item\": ID, \"rating\": R}, ...]"};
+                   "\"user\" goes with \"ratings\" (that user's fresh ratings); for lists give \"users\""};
   if (body.contains("ratings")) return new_user_recommend(body, *m, k, include_seen, limits, attributes);
   const json& users = body["users"];
   if (!users.is_array() || users.empty()) throw ApiError{400, "\"users\": must be a non-empty array of ids"};
@@ -533,14 +544,15 @@ Response get_rank(const Request& q, const ModelStore& store, const ApiLimits& li
 Response post_rank(const Request& q, const ModelStore& store, const ApiLimits& limits) {
   const json body = parse_body(q);
   const auto m = model_named(store, body_model(q, body));
-  if (body.contains("ratings") == body.contains("user"))
-    throw ApiError{
-        400, "give either \"user\": ID or \"ratings\": [{\"item\": ID, \"rating\": R}, ...], and \"items\""};
+  if (!body.contains("ratings") && !body.contains("user"))
+    throw ApiError{400,
+                   "give \"user\": ID, \"ratings\": [{\"item\": ID, \"rating\": R}, ...] (a new user) or "
+                   "both (a user's fresh ratings), and \"items\""};
   if (!body.contains("items") || !body["items"].is_array())
     throw ApiError{400, "\"items\": must be an array of the candidate item ids"};
   std::vector<std::string> ids;
   for (const json& id : body["items"]) ids.push_back(id_text(id, "\"items\"[]"));
-  if (body.contains("user")) {
+  if (!body.contains("ratings")) {
     const std::string user = id_text(body["user"], "\"user\"");
     Response out = ranked(*m, *m->model, user_index(*m, user), ids, "\"items\"", limits);
     json j = json::parse(out.body);
@@ -548,9 +560,9 @@ Response post_rank(const Request& q, const ModelStore& store, const ApiLimits& l
     return json_response(200, j);
   }
   const NewUser n = new_user(body, *m, limits);
-  Response out = ranked(*m, n.grown, n.grown.users() - 1, ids, "\"items\"", limits);
+  Response out = ranked(*m, n.grown, n.index, ids, "\"items\"", limits);
   json j = json::parse(out.body);
-  j["user"] = nullptr;
+  j["user"] = n.known.empty() ? json(nullptr) : json(n.known);
   j["new_user_ratings"] = n.ratings;
   return json_response(200, j);
 }

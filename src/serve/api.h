@@ -7,6 +7,7 @@
 //   GET  /v1/recommend?user=ID&k=10[&model=NAME][&include_seen=1]
 //   POST /v1/recommend                 {"users": [ID, ...], "k": 10, "model": ..., "include_seen": false}
 //                                      or {"ratings": [{"item": ID, "rating": 4}, ...], "k": 10}: a new user
+//                                      or {"user": ID, "ratings": [...]}: a trained user's fresh ratings
 //   Both take filters (symgnn/item_filter.h): GET &exclude=ID,ID&items=ID,ID&where=key=value
 //   (repeatable), POST "exclude": [ID, ...], "items": [ID, ...], "where": {"key": "value"};
 //   where needs `serve --item-attributes FILE`.

@@ -212,3 +212,47 @@ TEST(NewRatings, TheClassDecodersDenseScoresEqualItsPairPredictions) {
   for (size_t k = 0; k < dense.size(); ++k)
     EXPECT_NEAR(std::clamp(dense[k], m.rating_min(), m.rating_max()), pairs[k], 1e-5) << k;
 }
+
+// A refresh: fresh ratings of a trained user (a test pair among them) join theirs; the items
+// leave their candidates, and their scores equal those of the model loaded with the same
+// ratings from a file; a pair the model learned from is still refused.
+TEST(NewRatings, ATrainedUsersFreshRatingsRefreshTheirList) {
+  const Fixture& f = fixture();
+  const TrainedModel base = TrainedModel::load(f.dir + "/run");
+  const Dataset& ds = base.dataset();
+  const int64_t u = 3;
+  const std::string user = ds.users.id_of(u);
+  // Two items the user did not rate in training: one of their test ratings where they have one.
+  std::vector<std::string> fresh;
+  for (size_t e = 0; e < ds.test.size() && fresh.empty(); ++e)
+    if (ds.test.user[e] == u) fresh.push_back(ds.items.id_of(ds.test.item[e]));
+  const auto& seen = base.seen_items()[static_cast<size_t>(u)];
+  for (int64_t i = 0; i < base.items() && fresh.size() < 2; ++i)
+    if (!std::binary_search(seen.begin(), seen.end(), i) && (fresh.empty() || ds.items.id_of(i) != fresh[0]))
+      fresh.push_back(ds.items.id_of(i));
+  ASSERT_EQ(fresh.size(), 2u);
+  symgnn::NewNodes rows;
+  for (const std::string& item : fresh) rows.rating_rows.push_back({user, item, 5});
+  const TrainedModel refreshed = base.with_new_nodes(rows);
+  EXPECT_EQ(refreshed.users(), base.users());
+  EXPECT_EQ(refreshed.new_ratings().new_users, 0);
+  EXPECT_EQ(refreshed.new_ratings().ratings, 2);
+  symgnn::testing::write_file(
+      f.dir, "fresh.csv",
+      "user,item,rating\n" + user + "," + fresh[0] + ",5\n" + user + "," + fresh[1] + ",5\n");
+  const TrainedModel loaded = TrainedModel::load(f.dir + "/run", "cpu", f.dir + "/fresh.csv");
+  const std::vector<float> a = refreshed.score_all_items({u}), b = loaded.score_all_items({u});
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5);
+  RecommendOptions ro;
+  ro.k = 3;
+  const std::vector<UserRecommendations> lists = recommend(refreshed, {u}, ro);
+  for (const int64_t i : lists[0].items)
+    EXPECT_TRUE(std::find(fresh.begin(), fresh.end(), ds.items.id_of(i)) == fresh.end());
+  const auto& now_seen = refreshed.seen_items()[static_cast<size_t>(u)];
+  EXPECT_EQ(now_seen.size(), seen.size() + 2);
+  // A pair the model learned from is still refused.
+  symgnn::NewNodes again;
+  again.rating_rows.push_back({ds.users.id_of(ds.train.user[0]), ds.items.id_of(ds.train.item[0]), 5});
+  EXPECT_THROW(base.with_new_nodes(again), DataError);
+}

@@ -456,3 +456,40 @@ TEST(ServeApi, FiltersAndRankAnswerAsTheLibrary) {
   EXPECT_EQ(error_of(f.get("/v1/rank", {{"model", "ease"}, {"user", user}, {"items", "nope"}}), 400),
             "items: 'nope' is no item of the model");
 }
+
+// A trained user's fresh ratings ({"user": ID, "ratings": [...]}): the list of the model
+// grown by them in the library, without the items just rated.
+TEST(ServeApi, ATrainedUsersFreshRatingsRefreshTheirList) {
+  const Fixture f;
+  const symgnn::TrainedModel model = symgnn::TrainedModel::load(served().ease);
+  const auto& ds = model.dataset();
+  const int64_t u = 4;
+  const std::string user = ds.users.id_of(u);
+  symgnn::RecommendOptions o;
+  o.k = 2;
+  const auto before = symgnn::recommend(model, {u}, o).front();
+  symgnn::NewNodes rows;
+  std::string ratings;
+  for (const int64_t i : before.items) {
+    rows.rating_rows.push_back({user, ds.items.id_of(i), 5});
+    ratings +=
+        std::string(ratings.empty() ? "" : ", ") + R"({"item": ")" + ds.items.id_of(i) + R"(", "rating": 5})";
+  }
+  const symgnn::TrainedModel grown = model.with_new_nodes(rows);
+  o.k = 5;
+  const auto want = symgnn::recommend(grown, {u}, o).front();
+  const Response r = f.post("/v1/recommend", R"({"model": "ease", "user": ")" + user +
+                                                 R"(", "k": 5, "ratings": [)" + ratings + "]}");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = body_of(r);
+  EXPECT_EQ(j["user"], user);
+  ASSERT_EQ(j["items"].size(), 5u);
+  for (size_t n = 0; n < 5; ++n) {
+    EXPECT_EQ(j["items"][n]["item"], ds.items.id_of(want.items[n]));
+    for (const int64_t i : before.items) EXPECT_NE(j["items"][n]["item"], ds.items.id_of(i));
+  }
+  EXPECT_EQ(error_of(f.post("/v1/recommend", R"({"model": "ease", "user": ")" + user + R"(", "k": 5})"), 400),
+            "give either \"users\": [ID, ...] or \"ratings\": [{\"item\": ID, \"rating\": R}, ...] (a new "
+            "user; with "
+            "\"user\": ID, that user's fresh ratings)");
+}
