@@ -3,6 +3,7 @@
 #include "symgnn/item_filter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <string_view>
 
