@@ -127,21 +127,20 @@ UserRecommendations rank_items(const TrainedModel& model, int64_t user, const st
     throw ConfigError("rank: user index " + std::to_string(user) + " outside [0, " +
                       std::to_string(model.users()) + ")");
   if (items.empty()) throw ConfigError("rank: no item to rank");
-  std::vector<char> given(static_cast<size_t>(model.items()), 0);
+  // top_k_items over the given items only: the same order (and ties) as recommend's lists.
+  std::vector<char> others(static_cast<size_t>(model.items()), 1);
   for (const int64_t i : items) {
     if (i < 0 || i >= model.items())
       throw ConfigError("rank: item index " + std::to_string(i) + " outside [0, " +
                         std::to_string(model.items()) + ")");
-    if (given[static_cast<size_t>(i)]++)
+    if (!others[static_cast<size_t>(i)])
       throw ConfigError("rank: item '" + model.dataset().items.id_of(i) + "' is given twice");
+    others[static_cast<size_t>(i)] = 0;
   }
   const std::vector<float> scores = model.score_all_items({user});
   const std::vector<float> ratings = model.ranks_by_rating() ? scores : model.rating_all_items({user});
   UserRecommendations r;
   r.user = user;
-  // top_k_items over the items not given: the same order (and ties) as recommend's lists.
-  std::vector<char> others(given.size());
-  for (size_t i = 0; i < given.size(); ++i) others[i] = given[i] ? 0 : 1;
   r.items = eval::top_k_items(scores.data(), model.items(), static_cast<int64_t>(items.size()), others);
   for (const int64_t i : r.items)
     r.scores.push_back(std::clamp(ratings[static_cast<size_t>(i)], model.rating_min(), model.rating_max()));

@@ -503,8 +503,8 @@ Response post_predict(const Request& q, const ModelStore& store, const ApiLimits
 }
 
 /// The candidates of one user in the model's order (rank_items, symgnn/recommend.h), as JSON.
-Response ranked(const ServedModel& m, const TrainedModel& model, int64_t user,
-                const std::vector<std::string>& ids, const std::string& what, const ApiLimits& limits) {
+json ranked(const ServedModel& m, const TrainedModel& model, int64_t user,
+            const std::vector<std::string>& ids, const std::string& what, const ApiLimits& limits) {
   if (ids.empty()) throw ApiError{400, what + ": give the candidates, at least one item id"};
   if (static_cast<int64_t>(ids.size()) > limits.max_pairs)
     throw ApiError{400, what + ": " + std::to_string(ids.size()) + " items, more than the " +
@@ -524,7 +524,7 @@ Response ranked(const ServedModel& m, const TrainedModel& model, int64_t user,
   json out = header(m);
   out["ranked_by"] = model.ranker().empty() ? model.name() : model.ranker();
   out["items"] = list_json(m, model, r);
-  return json_response(200, out);
+  return out;
 }
 
 Response get_rank(const Request& q, const ModelStore& store, const ApiLimits& limits) {
@@ -535,10 +535,9 @@ Response get_rank(const Request& q, const ModelStore& store, const ApiLimits& li
   const ItemFilterSpec spec = query_filter(q);
   if (!spec.exclude.empty() || !spec.where.empty())
     throw ApiError{400, "GET /v1/rank takes items=ID,ID,...: the candidates are given, not filtered"};
-  Response out = ranked(*m, *m->model, user_index(*m, *user), spec.items, "items", limits);
-  json body = json::parse(out.body);
-  body["user"] = *user;
-  return json_response(200, body);
+  json out = ranked(*m, *m->model, user_index(*m, *user), spec.items, "items", limits);
+  out["user"] = *user;
+  return json_response(200, out);
 }
 
 Response post_rank(const Request& q, const ModelStore& store, const ApiLimits& limits) {
@@ -554,17 +553,15 @@ Response post_rank(const Request& q, const ModelStore& store, const ApiLimits& l
   for (const json& id : body["items"]) ids.push_back(id_text(id, "\"items\"[]"));
   if (!body.contains("ratings")) {
     const std::string user = id_text(body["user"], "\"user\"");
-    Response out = ranked(*m, *m->model, user_index(*m, user), ids, "\"items\"", limits);
-    json j = json::parse(out.body);
-    j["user"] = user;
-    return json_response(200, j);
+    json out = ranked(*m, *m->model, user_index(*m, user), ids, "\"items\"", limits);
+    out["user"] = user;
+    return json_response(200, out);
   }
   const NewUser n = new_user(body, *m, limits);
-  Response out = ranked(*m, n.grown, n.index, ids, "\"items\"", limits);
-  json j = json::parse(out.body);
-  j["user"] = n.known.empty() ? json(nullptr) : json(n.known);
-  j["new_user_ratings"] = n.ratings;
-  return json_response(200, j);
+  json out = ranked(*m, n.grown, n.index, ids, "\"items\"", limits);
+  out["user"] = n.known.empty() ? json(nullptr) : json(n.known);
+  out["new_user_ratings"] = n.ratings;
+  return json_response(200, out);
 }
 
 Response get_models(const ModelStore& store) {
