@@ -97,6 +97,12 @@ at::Tensor ElsaModel::deep_hidden(const at::Tensor& row_sums, const at::Tensor& 
   return at::relu((row_sums * scale).mm(w) + b);
 }
 
+at::Tensor ElsaModel::saved_hidden(const at::Tensor& users, const at::Tensor& z) const {
+  const at::Tensor count =
+      (profile_ptr_.index_select(0, users + 1) - profile_ptr_.index_select(0, users)).to(z.scalar_type());
+  return deep_hidden(z, count, deep_w_.view({z.size(1), deep_b_.size(0)}), deep_b_);
+}
+
 void ElsaModel::keep(const at::Tensor& encoder, const at::Tensor& w, const at::Tensor& b,
                      const at::Tensor& d) {
   at::NoGradGuard no_grad;
@@ -133,12 +139,7 @@ at::Tensor ElsaModel::scores_of(const at::Tensor& users, const at::Tensor& encod
   const auto [row, items] = entries_of(u);
   const at::Tensor z = row_sums(u.size(0), row, items, encoder);
   at::Tensor s = z.mm(encoder.t());
-  if (deep_b_.size(0) > 0) {
-    const at::Tensor count =
-        (profile_ptr_.index_select(0, u + 1) - profile_ptr_.index_select(0, u)).to(z.scalar_type());
-    const at::Tensor w = deep_w_.view({encoder.size(1), deep_b_.size(0)});
-    s = s + deep_hidden(z, count, w, deep_b_).mm(deep_items_t_);
-  }
+  if (deep_b_.size(0) > 0) s = s + saved_hidden(u, z).mm(deep_items_t_);
   // Minus each input item's own score (diag(A_hat A_hat^T) = 1).
   return s.index_put({row, items}, -at::ones({row.size(0)}, encoder.options()), true);
 }
@@ -159,9 +160,7 @@ at::Tensor ElsaModel::node_representations(int side) {
   const at::Tensor all = at::arange(n1_, profile_ptr_.options());
   const auto [row, items] = entries_of(all);
   const at::Tensor z = row_sums(n1_, row, items, encoder);
-  if (!deep) return z;
-  const at::Tensor count = (profile_ptr_.slice(0, 1) - profile_ptr_.slice(0, 0, n1_)).to(z.scalar_type());
-  return at::cat({z, deep_hidden(z, count, deep_w_.view({encoder.size(1), deep_b_.size(0)}), deep_b_)}, 1);
+  return deep ? at::cat({z, saved_hidden(all, z)}, 1) : z;
 }
 
 void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {

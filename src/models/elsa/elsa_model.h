@@ -94,6 +94,9 @@ class ElsaModel : public DampedBiasModel {
   /// path's hidden layer, given its W ([d, H]) and b ([H]).
   static at::Tensor deep_hidden(const at::Tensor& row_sums, const at::Tensor& count, const at::Tensor& w,
                                 const at::Tensor& b);
+  /// h of the users `users` (int64) from their sums `z` = x_u A_hat, by the saved deep path
+  /// (deep_w_, deep_b_) and their rated-item counts.
+  at::Tensor saved_hidden(const at::Tensor& users, const at::Tensor& z) const;
   /// A_hat of the parameters A.
   at::Tensor normalised(const at::Tensor& a) const;
   /// The rated entries of `users` (int64, on the profiles' device): each entry's user as a
