@@ -39,6 +39,8 @@ inline Check any() { return Check{}; }
 struct DataConfig {
   std::string source = "synthetic";
   std::string split = "u1";
+  std::string split_time = "";
+  int64_t leave_last_n = 1;
   double val_fraction = 0.05;
   double test_fraction = 0.1;
   int64_t split_seed = 1234;
@@ -58,9 +60,11 @@ struct DataConfig {
   template <class V>
   void visit(V&& v) {
     v("source", source, "dataset: 'synthetic', a MovieLens-100K/1M directory, a .mat file or a ratings CSV/TSV", any());
-    v("split", split, "MovieLens-100K canonical split", one_of("u1|u2|u3|u4|u5|ua|ub"));
-    v("val_fraction", val_fraction, "fraction of the training ratings held out for validation", range(0.0, 0.5));
-    v("test_fraction", test_fraction, "test fraction for sources without a given test split (ML-1M, CSV, synthetic)", range(0.01, 0.9));
+    v("split", split, "test split: u1..u5, ua, ub are MovieLens-100K's canonical splits (other sources without a test file: a random test_fraction drawn with split_seed); temporal: every rating at or after a cut-off time is test (split_time, else the time that makes test_fraction of the ratings test); leave_last_out: each user's last leave_last_n ratings by time; both need rating times (a 4th CSV column, MovieLens timestamps) and carve validation by time as well (docs/your_data.md, \"Time-aware splits\")", one_of("u1|u2|u3|u4|u5|ua|ub|temporal|leave_last_out"));
+    v("split_time", split_time, "split = temporal: the cut-off, unix seconds or a UTC date YYYY-MM-DD[THH:MM:SS] (empty: the time of the rating that makes test_fraction of the ratings test)", any());
+    v("leave_last_n", leave_last_n, "split = leave_last_out: test ratings per user, the latest by time (equal times: the later line); a user with no more ratings than this keeps them all in training", range(1, 1000000));
+    v("val_fraction", val_fraction, "fraction of the training ratings held out for validation (split = temporal: the latest ones; leave_last_out: any value above 0 holds out each user's last leave_last_n training ratings)", range(0.0, 0.5));
+    v("test_fraction", test_fraction, "test fraction for sources without a given test split (ML-1M, CSV, synthetic), and of split = temporal without split_time", range(0.01, 0.9));
     v("split_seed", split_seed, "seed of the validation carve and of random test splits", at_least(0));
     v("test_file", test_file, "ratings CSV: optional separate test ratings (same format)", any());
     v("unknown_test", unknown_test, "test_file ratings naming an id that is no node (in no training rating, feature or graph row): scored apart by known-mean (the item's mean training rating, else the user's, else the global mean), item-mean, user-mean, global-mean; or error", one_of("known-mean|item-mean|user-mean|global-mean|error"));

@@ -94,6 +94,23 @@ struct NodeSet {
   std::string id_of(int64_t i) const;
 };
 
+/// What a time-aware test split (data.split = temporal or leave_last_out) did and the
+/// leakage it leaves, counted once when the data are split (docs/your_data.md, "Time-aware
+/// splits"); `split` is empty for every other split. "Training" here is every rating not in
+/// the test split: the training and the validation ratings.
+struct TimeSplitReport {
+  std::string split;       // "temporal", "leave_last_out" or ""
+  double cutoff = 0;       // temporal: the cut-off, unix seconds (test: at or after it)
+  int64_t last_n = 0;      // leave_last_out: test ratings per user
+  int64_t users_kept = 0;  // leave_last_out: users with at most last_n ratings, kept in training
+  int64_t training_ratings = 0;
+  int64_t test_ratings = 0;
+  int64_t cold_item_ratings = 0;  // test ratings whose item has no training rating
+  int64_t cold_items = 0;         // the distinct items of those
+  int64_t cold_user_ratings = 0;  // test ratings whose user has no training rating
+  int64_t later_training = 0;     // training ratings later than a test rating of another user
+};
+
 /// A rating matrix with its splits, graphs and features.
 struct Dataset {
   std::string name;    // "ml-100k/u1", "douban", "synthetic", ...
@@ -107,6 +124,7 @@ struct Dataset {
   std::vector<float> rating_levels;  // sorted distinct admissible ratings
   float rating_min = 0.0f;
   float rating_max = 0.0f;
+  TimeSplitReport time_split;  // data.split = temporal or leave_last_out
 
   size_t num_ratings() const { return train.size() + validation.size() + test.size() + test_unknown.size(); }
   double density() const;
@@ -120,7 +138,9 @@ struct DataConfig;
 ///  - a directory with ratings.dat: MovieLens-1M, random test split;
 ///  - a file ending in .mat: Monti et al. MATLAB v7.3 (HDF5) file;
 ///  - any other file: a CSV/TSV ratings file "user,item,rating".
-/// Then carves cfg.val_fraction of the training ratings into the validation split.
+/// Then carves cfg.val_fraction of the training ratings into the validation split (the
+/// time-aware splits, cfg.split = temporal or leave_last_out, carve theirs by time and fill
+/// Dataset::time_split).
 /// Graphs are left as found (GraphOrigin::File or None); see graph::resolve_graphs.
 /// Throws DataError naming the file and line or key on any bad input, and when the split
 /// leaves no test rating unless `need_test` is false (describing a set needs none).

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "data/time_split.h"
 #include "fit/evaluation_json.h"
 #include "fit/new_users_protocol.h"
 #include "infer/unseen_test.h"
@@ -16,6 +17,7 @@
 #include "symgnn/metrics.h"
 #include "symgnn/ranking.h"
 #include "symgnn/recommend.h"
+#include "train/dataset_stats.h"
 #include "util/atomic_file.h"
 #include "util/json_text.h"
 #include "util/memory_check.h"
@@ -192,6 +194,10 @@ int run_evaluate(const EvaluateCliOptions& o) {
   std::ostringstream os;
   os << model.name() << " on " << model.dataset().name << ": " << ev.test_ratings << " test ratings"
      << error_cells(ev);
+  // A time-aware split says what its test holds that the training could not know
+  // (data/time_split.h): figures read beside a random split's need it.
+  if (const std::string split = data::describe(model.dataset().time_split); !split.empty())
+    os << "\n" << split;
   os << "\n"
      << "ranking: relevant = test rating >= " << ev.relevant_min
      << "; candidates = all items the user did not rate in training; means over the "
@@ -230,6 +236,8 @@ int run_evaluate(const EvaluateCliOptions& o) {
     j["ranker"] = model.ranker().empty() ? nlohmann::json(nullptr) : nlohmann::json(model.ranker());
     j["popularity"] = fitting::evaluation_json(popularity);
     if (baseline) j["baseline"] = fitting::baseline_json(*baseline);
+    if (!model.dataset().time_split.split.empty())
+      j["time_split"] = train::time_split_json(model.dataset().time_split);
     write_text_atomic(o.json, json_text(j, 2) + "\n", Integrity::none);
   }
   return 0;

@@ -49,7 +49,9 @@ void add_common_options(CLI::App* cmd, CommonOptions& opts, bool with_data_flag)
     cmd->add_option("--data", opts.data,
                     "dataset: 'synthetic' (default), a MovieLens-100K/1M directory, a Monti .mat file, "
                     "or a ratings CSV/TSV 'user,item,rating'");
-  cmd->add_option("--split", opts.split, "MovieLens-100K split: u1 (default), u2..u5, ua, ub");
+  cmd->add_option("--split", opts.split,
+                  "test split (data.split): MovieLens-100K's u1 (default), u2..u5, ua, ub; temporal or "
+                  "leave_last_out (by the ratings' times)");
   cmd->add_option("--config", opts.config_file, "config file of 'section.key = value' lines (see configs/)");
   cmd->add_option("--preset", opts.preset,
                   "starting point of every key: recommended (default: the paper's model with the measured "

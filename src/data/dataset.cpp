@@ -11,6 +11,7 @@
 #include "data/loaders.h"
 #include "data/parsers.h"
 #include "data/random_split.h"
+#include "data/time_split.h"
 #include "symgnn/config.h"
 #include "symgnn/error.h"
 
@@ -171,6 +172,9 @@ void validate_dataset(const Dataset& ds, const std::string& where, bool need_tes
 
 Dataset load_dataset(const DataConfig& cfg, bool need_test) {
   const std::string& src = cfg.source;
+  if (!cfg.split_time.empty() && cfg.split != "temporal")
+    throw ConfigError("data.split_time = " + data::quote(cfg.split_time) +
+                      " is the cut-off of data.split = temporal, and data.split is " + cfg.split);
   Dataset ds;
   if (src == "synthetic") {
     ds = data::make_synthetic(cfg);
@@ -192,7 +196,13 @@ Dataset load_dataset(const DataConfig& cfg, bool need_test) {
     }
   }
   ds.source = src;
-  carve_validation(ds, cfg.val_fraction, static_cast<uint64_t>(cfg.split_seed));
+  if (data::is_time_split(cfg.split) && ds.time_split.split.empty())  // a source with a given split
+    throw DataError(src + ": data.split = " + cfg.split +
+                    " needs the ratings' times, which this source does not have (a ratings CSV with a 4th "
+                    "column, MovieLens-100K and -1M have them)");
+  // The time-aware splits carved their validation ratings by time already.
+  if (!data::is_time_split(cfg.split))
+    carve_validation(ds, cfg.val_fraction, static_cast<uint64_t>(cfg.split_seed));
   validate_dataset(ds, src, need_test);
   return ds;
 }

@@ -19,9 +19,10 @@ namespace symgnn::data {
 
 namespace {
 
-// Version 2 added the test ratings of unknown ids after the test ratings; version 1 files
-// (without them) still load.
-constexpr const char* kMagic = "symgnn-dataset-2\n";
+// Version 2 added the test ratings of unknown ids after the test ratings, version 3 the
+// time-aware split's report at the end; version 1 and 2 files (without them) still load.
+constexpr const char* kMagic = "symgnn-dataset-3\n";
+constexpr const char* kMagicV2 = "symgnn-dataset-2\n";
 constexpr const char* kMagicV1 = "symgnn-dataset-1\n";
 // Read back as another value on a machine of the other byte order: refused, not misread.
 constexpr uint64_t kByteOrder = 0x0102030405060708ULL;
@@ -30,6 +31,7 @@ class Writer {
  public:
   void u64(uint64_t v) { raw(&v, sizeof v); }
   void f32(float v) { raw(&v, sizeof v); }
+  void f64(double v) { raw(&v, sizeof v); }
   void text(const std::string& s) {
     u64(s.size());
     raw(s.data(), s.size());
@@ -62,6 +64,11 @@ class Reader {
   }
   float f32() {
     float v;
+    raw(&v, sizeof v, "a number");
+    return v;
+  }
+  double f64() {
+    double v;
     raw(&v, sizeof v, "a number");
     return v;
   }
@@ -196,6 +203,12 @@ std::string payload_of(const Dataset& ds) {
   w.vec(ds.rating_levels);
   w.f32(ds.rating_min);
   w.f32(ds.rating_max);
+  const TimeSplitReport& t = ds.time_split;
+  w.text(t.split);
+  w.f64(t.cutoff);
+  for (const int64_t n : {t.last_n, t.users_kept, t.training_ratings, t.test_ratings, t.cold_item_ratings,
+                          t.cold_items, t.cold_user_ratings, t.later_training})
+    w.u64(static_cast<uint64_t>(n));
   return std::move(w.bytes);
 }
 
@@ -231,7 +244,8 @@ Dataset read_snapshot(const std::string& path) {
 Dataset parse_snapshot(const std::string& bytes, const std::string& path) {
   Reader r(bytes, path);
   const bool v1 = bytes.compare(0, std::strlen(kMagicV1), kMagicV1) == 0;
-  if (!v1 && bytes.compare(0, std::strlen(kMagic), kMagic) != 0) r.fail("no symgnn-dataset-2 header");
+  const bool v2 = bytes.compare(0, std::strlen(kMagicV2), kMagicV2) == 0;
+  if (!v1 && !v2 && bytes.compare(0, std::strlen(kMagic), kMagic) != 0) r.fail("no symgnn-dataset-3 header");
   r.at_ = std::strlen(kMagic);
   if (r.u64() != kByteOrder) r.fail("written on a machine of another byte order");
   Dataset ds;
@@ -251,6 +265,16 @@ Dataset parse_snapshot(const std::string& bytes, const std::string& path) {
   ds.rating_levels = r.vec<float>("rating levels");
   ds.rating_min = r.f32();
   ds.rating_max = r.f32();
+  if (!v1 && !v2) {
+    TimeSplitReport& t = ds.time_split;
+    t.split = r.text("time-aware split");
+    if (!t.split.empty() && t.split != "temporal" && t.split != "leave_last_out")
+      r.fail("unknown time-aware split");
+    t.cutoff = r.f64();
+    for (int64_t* n : {&t.last_n, &t.users_kept, &t.training_ratings, &t.test_ratings, &t.cold_item_ratings,
+                       &t.cold_items, &t.cold_user_ratings, &t.later_training})
+      *n = static_cast<int64_t>(r.u64());
+  }
   r.expect_end();
   validate_dataset(ds, path);
   return ds;

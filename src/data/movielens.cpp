@@ -26,6 +26,7 @@
 #include "data/loaders.h"
 #include "data/parsers.h"
 #include "data/random_split.h"
+#include "data/time_split.h"
 #include "symgnn/error.h"
 
 namespace fs = std::filesystem;
@@ -152,7 +153,7 @@ std::vector<IdRating> parse_movielens_ratings(const std::string& text, const std
       if (!to_int(f[3], t) || t < 0)
         throw DataError(name, ln.number, "timestamp " + quote(f[3]) + " is not a non-negative integer");
       seen.add(static_cast<uint64_t>(u), static_cast<uint64_t>(i), name, ln.number);
-      out.push_back({u, i, static_cast<float>(v), ln.number});
+      out.push_back({u, i, static_cast<float>(v), ln.number, static_cast<double>(t)});
     }
   } catch (const DataError&) {
     throw_repeat();
@@ -397,9 +398,11 @@ NodeTable parse_ml1m_movies(const std::string& text, const std::string& name) {
 
 Dataset load_movielens_100k(const std::string& dir, const DataConfig& cfg) {
   static const std::array<const char*, 7> kSplits = {"u1", "u2", "u3", "u4", "u5", "ua", "ub"};
-  if (std::find(kSplits.begin(), kSplits.end(), cfg.split) == kSplits.end())
+  const bool by_time = is_time_split(cfg.split);
+  if (!by_time && std::find(kSplits.begin(), kSplits.end(), cfg.split) == kSplits.end())
     throw DataError(dir, 0,
-                    "unknown MovieLens-100K split " + quote(cfg.split) + " (expected u1..u5, ua or ub)");
+                    "unknown MovieLens-100K split " + quote(cfg.split) +
+                        " (expected u1..u5, ua, ub, temporal or leave_last_out)");
   const std::string info = path_in(dir, "u.info"), user_file = path_in(dir, "u.user"),
                     item_file = path_in(dir, "u.item"), data_file = path_in(dir, "u.data");
 
@@ -435,8 +438,20 @@ Dataset load_movielens_100k(const std::string& dir, const DataConfig& cfg) {
          parse_movielens_ratings(read_text_file(file), file, Delimiter::Tab, num_users, num_items, seen))
       out.add(r.user - 1, r.item - 1, r.value);
   };
-  read_split(path_in(dir, (cfg.split + ".base").c_str()), ds.train);
-  read_split(path_in(dir, (cfg.split + ".test").c_str()), ds.test);
+  if (by_time) {
+    // The time-aware splits cut u.data, all the ratings, by their timestamps.
+    RatingList all;
+    std::vector<double> times;
+    for (const IdRating& r : parse_movielens_ratings(read_text_file(data_file), data_file, Delimiter::Tab,
+                                                     num_users, num_items, seen)) {
+      all.add(r.user - 1, r.item - 1, r.value);
+      times.push_back(r.time);
+    }
+    split_ratings(all, times, cfg, data_file, ds);
+  } else {
+    read_split(path_in(dir, (cfg.split + ".base").c_str()), ds.train);
+    read_split(path_in(dir, (cfg.split + ".test").c_str()), ds.test);
+  }
 
   if (fs::exists(user_file)) {
     const std::string occ_file = path_in(dir, "u.occupation");
@@ -493,7 +508,10 @@ Dataset load_movielens_1m(const std::string& dir, const DataConfig& cfg) {
   const auto user_index = side(users_file, true, ds.users);
   const auto movie_index = side(movies_file, false, ds.items);
   RatingList all;
+  std::vector<double> times;
+  times.reserve(raw.size());
   for (const IdRating& r : raw) {
+    times.push_back(r.time);
     const auto u = user_index.find(r.user);
     if (u == user_index.end())
       throw DataError(ratings_file, r.line, "user id " + std::to_string(r.user) + " is not in users.dat");
@@ -502,7 +520,7 @@ Dataset load_movielens_1m(const std::string& dir, const DataConfig& cfg) {
       throw DataError(ratings_file, r.line, "movie id " + std::to_string(r.item) + " is not in movies.dat");
     all.add(u->second, i->second, r.value);
   }
-  split_five_stars(all, cfg, ds);
+  split_five_stars(all, cfg, ds, times, ratings_file);
   return ds;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,11 +34,18 @@ struct RawRating {
   std::string_view item;
   double value;
   long line;
+  double time = std::numeric_limits<double>::quiet_NaN();  // unix seconds; NaN: the file has no times
 };
+
+/// Whether a header's name of the 4th column names the ratings' times (timestamp, time, ts,
+/// datetime, date, unix_time, any case).
+bool is_time_column_name(std::string_view field);
 
 /// A ratings CSV/TSV: delimiter detected from the first data line (tab, comma, semicolon or
 /// whitespace); optional header (first line whose third field is not a number); columns
-/// user, item, rating, then any ignored ones; '#' comment lines. Ratings must be finite.
+/// user, item, rating, then the time (a 4th column, where a header names it as one, or where
+/// a file without a header has one: to_time's unix seconds or UTC date, on every line),
+/// then any ignored ones; '#' comment lines. Ratings must be finite.
 /// read_ratings hands each rating to `sink` in file order as its line is read;
 /// parse_ratings_text collects them from text in memory.
 void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& sink);
@@ -63,7 +71,8 @@ bool is_user_column_name(std::string_view field);
 /// A list of user ids (`recommend --users`): one id per line, its first field; '#' comments;
 /// an optional header naming the user column. Returns the indices of the ids in `users`;
 /// an unknown id is an error naming the line, as is a list without ids.
-std::vector<int64_t> parse_user_list_text(const std::string& text, const std::string& name, const IdIndex& users);
+std::vector<int64_t> parse_user_list_text(const std::string& text, const std::string& name,
+                                          const IdIndex& users);
 
 /// Maps ratings to dense indices as they are read, appending them to `out`. With `add_new`,
 /// unknown ids are appended to the indices; without, they are a DataError ("unknown user
@@ -90,7 +99,7 @@ class RatingIndexer {
   RatingList& out_;
   UnknownRatings* unknown_;
   std::unordered_map<std::string, long> unknown_pairs_;  // "user\0item" -> line, of `unknown_`
-  std::string error_;  // the first unknown id's message
+  std::string error_;                                    // the first unknown id's message
 };
 
 /// All of `raw` through a RatingIndexer.
@@ -125,6 +134,7 @@ struct IdRating {
   int64_t item;
   float value;
   long line;
+  double time = 0;  // the timestamp, unix seconds
 };
 
 /// u.data, <split>.base/.test (Delimiter::Tab) and ratings.dat (Delimiter::DoubleColon):

@@ -7,6 +7,8 @@
 #include <limits>
 #include <numeric>
 
+#include "data/time_split.h"
+
 namespace symgnn::data {
 
 uint64_t uniform_below(std::mt19937_64& rng, uint64_t n) {
@@ -19,8 +21,9 @@ uint64_t uniform_below(std::mt19937_64& rng, uint64_t n) {
   return x % n;
 }
 
-void split_five_stars(const RatingList& all, const DataConfig& cfg, Dataset& ds) {
-  random_test_split(all, cfg.test_fraction, static_cast<uint64_t>(cfg.split_seed), ds.train, ds.test);
+void split_five_stars(const RatingList& all, const DataConfig& cfg, Dataset& ds,
+                      const std::vector<double>& times, const std::string& where) {
+  split_ratings(all, times, cfg, where.empty() ? cfg.source : where, ds);
   ds.rating_levels = {1, 2, 3, 4, 5};
   ds.rating_min = 1;
   ds.rating_max = 5;

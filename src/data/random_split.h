@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "symgnn/config.h"
@@ -28,9 +29,11 @@ void portable_shuffle(std::vector<T>& v, std::mt19937_64& rng) {
 void random_test_split(const RatingList& all, double fraction, uint64_t seed, RatingList& train,
                        RatingList& test);
 
-/// ds.train and ds.test from `all` (random_test_split with cfg's test_fraction and
-/// split_seed), on the 1..5 star scale of MovieLens and the synthetic sets.
-void split_five_stars(const RatingList& all, const DataConfig& cfg, Dataset& ds);
+/// ds.train and ds.test from `all` (split_ratings of data/time_split.h: cfg's time-aware
+/// split over `times`, else the random test_fraction drawn with split_seed), on the 1..5 star
+/// scale of MovieLens and the synthetic sets; `where` names the ratings in errors.
+void split_five_stars(const RatingList& all, const DataConfig& cfg, Dataset& ds,
+                      const std::vector<double>& times = {}, const std::string& where = "");
 
 /// Sorted distinct values of the given lists.
 std::vector<float> distinct_levels(const std::vector<const RatingList*>& lists);

@@ -15,6 +15,7 @@
 #include "data/loaders.h"
 #include "data/parsers.h"
 #include "data/random_split.h"
+#include "data/time_split.h"
 #include "symgnn/error.h"
 
 namespace symgnn::data {
@@ -50,6 +51,12 @@ void check_fields(const std::vector<std::string_view>& f, size_t columns, const 
 
 }  // namespace
 
+bool is_time_column_name(std::string_view field) {
+  std::string t(field);
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return t == "timestamp" || t == "time" || t == "ts" || t == "datetime" || t == "date" || t == "unix_time";
+}
+
 void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& sink) {
   const std::string& name = in.name();
   TextLine ln;
@@ -63,18 +70,30 @@ void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& s
     throw DataError(name, ln.number,
                     std::string("expected at least 3 fields (user, item, rating) separated by ") +
                         delimiter_name(d) + ", found " + count_text(f.size()));
+  // The times: the 4th column where the header names it so, or where a file without a
+  // header has one (a header naming it otherwise keeps it an ignored column, as before times
+  // were read).
+  bool timed = f.size() >= 4;
   if (!is_numeric(f[2])) {
+    timed = timed && is_time_column_name(f[3]);
     if (!in.next(ln)) throw DataError(name, 0, "file has a header line but no ratings");
     d = detect_delimiter(ln.text);
   }
   do {
     split_fields(ln.text, d, f);
-    check_fields(f, 3, "user, item, rating", d, name, ln.number);
+    check_fields(f, timed ? 4 : 3, timed ? "user, item, rating, time" : "user, item, rating", d, name,
+                 ln.number);
     double v = 0;
     if (!to_double(f[2], v)) throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a number");
     if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
       throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a finite number");
-    sink({f[0], f[1], v, ln.number});
+    RawRating r{f[0], f[1], v, ln.number};
+    if (timed && !to_time(f[3], r.time))
+      throw DataError(name, ln.number,
+                      "time " + quote(f[3]) +
+                          " is not a number (the 4th column is the rating's time: unix seconds or a UTC date "
+                          "YYYY-MM-DD[THH:MM:SS])");
+    sink(r);
   } while (in.next(ln));
 }
 
@@ -466,7 +485,7 @@ void reserve_more(RatingList& r, size_t n, PairRegistry& seen, size_t pairs) {
 /// first lines' mean length, the registry also for `extra_bytes` more of the same lines
 /// (the test file's, which it takes next).
 void stream_ratings(const std::string& path, RatingIndexer& indexer, RatingList& out, PairRegistry& seen,
-                    double extra_bytes) {
+                    double extra_bytes, std::vector<double>* times = nullptr) {
   LineReader in(path, true);
   std::error_code ec;  // a size that cannot be read (a pipe) reserves for this file alone
   const auto bytes = std::filesystem::file_size(path, ec);
@@ -476,8 +495,12 @@ void stream_ratings(const std::string& path, RatingIndexer& indexer, RatingList&
     if (++count == 4096) {
       const size_t lines = in.estimated_lines();
       reserve_more(out, lines, seen, static_cast<size_t>(share * static_cast<double>(lines)));
+      if (times && !std::isnan(r.time)) times->reserve(out.size() + lines + lines / 50);
     }
+    const size_t before = out.size();
     indexer.add(r);
+    // The times of the ratings indexed (a failing file adds none and is reported at finish).
+    if (times && !std::isnan(r.time) && out.size() > before) times->push_back(r.time);
   });
   indexer.finish();
 }
@@ -494,8 +517,13 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
   std::error_code ec;
   const double test_bytes =
       cfg.test_file.empty() ? 0.0 : static_cast<double>(std::filesystem::file_size(cfg.test_file, ec));
+  if (!cfg.test_file.empty() && is_time_split(cfg.split))
+    throw ConfigError("data.split = " + cfg.split +
+                      " makes the test ratings of data.source's own, by time, and " +
+                      "data.test_file gives them: use one of the two");
   RatingIndexer train_indexer(path, users, items, true, seen, all);
-  stream_ratings(path, train_indexer, all, seen, ec ? 0.0 : test_bytes);
+  std::vector<double> times;  // of `all`, where the file has them
+  stream_ratings(path, train_indexer, all, seen, ec ? 0.0 : test_bytes, &times);
 
   // Graph and feature rows of ids without a training rating add those ids as nodes: a
   // feature table of the whole catalogue is what users have, and those rows are what
@@ -532,7 +560,11 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
                           quote(ds.test_unknown.item.front()) + "); are both files in the same ids?");
     ds.train = std::move(all);
   } else {
-    random_test_split(all, cfg.test_fraction, static_cast<uint64_t>(cfg.split_seed), ds.train, ds.test);
+    if (is_time_split(cfg.split) && times.empty())
+      throw DataError(path + ": data.split = " + cfg.split +
+                      " needs the ratings' times, and this file has no time column (a 4th column, named "
+                      "timestamp, time, ts, datetime, date or unix_time where the file has a header)");
+    split_ratings(all, times, cfg, path, ds);
   }
   const auto slash = path.find_last_of('/');
   ds.name = slash == std::string::npos ? path : path.substr(slash + 1);

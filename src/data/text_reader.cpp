@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -230,6 +231,52 @@ bool to_double(std::string_view s, double& out) {
   }
   if (ec != std::errc()) return false;
   out = v;
+  return true;
+}
+
+namespace {
+
+/// Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar (H. Hinnant's
+/// days_from_civil): exact for any year, without the local time zone mktime would apply.
+int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/// The `n` digits of s at `at` as a number; false where one is not a digit.
+bool read_digits(std::string_view s, size_t at, size_t n, int64_t& out) {
+  if (at + n > s.size()) return false;
+  out = 0;
+  for (size_t k = at; k < at + n; ++k) {
+    if (s[k] < '0' || s[k] > '9') return false;
+    out = out * 10 + (s[k] - '0');
+  }
+  return true;
+}
+
+}  // namespace
+
+bool to_time(std::string_view s, double& out) {
+  if (to_double(s, out)) return std::isfinite(out);
+  if (!s.empty() && s.back() == 'Z') s.remove_suffix(1);
+  int64_t y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+  if (!read_digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !read_digits(s, 5, 2, mo) || s[7] != '-' ||
+      !read_digits(s, 8, 2, d))
+    return false;
+  if (s.size() != 10) {
+    if (s.size() != 19 || (s[10] != 'T' && s[10] != ' ') || !read_digits(s, 11, 2, h) || s[13] != ':' ||
+        !read_digits(s, 14, 2, mi) || s[16] != ':' || !read_digits(s, 17, 2, sec))
+      return false;
+  }
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > kDays[mo - 1] + (mo == 2 && leap) || h > 23 || mi > 59 || sec > 59)
+    return false;
+  out = static_cast<double>(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec);
   return true;
 }
 

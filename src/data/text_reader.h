@@ -94,6 +94,11 @@ void split_fields(std::string_view line, Delimiter d, std::vector<std::string_vi
 bool to_int(std::string_view s, int64_t& out);
 bool to_double(std::string_view s, double& out);
 
+/// A rating's time as unix seconds: a finite number (integer or decimal), or a UTC date
+/// YYYY-MM-DD, optionally with a time THH:MM:SS ('T' or one space) and a final 'Z'. False
+/// on anything else, an impossible date included (2023-02-30).
+bool to_time(std::string_view s, double& out);
+
 /// A field quoted for a one-line message: 'text', cut to 40 bytes, control and non-ASCII
 /// bytes written as \xNN so that binary input never breaks the line.
 std::string quote(std::string_view field);

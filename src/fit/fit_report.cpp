@@ -1,6 +1,7 @@
 // The report beside the fitted model's figures (fit_report.h).
 #include "fit/fit_report.h"
 
+#include "data/time_split.h"
 #include "fit/evaluation_json.h"
 #include "infer/model_parts.h"
 #include "infer/unseen_test.h"
@@ -12,6 +13,9 @@ namespace symgnn::fitting {
 void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const PreparedData& data,
                 const RankerFit& ranker) {
   const Dataset& ds = data.ds;
+  // A time-aware split's leakage (data/time_split.h), beside the figures it qualifies.
+  if (const std::string split = symgnn::data::describe(ds.time_split); !split.empty())
+    f.result.summary.push_back(split);
   // Test ratings of ids the model never saw rated, reported apart (infer/unseen_test.h), as
   // `evaluate` reports them: by the training ratings of the model saved (the retrain
   // protocol's has the validation ratings among them).

@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "data/time_split.h"
+
 namespace symgnn::train {
 
 int64_t undirected_edges(const EdgeList& g) {
@@ -65,6 +67,30 @@ nlohmann::json dataset_stats(const Dataset& ds) {
   j["density"] = ds.density();
   j["user_side"] = side_stats(ds.users);
   j["item_side"] = side_stats(ds.items);
+  if (!ds.time_split.split.empty()) j["time_split"] = time_split_json(ds.time_split);
+  return j;
+}
+
+nlohmann::json time_split_json(const TimeSplitReport& r) {
+  nlohmann::json j;
+  j["split"] = r.split;
+  if (r.split == "temporal") j["cutoff"] = r.cutoff;
+  if (r.split == "leave_last_out") {
+    j["last_n"] = r.last_n;
+    j["users_kept"] = r.users_kept;
+  }
+  const auto share = [](int64_t part, int64_t whole) {
+    return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+  };
+  j["training_ratings"] = r.training_ratings;
+  j["test_ratings"] = r.test_ratings;
+  j["cold_item_test_ratings"] = r.cold_item_ratings;
+  j["cold_item_test_share"] = share(r.cold_item_ratings, r.test_ratings);
+  j["cold_items"] = r.cold_items;
+  j["cold_user_test_ratings"] = r.cold_user_ratings;
+  j["cold_user_test_share"] = share(r.cold_user_ratings, r.test_ratings);
+  j["later_training_ratings"] = r.later_training;
+  j["later_training_share"] = share(r.later_training, r.training_ratings);
   return j;
 }
 
@@ -105,6 +131,8 @@ std::string dataset_stats_text(const Dataset& ds) {
   os << std::setw(14) << "density" << std::setprecision(4) << 100.0 * ds.density() << " %\n";
   side("users", ds.users);
   side("items", ds.items);
+  if (const std::string split = data::describe(ds.time_split); !split.empty())
+    os << std::setw(14) << "split" << split.substr(6) << "\n";  // "split temporal ..." -> "temporal ..."
   return os.str();
 }
 

@@ -14,6 +14,10 @@ int64_t undirected_edges(const EdgeList& g);
 /// users, items, ratings, levels, split sizes, graphs (origin, edges), features, density.
 nlohmann::json dataset_stats(const Dataset& ds);
 
+/// A time-aware split's report (Dataset::time_split) with the shares of its counts: the
+/// "time_split" of dataset_stats (metrics.json's "dataset") and of `evaluate --json`.
+nlohmann::json time_split_json(const TimeSplitReport& r);
+
 /// The same as aligned human-readable lines.
 std::string dataset_stats_text(const Dataset& ds);
 

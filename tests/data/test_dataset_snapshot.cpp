@@ -78,6 +78,16 @@ void expect_equal(const Dataset& a, const Dataset& b) {
   EXPECT_EQ(a.rating_levels, b.rating_levels);
   EXPECT_EQ(a.rating_min, b.rating_min);
   EXPECT_EQ(a.rating_max, b.rating_max);
+  EXPECT_EQ(a.time_split.split, b.time_split.split);
+  EXPECT_EQ(a.time_split.cutoff, b.time_split.cutoff);
+  EXPECT_EQ(a.time_split.last_n, b.time_split.last_n);
+  EXPECT_EQ(a.time_split.users_kept, b.time_split.users_kept);
+  EXPECT_EQ(a.time_split.training_ratings, b.time_split.training_ratings);
+  EXPECT_EQ(a.time_split.test_ratings, b.time_split.test_ratings);
+  EXPECT_EQ(a.time_split.cold_item_ratings, b.time_split.cold_item_ratings);
+  EXPECT_EQ(a.time_split.cold_items, b.time_split.cold_items);
+  EXPECT_EQ(a.time_split.cold_user_ratings, b.time_split.cold_user_ratings);
+  EXPECT_EQ(a.time_split.later_training, b.time_split.later_training);
 }
 
 }  // namespace
@@ -144,13 +154,40 @@ TEST(DatasetSnapshot, FirstDifferenceNamesTheFileOfThePartThatChanged) {
   EXPECT_NE(data::first_difference(ds, unknown, cfg).find("the test ratings"), std::string::npos);
 }
 
+// A time-aware split's report (version 3) reads back as written.
+TEST(DatasetSnapshot, KeepsTheTimeSplitReport) {
+  Dataset ds = small_set();
+  ds.time_split = {"temporal", 889351975.5, 0, 0, 90, 10, 3, 2, 1, 0};
+  const std::string path = symgnn::testing::scratch_dir("snapshot_time") + "/dataset.bin";
+  data::write_snapshot(ds, path);
+  expect_equal(data::read_snapshot(path), ds);
+}
+
+// A version 3 file without a time-aware split, less its report: the version 2 file it was.
+std::string as_version_two(const std::string& v3) {
+  // The report: an empty text (its 8-byte count), the cut-off (8 bytes), eight 8-byte counts.
+  constexpr size_t kReport = 8 + 8 + 8 * 8;
+  EXPECT_EQ(v3.rfind("symgnn-dataset-3\n", 0), 0u);
+  std::string v2 = v3.substr(0, v3.size() - kReport);
+  v2[15] = '2';
+  return v2;
+}
+
+// The files of earlier sessions (version 2, before the time-aware split's report) still load.
+TEST(DatasetSnapshot, VersionTwoFilesStillLoad) {
+  const Dataset ds = small_set();
+  const std::string path = symgnn::testing::scratch_dir("snapshot_v2") + "/dataset.bin";
+  data::write_snapshot(ds, path);
+  expect_equal(data::parse_snapshot(as_version_two(symgnn::read_sealed_file(path)), "v2.bin"), ds);
+}
+
 // The files of the last session (version 1, before the test ratings of unknown ids) still load.
 TEST(DatasetSnapshot, VersionOneFilesStillLoad) {
   Dataset ds = small_set();
   ds.test_unknown = symgnn::UnknownRatings{};
   const std::string path = symgnn::testing::scratch_dir("snapshot_v1") + "/dataset.bin";
   data::write_snapshot(ds, path);
-  std::string bytes = symgnn::read_sealed_file(path);
+  std::string bytes = as_version_two(symgnn::read_sealed_file(path));
   // Version 2 holds four empty vectors (four 8-byte counts) between the test ratings and the
   // rating levels (a count, the levels, two floats); version 1 is the rest under its header.
   ASSERT_EQ(bytes.rfind("symgnn-dataset-2\n", 0), 0u);
