@@ -1,11 +1,21 @@
 #!/usr/bin/env python3
 """The page of `symgnn serve` in a real browser (docs/serve.md, "The page").
 
-Trains a small model on a ratings CSV written here (with a names file), starts
-`symgnn serve` on a free port of 127.0.0.1, loads / in headless Chromium (Debian's
-chromium and chromium-driver, driven by python3-selenium), picks a user and checks that
-the list the page shows is the API's answer for that user, item names included; then
-clicks an item and checks the similar items against GET /v1/similar.
+Trains a small model on a ratings CSV written here (with a names file and an attributes
+file), starts `symgnn serve` on a free port of 127.0.0.1, and drives / in headless Chromium
+(Debian's chromium and chromium-driver, driven by python3-selenium). Every list the page
+shows is compared with the API's answer to the same request:
+
+- /?user=u7 shows u7's rated items and list on load, without a click, and the address
+  follows the user shown;
+- an item's similar items (GET /v1/similar);
+- the filters: exclude, where (serve --item-attributes) and a candidate set leaving fewer
+  than k, where the page must show the server's sentence;
+- a candidate list ranked (GET /v1/rank), fresh ratings (POST /v1/recommend with "user"
+  and "ratings"; the rated items leave the list);
+- the training curves: the RMSEs on one chart with labelled axes and tick values that
+  cover them;
+- the list figures of metrics.json (the ranking and beyond-accuracy figures) in tables.
 
 Usage: browser_test.py SYMGNN_BINARY. Exit 77 (CTest's skip) when selenium, chromium or
 chromedriver is missing, with a line saying which.
@@ -20,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 
 SKIP = 77
@@ -34,6 +46,7 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:
@@ -48,10 +61,12 @@ if not os.path.exists(CHROMIUM):
 
 
 def write_data(folder):
-    """A 60 x 40 ratings CSV with two taste groups, and names for every item."""
+    """A 60 x 40 ratings CSV with two taste groups, names for every item, and an attributes
+    table giving each item its part (A: even items, B: odd ones)."""
     rng = random.Random(3)
     ratings = os.path.join(folder, "ratings.csv")
     names = os.path.join(folder, "names.csv")
+    attributes = os.path.join(folder, "attributes.csv")
     with open(ratings, "w") as f:
         f.write("user,item,rating\n")
         for u in range(60):
@@ -64,12 +79,33 @@ def write_data(folder):
         f.write("id,name\n")
         for i in range(40):
             f.write('m%d,"Film %d, part %s"\n' % (i, i, "AB"[i % 2]))
-    return ratings, names
+    with open(attributes, "w") as f:
+        f.write("id,part\n")
+        for i in range(40):
+            f.write("m%d,%s\n" % (i, "AB"[i % 2]))
+    return ratings, names, attributes
 
 
-def get(port, path):
-    with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=30) as r:
-        return json.loads(r.read().decode("utf-8"))
+def call(port, path, body=None):
+    """(status, JSON answer) of GET path, or of POST path with `body` as JSON."""
+    data = None if body is None else json.dumps(body).encode("utf-8")
+    req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=data,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read().decode("utf-8"))
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read().decode("utf-8"))
+
+
+def get(port, path, body=None):
+    status, answer = call(port, path, body)
+    assert status == 200, "%s answered %d: %s" % (path, status, answer)
+    return answer
+
+
+def items_of(answer):
+    return [e["item"] for e in answer["items"]]
 
 
 def main():
@@ -78,13 +114,13 @@ def main():
     server = None
     driver = None
     try:
-        ratings, names = write_data(work)
+        ratings, names, attributes = write_data(work)
         model = os.path.join(work, "model")
         subprocess.run([binary, "train", "--data", ratings, "--preset", "paper", "--epochs", "5",
                         "--set", "lowrank.hidden=8", "--quiet", "--out", model], check=True)
         log = open(os.path.join(work, "serve.log"), "w")
-        server = subprocess.Popen([binary, "serve", "--model", model, "--port", "0", "--item-names", names],
-                                  stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen([binary, "serve", "--model", model, "--port", "0", "--item-names", names,
+                                   "--item-attributes", attributes], stdout=log, stderr=subprocess.STDOUT)
         port = None
         deadline = time.time() + 60
         while time.time() < deadline and port is None:
@@ -102,40 +138,165 @@ def main():
             options.add_argument(a)
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
         driver.set_page_load_timeout(60)
-        driver.get("http://127.0.0.1:%d/" % port)
         wait = WebDriverWait(driver, 30)
-        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+
+        def shown(css):
+            # One script, so that a list the page is replacing is never read half old, half new.
+            return driver.execute_script(
+                "return Array.from(document.querySelectorAll(arguments[0])).map((li) => li.dataset.item);",
+                css + " li")
+
+        def until(what, condition, state):
+            """Waits for `condition`; on time out fails with `what` and `state()`, what the page shows."""
+            try:
+                wait.until(lambda d: condition())
+            except TimeoutException:
+                raise AssertionError("%s: the page shows %s" % (what, state()))
+
+        def until_list(css, want, what):
+            until(what, lambda: shown(css) == want, lambda: "%s, the API answers %s" % (shown(css), want))
+
+        def fill(element_id, text):
+            box = driver.find_element(By.ID, element_id)
+            box.clear()
+            if text:
+                box.send_keys(text)
 
         user = "u7"
-        box = driver.find_element(By.ID, "user-input")
-        box.clear()
-        box.send_keys(user)
-        driver.find_element(By.ID, "show").click()
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#recs li")) > 0)
+        base = "/v1/recommend?user=%s&k=10" % user
 
-        expected = get(port, "/v1/recommend?user=%s&k=10" % user)
-        shown = [li.get_attribute("data-item") for li in driver.find_elements(By.CSS_SELECTOR, "#recs li")]
-        want = [e["item"] for e in expected["items"]]
-        assert shown == want, "page shows %s, the API answers %s" % (shown, want)
+        # 1. ?user=ID: the user's lists on load, without a click.
+        driver.get("http://127.0.0.1:%d/?user=%s" % (port, user))
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+        expected = get(port, base)
+        want = items_of(expected)
+        until_list("#recs", want, "the list of /?user=%s on load" % user)
         first = driver.find_elements(By.CSS_SELECTOR, "#recs li")[0].text
         assert expected["items"][0]["name"] in first, "no name in '%s'" % first
+        rated = [e["item"] for e in get(port, "/v1/users?user=%s" % user)["ratings"]]
+        until_list("#rated", rated, "the rated items of %s" % user)
+        assert not set(want) & set(rated), "a rated item is recommended"
+        assert driver.find_element(By.ID, "user-input").get_attribute("value") == user
 
-        rated = get(port, "/v1/users?user=%s" % user)
-        shown_rated = [li.get_attribute("data-item") for li in driver.find_elements(By.CSS_SELECTOR, "#rated li")]
-        assert shown_rated == [e["item"] for e in rated["ratings"]], "rated list differs from the API"
-        assert not set(shown) & set(shown_rated), "a rated item is recommended"
+        # The address follows the user shown.
+        fill("user-input", "u12")
+        driver.find_element(By.ID, "show").click()
+        until_list("#recs", items_of(get(port, "/v1/recommend?user=u12&k=10")), "the list of u12")
+        assert driver.current_url.endswith("/?user=u12"), "address after showing u12: " + driver.current_url
+        fill("user-input", user)
+        driver.find_element(By.ID, "show").click()
+        until_list("#recs", want, "the list of %s again" % user)
+        assert driver.current_url.endswith("/?user=%s" % user), "address: " + driver.current_url
 
+        # 2. An item's similar items.
         driver.find_elements(By.CSS_SELECTOR, "#recs li")[0].click()
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#similar li")) > 0)
-        similar = get(port, "/v1/similar?item=%s&k=10" % want[0])
-        shown_similar = [li.get_attribute("data-item") for li in driver.find_elements(By.CSS_SELECTOR, "#similar li")]
-        assert shown_similar == [e["item"] for e in similar["items"]], "similar list differs from the API"
+        similar = [e["item"] for e in get(port, "/v1/similar?item=%s&k=10" % want[0])["items"]]
+        until_list("#similar", similar, "the items similar to %s" % want[0])
 
-        rows = driver.find_element(By.ID, "model-info").text
-        assert "lowrank" in rows, "model panel: " + rows
-        assert driver.find_elements(By.CSS_SELECTOR, "#curve polyline"), "no training curve drawn"
-        print("browser test: page list for %s equals GET /v1/recommend (%d items), similar items equal "
-              "GET /v1/similar" % (user, len(shown)))
+        # 3. Filters: exclude, where (the attributes file), then a candidate set leaving fewer than k.
+        fill("f-exclude", "%s, %s" % (want[0], want[1]))
+        driver.find_element(By.ID, "f-apply").click()
+        excluded = items_of(get(port, base + "&exclude=%s,%s" % (want[0], want[1])))
+        until_list("#recs", excluded, "the list with exclude=%s,%s" % (want[0], want[1]))
+        assert want[0] not in excluded and want[1] not in excluded
+
+        fill("f-exclude", "")
+        fill("f-where", "part=A")
+        driver.find_element(By.ID, "f-apply").click()
+        # The '=' inside the value encoded, as the page's URLSearchParams sends it: cpp-httplib
+        # keeps the last '='-separated piece of a bare "where=part=A" as the value.
+        part_a = items_of(get(port, base + "&where=" + urllib.parse.quote("part=A", safe="")))
+        until_list("#recs", part_a, "the list with where=part=A")
+        assert all(int(i[1:]) % 2 == 0 for i in part_a), "where=part=A answered " + str(part_a)
+
+        fill("f-where", "")
+        fill("f-items", "m0 m1 m2")
+        driver.find_element(By.ID, "f-apply").click()
+        status, refusal = call(port, base + "&items=m0,m1,m2")
+        assert status == 400 and "fewer than k" in refusal["error"], refusal
+        until("the refusal of items=m0,m1,m2",
+              lambda: driver.find_element(By.ID, "recs-error").text == refusal["error"] and not shown("#recs"),
+              lambda: "'%s' and %s, the server says '%s'" % (
+                  driver.find_element(By.ID, "recs-error").text, shown("#recs"), refusal["error"]))
+
+        driver.find_element(By.ID, "f-clear").click()
+        until_list("#recs", want, "the list with the filters cleared")
+        assert driver.find_element(By.ID, "recs-error").text == "", "the refusal stays after a list"
+
+        # 4. A candidate list, ranked.
+        candidates = ["m%d" % i for i in (5, 12, 0, 33, 8, 21, 2, 17)]
+        fill("rank-items", ", ".join(candidates))
+        driver.find_element(By.ID, "rank-go").click()
+        ranked = items_of(get(port, "/v1/rank?user=%s&items=%s" % (user, ",".join(candidates))))
+        until_list("#ranked", ranked, "the ranked candidates")
+        assert sorted(ranked) == sorted(candidates)
+
+        # 5. Fresh ratings: the refreshed list, without the items just rated.
+        fresh = [{"item": want[0], "rating": 5}, {"item": want[1], "rating": 1}]
+        rows = driver.find_elements(By.CSS_SELECTOR, "#fresh-rows tr")
+        assert len(rows) >= 2, "the fresh-ratings form has %d rows" % len(rows)
+        for row, r in zip(rows, fresh):
+            row.find_element(By.CSS_SELECTOR, ".fresh-item").send_keys(r["item"])
+            row.find_element(By.CSS_SELECTOR, ".fresh-rating").send_keys(str(r["rating"]))
+        driver.find_element(By.ID, "fresh-go").click()
+        refreshed = items_of(get(port, "/v1/recommend", {"user": user, "ratings": fresh, "k": 10}))
+        until_list("#fresh", refreshed, "the list after fresh ratings")
+        assert want[0] not in refreshed and want[1] not in refreshed, "a freshly rated item is listed"
+
+        # 6. The training curves: the RMSEs share one chart, its axes labelled and ticked.
+        info = get(port, "/v1/models")["models"][0]
+        curve = info["training_curve"]
+        cols = curve["columns"]
+        rmse = [r[cols.index(c)] for r in curve["rows"] for c in ("train_rmse", "val_rmse")
+                if isinstance(r[cols.index(c)], (int, float))]
+        chart = driver.find_element(By.CSS_SELECTOR, '#curves svg[data-quantity="RMSE"]')
+        series = [p.get_attribute("data-series") for p in chart.find_elements(By.TAG_NAME, "polyline")]
+        assert series == ["train_rmse", "val_rmse"], "the RMSE chart draws " + str(series)
+        labels = {t.get_attribute("data-axis"): t.text
+                  for t in chart.find_elements(By.CSS_SELECTOR, "text.axis-label")}
+        assert labels == {"x": "epoch", "y": "RMSE"}, "axis labels: " + str(labels)
+        y_ticks = [float(t.text) for t in chart.find_elements(By.CSS_SELECTOR, 'text.tick[data-axis="y"]')]
+        x_ticks = [float(t.text) for t in chart.find_elements(By.CSS_SELECTOR, 'text.tick[data-axis="x"]')]
+        assert len(y_ticks) >= 2 and len(x_ticks) >= 2, "ticks: x %s, y %s" % (x_ticks, y_ticks)
+        assert y_ticks == sorted(y_ticks) and y_ticks[0] <= min(rmse) and y_ticks[-1] >= max(rmse), \
+            "y ticks %s do not cover the RMSEs %s to %s" % (y_ticks, min(rmse), max(rmse))
+
+        # 7. The list figures of metrics.json: ranking and beyond accuracy, as the file holds them.
+        with open(os.path.join(model, "metrics.json")) as f:
+            evaluation = json.load(f)["evaluation"]
+        beyond = evaluation.get("beyond_accuracy")
+        assert beyond, "the trained model's metrics.json has no beyond_accuracy: " + json.dumps(evaluation)
+        assert info["metrics"]["evaluation"]["beyond_accuracy"] == beyond, "/v1/models differs from metrics.json"
+
+        def figures(table):
+            """figure -> (label, the value kept in data-value, the text shown) of a table's rows."""
+            out = {}
+            for tr in driver.find_elements(By.CSS_SELECTOR, "#%s tr" % table):
+                td = tr.find_element(By.TAG_NAME, "td")
+                out[tr.get_attribute("data-figure")] = (tr.find_element(By.TAG_NAME, "th").text,
+                                                        float(td.get_attribute("data-value")), td.text)
+            return out
+
+        names_shown = {"novelty": "novelty", "gini": "Gini index of exposure", "diversity": "intra-list diversity",
+                       "avg_popularity": "average popularity", "long_tail": "long-tail share"}
+        table = figures("beyond")
+        assert set(table) == {n + "@10" for n in names_shown}, "beyond-accuracy rows: " + str(sorted(table))
+        for name, label in names_shown.items():
+            shown_label, value, text = table[name + "@10"]
+            assert shown_label == label, "%s is labelled '%s'" % (name, shown_label)
+            assert abs(value - beyond[name + "@10"]) <= 1e-12 * max(1.0, abs(value)), (name, value, beyond)
+            assert text == "%.4f" % beyond[name + "@10"], (name, text)
+        table = figures("ranking-figures")
+        ranking = {k: v for k, v in evaluation["ranking"].items() if re.search(r"@\d+$", k)}
+        assert ranking and set(table) == set(ranking), \
+            "ranking rows %s, metrics.json %s" % (sorted(table), sorted(ranking))
+        for key, v in ranking.items():
+            assert abs(table[key][1] - v) <= 1e-12 * max(1.0, abs(v)), (key, table[key], v)
+
+        print("browser test: /?user=%s shows GET /v1/recommend's %d items on load; exclude, where and a "
+              "refused candidate set, GET /v1/rank, fresh ratings, similar items, the RMSE chart's axes "
+              "and the %d ranking and %d beyond-accuracy figures of metrics.json agree with the API"
+              % (user, len(want), len(ranking), len(names_shown)))
     finally:
         if driver is not None:
             driver.quit()
