@@ -5,7 +5,11 @@
 // same run. Prints figures; asserts nothing. Each level is bounded in time and count.
 //
 //   build/bench/bench_serve --model runs/douban [--flask] [--seconds 5] [--levels 1,8,64]
-//       [--max-requests 200000] [--threads 64]
+//       [--max-requests 200000] [--threads 64] [--post new|refresh]
+//
+// --post: the lists are asked by POST /v1/recommend with ratings instead: `new`, a new user
+// given by 5 ratings of random items; `refresh`, a trained user's 3 fresh ratings of items
+// they have not rated (docs/serve.md). The Flask app is measured on GET only.
 #include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -35,6 +39,15 @@ struct Options {
   std::vector<int> levels = {1, 8, 64};
   int64_t max_requests = 200000;
   int threads = 64;
+  std::string post;  // "", "new" or "refresh"
+};
+
+/// What one request of the benchmark asks.
+struct Request {
+  std::vector<std::string> users;          // trained users' ids
+  std::vector<std::string> items;          // item ids
+  std::vector<std::vector<int64_t>> seen;  // each user's rated items
+  double rating = 5;                       // a rating level of the model
 };
 
 struct Figures {
@@ -44,7 +57,8 @@ struct Figures {
 
 /// `connections` clients, each its own keep-alive connection, asking random users' lists
 /// until `seconds` pass or `max_requests` are answered in all.
-Figures load(int port, const std::vector<std::string>& users, int connections, const Options& o) {
+Figures load(int port, const Request& q, int connections, const Options& o) {
+  const std::vector<std::string>& users = q.users;
   std::atomic<int64_t> issued{0};
   std::vector<std::vector<double>> lat(static_cast<size_t>(connections));
   std::vector<int64_t> failed(static_cast<size_t>(connections), 0);
@@ -59,9 +73,30 @@ Figures load(int port, const std::vector<std::string>& users, int connections, c
       cli.set_read_timeout(30, 0);
       std::mt19937_64 rng(static_cast<uint64_t>(c) + 1);
       while (Clock::now() < until && issued.fetch_add(1) < o.max_requests) {
-        const std::string& u = users[rng() % users.size()];
+        const size_t who = rng() % users.size();
+        const std::string& u = users[who];
+        std::string body;
+        if (!o.post.empty()) {
+          // Items the user has not rated (a refresh may not rate a rated pair again), distinct.
+          const auto& seen = q.seen[who];
+          std::vector<size_t> picked;
+          for (int tries = 0; picked.size() < (o.post == "new" ? 5u : 3u) && tries < 1000; ++tries) {
+            const size_t i = rng() % q.items.size();
+            if (std::find(picked.begin(), picked.end(), i) != picked.end()) continue;
+            if (o.post == "refresh" && std::binary_search(seen.begin(), seen.end(), static_cast<int64_t>(i)))
+              continue;
+            picked.push_back(i);
+          }
+          body = std::string("{\"k\": 10, ") + (o.post == "refresh" ? "\"user\": \"" + u + "\", " : "") +
+                 "\"ratings\": [";
+          for (size_t k = 0; k < picked.size(); ++k)
+            body += std::string(k ? ", " : "") + "{\"item\": \"" + q.items[picked[k]] +
+                    "\", \"rating\": " + std::to_string(q.rating) + "}";
+          body += "]}";
+        }
         const auto a = Clock::now();
-        const auto r = cli.Get(("/v1/recommend?user=" + u + "&k=10").c_str());
+        const auto r = o.post.empty() ? cli.Get(("/v1/recommend?user=" + u + "&k=10").c_str())
+                                      : cli.Post("/v1/recommend", body, "application/json");
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - a).count();
         if (r && r->status == 200)
           lat[static_cast<size_t>(c)].push_back(ms);
@@ -125,6 +160,12 @@ int main(int argc, char** argv) {
       o.max_requests = std::stoll(next());
     } else if (a == "--threads") {
       o.threads = std::stoi(next());
+    } else if (a == "--post") {
+      o.post = next();
+      if (o.post != "new" && o.post != "refresh") {
+        std::fprintf(stderr, "bench_serve: --post %s: expected new or refresh\n", o.post.c_str());
+        return 2;
+      }
     } else if (a == "--levels") {
       o.levels.clear();
       std::stringstream ss(next());
@@ -150,17 +191,25 @@ int main(int argc, char** argv) {
   const int port = server.bind();
   std::thread run([&] { server.run(); });
   const auto model = store.get("");
-  std::vector<std::string> users;
-  for (int64_t u = 0; u < model->model->users(); ++u) users.push_back(model->model->dataset().users.id_of(u));
+  Request q;
+  for (int64_t u = 0; u < model->model->users(); ++u)
+    q.users.push_back(model->model->dataset().users.id_of(u));
+  for (int64_t i = 0; i < model->model->items(); ++i)
+    q.items.push_back(model->model->dataset().items.id_of(i));
+  q.seen = model->model->seen_items();
+  q.rating = model->model->rating_max();
+  const std::string asked = o.post.empty()    ? "GET /v1/recommend k=10"
+                            : o.post == "new" ? "POST /v1/recommend k=10, a new user's 5 ratings"
+                                              : "POST /v1/recommend k=10, a trained user's 3 fresh ratings";
   std::printf(
-      "bench_serve: %s (%s, %lld users x %lld items, scores %s), GET /v1/recommend k=10, %d server threads, "
+      "bench_serve: %s (%s, %lld users x %lld items, scores %s), %s, %d server threads, "
       "%u cores\n",
       o.model.c_str(), model->model->name().c_str(), static_cast<long long>(model->model->users()),
       static_cast<long long>(model->model->items()), model->cached ? "cached at load" : "per request",
-      o.threads, std::thread::hardware_concurrency());
+      asked.c_str(), o.threads, std::thread::hardware_concurrency());
   std::vector<Figures> ours;
   for (const int c : o.levels) {
-    ours.push_back(load(port, users, c, o));
+    ours.push_back(load(port, q, c, o));
     print("serve", c, ours.back());
   }
   server.stop();
@@ -174,7 +223,7 @@ int main(int argc, char** argv) {
     const std::string script = std::string(SYMGNN_SOURCE_DIR) + "/bench/serve_flask.py";
     // Debian's python3, which has the package's numpy and pandas (docs/python.md).
     execl("/usr/bin/python3", "python3", script.c_str(), "--model", o.model.c_str(), "--port",
-           std::to_string(flask_port).c_str(), static_cast<char*>(nullptr));
+          std::to_string(flask_port).c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   bool up = false;
@@ -194,7 +243,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (size_t k = 0; k < o.levels.size(); ++k) {
-    const Figures f = load(flask_port, users, o.levels[k], o);
+    Options get = o;
+    get.post.clear();
+    const Figures f = load(flask_port, q, o.levels[k], get);
     print("flask", o.levels[k], f);
     if (f.ok > 0)
       std::printf(

@@ -76,6 +76,27 @@ struct ClosedFormFit {
   std::vector<std::string> summary;
 };
 
+/// A kind's ranking scores (RatingModel::score_items) as a product of factors, what
+/// `symgnn export` writes (docs/export.md) for a vector index or another scorer:
+///
+///   score(u, j) = users[u] . items[j] + user_bias[u] + item_bias[j] + offset
+///
+/// for every item j that user u has not rated (lists never show those; some kinds score
+/// them apart, e.g. the item-based ranker's -1). Undefined `items`: the kind's scores are
+/// not such a product (the graph kinds' decoders).
+struct ScoreFactors {
+  at::Tensor users;      // [n1, d] float; with users_are_interactions, undefined
+  at::Tensor items;      // [n2, d] float
+  at::Tensor user_bias;  // [n1] float, undefined: none
+  at::Tensor item_bias;  // [n2] float, undefined: none
+  double offset = 0;
+  /// users[u] is u's binary row of rated items (training + validation, n2 wide), which the
+  /// exporter builds from the data: the item-item kinds' X W (items = W^T).
+  bool users_are_interactions = false;
+  /// One line saying what the factors are, e.g. "z_u = x_u A / |x_u|^(1/2); items = A".
+  std::string meaning;
+};
+
 /// A rating predictor: trained by the trainer (symgnn/model_kinds.h, fit = trained) or fitted
 /// in closed form by fit().
 class RatingModel : public torch::nn::Module {
@@ -139,6 +160,20 @@ class RatingModel : public torch::nn::Module {
   /// by cosine (TrainedModel::similar). Undefined (the default) when the kind has none.
   virtual at::Tensor node_representations(int side) {
     (void)side;
+    return {};
+  }
+
+  /// score_items() as factors (ScoreFactors), on the CPU; undefined items (the default) when
+  /// the kind's scores are no such product.
+  virtual ScoreFactors score_factors() { return {}; }
+
+  /// Ranking scores ([B, n2], on the model's device) of B users given by their rated items
+  /// alone (`rated[b]`: distinct item indices below n2), equal to score_items() of a user the
+  /// kind placed from those items (nodes_added): how a served model answers a new or refreshed
+  /// user from a ranker that needs nothing else (the item-item kinds, the item-based ranker)
+  /// without growing its state. Undefined (the default): the kind must grow instead.
+  virtual at::Tensor score_rated_items(const std::vector<std::vector<int64_t>>& rated) {
+    (void)rated;
     return {};
   }
 

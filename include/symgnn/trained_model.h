@@ -30,6 +30,21 @@ struct NewRating {
   double rating = 0;
 };
 
+/// One graph edge given in memory (NewNodes::user_edge_rows, item_edge_rows), by original
+/// ids, as a line of a graph file: "a,b[,w]".
+struct NewEdge {
+  std::string a;
+  std::string b;
+  double weight = 1.0;
+};
+
+/// One node's side features given in memory (NewNodes::user_feature_rows,
+/// item_feature_rows), as a line of a features file: "id,f1,...".
+struct NewFeatureRow {
+  std::string id;
+  std::vector<double> values;
+};
+
 /// What is known about users and items absent from training (inductive prediction,
 /// TrainedModel::load): files in the formats of the data keys of the same names
 /// (docs/config.md), with original ids, and ratings held in memory. Only the ratings bring
@@ -46,9 +61,17 @@ struct NewNodes {
   /// a row as `rows_name`[k] (k from 0).
   std::vector<NewRating> rating_rows;
   std::string rows_name = "new ratings";
+  /// Graph edges and feature rows of new nodes given in memory (serve's POST "edges" and
+  /// "features", Python's arguments), taken after the files of the same kinds and checked as
+  /// their lines are, by the files' reader; no file is written. Errors name them as
+  /// `edge_rows_name` / `feature_rows_name`, line k being row k - 1.
+  std::vector<NewEdge> user_edge_rows, item_edge_rows;
+  std::vector<NewFeatureRow> user_feature_rows, item_feature_rows;
+  std::string edge_rows_name = "new edges", feature_rows_name = "new features";
   bool empty() const {
     return ratings.empty() && rating_rows.empty() && user_graph_file.empty() && item_graph_file.empty() &&
-           user_features_file.empty() && item_features_file.empty();
+           user_features_file.empty() && item_features_file.empty() && user_edge_rows.empty() &&
+           item_edge_rows.empty() && user_feature_rows.empty() && item_feature_rows.empty();
   }
 };
 
@@ -165,6 +188,9 @@ class TrainedModel {
   const std::string& data_note() const;
   /// What load()'s new nodes added (all zero without).
   const NewRatingsSummary& new_ratings() const;
+  /// What the model holds (infer/model_parts.h): for the library's own layers that need its
+  /// tensors (symgnn/export.h), not for callers.
+  const infer::ModelParts& parts() const;
 
  private:
   struct Impl;

@@ -299,6 +299,18 @@ std::vector<NewRating> new_rating_rows(const RatingRows& rows) {
   return out;
 }
 
+/// A new user's graph edges (user, neighbour, weight) and feature rows (user, values), as
+/// Python passes them in memory (symgnn/_new_ratings.py), into `nodes`.
+using EdgeRows = std::vector<std::tuple<std::string, std::string, double>>;
+using FeatureRows = std::vector<std::pair<std::string, std::vector<double>>>;
+
+void add_user_rows(NewNodes& nodes, const EdgeRows& edges, const FeatureRows& features) {
+  for (const auto& [a, b, w] : edges) nodes.user_edge_rows.push_back({a, b, w});
+  for (const auto& [id, values] : features) nodes.user_feature_rows.push_back({id, values});
+  nodes.edge_rows_name = "edges";
+  nodes.feature_rows_name = "features";
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -329,9 +341,17 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init([](const std::string& path, const std::string& device, const std::string& ratings,
                        const std::string& user_graph, const std::string& item_graph,
                        const std::string& user_features, const std::string& item_features,
-                       const RatingRows& rows, const std::string& rows_name, bool verbose) {
-             NewNodes nodes{ratings, user_graph, item_graph, user_features, item_features, {}, rows_name};
+                       const RatingRows& rows, const std::string& rows_name, bool verbose,
+                       const EdgeRows& user_edge_rows, const FeatureRows& user_feature_rows) {
+             NewNodes nodes;
+             nodes.ratings = ratings;
+             nodes.user_graph_file = user_graph;
+             nodes.item_graph_file = item_graph;
+             nodes.user_features_file = user_features;
+             nodes.item_features_file = item_features;
+             nodes.rows_name = rows_name;
              nodes.rating_rows = new_rating_rows(rows);
+             add_user_rows(nodes, user_edge_rows, user_feature_rows);
              (void)verbose;  // loading prints nothing: kept for the callers that pass it
              py::gil_scoped_release release;
              return std::make_unique<ModelHandle>(TrainedModel::load(path, device, nodes));
@@ -339,18 +359,22 @@ PYBIND11_MODULE(_core, m) {
            py::arg("path"), py::arg("device") = "cpu", py::arg("new_ratings") = "",
            py::arg("new_user_graph") = "", py::arg("new_item_graph") = "", py::arg("new_user_features") = "",
            py::arg("new_item_features") = "", py::arg("rows") = RatingRows{},
-           py::arg("rows_name") = "new ratings", py::arg("verbose") = true)
+           py::arg("rows_name") = "new ratings", py::arg("verbose") = true,
+           py::arg("user_edge_rows") = EdgeRows{}, py::arg("user_feature_rows") = FeatureRows{})
       .def(
           "with_new_ratings",
-          [](const ModelHandle& h, const RatingRows& rows, const std::string& rows_name) {
+          [](const ModelHandle& h, const RatingRows& rows, const std::string& rows_name,
+             const EdgeRows& user_edge_rows, const FeatureRows& user_feature_rows) {
             NewNodes nodes;
             nodes.rating_rows = new_rating_rows(rows);
             nodes.rows_name = rows_name;
+            add_user_rows(nodes, user_edge_rows, user_feature_rows);
             py::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(h.busy);
             return std::make_unique<ModelHandle>(h.model.with_new_nodes(nodes));
           },
-          py::arg("rows"), py::arg("rows_name") = "new ratings",
+          py::arg("rows"), py::arg("rows_name") = "new ratings", py::arg("user_edge_rows") = EdgeRows{},
+          py::arg("user_feature_rows") = FeatureRows{},
           "this model grown by (user, item, rating) rows of new users, from the weights in memory")
       .def_property_readonly("users", [](const ModelHandle& h) { return h.model.users(); })
       .def_property_readonly("items", [](const ModelHandle& h) { return h.model.items(); })

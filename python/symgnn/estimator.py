@@ -170,15 +170,16 @@ class SyMGNN:
         """What similar_items / similar_users compare; see Model.similarity_basis."""
         return self._fitted().similarity_basis(side)
 
-    def recommend_new_user(self, ratings, k=10, exclude_seen=True, user=None):
+    def recommend_new_user(self, ratings, k=10, exclude_seen=True, user=None, edges=None, features=None):
         """The top k items of a user absent from training, from their ratings (a dict item ->
-        rating, (item, rating) pairs or a DataFrame); see Model.recommend_new_user."""
-        return self._fitted().recommend_new_user(ratings, k, exclude_seen, user)
+        rating, (item, rating) pairs or a DataFrame), and their graph neighbours and side
+        features where given; see Model.recommend_new_user."""
+        return self._fitted().recommend_new_user(ratings, k, exclude_seen, user, edges, features)
 
-    def predict_new_user(self, ratings, items, user=None):
+    def predict_new_user(self, ratings, items, user=None, edges=None, features=None):
         """Predicted ratings of `items` by a user absent from training; see
         Model.predict_new_user."""
-        return self._fitted().predict_new_user(ratings, items, user)
+        return self._fitted().predict_new_user(ratings, items, user, edges, features)
 
     def with_new_ratings(self, ratings):
         """The model with several new users' (or items') ratings, a Model; see

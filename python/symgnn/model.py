@@ -46,19 +46,19 @@ class Model:
         rows = _new_ratings.rows(*_frames.triples(new_ratings, "new_ratings"), "new_ratings") if in_memory else []
         self._load(files, rows, "new_ratings")
 
-    def _load(self, files, rows=(), rows_name="new ratings"):
+    def _load(self, files, rows=(), rows_name="new ratings", edges=(), features=()):
         args = [files.get(k, "") for k in ("new_ratings",) + _NEW_FILES]
-        self._adopt(_core.TrainedModel(self.path, self.device, *args, list(rows), rows_name, self.verbose), files,
-                    rows, rows_name)
+        self._adopt(_core.TrainedModel(self.path, self.device, *args, list(rows), rows_name, self.verbose,
+                                       list(edges), list(features)), files, rows, rows_name, edges, features)
 
-    def _adopt(self, core_model, files, rows=(), rows_name="new ratings"):
+    def _adopt(self, core_model, files, rows=(), rows_name="new ratings", edges=(), features=()):
         self._m = core_model
         # Kept for pickling: the new nodes' files (which may change later) and rows.
         self._new_files = {}
         for key, f in files.items():
             with open(f, "rb") as fh:
                 self._new_files[key] = (os.path.basename(f), fh.read())
-        self._new_rows = (list(rows), rows_name)
+        self._new_rows = (list(rows), rows_name, list(edges), list(features))
         self._user_ids, self._item_ids = self._m.user_ids(), self._m.item_ids()
         self._users = {u: k for k, u in enumerate(self._user_ids)}
         self._items = {i: k for k, i in enumerate(self._item_ids)}
@@ -196,22 +196,25 @@ class Model:
         all their ratings, the items just rated left out)."""
         return self._with_arrays(*_frames.triples(ratings, "new_ratings"), "new_ratings")
 
-    def recommend_new_user(self, ratings, k=10, exclude_seen=True, user=None):
+    def recommend_new_user(self, ratings, k=10, exclude_seen=True, user=None, edges=None, features=None):
         """The top k items of one user absent from training, from their ratings in memory: a
         dict item -> rating, a list of (item, rating) pairs, or a DataFrame with columns item
-        and rating. `user` names them in the result (default: a fresh id). The same as
-        Model(path, new_ratings=FILE).recommend(user, k) with those ratings in FILE."""
+        and rating. `user` names them in the result (default: a fresh id). `edges`: their
+        user-graph neighbours (ids, (id, weight) pairs or a dict id -> weight) and `features`
+        their side features (numbers), where the model's user graph comes from a file and its
+        users have features, all in memory. The same as Model(path, new_ratings=FILE,
+        new_user_graph=..., new_user_features=...).recommend(user, k) with those in files."""
         k = _args.count(k)  # checked before the load
-        model, user = self._with_user(ratings, user)
+        model, user = self._with_user(ratings, user, edges, features)
         return model.recommend(user, k, exclude_seen)
 
-    def predict_new_user(self, ratings, items, user=None):
+    def predict_new_user(self, ratings, items, user=None, edges=None, features=None):
         """Predicted ratings of `items` (one id: a float) by one user absent from training,
-        from their ratings in memory (as recommend_new_user takes them)."""
-        model, user = self._with_user(ratings, user)
+        from their ratings, edges and features in memory (as recommend_new_user takes them)."""
+        model, user = self._with_user(ratings, user, edges, features)
         return model.predict(user, items)
 
-    def _with_user(self, ratings, user):
+    def _with_user(self, ratings, user, edges=None, features=None):
         items, values, frame_user = _frames.one_user(ratings, "ratings")
         user = frame_user if user is None else str(user)
         if user is None:  # a fresh id: the first of new-user, new-user-1, ... the model lacks
@@ -223,9 +226,10 @@ class Model:
             raise ConfigError(f"user {user!r} is in the model's data; recommend_new_user and predict_new_user "
                               f"take users absent from training (recommend({user!r}) ranks for them)")
         users = np.full(len(items), user, dtype=object)
-        return self._with_arrays(users, items, values, "ratings"), user
+        return self._with_arrays(users, items, values, "ratings", _new_ratings.edges(user, edges),
+                                 _new_ratings.features(user, features)), user
 
-    def _with_arrays(self, users, items, ratings, what):
+    def _with_arrays(self, users, items, ratings, what, edges=(), features=()):
         """This model grown by new ratings from three checked arrays: from the weights and data
         in memory (whatever its directory holds now), or, where this model was itself loaded
         with new_* files (which are not carried over), its directory loaded again."""
@@ -233,9 +237,10 @@ class Model:
         model.path, model.device, model.verbose, model._owner = self.path, self.device, self.verbose, None
         rows = _new_ratings.rows(users, items, ratings, what)
         if self._new_files or self._new_rows[0]:
-            model._load({}, rows, what)
+            model._load({}, rows, what, edges, features)
         else:
-            model._adopt(self._m.with_new_ratings(rows, what), {}, rows, what)
+            model._adopt(self._m.with_new_ratings(rows, what, list(edges), list(features)), {}, rows, what, edges,
+                         features)
         return model
 
     def evaluate(self, k=(5, 10, 20), relevant_min=None, popularity=False):

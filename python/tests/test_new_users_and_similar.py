@@ -57,6 +57,28 @@ def test_a_new_user_in_memory_answers_as_the_file_path(fitted, tmp_path):
     np.testing.assert_allclose(cli["prediction"], got["prediction"], rtol=1e-5)
 
 
+def test_a_new_users_graph_neighbours_in_memory_answer_as_the_files(fitted, tmp_path):
+    """edges= (the synthetic set's user graph comes from its file): the same lists as the
+    new_user_graph file, no file written; a bad neighbour is one error naming the edges."""
+    model, out = fitted
+    given = alice(model)
+    users = model.model_.user_ids
+    (tmp_path / "alice.csv").write_text("user,item,rating\n" + "".join(f"alice,{i},{r}\n" for i, r in given.items()))
+    (tmp_path / "edges.csv").write_text(f"alice,{users[2]},1\nalice,{users[5]},0.5\n")
+    by_file = symgnn.Model(out, new_ratings=tmp_path / "alice.csv", new_user_graph=tmp_path / "edges.csv",
+                           verbose=False)
+    assert by_file.new_nodes()["user_edges"] == 2
+    expected = by_file.recommend("alice", k=10)
+    got = model.recommend_new_user(given, k=10, user="alice", edges=[users[2], (users[5], 0.5)])
+    pd.testing.assert_frame_equal(got, expected)
+    pd.testing.assert_frame_equal(
+        model.recommend_new_user(given, k=10, user="alice", edges={users[2]: 1, users[5]: 0.5}), expected)
+    with pytest.raises(symgnn.DataError, match="edges:2: "):
+        model.recommend_new_user(given, k=10, edges=[users[2], "nobody"])
+    with pytest.raises(symgnn.ConfigError, match=r"edges\[0\]: weight"):
+        model.recommend_new_user(given, k=10, edges=[(users[2], "heavy")])
+
+
 def test_a_new_user_is_answered_from_the_model_in_memory(fitted, tmp_path):
     """docs/reliability.md: the folder moved away after loading changes nothing."""
     import shutil

@@ -26,6 +26,7 @@ void add_commands(CLI::App& app) {
   add_predict_command(app);
   add_recommend_command(app);
   add_rank_command(app);
+  add_export_command(app);
   add_evaluate_command(app);
   add_sylvester_command(app);
   add_reproduce_command(app);

@@ -29,6 +29,11 @@ struct ModelParts {
   std::shared_ptr<const TrainedModel> ranker;
 };
 
+/// The members' node representations of `side` (RatingModel::node_representations) side by
+/// side, on the CPU as float: what similar() compares and export writes; undefined where a
+/// member has none.
+at::Tensor member_representations(const ModelParts& parts, int side);
+
 /// Where a model directory keeps its ranker: a model directory of its own.
 inline std::string ranker_dir(const std::string& model_dir) {
   return model_dir + "/" + train::kRankerFolder;

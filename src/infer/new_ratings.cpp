@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <sstream>
 #include <unordered_set>
 
 #include "data/parsers.h"
@@ -99,16 +101,53 @@ void add_rating_rows(Dataset& ds, const std::vector<NewRating>& rows, const std:
   s.ratings += static_cast<int64_t>(added.size());
 }
 
-/// Copies the rows of `file` ("id,f1,...", one per new node of the side: nodes first..)
-/// into the side's (already grown) feature matrix. Returns the rows read.
-int64_t add_features(NodeSet& side, int64_t first, const std::string& file, const char* noun) {
+/// The text of rows given in memory, as the lines of a file of their kind (tab-separated, so
+/// that an id may hold a comma; numbers to the last digit), for that kind's one reader. An
+/// id a line cannot hold (a tab, a line break) is an error naming its row.
+std::string row_field(const std::string& id, const std::string& name, size_t row) {
+  if (id.find_first_of("\t\r\n") != std::string::npos || id.empty())
+    throw DataError(name + "[" + std::to_string(row) + "]: id " + data::quote(id) +
+                    (id.empty() ? " is empty" : " holds a tab or a line break, which no id of a file can"));
+  return id;
+}
+
+std::string number_text(double v) {
+  std::ostringstream os;
+  os.precision(std::numeric_limits<double>::max_digits10);
+  os << v;
+  return os.str();
+}
+
+std::string edges_text(const std::vector<NewEdge>& rows, const std::string& name) {
+  std::string text;
+  for (size_t k = 0; k < rows.size(); ++k)
+    text += row_field(rows[k].a, name, k) + "\t" + row_field(rows[k].b, name, k) + "\t" +
+            number_text(rows[k].weight) + "\n";
+  return text;
+}
+
+std::string features_text(const std::vector<NewFeatureRow>& rows, const std::string& name) {
+  std::string text;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    text += row_field(rows[k].id, name, k);
+    for (const double v : rows[k].values) text += "\t" + number_text(v);
+    text += "\n";
+  }
+  return text;
+}
+
+/// Copies the rows of features text `text` (a file's contents, or rows in memory; `file` names
+/// it: "id,f1,...", one per new node of the side: nodes first..) into the side's (already
+/// grown) feature matrix. Returns the rows read.
+int64_t add_features(NodeSet& side, int64_t first, const std::string& text, const std::string& file,
+                     const char* noun) {
   if (side.features.empty())
-    throw ConfigError(file + ": the model's " + noun + "s have no side features; drop this file");
+    throw ConfigError(file + ": the model's " + noun + "s have no side features; drop them");
   if (first == side.count)
     throw ConfigError(file + ": features of new " + noun + "s, but the new ratings bring none");
   data::IdIndex fresh;  // the new ids only: a row for a trained node is an "unknown id"
   for (int64_t k = first; k < side.count; ++k) fresh.add(side.ids[static_cast<size_t>(k)]);
-  const FeatureMatrix m = data::parse_features_text(data::read_text_file(file), file, fresh, noun);
+  const FeatureMatrix m = data::parse_features_text(text, file, fresh, noun);
   if (m.cols != side.features.cols)
     throw DataError(file + ": " + std::to_string(m.cols) + " feature column(s); the model's " + noun +
                     " features have " + std::to_string(side.features.cols));
@@ -118,15 +157,15 @@ int64_t add_features(NodeSet& side, int64_t first, const std::string& file, cons
 
 /// Adds the entries of the edges file (ids looked up in `ids`, the grown side's) whose row is a new node (the
 /// file's graph is symmetric, so an edge (new, trained) gives the new node's row only). Returns them.
-int64_t add_edges(NodeSet& side, const data::IdIndex& ids, int64_t first, const std::string& file,
-                  const char* noun) {
+int64_t add_edges(NodeSet& side, const data::IdIndex& ids, int64_t first, const std::string& text,
+                  const std::string& file, const char* noun) {
   if (side.graph_origin != GraphOrigin::File)
     throw ConfigError(file + ": the model's " + noun + " graph is " +
                       (side.graph_origin == GraphOrigin::Knn
                            ? std::string("a k-NN graph, which links new ") + noun + "s by itself"
                            : std::string("the identity (no graph)")) +
-                      "; drop this file");
-  const EdgeList g = data::parse_edge_list_text(data::read_text_file(file), file, ids, noun);
+                      "; drop them");
+  const EdgeList g = data::parse_edge_list_text(text, file, ids, noun);
   int64_t added = 0;
   for (size_t e = 0; e < g.size(); ++e) {
     if (g.src[e] < first && g.dst[e] < first)
@@ -150,23 +189,34 @@ NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphC
   if (!nodes.rating_rows.empty()) add_rating_rows(ds, nodes.rating_rows, nodes.rows_name, users, items, s);
   s.new_users = grow_side(ds.users, users);
   s.new_items = grow_side(ds.items, items);
-  if (!nodes.user_features_file.empty())
-    s.user_features = add_features(ds.users, first_user, nodes.user_features_file, "user");
-  if (!nodes.item_features_file.empty())
-    s.item_features = add_features(ds.items, first_item, nodes.item_features_file, "item");
+  // Each side's features and edges: the file's, then the rows given in memory (their text
+  // through the same reader, named as rows).
+  const auto features = [&](NodeSet& side, int64_t first, const std::string& file,
+                            const std::vector<NewFeatureRow>& rows, const char* noun) {
+    int64_t read = 0;
+    if (!file.empty()) read += add_features(side, first, data::read_text_file(file), file, noun);
+    const std::string& name = nodes.feature_rows_name;
+    if (!rows.empty()) read += add_features(side, first, features_text(rows, name), name, noun);
+    return read;
+  };
+  s.user_features = features(ds.users, first_user, nodes.user_features_file, nodes.user_feature_rows, "user");
+  s.item_features = features(ds.items, first_item, nodes.item_features_file, nodes.item_feature_rows, "item");
   // Graph rows after the features: a k-NN graph of features compares the new rows.
-  if (!nodes.user_graph_file.empty()) {
-    s.user_edges = add_edges(ds.users, users, first_user, nodes.user_graph_file, "user");
-    s.user_graph_how = "file";
-  } else {
-    s.user_edges = graph::link_new_nodes(ds, true, first_user, graph, &s.user_graph_how);
-  }
-  if (!nodes.item_graph_file.empty()) {
-    s.item_edges = add_edges(ds.items, items, first_item, nodes.item_graph_file, "item");
-    s.item_graph_how = "file";
-  } else {
-    s.item_edges = graph::link_new_nodes(ds, false, first_item, graph, &s.item_graph_how);
-  }
+  const auto edges = [&](NodeSet& side, const data::IdIndex& ids, int64_t first, const std::string& file,
+                         const std::vector<NewEdge>& rows, const char* noun, bool users_side,
+                         std::string& how) {
+    if (file.empty() && rows.empty()) return graph::link_new_nodes(ds, users_side, first, graph, &how);
+    int64_t added = 0;
+    if (!file.empty()) added += add_edges(side, ids, first, data::read_text_file(file), file, noun);
+    const std::string& name = nodes.edge_rows_name;
+    if (!rows.empty()) added += add_edges(side, ids, first, edges_text(rows, name), name, noun);
+    how = file.empty() ? "edges given" : "file";
+    return added;
+  };
+  s.user_edges = edges(ds.users, users, first_user, nodes.user_graph_file, nodes.user_edge_rows, "user", true,
+                       s.user_graph_how);
+  s.item_edges = edges(ds.items, items, first_item, nodes.item_graph_file, nodes.item_edge_rows, "item",
+                       false, s.item_graph_how);
   return s;
 }
 

@@ -7,7 +7,7 @@
 /// its neighbours (its k nearest by the k-NN graph's vectors, or the edges of a new-edges
 /// file); no trained node's row changes. Side features: the rows of a new-features file,
 /// zeros without. The weights of the rows a model keeps per node (free embeddings, per-node
-/// gates) start at zero for new nodes (`grown` in trained_model.cpp); the bias offset's rows
+/// gates) start at zero for new nodes (`fill_grown` in trained_model.cpp); the bias offset's rows
 /// (lowrank.offset = baseline) are fitted to the new nodes' ratings
 /// (models/baseline/offset_model.h).
 #pragma once

@@ -33,6 +33,15 @@ struct TrainedModel::Impl {
   NewRatingsSummary added;
   std::string data_note;
 
+  /// With new nodes whose ranker scores users from their rated items alone (ranker_of_grown):
+  /// the users whose ratings changed, ascending, whose ranker rows come from
+  /// RatingModel::score_rated_items; parts.ranker is then the ranker as fitted. Empty:
+  /// parts.ranker answers every user itself.
+  std::vector<int64_t> fresh_ranker_users;
+  /// score_all_items() of `users` through that ranker: the rows of the fresh users from their
+  /// rated items, the others as fitted.
+  std::vector<float> fresh_ranker_rows(const std::vector<int64_t>& users) const;
+
   /// Mean of the members' `score` of the index tensors, on the CPU as float.
   template <typename Score>
   at::Tensor mean_of(Score score) {
@@ -109,30 +118,105 @@ std::vector<float> to_vector(const at::Tensor& t) {
   return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
 }
 
-/// `like`'s shape with `saved` in its leading corner and zeros elsewhere: the state of a
-/// model built for more nodes than it was trained on (new_ratings.h). Only node-indexed
+/// The model's parameters and buffers by ModuleState's names, not copied: what the members
+/// grown by with_new_nodes read (train::module_state clones, which a request need not pay).
+train::ModuleState state_view(torch::nn::Module& m) {
+  train::ModuleState out;
+  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach();
+  for (const auto& b : m.named_buffers()) out["buffer:" + b.key()] = b.value().detach();
+  return out;
+}
+
+/// `target` (a parameter or buffer of a model built for more nodes, new_ratings.h) made to
+/// hold `saved` in its leading corner and zeros elsewhere, in place. Only node-indexed
 /// dimensions grow, so a tensor of unchanged shape is taken as saved. A dimension the new
 /// model registered empty (a length that follows from the fit: the sparse kinds' lists, the
-/// item-based ranker's width) keeps the saved length.
-at::Tensor grown(const at::Tensor& saved, const at::Tensor& like) {
-  if (saved.sizes() == like.sizes()) return saved;
-  TORCH_CHECK(saved.dim() == like.dim(), "grown: rank differs");
-  std::vector<int64_t> shape(like.sizes().begin(), like.sizes().end());
+/// item-based ranker's width) takes the saved length.
+void fill_grown(at::Tensor& target, const at::Tensor& saved) {
+  if (target.sizes() == saved.sizes()) {
+    target.copy_(saved);
+    return;
+  }
+  TORCH_CHECK(saved.dim() == target.dim(), "grown: rank differs");
+  std::vector<int64_t> shape(target.sizes().begin(), target.sizes().end());
+  bool reshaped = false;
   for (int64_t d = 0; d < saved.dim(); ++d)
-    if (shape[static_cast<size_t>(d)] == 0) shape[static_cast<size_t>(d)] = saved.size(d);
-  at::Tensor out = torch::zeros(shape, like.options());
-  at::Tensor corner = out;
+    if (shape[static_cast<size_t>(d)] == 0 && saved.size(d) > 0)
+      shape[static_cast<size_t>(d)] = saved.size(d), reshaped = true;
+  if (reshaped)
+    target.set_(torch::zeros(shape, target.options()));
+  else
+    target.zero_();
+  at::Tensor corner = target;
   for (int64_t d = 0; d < saved.dim(); ++d) {
     TORCH_CHECK(saved.size(d) <= shape[static_cast<size_t>(d)], "grown: a dimension shrank");
     corner = corner.narrow(d, 0, saved.size(d));
   }
   corner.copy_(saved);
-  return out;
+}
+
+/// The trained `state` written into model `m`, built for more nodes: fill_grown of each
+/// tensor (no copy of the model's state to build it from).
+void grow_into(torch::nn::Module& m, const train::ModuleState& state) {
+  torch::NoGradGuard no_grad;
+  for (auto& p : m.named_parameters()) fill_grown(p.value(), state.at(p.key()));
+  for (auto& b : m.named_buffers()) fill_grown(b.value(), state.at("buffer:" + b.key()));
+}
+
+/// The users with ratings from index `from` on of `ds.train` (those new nodes added),
+/// ascending, once each.
+std::vector<int64_t> users_rated_from(const Dataset& ds, size_t from) {
+  std::vector<int64_t> users(ds.train.user.begin() + static_cast<std::ptrdiff_t>(from), ds.train.user.end());
+  std::sort(users.begin(), users.end());
+  users.erase(std::unique(users.begin(), users.end()), users.end());
+  return users;
 }
 
 }  // namespace
 
+std::vector<float> TrainedModel::Impl::fresh_ranker_rows(const std::vector<int64_t>& users) const {
+  const TrainedModel& ranker = *parts.ranker;
+  const int64_t n2 = ranker.items();
+  std::vector<float> out(users.size() * static_cast<size_t>(n2));
+  std::vector<int64_t> known;
+  std::vector<size_t> known_at, fresh_at;
+  std::vector<std::vector<int64_t>> rated;
+  for (size_t k = 0; k < users.size(); ++k) {
+    const int64_t u = users[k];
+    if (std::binary_search(fresh_ranker_users.begin(), fresh_ranker_users.end(), u)) {
+      rated.push_back(seen[static_cast<size_t>(u)]);
+      fresh_at.push_back(k);
+    } else {
+      known.push_back(u);
+      known_at.push_back(k);
+    }
+  }
+  const auto place = [&](const float* rows, const std::vector<size_t>& at) {
+    for (size_t r = 0; r < at.size(); ++r)
+      std::copy(rows + r * static_cast<size_t>(n2), rows + (r + 1) * static_cast<size_t>(n2),
+                out.begin() + static_cast<std::ptrdiff_t>(at[r] * static_cast<size_t>(n2)));
+  };
+  if (!known.empty()) place(ranker.score_all_items(known).data(), known_at);
+  if (!rated.empty()) {
+    const at::Tensor rows =
+        ranker.parts().members.front()->score_rated_items(rated).to(torch::kCPU, torch::kFloat).contiguous();
+    place(rows.data_ptr<float>(), fresh_at);
+  }
+  return out;
+}
+
 namespace infer {
+
+at::Tensor member_representations(const ModelParts& parts, int side) {
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor> rows;
+  for (const auto& m : parts.members) {
+    const at::Tensor r = m->node_representations(side);
+    if (!r.defined()) return {};
+    rows.push_back(r.to(torch::kCPU, torch::kFloat));
+  }
+  return rows.empty() ? at::Tensor() : torch::cat(rows, 1).contiguous();
+}
 
 ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train::ModuleState>& states) {
   TORCH_CHECK(!states.empty(), "model_parts: no weight set");
@@ -192,10 +276,7 @@ NewRatingsSummary build_members(infer::ModelParts& parts, const std::vector<trai
     if (new_nodes.empty()) {
       train::set_module_state(*m, state);
     } else {
-      const train::ModuleState like = train::module_state(*m);
-      train::ModuleState g = state;
-      for (auto& [name, t] : g) t = grown(t, like.at(name));
-      train::set_module_state(*m, g);
+      grow_into(*m, state);
       m->nodes_added(parts.ctx, trained_users, trained_items);
     }
     parts.members.push_back(std::move(m));
@@ -214,6 +295,26 @@ std::shared_ptr<const TrainedModel> grown_ranker(const TrainedModel& ranker, con
   } catch (const ConfigError&) {
     return nullptr;
   }
+}
+
+/// The ranker of a model grown by `new_nodes` (`grown`: its data, ratings from
+/// `fitted_ratings` on added), and in `fresh` the users whose ranker rows come from their
+/// rated items: where the ranker's kind scores users from their rated items alone
+/// (RatingModel::score_rated_items) and no item was added, the ranker as fitted, asked for
+/// those rows (no copy of its state: a served model's new user costs their rows alone);
+/// else the ranker grown as the model is (grown_ranker), or none.
+std::shared_ptr<const TrainedModel> ranker_of_grown(const std::shared_ptr<const TrainedModel>& as_fitted,
+                                                    const NewNodes& new_nodes, const NewRatingsSummary& added,
+                                                    const Dataset& grown, size_t fitted_ratings,
+                                                    std::vector<int64_t>& fresh) {
+  if (!as_fitted || new_nodes.empty()) return as_fitted;
+  const auto& members = as_fitted->parts().members;
+  if (model_kind(as_fitted->config().model).new_nodes && added.new_items == 0 && members.size() == 1 &&
+      members.front()->score_rated_items({}).defined()) {
+    fresh = users_rated_from(grown, fitted_ratings);
+    return as_fitted;
+  }
+  return grown_ranker(*as_fitted, new_nodes);
 }
 
 }  // namespace
@@ -257,6 +358,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   auto first = models::make_model(cfg, parts.ctx);
   first->to(dev);
   const std::vector<train::ModuleState> states = train::load_model_members(*first, model_path, dev);
+  const size_t fitted_ratings = parts.ds.train.size();
   const NewRatingsSummary added = build_members(parts, states, new_nodes, dev, std::move(first));
   // The ranker beside the model (train.ranker): a model directory of its own, fitted to the
   // training users and items. With new nodes only a kind that places them (new_nodes in
@@ -265,14 +367,14 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   // the indices agree.
   const fs::path dir = fs::path(model_path).parent_path();
   const std::string ranker = infer::ranker_dir(dir.empty() ? "." : dir.string());
-  if (fs::is_regular_file(ranker + "/model.pt")) {
-    TrainedModel as_fitted = load(ranker, device);
-    parts.ranker = new_nodes.empty() ? std::make_shared<const TrainedModel>(std::move(as_fitted))
-                                     : grown_ranker(as_fitted, new_nodes);
-  }
+  std::vector<int64_t> fresh;
+  if (fs::is_regular_file(ranker + "/model.pt"))
+    parts.ranker = ranker_of_grown(std::make_shared<const TrainedModel>(load(ranker, device)), new_nodes,
+                                   added, parts.ds, fitted_ratings, fresh);
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
   out.impl_->data_note = data_note;
+  out.impl_->fresh_ranker_users = std::move(fresh);
   return out;
 }
 
@@ -284,13 +386,16 @@ TrainedModel TrainedModel::with_new_nodes(const NewNodes& new_nodes) const {
   parts.ds = base.ds;
   parts.ctx = base.ctx;
   std::vector<train::ModuleState> states;
-  for (const auto& m : base.members) states.push_back(train::module_state(*m));
+  for (const auto& m : base.members) states.push_back(state_view(*m));
+  const size_t fitted_ratings = parts.ds.train.size();
   const NewRatingsSummary added = build_members(parts, states, new_nodes, impl_->device, nullptr);
-  // The ranker grows with the same nodes in the same order where its kind places them.
-  if (base.ranker) parts.ranker = grown_ranker(*base.ranker, new_nodes);
+  // The ranker places the same nodes: asked for their rows, or grown in the same order.
+  std::vector<int64_t> fresh;
+  parts.ranker = ranker_of_grown(base.ranker, new_nodes, added, parts.ds, fitted_ratings, fresh);
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
   out.impl_->data_note = impl_->data_note;
+  out.impl_->fresh_ranker_users = std::move(fresh);
   return out;
 }
 
@@ -323,6 +428,10 @@ const std::vector<std::vector<int64_t>>& TrainedModel::seen_items() const {
 }
 const std::string& TrainedModel::data_note() const {
   return impl_->data_note;
+}
+
+const infer::ModelParts& TrainedModel::parts() const {
+  return impl_->parts;
 }
 
 const NewRatingsSummary& TrainedModel::new_ratings() const {
@@ -363,7 +472,9 @@ std::vector<float> TrainedModel::Impl::rows_of(const std::vector<float>& cache,
 
 std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& users) const {
   if (!impl_->cached_scores.empty()) return impl_->rows_of(impl_->cached_scores, users);
-  if (impl_->parts.ranker) return impl_->parts.ranker->score_all_items(users);
+  if (impl_->parts.ranker)
+    return impl_->fresh_ranker_users.empty() ? impl_->parts.ranker->score_all_items(users)
+                                             : impl_->fresh_ranker_rows(users);
   return impl_->all_items(users, &models::RatingModel::score_items);
 }
 
@@ -395,14 +506,8 @@ bool TrainedModel::cache_all_scores(int64_t max_pairs) {
 void TrainedModel::Impl::prepare_similarity() {
   torch::NoGradGuard no_grad;
   for (int side = 0; side < 2; ++side) {
-    std::vector<at::Tensor> rows;
-    for (const auto& m : parts.members) {
-      const at::Tensor r = m->node_representations(side);
-      if (!r.defined()) break;
-      rows.push_back(r.to(torch::kCPU, torch::kFloat));
-    }
-    if (rows.size() != parts.members.size()) continue;
-    const at::Tensor all = torch::cat(rows, 1);
+    const at::Tensor all = infer::member_representations(parts, side);
+    if (!all.defined()) continue;
     unit_rows[static_cast<size_t>(side)] = (all / all.norm(2, {1}, true).clamp_min(1e-12)).contiguous();
   }
   if (unit_rows[0].defined() && unit_rows[1].defined()) return;

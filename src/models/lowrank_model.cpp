@@ -206,6 +206,17 @@ at::Tensor LowRankModel::node_representations(int side) {
   return side == 0 ? u1 : u2;
 }
 
+ScoreFactors LowRankModel::score_factors() {
+  if (!obj_.ranks()) return {};
+  torch::NoGradGuard no_grad;
+  const auto [u1, u2] = scored_embeddings();
+  ScoreFactors f;
+  f.users = u1.to(at::kCPU, at::kFloat).contiguous();
+  f.items = u2.to(at::kCPU, at::kFloat).contiguous();
+  f.meaning = name() + ": score = <U1_u, U2_i>, the ranking scores of its propagated embeddings";
+  return f;
+}
+
 at::Tensor LowRankModel::rating_items(const at::Tensor& block, int64_t) {
   torch::NoGradGuard no_grad;
   if (!obj_.rates()) return score_all_items(at::Tensor(), at::Tensor(), block);

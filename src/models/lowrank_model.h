@@ -78,6 +78,8 @@ class LowRankModel : public RatingModel {
   bool ranks_by_rating() const override;
   /// U1 or U2, the final representations the decoder reads (kept as score_items keeps them).
   at::Tensor node_representations(int side) override;
+  /// <U1_u, U2_i> where the model ranks by its own scores; none for the rating decoder.
+  ScoreFactors score_factors() override;
   void train(bool on = true) override;
 
   /// rating_items() from representations returned by embeddings().

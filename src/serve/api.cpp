@@ -392,6 +392,40 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
                               json(m.model->rating_max()).dump() + "]"};
     nodes.rating_rows.push_back({known.empty() ? new_user : known, item, v});
   }
+  // A new user's graph neighbours ("edges": [ID, ...] or [{"user": ID, "weight": W}, ...]) and
+  // side features ("features": [F1, ...]), as rows in memory (NewNodes): the model's user
+  // graph must come from a file and its users have features, as for --new-user-graph and
+  // --new-user-features; the library's reader checks them.
+  nodes.edge_rows_name = "\"edges\"";
+  nodes.feature_rows_name = "\"features\"";
+  if (body.contains("edges") || body.contains("features")) {
+    if (!known.empty())
+      throw ApiError{400, "\"edges\" and \"features\" describe a new user; a trained user keeps theirs"};
+    if (body.contains("edges")) {
+      const json& edges = body["edges"];
+      if (!edges.is_array() || static_cast<int64_t>(edges.size()) > limits.max_new_ratings)
+        throw ApiError{400, "\"edges\": must be an array of at most " +
+                                std::to_string(limits.max_new_ratings) +
+                                " user ids or {\"user\": ID, \"weight\": W}"};
+      for (const json& e : edges) {
+        const bool object = e.is_object();
+        if (object && (!e.contains("user") || (e.contains("weight") && !e["weight"].is_number())))
+          throw ApiError{400, "\"edges\": each entry must be a user id or {\"user\": ID, \"weight\": W}"};
+        nodes.user_edge_rows.push_back({new_user, id_text(object ? e["user"] : e, "\"edges\"[]"),
+                                        object && e.contains("weight") ? e["weight"].get<double>() : 1.0});
+      }
+    }
+    if (body.contains("features")) {
+      const json& f = body["features"];
+      if (!f.is_array() || f.empty() ||
+          !std::all_of(f.begin(), f.end(), [](const json& v) { return v.is_number(); }))
+        throw ApiError{400,
+                       "\"features\": must be a non-empty array of numbers (the new user's side features)"};
+      NewFeatureRow row{new_user, {}};
+      for (const json& v : f) row.values.push_back(v.get<double>());
+      nodes.user_feature_rows.push_back(std::move(row));
+    }
+  }
   // What the client sent, in the library's messages: "the new user" for the id it was given.
   const auto as_sent = [new_user](const std::string& message) {
     return replaced(for_client(message), "'" + new_user + "'", "the new user");
@@ -403,7 +437,10 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
     } catch (const ConfigError& e) {
       throw ApiError{400, as_sent(e.what())};
     } catch (const DataError& e) {
-      throw ApiError{400, as_sent(std::string("the new user's ratings: ") + e.what())};
+      // Errors of the edges and features name them already; the ratings' get the user.
+      const std::string what = e.what();
+      const bool named = what.rfind("\"edges\"", 0) == 0 || what.rfind("\"features\"", 0) == 0;
+      throw ApiError{400, as_sent(named ? what : "the new user's ratings: " + what)};
     }
   }();
   const int64_t index = known.empty() ? grown.users() - 1 : known_index;

@@ -19,7 +19,8 @@
 
 namespace symgnn::train {
 
-void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path) {
+void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path,
+                         Integrity integrity) {
   // LibTorch's archive writer ends the file in its destructor, which throws after any
   // short write: a buffer that could not grow (`ulimit -v`) ended the process in
   // std::terminate. So every write "succeeds" here, and a failure to hold the bytes is
@@ -36,7 +37,7 @@ void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::st
     return n;
   });
   if (out_of_memory) throw std::bad_alloc();
-  write_text_atomic(path, bytes, Integrity::sealed);
+  write_text_atomic(path, bytes, integrity);
 }
 
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path,
@@ -44,7 +45,9 @@ void load_archive(torch::serialize::InputArchive& archive, const std::string& pa
   if (!std::filesystem::exists(path)) throw CheckpointError(path + ": no such file");
   try {
     // The checksum first: a damaged tensor would otherwise load as garbage weights.
-    std::istringstream payload(read_sealed_file(path));
+    // model.pt: plain, listed in the manifest; checkpoints (and models written before
+    // model.pt was plain): sealed, their header checked.
+    std::istringstream payload(unseal(read_verified_file(path), path));
     archive.load_from(payload, device);
   } catch (const c10::Error& e) {
     std::string what = e.what_without_backtrace();
@@ -390,7 +393,8 @@ void save_model(models::RatingModel& model, const std::string& config_text, cons
     archive.write(k == 0 ? std::string("weights") : "weights" + std::to_string(k), weights);
   }
   if (!members.empty()) set_module_state(model, current);
-  save_archive_atomic(archive, path);
+  // A plain LibTorch archive (torch.load opens it), its checksum in the folder's manifest.
+  save_archive_atomic(archive, path, Integrity::listed);
 }
 
 ModelRecord read_model_record(const std::string& path) {

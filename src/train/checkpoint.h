@@ -12,6 +12,7 @@
 
 #include "symgnn/model.h"
 #include "train/run_state.h"
+#include "util/atomic_file.h"
 
 namespace symgnn::train {
 
@@ -21,10 +22,13 @@ inline constexpr const char* kCheckpointFormat = "symgnn-checkpoint-2";
 inline constexpr const char* kCheckpointFormatV1 = "symgnn-checkpoint-1";
 inline constexpr const char* kModelFormat = "symgnn-model-1";
 
-/// Serialises `archive` to `path` atomically.
-void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path);
+/// Serialises `archive` to `path` atomically: sealed (checkpoints), or as the plain LibTorch
+/// archive with its checksum in the folder's manifest (model.pt, which torch.load opens).
+void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path,
+                         Integrity integrity = Integrity::sealed);
 
-/// Loads `path` into `archive`; CheckpointError when missing or corrupt.
+/// Loads `path` into `archive` (sealed, or plain and checked against its folder's manifest);
+/// CheckpointError when missing or corrupt, DataError when its checksum differs.
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path, const at::Device& device);
 
 /// Reads a string / int / double entry; CheckpointError naming the file and key if absent.

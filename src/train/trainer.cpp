@@ -28,6 +28,7 @@
 #include "train/minibatch.h"
 #include "train/seeds.h"
 #include "util/atomic_file.h"
+#include "util/checksum.h"
 #include "util/fault_injection.h"
 #include "util/stats.h"
 #include "util/text.h"
@@ -670,9 +671,8 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   if (!opts.out_dir.empty() && opts.writes_files()) {
     // protocol = retrain: the model to keep is the one trained on all training ratings.
     const std::string from = opts.out_dir + (retrains(cfg, ds) ? "/final" : "") + "/run0/model.pt";
-    const std::string tmp = opts.out_dir + "/model.pt.tmp";
-    fs::copy_file(from, tmp, fs::copy_options::overwrite_existing);
-    fs::rename(tmp, opts.out_dir + "/model.pt");
+    // Verified as it is read, listed in this folder's manifest as it is written.
+    write_text_atomic(opts.out_dir + "/model.pt", read_verified_file(from), Integrity::listed);
   }
   return s;
 }

@@ -2,9 +2,13 @@
 // of the inference API (tests/infer/).
 #pragma once
 
+#include <random>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "common/test_support.h"
+#include "symgnn/fit.h"
 #include "symgnn/graph.h"
 #include "train/trainer.h"
 
@@ -21,6 +25,37 @@ inline std::string train_on_csv(const std::string& dir, const std::string& csv, 
   opts.out_dir = dir + "/run";
   train::train_sweep(cfg, ds, opts);
   return opts.out_dir;
+}
+
+/// A `users` x `items` ratings CSV with two taste groups (u + i even: 4 or 5, else 1 to 3),
+/// each cell rated with probability `density`.
+inline std::string two_taste_csv(int users, int items, double density, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> coin(0, 1);
+  std::ostringstream csv;
+  csv << "user,item,rating\n";
+  for (int u = 0; u < users; ++u)
+    for (int i = 0; i < items; ++i)
+      if (coin(gen) < density)
+        csv << "u" << u << ",i" << i << "," << ((u + i) % 2 == 0 ? 4 + (i % 2) : 1 + (u % 3)) << "\n";
+  return csv.str();
+}
+
+/// Fits the default preset with `sets` (key=value) applied on `csv` (20% test) into a scratch
+/// folder named after `tag` (symgnn::fit); the model directory.
+inline std::string fit_csv(const std::string& tag, const std::string& csv,
+                           const std::vector<std::string>& sets) {
+  const std::string d = scratch_dir(tag);
+  write_file(d, "ratings.csv", csv);
+  RunConfig cfg = start_config("", "");
+  cfg.data.source = d + "/ratings.csv";
+  cfg.data.test_fraction = 0.2;
+  for (const std::string& s : sets) apply_override(cfg, s);
+  FitOptions o;
+  o.out_dir = d + "/run";
+  o.overwrite = true;
+  fit(cfg, o);
+  return o.out_dir;
 }
 
 }  // namespace symgnn::testing

@@ -174,3 +174,46 @@ TEST(NewNodeGraphs, FilesTheModelCannotUseAreErrorsNamingThem) {
   e = error_of<ConfigError>(n);
   EXPECT_NE(e.find("the model's items have no side features"), std::string::npos) << e;
 }
+
+TEST(NewNodeGraphs, EdgesAndFeatureRowsInMemoryEqualTheFiles) {
+  const GraphFixture& f = graph_fixture();
+  const TrainedModel from_files = TrainedModel::load(f.dir + "/run", "cpu", f.nodes(true, true));
+  // The same edges and features as values (no file written), on the model in memory.
+  NewNodes rows;
+  rows.ratings = f.dir + "/held.csv";
+  for (int u = 25; u < 30; ++u) {
+    const std::string id = "u" + std::to_string(u);
+    rows.user_edge_rows.push_back({id, "u" + std::to_string(u - 6), 1.0});
+    rows.user_edge_rows.push_back({id, "u" + std::to_string(u - 8), 1.0});
+    rows.user_feature_rows.push_back({id, {u % 2 == 0 ? 1.0 : 0.0, u % 2 == 0 ? 0.0 : 1.0}});
+  }
+  const TrainedModel trained = TrainedModel::load(f.dir + "/run");
+  const TrainedModel in_memory = trained.with_new_nodes(rows);
+  EXPECT_EQ(in_memory.new_ratings().user_edges, from_files.new_ratings().user_edges);
+  EXPECT_EQ(in_memory.new_ratings().user_features, 5);
+  const std::vector<float> a = all_scores(from_files, 0, from_files.users()),
+                           b = all_scores(in_memory, 0, in_memory.users());
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) ASSERT_NEAR(a[k], b[k], 1e-5 * (1 + std::abs(a[k]))) << k;
+  // Bad rows: one line naming the rows as given, by the files' reader.
+  const auto error = [&](const NewNodes& n) -> std::string {
+    try {
+      trained.with_new_nodes(n);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  NewNodes bad = rows;
+  bad.edge_rows_name = "edges";
+  bad.user_edge_rows.push_back({"u26", "nobody", 1.0});
+  EXPECT_NE(error(bad).find("edges:11: "), std::string::npos) << error(bad);
+  bad = rows;
+  bad.feature_rows_name = "features";
+  bad.user_feature_rows[2].values.push_back(3.0);
+  EXPECT_NE(error(bad).find("features"), std::string::npos) << error(bad);
+  bad = rows;
+  bad.user_edge_rows[0].a = "u\t25";
+  EXPECT_NE(error(bad).find("new edges[0]: id "), std::string::npos) << error(bad);
+  EXPECT_NE(error(bad).find("holds a tab or a line break"), std::string::npos) << error(bad);
+}

@@ -493,3 +493,44 @@ TEST(ServeApi, ATrainedUsersFreshRatingsRefreshTheirList) {
             "user; with "
             "\"user\": ID, that user's fresh ratings)");
 }
+
+TEST(ServeApi, ANewUsersEdgesAreRowsInMemoryAndCheckedAsTheLibraryChecksThem) {
+  const Fixture f;
+  const symgnn::TrainedModel model = symgnn::TrainedModel::load(served().lowrank);
+  const auto& ds = model.dataset();
+  ASSERT_EQ(ds.users.graph_origin, symgnn::GraphOrigin::File);  // the synthetic set's user graph
+  const std::string rating = R"("ratings": [{"item": ")" + ds.items.id_of(1) +
+                             R"(", "rating": 5}, {"item": ")" + ds.items.id_of(4) + R"(", "rating": 1}])";
+  // The list of a new user with two neighbours: the library's, given the same rows.
+  symgnn::NewNodes nodes;
+  for (const int64_t i : {1, 4})
+    nodes.rating_rows.push_back({"someone", ds.items.id_of(i), i == 1 ? 5.0 : 1.0});
+  nodes.user_edge_rows.push_back({"someone", ds.users.id_of(2), 1.0});
+  nodes.user_edge_rows.push_back({"someone", ds.users.id_of(3), 0.5});
+  const symgnn::TrainedModel grown = model.with_new_nodes(nodes);
+  EXPECT_EQ(grown.new_ratings().user_edges, 2);
+  symgnn::RecommendOptions o;
+  o.k = 5;
+  const auto want = symgnn::recommend(grown, {grown.users() - 1}, o).front();
+  const Response r =
+      f.post("/v1/recommend", "{" + rating + R"(, "k": 5, "edges": [")" + ds.users.id_of(2) +
+                                  R"(", {"user": ")" + ds.users.id_of(3) + R"(", "weight": 0.5}]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = body_of(r);
+  ASSERT_EQ(j["items"].size(), 5u);
+  for (size_t n = 0; n < 5; ++n) EXPECT_EQ(j["items"][n]["item"], ds.items.id_of(want.items[n]));
+  // Bad edges: the reader's sentence, naming "edges" and its line (row 1 is line 2).
+  EXPECT_NE(error_of(f.post("/v1/recommend",
+                            "{" + rating + R"(, "edges": [")" + ds.users.id_of(2) + R"(", "nobody"]})"),
+                     400)
+                .find("\"edges\":2: "),
+            std::string::npos);
+  EXPECT_EQ(error_of(f.post("/v1/recommend", "{" + rating + R"(, "user": ")" + ds.users.id_of(2) +
+                                                 R"(", "edges": [")" + ds.users.id_of(3) + R"("]})"),
+                     400),
+            "\"edges\" and \"features\" describe a new user; a trained user keeps theirs");
+  EXPECT_EQ(error_of(f.post("/v1/recommend", "{" + rating + R"(, "features": "tall"})"), 400),
+            "\"features\": must be a non-empty array of numbers (the new user's side features)");
+  EXPECT_EQ(error_of(f.post("/v1/recommend", "{" + rating + R"(, "edges": [{"weight": 2}]})"), 400),
+            "\"edges\": each entry must be a user id or {\"user\": ID, \"weight\": W}");
+}

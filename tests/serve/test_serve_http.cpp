@@ -77,6 +77,15 @@ TEST(ServeHttp, RoutesAnswerOverTheSocketAsTheHandlerDoes) {
   q.params = {{"user", user}, {"k", "4"}};
   EXPECT_EQ(json::parse(rec->body)["items"], json::parse(s.api.handle(q).body)["items"]);
   EXPECT_EQ(rec->get_header_value("Content-Type"), "application/json");
+  // A query value holding '=' (where=key=value), plain or encoded, reaches the handler whole.
+  for (const std::string where : {"shelf=a", "shelf%3Da"}) {
+    const auto filtered = c.Get(("/v1/recommend?user=" + user + "&k=4&where=" + where).c_str());
+    ASSERT_TRUE(filtered);
+    q.params = {{"user", user}, {"k", "4"}, {"where", "shelf=a"}};
+    const auto direct = s.api.handle(q);
+    EXPECT_EQ(filtered->status, direct.status) << where;
+    EXPECT_EQ(filtered->body, direct.body) << where;
+  }
   const auto missing = c.Get("/v1/recommend?user=nobody");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);

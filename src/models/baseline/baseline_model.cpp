@@ -40,6 +40,53 @@ at::Tensor BaselineModel::rating_items(const at::Tensor& users, int64_t n2) {
   return mu_ + user_bias_.index_select(0, users).unsqueeze(1) + item_bias_.unsqueeze(0);  // [B, n2]
 }
 
+ScoreFactors BaselineModel::score_factors() {
+  ScoreFactors f;
+  f.users = at::zeros({user_bias_.size(0), 0}, at::kFloat);
+  f.items = at::zeros({item_bias_.size(0), 0}, at::kFloat);
+  f.user_bias = user_bias_.detach().to(at::kCPU, at::kFloat).clone();
+  f.item_bias = item_bias_.detach().to(at::kCPU, at::kFloat).clone();
+  f.offset = mu_.item<double>();
+  f.meaning = "the bias baseline: score = mu + b_u + b_i, no factors";
+  return f;
+}
+
+ScoreFactors weighted_sum(const ScoreFactors& f, double a, const ScoreFactors& g, double b, double c) {
+  if (!f.items.defined() || !g.items.defined()) return {};
+  // Interaction rows are built by the exporter and cannot be scaled here: scale the items.
+  const auto side_by_side = [](const at::Tensor& x, double wx, const at::Tensor& y, double wy, bool scale_x) {
+    return at::cat({scale_x ? x * wx : x, y * wy}, 1);
+  };
+  const auto sum = [](const at::Tensor& x, double wx, const at::Tensor& y, double wy) {
+    if (!x.defined() && !y.defined()) return at::Tensor();
+    if (!x.defined()) return y * wy;
+    if (!y.defined()) return x * wx;
+    return x * wx + y * wy;
+  };
+  ScoreFactors out;
+  out.users_are_interactions = f.users_are_interactions || g.users_are_interactions;
+  if (f.users_are_interactions && g.users_are_interactions) {
+    out.items = f.items * a + g.items * b;  // x W_f a + x W_g b = x (a W_f + b W_g)
+  } else if (out.users_are_interactions) {
+    // Interaction rows beside dense factors have no common form; biases alone (d = 0) do.
+    const ScoreFactors& x = f.users_are_interactions ? f : g;
+    if ((f.users_are_interactions ? g : f).items.size(1) != 0) return {};
+    out.items = x.items * (f.users_are_interactions ? a : b);
+  } else {
+    // Users are undefined only where the items have no columns (popularity's counts).
+    if (!f.users.defined() || !g.users.defined())
+      out.users = f.users.defined() ? f.users * a : g.users.defined() ? g.users * b : at::Tensor();
+    else
+      out.users = side_by_side(f.users, a, g.users, b, true);
+    out.items = side_by_side(f.items, 1.0, g.items, 1.0, false);
+  }
+  out.user_bias = sum(f.user_bias, a, g.user_bias, b);
+  out.item_bias = sum(f.item_bias, a, g.item_bias, b);
+  out.offset = a * f.offset + b * g.offset + c;
+  out.meaning = f.meaning;
+  return out;
+}
+
 void BaselineModel::set(const Biases& b) {
   const auto floats = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
   torch::NoGradGuard no_grad;

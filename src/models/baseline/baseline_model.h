@@ -24,6 +24,8 @@ class BaselineModel : public RatingModel {
   BaselineModel(const BaselineConfig& cfg, const ModelContext& ctx);
   at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
   at::Tensor rating_items(const at::Tensor& users, int64_t n2) override;
+  /// mu + b_u + b_i: biases and the offset, no factors (d = 0).
+  ScoreFactors score_factors() override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   std::string name() const override { return "baseline"; }
@@ -44,6 +46,11 @@ class BaselineModel : public RatingModel {
   at::Tensor user_bias_;  // [n1] float
   at::Tensor item_bias_;  // [n2] float
 };
+
+/// a * `f` + b * `g` + c as factors (the combination's and the offset's sums of a model's
+/// and a baseline's predictions): f's factors scaled by a beside g's scaled by b, their
+/// biases summed. Undefined (no product) when either is.
+ScoreFactors weighted_sum(const ScoreFactors& f, double a, const ScoreFactors& g, double b, double c);
 
 /// The context's training ratings as a RatingList (on the CPU): what the biases of the
 /// offset (offset_model.h) and of the combination (combined_model.h) are fitted to.

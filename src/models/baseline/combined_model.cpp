@@ -35,6 +35,18 @@ at::Tensor CombinedModel::score_items(const at::Tensor& users, int64_t n2) {
   return inner_->ranks_by_rating() ? rating_items(users, n2) : inner_->score_items(users, n2);
 }
 
+ScoreFactors CombinedModel::score_factors() {
+  if (!inner_->ranks_by_rating()) return inner_->score_factors();
+  const at::Tensor w = weights_.detach().to(at::kCPU, at::kDouble);
+  ScoreFactors f = weighted_sum(inner_->score_factors(), w[1].item<double>(), baseline_->score_factors(),
+                                w[2].item<double>(), w[0].item<double>());
+  if (f.items.defined())
+    f.meaning += "; combined with the bias baseline as " + std::to_string(w[0].item<double>()) + " + " +
+                 std::to_string(w[1].item<double>()) + " x model + " + std::to_string(w[2].item<double>()) +
+                 " x baseline (train.auto)";
+  return f;
+}
+
 void CombinedModel::set_combination(const Combination& w, const Biases& biases, const Shrinkage& shrinkage) {
   torch::NoGradGuard no_grad;
   weights_.copy_(torch::tensor({static_cast<float>(w.c), static_cast<float>(w.a), static_cast<float>(w.b)}));

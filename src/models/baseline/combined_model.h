@@ -44,6 +44,8 @@ class CombinedModel : public RatingModel {
   at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
   bool ranks_by_rating() const override { return inner_->ranks_by_rating(); }
   at::Tensor node_representations(int side) override { return inner_->node_representations(side); }
+  /// The model's factors where it ranks by its own scores, else c + a * model + b * baseline.
+  ScoreFactors score_factors() override;
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
   /// Holds the weights and the baseline's biases (fitted under `shrinkage`).

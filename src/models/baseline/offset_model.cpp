@@ -73,6 +73,13 @@ at::Tensor OffsetModel::rating_items(const at::Tensor& users, int64_t n2) {
   return inner_->rating_items(users, n2) + offset_->rating_items(users, n2);
 }
 
+ScoreFactors OffsetModel::score_factors() {
+  if (!inner_->ranks_by_rating()) return inner_->score_factors();
+  ScoreFactors f = weighted_sum(inner_->score_factors(), 1.0, offset_->score_factors(), 1.0, 0.0);
+  if (f.items.defined()) f.meaning += "; plus the bias offset mu + b_u + b_i";
+  return f;
+}
+
 at::Tensor OffsetModel::score_items(const at::Tensor& users, int64_t n2) {
   return inner_->ranks_by_rating() ? rating_items(users, n2) : inner_->score_items(users, n2);
 }

@@ -43,6 +43,8 @@ class OffsetModel : public RatingModel {
   at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
   bool ranks_by_rating() const override { return inner_->ranks_by_rating(); }
   at::Tensor node_representations(int side) override { return inner_->node_representations(side); }
+  /// The model's factors where it ranks by its own scores, else model + offset.
+  ScoreFactors score_factors() override;
 
   /// mu + b_u + b_i of the pairs, [K].
   at::Tensor offset(const at::Tensor& users, const at::Tensor& items) const;

@@ -72,6 +72,26 @@ void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, dou
   fit_biases(ratings);
 }
 
+ScoreFactors InteractionModel::score_factors() {
+  if (item_weights_.size(0) == 0 || item_weights_.size(0) != n2_) return {};
+  ScoreFactors f;
+  f.users_are_interactions = true;
+  f.items = item_weights_.detach().t().to(at::kCPU, at::kFloat).contiguous();
+  f.meaning = name() + ": score = x_u W, x_u the user's binary row of rated items; items[j] = column j of W";
+  return f;
+}
+
+at::Tensor InteractionModel::score_rated_items(const std::vector<std::vector<int64_t>>& rated) {
+  if (item_weights_.size(0) != n2_) return {};
+  torch::NoGradGuard no_grad;
+  const auto [row, items] = entries_of_lists(rated, item_weights_.device());
+  // x W as the sum of W's rows at the rated items, in double as the fit scores X W.
+  return torch::zeros({static_cast<int64_t>(rated.size()), n2_},
+                      item_weights_.options().dtype(torch::kDouble))
+      .index_add_(0, row, item_weights_.index_select(0, items).to(torch::kDouble))
+      .to(scores_.scalar_type());
+}
+
 void InteractionModel::nodes_added(const ModelContext& ctx, int64_t, int64_t) {
   // Scores are linear in X (X W) and a rating given after the fit is of a pair the fit did
   // not see (infer/new_ratings.h refuses the others): each user's row gains x_added W, for

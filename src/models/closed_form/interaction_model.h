@@ -35,6 +35,10 @@ class InteractionModel : public DampedBiasModel {
   /// Users: their rows of scores X W; items: their columns (who the kind would recommend
   /// the item to), so that two items are near when the same users score them alike.
   at::Tensor node_representations(int side) override { return side == 0 ? scores_ : scores_.t(); }
+  /// X W: users are their interaction rows, items the columns of W (where the fit kept W).
+  ScoreFactors score_factors() override;
+  /// x W of the lists' users (the sum of W's rows at their items), where the fit kept W.
+  at::Tensor score_rated_items(const std::vector<std::vector<int64_t>>& rated) override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   /// Ratings given after the fit (new users', or more of a known user's): each such user's

@@ -6,6 +6,15 @@
 
 namespace symgnn::models {
 
+std::pair<at::Tensor, at::Tensor> entries_of_lists(const std::vector<std::vector<int64_t>>& rated,
+                                                   const at::Device& device) {
+  std::vector<int64_t> row, item;
+  for (size_t b = 0; b < rated.size(); ++b)
+    for (const int64_t i : rated[b]) row.push_back(static_cast<int64_t>(b)), item.push_back(i);
+  const auto opts = at::TensorOptions().dtype(at::kLong);
+  return {at::tensor(row, opts).to(device), at::tensor(item, opts).to(device)};
+}
+
 void assign_buffer(at::Tensor& buffer, const at::Tensor& values) {
   buffer.set_(values.to(buffer.device(), buffer.scalar_type()).contiguous());
 }

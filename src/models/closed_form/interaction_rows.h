@@ -37,6 +37,11 @@ void assign_buffer(at::Tensor& buffer, const at::Tensor& values);
 /// fit knew who rated more since, from their ratings alone (RatingModel::nodes_added).
 void add_user_rows(at::Tensor& ptr, at::Tensor& index, const ModelContext& ctx, int64_t kept, int64_t users);
 
+/// The entries of users given as lists of rated items: (row [E], item [E]) on `device`, rows
+/// in list order (RatingModel::score_rated_items).
+std::pair<at::Tensor, at::Tensor> entries_of_lists(const std::vector<std::vector<int64_t>>& rated,
+                                                   const at::Device& device);
+
 /// For each of `lengths`' rows, the positions start[r] .. start[r] + lengths[r] - 1, with
 /// the row they belong to: (owner [P], position [P]).
 std::pair<at::Tensor, at::Tensor> expand_rows(const at::Tensor& start, const at::Tensor& lengths);

@@ -28,6 +28,23 @@ ItemKnnModel::ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx)
   weights_ = register_buffer("weights", torch::zeros({0}, b1_.options()));
 }
 
+ScoreFactors ItemKnnModel::score_factors() {
+  if (n2_ > kMaxDenseExportItems || row_ptr_.size(0) != n2_ + 1) return {};
+  torch::NoGradGuard no_grad;
+  const at::Tensor ptr = row_ptr_.to(torch::kCPU, torch::kLong);
+  const at::Tensor source =
+      torch::repeat_interleave(torch::arange(n2_, ptr.options()), ptr.slice(0, 1) - ptr.slice(0, 0, n2_));
+  at::Tensor s = torch::zeros({n2_, n2_}, torch::kFloat);
+  s.index_put_({source, targets_.to(torch::kCPU, torch::kLong)}, weights_.to(torch::kCPU, torch::kFloat),
+               true);
+  ScoreFactors f;
+  f.users_are_interactions = true;
+  f.items = s.t().contiguous();
+  f.meaning =
+      "itemknn: score = x_u S, x_u the user's binary row of rated items, S the kept cosine similarities";
+  return f;
+}
+
 at::Tensor ItemKnnModel::score_items(const at::Tensor& users, int64_t n2) {
   TORCH_CHECK(n2 == n2_, "ItemKnnModel: built for ", n2_, " items, asked for ", n2);
   torch::NoGradGuard no_grad;
@@ -35,10 +52,20 @@ at::Tensor ItemKnnModel::score_items(const at::Tensor& users, int64_t n2) {
   // The rated items of the block: (row in the block, item).
   const at::Tensor start = profile_ptr_.index_select(0, u);
   const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, u + 1) - start);
-  const at::Tensor items = profile_items_.index_select(0, pos);
+  return scores_of_entries(u.size(0), row, profile_items_.index_select(0, pos));
+}
+
+at::Tensor ItemKnnModel::score_rated_items(const std::vector<std::vector<int64_t>>& rated) {
+  torch::NoGradGuard no_grad;
+  const auto [row, items] = entries_of_lists(rated, profile_ptr_.device());
+  return scores_of_entries(static_cast<int64_t>(rated.size()), row, items);
+}
+
+at::Tensor ItemKnnModel::scores_of_entries(int64_t users, const at::Tensor& row,
+                                           const at::Tensor& items) const {
   const at::Tensor first = row_ptr_.index_select(0, items);
   const at::Tensor lengths = row_ptr_.index_select(0, items + 1) - first;
-  at::Tensor out = torch::zeros({u.size(0), n2_}, weights_.options());
+  at::Tensor out = torch::zeros({users, n2_}, weights_.options());
   // Each rated item adds its row of S, in parts of at most kEntries (row in the block,
   // target, weight) triples, so that a block of heavy raters stays small.
   constexpr int64_t kEntries = int64_t{1} << 21;

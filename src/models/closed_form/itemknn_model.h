@@ -31,6 +31,12 @@ class ItemKnnModel : public DampedBiasModel {
   at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
   // No node_representations: TrainedModel::similar compares by co-ratings, which is the
   // cosine S of this kind.
+  /// X S with S dense (items = its columns) up to kMaxDenseExportItems items; none wider,
+  /// where an n2 x n2 matrix would not be the sparse kind's memory any more.
+  ScoreFactors score_factors() override;
+  /// x S of the lists' users, as score_items() scores a user with those rated items.
+  at::Tensor score_rated_items(const std::vector<std::vector<int64_t>>& rated) override;
+  static constexpr int64_t kMaxDenseExportItems = 10000;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   /// Ratings given after the fit (new users', or more of a known user's) join the users'
@@ -38,6 +44,8 @@ class ItemKnnModel : public DampedBiasModel {
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
  private:
+  /// X S of `users` users given by their entries (`row` the user's position, `items` the item).
+  at::Tensor scores_of_entries(int64_t users, const at::Tensor& row, const at::Tensor& items) const;
   /// S and X of `ratings`, and the biases.
   void fit_on(const std::vector<const RatingList*>& ratings);
 

@@ -137,9 +137,27 @@ std::pair<at::Tensor, at::Tensor> ElsaModel::entries_of(const at::Tensor& users)
 at::Tensor ElsaModel::scores_of(const at::Tensor& users, const at::Tensor& encoder) const {
   const at::Tensor u = users.to(profile_ptr_.device(), at::kLong);
   const auto [row, items] = entries_of(u);
-  const at::Tensor z = row_sums(u.size(0), row, items, encoder);
+  return scores_of_entries(u.size(0), row, items, encoder);
+}
+
+at::Tensor ElsaModel::score_rated_items(const std::vector<std::vector<int64_t>>& rated) {
+  at::NoGradGuard no_grad;
+  const auto count = static_cast<int64_t>(rated.size());
+  if (encoder_t_.size(0) == 0) return at::zeros({count, n2_}, b1_.options());
+  const auto [row, items] = entries_of_lists(rated, profile_ptr_.device());
+  return scores_of_entries(count, row, items, encoder_t_.t());
+}
+
+at::Tensor ElsaModel::scores_of_entries(int64_t count, const at::Tensor& row, const at::Tensor& items,
+                                        const at::Tensor& encoder) const {
+  const at::Tensor z = row_sums(count, row, items, encoder);
   at::Tensor s = z.mm(encoder.t());
-  if (deep_b_.size(0) > 0) s = s + saved_hidden(u, z).mm(deep_items_t_);
+  if (deep_b_.size(0) > 0) {
+    // Each user's count of rated items, as saved_hidden reads it from the profiles.
+    const at::Tensor n =
+        at::zeros({count}, z.options()).index_add(0, row, at::ones({row.size(0)}, z.options()));
+    s = s + deep_hidden(z, n, deep_w_.view({z.size(1), deep_b_.size(0)}), deep_b_).mm(deep_items_t_);
+  }
   // Minus each input item's own score (diag(A_hat A_hat^T) = 1).
   return s.index_put({row, items}, -at::ones({row.size(0)}, encoder.options()), true);
 }
@@ -161,6 +179,20 @@ at::Tensor ElsaModel::node_representations(int side) {
   const auto [row, items] = entries_of(all);
   const at::Tensor z = row_sums(n1_, row, items, encoder);
   return deep ? at::cat({z, saved_hidden(all, z)}, 1) : z;
+}
+
+ScoreFactors ElsaModel::score_factors() {
+  ScoreFactors f;
+  f.items = node_representations(1);
+  if (!f.items.defined()) return {};
+  f.items = f.items.to(at::kCPU, at::kFloat).contiguous();
+  f.users = node_representations(0).to(at::kCPU, at::kFloat).contiguous();
+  f.meaning =
+      deep_b_.size(0) > 0
+          ? "elsa with its deep path: users = [z_u, relu(z_u W + b)], items = [A_hat, D], z_u = x_u A_hat / "
+            "|x_u|^(1/2)"
+          : "elsa: users = z_u = x_u A_hat / |x_u|^(1/2), items = A_hat (unit rows)";
+  return f;
 }
 
 void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {

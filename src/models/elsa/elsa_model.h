@@ -61,6 +61,10 @@ class ElsaModel : public DampedBiasModel {
   /// Users: x_u A_hat; items: their rows of A_hat (cosine neighbours in the learned space);
   /// with the deep path, [x_u A_hat, h_u] and [A_hat, D].
   at::Tensor node_representations(int side) override;
+  /// [z_u, h_u] against [A_hat, D]: node_representations() of both sides.
+  ScoreFactors score_factors() override;
+  /// The users of the lists scored as score_items() scores a user with those rated items.
+  at::Tensor score_rated_items(const std::vector<std::vector<int64_t>>& rated) override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   /// The width and epoch count a saved fit chose (its figures elsa.d and elsa.epochs) as
@@ -97,6 +101,10 @@ class ElsaModel : public DampedBiasModel {
   /// h of the users `users` (int64) from their sums `z` = x_u A_hat, by the saved deep path
   /// (deep_w_, deep_b_) and their rated-item counts.
   at::Tensor saved_hidden(const at::Tensor& users, const at::Tensor& z) const;
+  /// The scores of `count` users given by their entries (`row` the user's position,
+  /// `items` the item) with item matrix `encoder` (what scores_of does for saved users).
+  at::Tensor scores_of_entries(int64_t count, const at::Tensor& row, const at::Tensor& items,
+                               const at::Tensor& encoder) const;
   /// A_hat of the parameters A.
   at::Tensor normalised(const at::Tensor& a) const;
   /// The rated entries of `users` (int64, on the profiles' device): each entry's user as a

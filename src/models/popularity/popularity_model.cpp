@@ -27,6 +27,15 @@ at::Tensor PopularityModel::score_items(const at::Tensor& users, int64_t n2) {
   return counts_.unsqueeze(0).expand({users.numel(), n2});  // [B, n2], the same row for every user
 }
 
+ScoreFactors PopularityModel::score_factors() {
+  ScoreFactors f;
+  f.items = at::zeros({counts_.size(0), 0}, at::kFloat);
+  f.item_bias = counts_.detach().to(at::kCPU, at::kFloat).clone();
+  f.meaning =
+      "popularity: score = the item's count of training + validation ratings, the same for every user";
+  return f;
+}
+
 void PopularityModel::count(const std::vector<const RatingList*>& ratings) {
   const int64_t n2 = counts_.size(0);
   std::vector<float> count(static_cast<size_t>(n2), 0.0f);

@@ -24,6 +24,8 @@ class PopularityModel : public RatingModel {
   at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
   at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
   bool ranks_by_rating() const override { return false; }
+  /// The counts as item biases, no factors.
+  ScoreFactors score_factors() override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   std::string name() const override { return "popularity"; }
