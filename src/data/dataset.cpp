@@ -55,22 +55,7 @@ void carve_validation(Dataset& ds, double fraction, uint64_t seed) {
   order = std::vector<size_t>();
   // In place (kept ratings shift down, in order): a second copy of a large training list
   // would double the peak memory of loading.
-  RatingList& t = ds.train;
-  ds.validation.user.reserve(n_val);
-  ds.validation.item.reserve(n_val);
-  ds.validation.value.reserve(n_val);
-  size_t kept = 0;
-  for (size_t k = 0; k < n; ++k) {
-    if (is_val[k]) {
-      ds.validation.add(t.user[k], t.item[k], t.value[k]);
-      continue;
-    }
-    t.user[kept] = t.user[k], t.item[kept] = t.item[k], t.value[kept] = t.value[k];
-    ++kept;
-  }
-  t.user.resize(kept);
-  t.item.resize(kept);
-  t.value.resize(kept);
+  data::move_marked(ds.train, is_val, ds.validation);
 }
 
 data::IdIndex data::id_index(const NodeSet& side) {

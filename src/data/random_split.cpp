@@ -45,6 +45,28 @@ void random_test_split(const RatingList& all, double fraction, uint64_t seed, Ra
   for (size_t k = 0; k < n; ++k) (is_test[k] ? test : train).add(all.user[k], all.item[k], all.value[k]);
 }
 
+void move_marked(RatingList& from, const std::vector<char>& take, RatingList& to,
+                 std::vector<double>* times) {
+  const auto marked = static_cast<size_t>(std::count(take.begin(), take.end(), char{1}));
+  to.user.reserve(to.size() + marked);
+  to.item.reserve(to.size() + marked);
+  to.value.reserve(to.size() + marked);
+  size_t kept = 0;
+  for (size_t k = 0; k < from.size(); ++k) {
+    if (take[k]) {
+      to.add(from.user[k], from.item[k], from.value[k]);
+      continue;
+    }
+    from.user[kept] = from.user[k], from.item[kept] = from.item[k], from.value[kept] = from.value[k];
+    if (times) (*times)[kept] = (*times)[k];
+    ++kept;
+  }
+  from.user.resize(kept);
+  from.item.resize(kept);
+  from.value.resize(kept);
+  if (times) times->resize(kept);
+}
+
 std::vector<float> distinct_levels(const std::vector<const RatingList*>& lists) {
   std::vector<float> levels;
   for (const RatingList* r : lists) levels.insert(levels.end(), r->value.begin(), r->value.end());

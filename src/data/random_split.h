@@ -35,6 +35,11 @@ void random_test_split(const RatingList& all, double fraction, uint64_t seed, Ra
 void split_five_stars(const RatingList& all, const DataConfig& cfg, Dataset& ds,
                       const std::vector<double>& times = {}, const std::string& where = "");
 
+/// Moves the ratings of `from` that `take` marks to the end of `to`, in order; the others stay,
+/// shifted down in place (no second copy of a large list), with their `times` where given.
+void move_marked(RatingList& from, const std::vector<char>& take, RatingList& to,
+                 std::vector<double>* times = nullptr);
+
 /// Sorted distinct values of the given lists.
 std::vector<float> distinct_levels(const std::vector<const RatingList*>& lists);
 

@@ -67,25 +67,6 @@ double latest_fraction_cutoff(std::vector<double> times, double fraction) {
   return times[k];
 }
 
-/// Moves the ratings of `from` that `take` marks into `to`, the others staying in order.
-void move_marked(RatingList& from, std::vector<double>& times, const std::vector<char>& take,
-                 RatingList& to) {
-  size_t kept = 0;
-  for (size_t k = 0; k < from.size(); ++k) {
-    if (take[k]) {
-      to.add(from.user[k], from.item[k], from.value[k]);
-      continue;
-    }
-    from.user[kept] = from.user[k], from.item[kept] = from.item[k], from.value[kept] = from.value[k];
-    times[kept] = times[k];
-    ++kept;
-  }
-  from.user.resize(kept);
-  from.item.resize(kept);
-  from.value.resize(kept);
-  times.resize(kept);
-}
-
 }  // namespace
 
 bool is_time_split(const std::string& split) {
@@ -211,7 +192,7 @@ void split_ratings(const RatingList& all, const std::vector<double>& times, cons
   ds.test = RatingList{};
   ds.validation = RatingList{};
   std::vector<double> train_times = times;
-  move_marked(ds.train, train_times, is_test, ds.test);
+  move_marked(ds.train, is_test, ds.test, &train_times);
   // The validation ratings are carved by time as the test ratings were, so that choosing on
   // them (epochs, lambda, a ranker) sees the future as the test does: the latest training
   // ratings (temporal), or each user's last n training ratings (leave_last_out).
@@ -234,7 +215,7 @@ void split_ratings(const RatingList& all, const std::vector<double>& times, cons
       int64_t kept = 0;
       is_val = last_n_of_each_user(ds.train.user, train_times, cfg.leave_last_n, kept);
     }
-    if (!is_val.empty()) move_marked(ds.train, train_times, is_val, ds.validation);
+    if (!is_val.empty()) move_marked(ds.train, is_val, ds.validation, &train_times);
   }
   ds.time_split = report;
 }

@@ -118,15 +118,6 @@ std::vector<float> to_vector(const at::Tensor& t) {
   return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
 }
 
-/// The model's parameters and buffers by ModuleState's names, not copied: what the members
-/// grown by with_new_nodes read (train::module_state clones, which a request need not pay).
-train::ModuleState state_view(torch::nn::Module& m) {
-  train::ModuleState out;
-  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach();
-  for (const auto& b : m.named_buffers()) out["buffer:" + b.key()] = b.value().detach();
-  return out;
-}
-
 /// `target` (a parameter or buffer of a model built for more nodes, new_ratings.h) made to
 /// hold `saved` in its leading corner and zeros elsewhere, in place. Only node-indexed
 /// dimensions grow, so a tensor of unchanged shape is taken as saved. A dimension the new
@@ -386,7 +377,8 @@ TrainedModel TrainedModel::with_new_nodes(const NewNodes& new_nodes) const {
   parts.ds = base.ds;
   parts.ctx = base.ctx;
   std::vector<train::ModuleState> states;
-  for (const auto& m : base.members) states.push_back(state_view(*m));
+  // Not copied: the grown members copy what they read (grow_into).
+  for (const auto& m : base.members) states.push_back(train::module_state(*m, /*copy=*/false));
   const size_t fitted_ratings = parts.ds.train.size();
   const NewRatingsSummary added = build_members(parts, states, new_nodes, impl_->device, nullptr);
   // The ranker places the same nodes: asked for their rows, or grown in the same order.

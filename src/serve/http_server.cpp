@@ -23,24 +23,20 @@ Request to_request(const httplib::Request& r) {
   Request q;
   q.method = r.method;
   q.path = r.path;
-  // The query from the request's own target, each pair split at its first '=': the library's
-  // parser keeps what follows the last one, so `where=key=value` lost its key.
+  // The query from the request's own target (bodies are read apart, so it is all the library's
+  // params hold), each pair split at its first '=': the library's parser keeps what follows
+  // the last one, so `where=key=value` lost its key.
   const size_t mark = r.target.find('?');
-  if (mark == std::string::npos) {
-    for (const auto& [k, v] : r.params) q.params.emplace(k, v);
-  } else {
-    const std::string query = r.target.substr(mark + 1);
-    for (size_t start = 0; start <= query.size();) {
-      const size_t end = std::min(query.find('&', start), query.size());
-      const std::string pair = query.substr(start, end - start);
-      if (!pair.empty()) {
-        const size_t eq = pair.find('=');
-        q.params.emplace(
-            httplib::detail::decode_url(pair.substr(0, eq), true),
-            eq == std::string::npos ? "" : httplib::detail::decode_url(pair.substr(eq + 1), true));
-      }
-      start = end + 1;
+  const std::string query = mark == std::string::npos ? "" : r.target.substr(mark + 1);
+  for (size_t start = 0; start < query.size();) {
+    const size_t end = std::min(query.find('&', start), query.size());
+    const std::string pair = query.substr(start, end - start);
+    if (!pair.empty()) {
+      const size_t eq = pair.find('=');
+      q.params.emplace(httplib::detail::decode_url(pair.substr(0, eq), true),
+                       eq == std::string::npos ? "" : httplib::detail::decode_url(pair.substr(eq + 1), true));
     }
+    start = end + 1;
   }
   q.body = r.body;
   q.authorization = r.get_header_value("Authorization");

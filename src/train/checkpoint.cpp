@@ -129,10 +129,11 @@ void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Modul
     throw CheckpointError(path + ": holds a different number of tensors than the model (different model?)");
 }
 
-ModuleState module_state(torch::nn::Module& m) {
+ModuleState module_state(torch::nn::Module& m, bool copy) {
   ModuleState out;
-  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach().clone();
-  for (const auto& b : m.named_buffers()) out["buffer:" + b.key()] = b.value().detach().clone();
+  const auto taken = [copy](const at::Tensor& t) { return copy ? t.detach().clone() : t.detach(); };
+  for (const auto& p : m.named_parameters()) out[p.key()] = taken(p.value());
+  for (const auto& b : m.named_buffers()) out["buffer:" + b.key()] = taken(b.value());
   return out;
 }
 

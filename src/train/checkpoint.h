@@ -47,7 +47,9 @@ void read_module_state(torch::serialize::InputArchive& archive, torch::nn::Modul
                        const std::string& path);
 
 /// Every parameter and buffer of `m` as a ModuleState (run_state.h), cloned; and back.
-ModuleState module_state(torch::nn::Module& m);
+/// `copy` false: the module's own tensors (detached), for a reader that copies what it needs
+/// before the module changes (a served model grown by new nodes reads its members' state so).
+ModuleState module_state(torch::nn::Module& m, bool copy = true);
 void set_module_state(torch::nn::Module& m, const ModuleState& state);
 
 /// Saves the checkpoint of run `run`: the run state `st`, the model's weights, the

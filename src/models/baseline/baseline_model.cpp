@@ -53,10 +53,6 @@ ScoreFactors BaselineModel::score_factors() {
 
 ScoreFactors weighted_sum(const ScoreFactors& f, double a, const ScoreFactors& g, double b, double c) {
   if (!f.items.defined() || !g.items.defined()) return {};
-  // Interaction rows are built by the exporter and cannot be scaled here: scale the items.
-  const auto side_by_side = [](const at::Tensor& x, double wx, const at::Tensor& y, double wy, bool scale_x) {
-    return at::cat({scale_x ? x * wx : x, y * wy}, 1);
-  };
   const auto sum = [](const at::Tensor& x, double wx, const at::Tensor& y, double wy) {
     if (!x.defined() && !y.defined()) return at::Tensor();
     if (!x.defined()) return y * wy;
@@ -73,12 +69,11 @@ ScoreFactors weighted_sum(const ScoreFactors& f, double a, const ScoreFactors& g
     if ((f.users_are_interactions ? g : f).items.size(1) != 0) return {};
     out.items = x.items * (f.users_are_interactions ? a : b);
   } else {
-    // Users are undefined only where the items have no columns (popularity's counts).
-    if (!f.users.defined() || !g.users.defined())
-      out.users = f.users.defined() ? f.users * a : g.users.defined() ? g.users * b : at::Tensor();
-    else
-      out.users = side_by_side(f.users, a, g.users, b, true);
-    out.items = side_by_side(f.items, 1.0, g.items, 1.0, false);
+    // Side by side, f's users scaled by a and g's by b; users are undefined only where the
+    // items have no columns (popularity's counts), and then the other side's alone remain.
+    out.users = f.users.defined() && g.users.defined() ? at::cat({f.users * a, g.users * b}, 1)
+                                                       : sum(f.users, a, g.users, b);
+    out.items = at::cat({f.items, g.items}, 1);
   }
   out.user_bias = sum(f.user_bias, a, g.user_bias, b);
   out.item_bias = sum(f.item_bias, a, g.item_bias, b);
