@@ -47,6 +47,10 @@ struct FitOptions {
   /// Called on the loaded data before its graphs are built and anything is fitted (evaluate's
   /// new-users protocol, fit/new_users_protocol.h, holds users' ratings out here). Null: none.
   std::function<void(Dataset&)> edit_data;
+  /// The data cfg.data names, already loaded (graphs as found): fit copies it instead of
+  /// reading the files again (the new-users protocol draws its users on one load and fits
+  /// twice on it). Null: loaded from cfg.data.
+  const Dataset* data = nullptr;
 };
 
 struct FitResult {

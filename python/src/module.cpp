@@ -17,18 +17,24 @@
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <type_traits>
 
 #include "fit/evaluation_json.h"
+#include "infer/graph_journal.h"
 #include "models/sylvester/sylvester.h"
 #include "runtime/runtime.h"
 #include "symgnn/config.h"
+#include "symgnn/data_rows.h"
 #include "symgnn/error.h"
+#include "symgnn/explain.h"
 #include "symgnn/fit.h"
 #include "symgnn/graph.h"
+#include "symgnn/graph_edit.h"
 #include "symgnn/item_filter.h"
+#include "symgnn/model_dir.h"
 #include "symgnn/model_kinds.h"
 #include "symgnn/progress.h"
 #include "symgnn/recommend.h"
@@ -102,13 +108,69 @@ std::string resolve_config(const std::string& preset, const std::string& config_
   return to_text(cfg);
 }
 
+/// Ratings, graphs and features by original ids, as Python passes arrays (symgnn/dataset.py):
+/// what symgnn/data_rows.h reads as a ratings source's files.
+using IdList = std::vector<std::string>;
+using Numbers = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+std::vector<double> numbers(const Numbers& a, const char* what) {
+  if (a.ndim() != 1) throw ConfigError(std::string(what) + ": expected a 1-d array of numbers");
+  return std::vector<double>(a.data(), a.data() + a.size());
+}
+
+/// One side's edges and feature rows into `rows`: edges (a, b, weights) where `has_graph`;
+/// feature rows (ids, an n x p matrix) where ids are given.
+void side_rows(bool has_graph, const IdList& a, const IdList& b, const Numbers& w, const IdList& feature_ids,
+               const Numbers& features, bool& rows_has_graph, std::vector<DataRows::Edge>& edges,
+               std::vector<DataRows::FeatureRow>& feature_rows, const char* side) {
+  rows_has_graph = has_graph;
+  const std::vector<double> weights = numbers(w, side);
+  if (a.size() != b.size() || a.size() != weights.size())
+    throw ConfigError(std::string(side) + " graph: the edges' ends and weights differ in length");
+  for (size_t k = 0; k < a.size(); ++k) edges.push_back({a[k], b[k], weights[k]});
+  if (feature_ids.empty()) return;
+  if (features.ndim() != 2 || static_cast<size_t>(features.shape(0)) != feature_ids.size())
+    throw ConfigError(std::string(side) + " features: expected one row per id (" +
+                      std::to_string(feature_ids.size()) + ")");
+  const auto cols = static_cast<size_t>(features.shape(1));
+  for (size_t r = 0; r < feature_ids.size(); ++r)
+    feature_rows.push_back(
+        {feature_ids[r], std::vector<double>(features.data() + r * cols, features.data() + (r + 1) * cols)});
+}
+
+/// A Python dict of arrays (symgnn/dataset.py, Dataset._rows) as DataRows.
+DataRows data_rows(const py::dict& d) {
+  DataRows rows;
+  rows.name = d["name"].cast<std::string>();
+  rows.users = d["users"].cast<IdList>();
+  rows.items = d["items"].cast<IdList>();
+  rows.ratings = numbers(d["ratings"].cast<Numbers>(), "ratings");
+  rows.has_test = d["has_test"].cast<bool>();
+  rows.test_users = d["test_users"].cast<IdList>();
+  rows.test_items = d["test_items"].cast<IdList>();
+  rows.test_ratings = numbers(d["test_ratings"].cast<Numbers>(), "test ratings");
+  side_rows(d["has_user_graph"].cast<bool>(), d["user_edge_a"].cast<IdList>(),
+            d["user_edge_b"].cast<IdList>(), d["user_edge_w"].cast<Numbers>(),
+            d["user_feature_ids"].cast<IdList>(), d["user_features"].cast<Numbers>(), rows.has_user_graph,
+            rows.user_edges, rows.user_features, "user");
+  side_rows(d["has_item_graph"].cast<bool>(), d["item_edge_a"].cast<IdList>(),
+            d["item_edge_b"].cast<IdList>(), d["item_edge_w"].cast<Numbers>(),
+            d["item_feature_ids"].cast<IdList>(), d["item_features"].cast<Numbers>(), rows.has_item_graph,
+            rows.item_edges, rows.item_features, "item");
+  return rows;
+}
+
 /// symgnn::fit (symgnn/fit.h) of a config text, the GIL released; `on_epoch(dict)` once per
 /// epoch with the GIL held (it may raise, e.g. KeyboardInterrupt from the signal check, to
-/// stop). Returns metrics.json's text.
-std::string fit_config(const std::string& config_text, const std::string& out, bool overwrite, bool verbose,
-                       py::object on_epoch) {
+/// stop). `rows` (a dict of arrays, or None): the data in memory (symgnn/data_rows.h) instead of
+/// the files the config names; nothing is written unless `out` names a model directory.
+/// Returns the fitted model (FitResult::model, in memory) and metrics.json's text.
+py::tuple fit_config(const std::string& config_text, const std::string& out, bool overwrite, bool verbose,
+                     py::object on_epoch, py::object rows) {
   RunConfig cfg;
   load_config_text(cfg, config_text, "config");
+  std::optional<DataRows> in_memory;
+  if (!rows.is_none()) in_memory = data_rows(rows.cast<py::dict>());
   // A borrowed handle: `on_epoch` outlives the call, and the callback is copied and
   // destroyed without the GIL, so it must own no Python reference.
   const py::handle callback = on_epoch;
@@ -130,18 +192,30 @@ std::string fit_config(const std::string& config_text, const std::string& out, b
     d["phase"] = e.phase;
     callback(d);
   };
-  py::gil_scoped_release release;
-  std::lock_guard<std::mutex> lock(fit_mutex());
-  runtime::set_compute_threads(cfg.train.threads);
-  FitOptions fo;
-  fo.out_dir = out;
-  fo.overwrite = overwrite;
-  fo.on_epoch = report;
-  if (verbose) fo.log = [](const std::string& line) { std::cerr << line << "\n"; };
-  const FitResult r = fit(cfg, fo);
-  if (verbose)
-    for (const std::string& line : r.summary) std::cout << line << "\n";
-  return json_text(r.metrics.to_json(), 2);
+  std::unique_ptr<ModelHandle> model;
+  std::string metrics;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(fit_mutex());
+    runtime::set_compute_threads(cfg.train.threads);
+    FitOptions fo;
+    fo.out_dir = out;
+    fo.overwrite = overwrite;
+    fo.on_epoch = report;
+    if (verbose) fo.log = [](const std::string& line) { std::cerr << line << "\n"; };
+    Dataset ds;
+    if (in_memory) {
+      ds = load_rows(*in_memory, cfg.data);
+      fo.data = &ds;
+    }
+    FitResult r = fit(cfg, fo);
+    if (verbose)
+      for (const std::string& line : r.summary) std::cout << line << "\n";
+    metrics = json_text(r.metrics.to_json(), 2);
+    // The model fit evaluated, moved out of the result (its only owner).
+    if (r.model) model = std::make_unique<ModelHandle>(std::move(*r.model));
+  }
+  return py::make_tuple(model ? py::cast(std::move(model)) : py::none(), metrics);
 }
 
 /// The table of model kinds (symgnn/model_kinds.h), one dict a row.
@@ -170,14 +244,7 @@ std::vector<std::string> ids_of(const NodeSet& side) {
 }
 
 /// A dataset as Python sees it: ids and the rating lists (indices into the ids).
-py::dict load_dataset_info(const std::vector<std::string>& sets) {
-  RunConfig cfg = preset_config("paper");
-  for (const auto& s : sets) apply_override(cfg, s);
-  Dataset ds;
-  {
-    py::gil_scoped_release release;
-    ds = load_dataset(cfg.data);
-  }
+py::dict dataset_info(const Dataset& ds) {
   auto ratings = [](const RatingList& r) {
     return py::make_tuple(py::array_t<int64_t>(r.user.size(), r.user.data()),
                           py::array_t<int64_t>(r.item.size(), r.item.data()),
@@ -197,6 +264,21 @@ py::dict load_dataset_info(const std::vector<std::string>& sets) {
   d["user_feature_columns"] = ds.users.features.cols;
   d["item_feature_columns"] = ds.items.features.cols;
   return d;
+}
+
+/// dataset_info of the source the data keys `sets` name, or of `rows` (a dict of arrays,
+/// symgnn/data_rows.h) split by those keys.
+py::dict load_dataset_info(const std::vector<std::string>& sets, py::object rows) {
+  RunConfig cfg = preset_config("paper");
+  for (const auto& s : sets) apply_override(cfg, s);
+  std::optional<DataRows> in_memory;
+  if (!rows.is_none()) in_memory = data_rows(rows.cast<py::dict>());
+  Dataset ds;
+  {
+    py::gil_scoped_release release;
+    ds = in_memory ? load_rows(*in_memory, cfg.data) : load_dataset(cfg.data);
+  }
+  return dataset_info(ds);
 }
 
 /// A side of the rating matrix by its Python name, "users" or "items".
@@ -313,6 +395,14 @@ void add_user_rows(NewNodes& nodes, const EdgeRows& edges, const FeatureRows& fe
 
 }  // namespace
 
+/// (side, op, a, b, weight) rows from Python as graph edits.
+static std::vector<GraphEdit> graph_edits_of(
+    const std::vector<std::tuple<std::string, std::string, std::string, std::string, double>>& rows) {
+  std::vector<GraphEdit> out;
+  for (const auto& [side, op, a, b, w] : rows) out.push_back({side, op, a, b, w});
+  return out;
+}
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "symgnn's C++ core (use the symgnn package, not this module)";
   register_errors();
@@ -323,15 +413,23 @@ PYBIND11_MODULE(_core, m) {
   m.def("resolve_config", &resolve_config, py::arg("preset"), py::arg("config_file"), py::arg("sets"),
         py::arg("variant") = "");
   m.def("fit", &fit_config, py::arg("config_text"), py::arg("out"), py::arg("overwrite"), py::arg("verbose"),
-        py::arg("on_epoch"));
+        py::arg("on_epoch"), py::arg("rows") = py::none());
   m.def("model_kinds", &model_kinds, "the table of model kinds (include/symgnn/model_kinds.h)");
-  m.def("load_dataset", &load_dataset_info, py::arg("sets"));
+  m.def("load_dataset", &load_dataset_info, py::arg("sets"), py::arg("rows") = py::none());
   m.def(
       "set_threads", [](int64_t n) { runtime::set_compute_threads(n); }, py::arg("n"));
   m.def(
       "keep_freed_memory", [] { runtime::keep_freed_memory(); },
       "keep freed memory in the heap, as the symgnn command does (src/runtime/runtime.cpp)");
   m.def("sylvester_solve", &sylvester_solve);
+  m.def(
+      "append_graph_journal",
+      [](const std::string& dir,
+         const std::vector<std::tuple<std::string, std::string, std::string, std::string, double>>& rows) {
+        infer::append_graph_journal(dir, graph_edits_of(rows),
+                                    static_cast<int64_t>(infer::read_graph_journal(dir).size()) + 1);
+      },
+      py::arg("dir"), py::arg("edits"), "appends a batch of graph edits to the model directory's journal");
   m.def(
       "read_verified_file", [](const std::string& path) { return py::bytes(read_verified_file(path)); },
       py::arg("path"),
@@ -376,6 +474,17 @@ PYBIND11_MODULE(_core, m) {
           py::arg("rows"), py::arg("rows_name") = "new ratings", py::arg("user_edge_rows") = EdgeRows{},
           py::arg("user_feature_rows") = FeatureRows{},
           "this model grown by (user, item, rating) rows of new users, from the weights in memory")
+      .def(
+          "save",
+          [](const ModelHandle& h, const std::string& path, const std::string& metrics_json) {
+            ModelDirFiles files;
+            files.metrics_json = metrics_json;
+            py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(h.busy);
+            return save_model_dir(h.model, path, files);
+          },
+          py::arg("path"), py::arg("metrics_json") = "",
+          "this model (as fitted) written as a model directory (symgnn/model_dir.h); the files written")
       .def_property_readonly("users", [](const ModelHandle& h) { return h.model.users(); })
       .def_property_readonly("items", [](const ModelHandle& h) { return h.model.items(); })
       .def_property_readonly("name", [](const ModelHandle& h) { return h.model.name(); })
@@ -479,6 +588,32 @@ PYBIND11_MODULE(_core, m) {
              for (const SimilarNode& n : near) out.append(py::make_tuple(n.index, n.similarity));
              return out;
            })
+      .def(
+          "edit_graph",
+          [](const ModelHandle& h,
+             const std::vector<std::tuple<std::string, std::string, std::string, std::string, double>>&
+                 rows) {
+            const std::vector<GraphEdit> edits = graph_edits_of(rows);
+            py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(h.busy);
+            return std::make_unique<ModelHandle>(apply_graph_edits(h.model, edits));
+          },
+          py::arg("edits"),
+          "this model with (side, op, a, b, weight) graph edits applied (symgnn/graph_edit.h)")
+      .def(
+          "explain",
+          [](const ModelHandle& h, int64_t user, int64_t item, const std::string& target, int64_t top,
+             int64_t candidates) {
+            ExplainOptions eo;
+            eo.target = target;
+            eo.top = top;
+            eo.candidates = candidates;
+            py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(h.busy);
+            return explanation_json(explain(h.model, user, item, eo)).dump();
+          },
+          py::arg("user"), py::arg("item"), py::arg("target"), py::arg("top"), py::arg("candidates"),
+          "why the model scores the item for the user (symgnn/explain.h), as JSON text")
       .def("similarity_basis",
            [](const ModelHandle& h, const std::string& side) {
              const NodeSide s = node_side(side);

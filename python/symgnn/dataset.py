@@ -1,11 +1,12 @@
 """Datasets: every source the command line reads, and arrays from Python.
 
 A Dataset is what `symgnn train --data SOURCE --set data.KEY=VALUE ...` would read: a
-source plus data keys (docs/config.md, section data). Arrays become files in the formats
-the loaders read (ratings, edge lists, features; docs/data.md), so that a model trained
-on them is a model directory like any other and loads again from the command line."""
+source plus data keys (docs/config.md, section data). Arrays stay in memory: they pass to
+the C++ loader as rows (include/symgnn/data_rows.h), which reads them as it reads files
+holding them (ratings, edge lists, features; docs/data.md), so a fit on arrays equals the
+fit on those files, and no file is written. Dataset.from_arrays(..., path=DIR) writes the
+files instead, for the command line."""
 
-import hashlib
 import os
 import tempfile
 
@@ -23,6 +24,7 @@ class Dataset:
         self.source = str(source)
         self.data_keys = {k: v for k, v in data_keys.items() if v is not None}
         self._info = None
+        self._rows = None  # arrays in memory (from_arrays): the rows symgnn/data_rows.h reads
 
     def settings(self):
         """The data section as `data.key=value` assignments."""
@@ -33,7 +35,7 @@ class Dataset:
     @property
     def info(self):
         if self._info is None:
-            self._info = _core.load_dataset(self.settings())
+            self._info = _core.load_dataset(self.settings(), self._rows)
         return self._info
 
     @property
@@ -55,14 +57,21 @@ class Dataset:
         uid, iid = np.asarray(self.user_ids, dtype=object), np.asarray(self.item_ids, dtype=object)
         return uid[u], iid[i], r
 
+    @property
+    def in_memory(self):
+        """Whether the data are arrays held in memory (from_arrays without `path`), not files."""
+        return self._rows is not None
+
     def __repr__(self):
         keys = "".join(f", {k}={v!r}" for k, v in self.data_keys.items())
+        if self._rows is not None:
+            return f"Dataset(arrays in memory: {len(self._rows['ratings'])} ratings{keys})"
         return f"Dataset({self.source!r}{keys})"
 
     @staticmethod
     def from_arrays(users, items, ratings, test=None, user_graph=None, item_graph=None, user_features=None,
                     item_features=None, path=None, val_fraction=None):
-        """A dataset from arrays (numpy, pandas columns, lists) with arbitrary ids.
+        """A dataset from arrays (numpy, pandas columns, lists) with arbitrary ids, held in memory.
 
         users, items, ratings: the training ratings, one per position; ids may be strings
         or integers (integers are read as their decimal text). Missing values, float ids
@@ -75,16 +84,22 @@ class Dataset:
         (id, id[, weight]) edges. Symmetric.
         user_features, item_features: a pandas DataFrame indexed by id, or an array with one
         row per id in sorted order.
-        path: folder for the files (default: a folder named by their content under
-        $SYMGNN_CACHE, else ~/.cache/symgnn).
+        path: None (the default) keeps the arrays in memory: fit() passes them to the C++
+        loader as rows, and no file is written. A folder writes them there as files in the
+        loaders' formats (ratings.tsv, test.tsv, user_graph.tsv, ...), which the dataset then
+        names, as the command line's --data and --set data.*_file=... would: the same data,
+        the same splits, the same fit.
         """
         users, items = _ids(_frames.ids(users, "users"), "users"), _ids(_frames.ids(items, "items"), "items")
         ratings = _frames.ratings(ratings, "ratings")
         if not (len(users) == len(items) == len(ratings)):
             raise ConfigError(f"users, items and ratings differ in length ({len(users)}, {len(items)}, "
                               f"{len(ratings)})")
-        files = {"ratings.tsv": _ratings_text(users, items, ratings)}
-        keys = {}
+        if not np.all(np.isfinite(ratings)):
+            raise ConfigError("ratings: every rating must be a finite number")
+        rows = {"name": "arrays", "users": list(users), "items": list(items),
+                "ratings": np.asarray(ratings, dtype=np.float64), "has_test": False, "test_users": [],
+                "test_items": [], "test_ratings": np.zeros(0)}
         if test is not None:
             if hasattr(test, "columns"):
                 tu, ti, tr = _frames.frame_columns(test, "test")
@@ -96,20 +111,30 @@ class Dataset:
                                       f"rating, got {type(test).__name__}") from None
                 tu, ti = _frames.ids(tu, "test users"), _frames.ids(ti, "test items")
                 tr = _frames.ratings(tr, "test ratings")
-            files["test.tsv"] = _ratings_text(_ids(tu, "test users"), _ids(ti, "test items"), tr)
-            keys["test_file"] = "test.tsv"
+            tu, ti = _ids(tu, "test users"), _ids(ti, "test items")
+            if not (len(tu) == len(ti) == len(tr)):
+                raise ConfigError(f"test: users, items and ratings differ in length ({len(tu)}, {len(ti)}, "
+                                  f"{len(tr)})")
+            if not np.all(np.isfinite(tr)):
+                raise ConfigError("test ratings: every rating must be a finite number")
+            rows.update(has_test=True, test_users=list(tu), test_items=list(ti),
+                        test_ratings=np.asarray(tr, dtype=np.float64))
         for side, graph, ids in (("user", user_graph, users), ("item", item_graph, items)):
-            if graph is not None:
-                files[f"{side}_graph.tsv"] = _edges_text(graph, np.unique(ids), f"{side}_graph")
-                keys[f"{side}_graph_file"] = f"{side}_graph.tsv"
+            a, b, w = _edges(graph, np.unique(ids), f"{side}_graph") if graph is not None else ([], [], [])
+            rows.update({f"has_{side}_graph": graph is not None, f"{side}_edge_a": a, f"{side}_edge_b": b,
+                         f"{side}_edge_w": np.asarray(w, dtype=np.float64)})
         for side, feats, ids in (("user", user_features, users), ("item", item_features, items)):
-            if feats is not None:
-                files[f"{side}_features.tsv"] = _features_text(feats, np.unique(ids), f"{side}_features")
-                keys[f"{side}_features_file"] = f"{side}_features.tsv"
+            fids, values = _features(feats, np.unique(ids), f"{side}_features") if feats is not None else \
+                ([], np.zeros((0, 0)))
+            rows.update({f"{side}_feature_ids": fids, f"{side}_features": values})
+        data_keys = {} if val_fraction is None else {"val_fraction": val_fraction}
+        if path is None:
+            ds = Dataset(rows["name"], **data_keys)
+            ds._rows = rows
+            return ds
+        files, keys = _files_of(rows)
         folder = _write_files(files, path)
-        data_keys = {k: os.path.join(folder, v) for k, v in keys.items()}
-        if val_fraction is not None:
-            data_keys["val_fraction"] = val_fraction
+        data_keys.update({k: os.path.join(folder, v) for k, v in keys.items()})
         return Dataset(os.path.join(folder, "ratings.tsv"), **data_keys)
 
 
@@ -147,49 +172,78 @@ def _ids(values, what):
 
 
 def _ratings_text(users, items, ratings):
-    if not np.all(np.isfinite(ratings)):
-        raise ConfigError("ratings: every rating must be a finite number")
     lines = ["user\titem\trating"]
-    lines += [f"{u}\t{i}\t{r!r}" for u, i, r in zip(users, items, ratings.tolist())]
+    lines += [f"{u}\t{i}\t{r!r}" for u, i, r in zip(users, items, np.asarray(ratings, dtype=np.float64).tolist())]
     return "\n".join(lines) + "\n"
 
 
-def _edges_text(graph, ids, what):
-    lines = []
+def _edges(graph, ids, what):
+    """(first ends, second ends, weights) of a graph argument over `ids` (sorted): a
+    scipy.sparse or dense matrix (its nonzero entries), or (m, 2) / (m, 3) edges."""
+    a, b, w = [], [], []
     if hasattr(graph, "tocoo"):  # scipy.sparse
         coo = graph.tocoo()
         if coo.shape != (len(ids), len(ids)):
             raise ConfigError(f"{what}: a {coo.shape[0]} x {coo.shape[1]} matrix for {len(ids)} ids")
-        for a, b, w in zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist()):
-            if w != 0:
-                lines.append(f"{ids[a]}\t{ids[b]}\t{float(w)!r}")
+        for r, c, x in zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist()):
+            if x != 0:
+                a.append(str(ids[r]))
+                b.append(str(ids[c]))
+                w.append(float(x))
     else:
         arr = _array(graph.to_numpy() if hasattr(graph, "to_numpy") else graph, object, what)
         if arr.ndim == 2 and arr.shape == (len(ids), len(ids)) and arr.shape[1] not in (2, 3):
             arr = _array(arr, float, what)
-            for a, b in zip(*np.nonzero(arr)):
-                lines.append(f"{ids[a]}\t{ids[b]}\t{arr[a, b]!r}")
+            for r, c in zip(*np.nonzero(arr)):
+                a.append(str(ids[r]))
+                b.append(str(ids[c]))
+                w.append(float(arr[r, c]))
         elif arr.ndim == 2 and arr.shape[1] in (2, 3):
             weights = _array(arr[:, 2], float, f"{what} weights") if arr.shape[1] == 3 else np.ones(len(arr))
-            for row, w in zip(arr, weights.tolist()):
-                lines.append(f"{row[0]}\t{row[1]}\t{w!r}")
+            for row, x in zip(arr, weights.tolist()):
+                a.append(f"{row[0]}")
+                b.append(f"{row[1]}")
+                w.append(float(x))
         else:
             raise ConfigError(f"{what}: expected a scipy.sparse or dense {len(ids)} x {len(ids)} matrix, or "
                               f"(m, 2) / (m, 3) edges, got shape {arr.shape}")
-    if not lines:
+    if not w:
         raise ConfigError(f"{what}: the graph has no edges")
-    return "\n".join(lines) + "\n"
+    return a, b, w
 
 
-def _features_text(feats, ids, what):
+def _features(feats, ids, what):
+    """(ids, an n x p float matrix) of a features argument over `ids` (sorted)."""
     if hasattr(feats, "index") and hasattr(feats, "to_numpy"):  # a DataFrame indexed by id
-        rows = [(str(i), r) for i, r in zip(feats.index, _array(feats.to_numpy(), float, what))]
-    else:
-        arr = _array(feats, float, what)
-        if arr.ndim != 2 or arr.shape[0] != len(ids):
-            raise ConfigError(f"{what}: expected one row per id ({len(ids)}), got shape {arr.shape}")
-        rows = list(zip(ids, arr))
-    return "".join(f"{i}\t" + "\t".join(repr(float(x)) for x in r) + "\n" for i, r in rows)
+        values = _array(feats.to_numpy(), float, what)
+        if values.ndim != 2:
+            raise ConfigError(f"{what}: expected a table of numbers, got shape {values.shape}")
+        return [str(i) for i in feats.index], values
+    arr = _array(feats, float, what)
+    if arr.ndim != 2 or arr.shape[0] != len(ids):
+        raise ConfigError(f"{what}: expected one row per id ({len(ids)}), got shape {arr.shape}")
+    return [str(i) for i in ids], arr
+
+
+def _files_of(rows):
+    """The files (name -> text) holding `rows` in the loaders' formats, and the data keys naming them."""
+    files = {"ratings.tsv": _ratings_text(rows["users"], rows["items"], rows["ratings"])}
+    keys = {}
+    if rows["has_test"]:
+        files["test.tsv"] = _ratings_text(rows["test_users"], rows["test_items"], rows["test_ratings"])
+        keys["test_file"] = "test.tsv"
+    for side in ("user", "item"):
+        if rows[f"has_{side}_graph"]:
+            files[f"{side}_graph.tsv"] = "".join(
+                f"{a}\t{b}\t{w!r}\n" for a, b, w in
+                zip(rows[f"{side}_edge_a"], rows[f"{side}_edge_b"], rows[f"{side}_edge_w"].tolist()))
+            keys[f"{side}_graph_file"] = f"{side}_graph.tsv"
+        if len(rows[f"{side}_feature_ids"]):
+            files[f"{side}_features.tsv"] = "".join(
+                f"{i}\t" + "\t".join(repr(float(x)) for x in r) + "\n"
+                for i, r in zip(rows[f"{side}_feature_ids"], rows[f"{side}_features"]))
+            keys[f"{side}_features_file"] = f"{side}_features.tsv"
+    return files, keys
 
 
 def _array(values, dtype, what):
@@ -201,14 +255,8 @@ def _array(values, dtype, what):
 
 
 def _write_files(files, path):
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode() + b"\0" + files[name].encode() + b"\0")
-    if path is None:
-        root = os.environ.get("SYMGNN_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "symgnn")
-        path = os.path.join(root, "arrays", digest.hexdigest()[:20])
-        if os.path.isdir(path):
-            return path  # the same content, written before
+    """Writes `files` into the folder `path` (created; files of the same names replaced), each
+    complete before it appears under its name."""
     path = os.path.abspath(_args.path(path, "path"))
     parent = os.path.dirname(path)
     os.makedirs(parent, exist_ok=True)
@@ -216,15 +264,16 @@ def _write_files(files, path):
     for name, text in files.items():
         with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
             f.write(text)
-    if os.path.isdir(path):  # an explicit folder: replace its files
+    if os.path.isdir(path):  # an existing folder: replace its files
         for name in files:
             os.replace(os.path.join(tmp, name), os.path.join(path, name))
         os.rmdir(tmp)
     else:
         try:
             os.rename(tmp, path)
-        except OSError:  # another process wrote the same content first
+        except OSError:  # another process made the folder first
+            os.makedirs(path, exist_ok=True)
             for name in files:
-                os.remove(os.path.join(tmp, name))
+                os.replace(os.path.join(tmp, name), os.path.join(path, name))
             os.rmdir(tmp)
     return path

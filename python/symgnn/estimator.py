@@ -1,12 +1,13 @@
 """SyMGNN: the scikit-learn-style estimator. fit() runs the library's one run, symgnn::fit
-(include/symgnn/fit.h), in-process (the GIL released), as `symgnn train` runs it, so the
-model directory it writes is the one `symgnn train --out DIR` writes: `symgnn predict`
-reads it, and symgnn.load() reads directories the command line wrote."""
+(include/symgnn/fit.h), in-process (the GIL released), as `symgnn train` runs it, and keeps
+the model fit evaluated in memory (FitResult::model). Given `out`, the model directory it
+writes is the one `symgnn train --out DIR` writes: `symgnn predict` reads it, and
+symgnn.load() reads directories the command line wrote. Without `out` nothing is written:
+save() writes the model directory (include/symgnn/model_dir.h) when asked."""
 
 import json
 import os
 import shutil
-import tempfile
 
 import numpy as np
 
@@ -86,30 +87,35 @@ class SyMGNN:
         return os.path.abspath(config)
 
     def fit(self, data, out=None, overwrite=False):
-        """Trains on `data` and keeps the model. `data`: a Dataset, a source for load_dataset
-        ('synthetic', a path), or a pandas DataFrame with columns user, item, rating (written
-        once by Dataset.from_arrays to a content-named folder that the model directory then
-        names as its data source; a random tenth of the ratings is the test set).
+        """Trains on `data` and keeps the model in memory. `data`: a Dataset, a source for
+        load_dataset ('synthetic', a path), or a pandas DataFrame with columns user, item,
+        rating (Dataset.from_arrays: held in memory, a random tenth of the ratings the test
+        set).
 
-        out: the model directory to write (default: a temporary one; save() copies it).
+        out: the model directory to write as `symgnn train --out` writes it (default: none;
+        nothing is written, and save() writes the model when asked).
         overwrite: replace a run already in `out` (without it, such an `out` is refused, as
         `symgnn train --out` refuses it).
         Ctrl-C stops training with KeyboardInterrupt; the checkpoints written so far stay in
         `out` (`symgnn train --resume OUT` continues them)."""
         ds = _as_dataset(data)
         text = self.config_text(ds)  # every value checked before any work
-        if out is None:
-            self._workdir = tempfile.TemporaryDirectory(prefix="symgnn-")
-            out = os.path.join(self._workdir.name, "model")
-        out = os.path.abspath(_args.path(out, "out"))
+        overwrite = _args.flag(overwrite, "overwrite")
+        if out is not None:
+            out = os.path.abspath(_args.path(out, "out"))
         _core.keep_freed_memory()  # as the symgnn command does: epochs reuse large tensors
         progress = Progress(self.verbose)
         try:
-            _core.fit(text, out, _args.flag(overwrite, "overwrite"), bool(self.verbose), progress)
+            core, metrics = _core.fit(text, out or "", overwrite, bool(self.verbose), progress, ds._rows)
             progress.close(finished=True)
         finally:
             progress.close()
-        self._load(out)
+        self._workdir = None
+        # The model fit evaluated, as it is in memory: the directory is not read back.
+        self.model_ = Model._of_core(core, out, device=self.device or "cpu", verbose=bool(self.verbose))
+        self.path_ = out
+        self.metrics_ = json.loads(metrics)
+        self._metrics_text = metrics
         return self
 
     def _load(self, path, model=None):
@@ -118,7 +124,8 @@ class SyMGNN:
         self.path_ = self.model_.path
         folder = self.path_ if os.path.isdir(self.path_) else os.path.dirname(self.path_)
         metrics = os.path.join(folder, "metrics.json")
-        self.metrics_ = json.loads(_core.read_verified_file(metrics)) if os.path.exists(metrics) else {}
+        self._metrics_text = _core.read_verified_file(metrics).decode() if os.path.exists(metrics) else ""
+        self.metrics_ = json.loads(self._metrics_text) if self._metrics_text else {}
         return self
 
     def _fitted(self):
@@ -158,6 +165,14 @@ class SyMGNN:
         """The candidate `items` of one user in the model's order; see Model.rank."""
         return self._fitted().rank(user, items)
 
+    def edit_graph(self, edits):
+        """Adds or removes graph edges without retraining; see Model.edit_graph."""
+        return self._fitted().edit_graph(edits)
+
+    def explain(self, user, item, target="list", top=5, candidates=24):
+        """Why the model scores `item` for `user`; see Model.explain."""
+        return self._fitted().explain(user, item, target, top, candidates)
+
     def similar_items(self, items, k=10):
         """The k items most similar to each of `items`; see Model.similar_items."""
         return self._fitted().similar_items(items, k)
@@ -191,13 +206,20 @@ class SyMGNN:
         return self._fitted().evaluate(k, relevant_min)
 
     def save(self, path):
-        """Copies the model directory to `path` (a directory `symgnn predict --model` reads)."""
-        src = self._fitted().path
+        """Writes the model directory to `path` (a directory `symgnn predict --model` reads):
+        a copy of `out` where fit() wrote one, else the model in memory written as one
+        (model.pt, dataset.bin, config.txt, metrics.json, the ranker; include/symgnn/model_dir.h).
+        `path` must not exist."""
+        model = self._fitted()
         path = _args.path(path, "path")
+        if os.path.exists(path) and not (model.path and os.path.abspath(path) == os.path.abspath(model.path)):
+            raise ConfigError(f"{path}: exists; save() does not overwrite")
+        if model.path is None:  # fitted in memory
+            model._save(os.path.abspath(path), getattr(self, "_metrics_text", "") or "")
+            return path
+        src = model.path
         if os.path.abspath(path) == os.path.abspath(src):
             return path
-        if os.path.exists(path):
-            raise ConfigError(f"{path}: exists; save() does not overwrite")
         tmp = path + ".tmp-" + str(os.getpid())
         shutil.copytree(src, tmp)
         os.rename(tmp, path)

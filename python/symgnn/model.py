@@ -4,6 +4,7 @@ symgnn/trained_model.h."""
 
 import json
 import os
+import tempfile
 
 import numpy as np
 
@@ -25,6 +26,8 @@ class Model:
 
     A Model pickles: the copy holds the directory's files and loads them from a temporary
     directory of its own (the data source must still be where the model trained on it).
+    A model SyMGNN.fit() kept in memory without writing a directory has path None; it
+    pickles as the directory it would write.
     """
 
     def __init__(self, path, device="cpu", new_ratings=None, new_user_graph=None, new_item_graph=None,
@@ -43,10 +46,30 @@ class Model:
                 raise MissingFileError(f"{f}: no such file")
         self.path, self.device, self.verbose = path, device, bool(verbose)
         self._owner = None  # the temporary directory of an unpickled copy
+        self._base = None  # a model fitted in memory (path None): the core model as fitted
         rows = _new_ratings.rows(*_frames.triples(new_ratings, "new_ratings"), "new_ratings") if in_memory else []
         self._load(files, rows, "new_ratings")
 
+    @classmethod
+    def _of_core(cls, core_model, path=None, device="cpu", verbose=True):
+        """A Model of a core model held in memory (what fit evaluated); `path`: the model
+        directory fit wrote (None: none, the model lives in memory only)."""
+        model = cls.__new__(cls)
+        model.path, model.device, model.verbose, model._owner = path, device, bool(verbose), None
+        model._base = core_model if path is None else None
+        model._adopt(core_model, {})
+        return model
+
+    def _save(self, path, metrics_json=""):
+        """Writes this model, as fitted, as a model directory at `path` (include/symgnn/model_dir.h)."""
+        (self._base or self._m).save(path, metrics_json)
+
     def _load(self, files, rows=(), rows_name="new ratings", edges=(), features=()):
+        if getattr(self, "_base", None) is not None:  # in memory: grown from the model as fitted
+            core = self._base.with_new_ratings(list(rows), rows_name, list(edges), list(features)) \
+                if rows else self._base
+            self._adopt(core, files, rows, rows_name, edges, features)
+            return
         args = [files.get(k, "") for k in ("new_ratings",) + _NEW_FILES]
         self._adopt(_core.TrainedModel(self.path, self.device, *args, list(rows), rows_name, self.verbose,
                                        list(edges), list(features)), files, rows, rows_name, edges, features)
@@ -64,6 +87,13 @@ class Model:
         self._items = {i: k for k, i in enumerate(self._item_ids)}
 
     def __getstate__(self):
+        if self.path is None:  # in memory: the directory it would write
+            with tempfile.TemporaryDirectory(prefix="symgnn-") as tmp:
+                folder = os.path.join(tmp, "model")
+                self._save(folder)
+                files = _snapshot.read(folder)
+            return {"files": files, "model_file": None, "device": self.device, "verbose": self.verbose,
+                    "new_files": self._new_files, "new_rows": self._new_rows}
         folder, name = (self.path, None) if os.path.isdir(self.path) else os.path.split(self.path)
         return {"files": _snapshot.read(folder), "model_file": name, "device": self.device,
                 "verbose": self.verbose, "new_files": self._new_files, "new_rows": self._new_rows}
@@ -72,6 +102,7 @@ class Model:
         owner, folder = _snapshot.write(state["files"])
         self.path = folder if state["model_file"] is None else os.path.join(folder, state["model_file"])
         self.device, self.verbose = state["device"], state["verbose"]
+        self._base = None
         files = {}
         for key, (name, data) in state["new_files"].items():
             files[key] = os.path.join(owner.name, f"{key}-{name}")
@@ -159,6 +190,51 @@ class Model:
         rows = [(str(user), self._item_ids[i], float(s), r + 1) for r, (i, s) in enumerate(zip(ranked, scores))]
         return _table(rows, ["user", "item", "prediction", "rank"])
 
+    def edit_graph(self, edits):
+        """Adds or removes user-user or item-item edges without retraining (the CLI's
+        `symgnn graph edit`, docs/graph_edits.md): `edits` a list of dicts {"side": "user" or
+        "item", "op": "add" or "remove", "a": ID, "b": ID, "weight": 1.0} or tuples (side, op,
+        a, b[, weight]). Every node's representation is recomputed from the trained weights on
+        the edited graphs, and this model answers from them at once. Where the model has a
+        directory, the batch is journalled there too (graph_journal.jsonl), so every later load
+        of it, pickling included, sees the same graphs. The batch is checked whole first: a
+        bad edit raises symgnn.ConfigError naming it, and nothing changes."""
+        if not isinstance(edits, (list, tuple)):
+            raise ConfigError(f"edit_graph: edits must be a list, got {type(edits).__name__}")
+        rows = []
+        for k, e in enumerate(edits):
+            if isinstance(e, dict):
+                unknown = set(e) - {"side", "op", "a", "b", "weight"}
+                if unknown:
+                    raise ConfigError(f"edits[{k}]: unknown key {sorted(unknown)[0]!r} (side, op, a, b, weight)")
+                e = (e.get("side"), e.get("op", "add"), e.get("a"), e.get("b"), e.get("weight", 1.0))
+            if not isinstance(e, (tuple, list)) or len(e) not in (4, 5) or any(x is None for x in e[:4]):
+                raise ConfigError(f"edits[{k}]: must be (side, op, a, b[, weight]) or a dict of those")
+            weight = _args.number(e[4] if len(e) == 5 else 1.0, f"edits[{k}].weight")
+            rows.append((str(e[0]), str(e[1]), str(e[2]), str(e[3]), weight))
+        if not rows:
+            raise ConfigError("edit_graph: no edit given")
+        edited = self._m.edit_graph(rows)
+        if getattr(self, "_base", None) is not None:  # in memory: what save, pickling and growing start from
+            self._base = edited if self._base is self._m else self._base.edit_graph(rows)
+        if self.path is not None:
+            _core.append_graph_journal(self.path, rows)
+        self._m = edited
+
+    def explain(self, user, item, target="list", top=5, candidates=24):
+        """Why the model scores `item` for `user` (the CLI's `symgnn explain`, docs/explain.md):
+        a dict with the score, the method and its parts, largest first, each with its source
+        ("rated", "neighbour", "path", "user_edge", "item_edge", "constant", "rest"), the
+        ids it names, its value, its share of the score and a sentence. `target` "list" (the
+        score the lists rank by) or "rating" (the predicted rating). Exact for the kinds
+        linear in their inputs (the parts sum to the score); for the learned kinds, occlusion
+        over at most `candidates` inputs (one forward pass each)."""
+        if target not in ("list", "rating"):
+            raise ConfigError(f"explain: target = {target!r}: must be list or rating")
+        u = self._index([user], self._users, "user")[0]
+        i = self._index([item], self._items, "item")[0]
+        return json.loads(self._m.explain(int(u), int(i), target, _args.count(top), _args.count(candidates)))
+
     def similar_items(self, items, k=10):
         """The k items most similar to each of `items` (one id or several), itself left out:
         a DataFrame with columns item, similar_item, similarity (a cosine), rank (a list of
@@ -235,6 +311,7 @@ class Model:
         with new_* files (which are not carried over), its directory loaded again."""
         model = Model.__new__(Model)
         model.path, model.device, model.verbose, model._owner = self.path, self.device, self.verbose, None
+        model._base = getattr(self, "_base", None)
         rows = _new_ratings.rows(users, items, ratings, what)
         if self._new_files or self._new_rows[0]:
             model._load({}, rows, what, edges, features)

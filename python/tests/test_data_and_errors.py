@@ -45,10 +45,14 @@ def test_from_arrays_with_string_ids_and_scipy_graphs(tmp_path):
     assert model.score(ds) < 2.0  # ratings are 1 or 5: the mean alone scores 2
     p = model.predict(["user 0", "user 1"], ["item-0", "item-0"])
     assert p.shape == (2,)
-    # The same arrays give the same folder (content-addressed) without a path.
-    a = symgnn.Dataset.from_arrays(train["user"], train["item"], train["rating"], test=test)
-    b = symgnn.Dataset.from_arrays(train["user"], train["item"], train["rating"], test=test)
-    assert a.source == b.source
+    # Without a path the arrays stay in memory; the same data and splits as their files.
+    a = symgnn.Dataset.from_arrays(train["user"], train["item"], train["rating"], test=test,
+                                   user_graph=graph, user_features=feats)
+    assert a.in_memory and not ds.in_memory
+    assert a.user_ids == ds.user_ids and a.info["user_graph_edges"] == graph.nnz
+    for part in ("train", "validation", "test"):
+        for x, y in zip(a.ratings(part), ds.ratings(part)):
+            np.testing.assert_array_equal(x, y)
 
 
 def test_every_source_the_cli_reads(tmp_path):

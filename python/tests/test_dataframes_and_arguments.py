@@ -2,6 +2,8 @@
 one-line message, a pair of string ids predicting one pair, and counts refused rather than
 truncated."""
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,10 +32,10 @@ def test_fit_takes_a_dataframe_of_ratings(tmp_path, monkeypatch):
     monkeypatch.setenv("SYMGNN_CACHE", str(tmp_path / "cache"))
     df = frame()
     model = symgnn.SyMGNN(**dict(FAST, train_epochs=30)).fit(df)
-    # The frame became the files Dataset.from_arrays writes; the model names them as its data.
+    # The frame is Dataset.from_arrays of its columns, held in memory: no file is written.
     same = symgnn.Dataset.from_arrays(df["user"], df["item"], df["rating"])
-    assert model.model_.config()["data.source"] == same.source
-    assert same.source.startswith(str(tmp_path / "cache"))
+    assert same.in_memory and model.model_.config()["data.source"] == same.source == "arrays"
+    assert not os.path.exists(tmp_path / "cache")
     assert sorted(model.model_.item_ids, key=int) == [str(i) for i in range(20)]
     # Integer ids answer as integers or as their text; the two tastes are learned.
     assert model.predict("u0", 0) == model.predict("u0", "0")

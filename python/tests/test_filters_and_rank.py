@@ -2,6 +2,8 @@
 a candidate list"): Python's keyword arguments give the answers of the CLI's --exclude,
 --items, --where and `symgnn rank`, and a filter leaving fewer than k items is one error."""
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -75,3 +77,25 @@ def test_a_trained_users_fresh_ratings_refresh_their_list(fitted, tmp_path):
     code, text = run_cli("recommend", "--model", out, "--user", user, "--k", 5, "--new-ratings", path)
     assert code == 0, text
     assert [line.split(",")[1] for line in text.splitlines()[1:6]] == list(refreshed["item"])
+
+
+def test_explain_answers_as_the_command_line(fitted):
+    """Model.explain gives the parts `symgnn explain --format json` prints (docs/explain.md)."""
+    model, out = fitted
+    m = model.model_
+    user = m.user_ids[2]
+    item = m.recommend(user, k=1)["item"].iloc[0]
+    got = m.explain(user, item, top=3, candidates=4)
+    assert got["user"] == user and got["item"] == item and got["target"] == "list"
+    assert 1 <= len(got["parts"]) <= 4
+    code, text = run_cli("explain", "--model", out, "--user", user, "--item", item, "--top", 3, "--candidates", 4,
+                         "--format", "json")
+    assert code == 0, text
+    cli = json.loads(next(line for line in text.splitlines() if line.startswith("{")))
+    assert cli["parts"] == got["parts"] and cli["score"] == pytest.approx(got["score"], rel=1e-6)
+    if got["exact"]:
+        assert sum(p["value"] for p in got["parts"]) == pytest.approx(got["score"], abs=1e-6)
+    with pytest.raises(symgnn.ConfigError, match="must be list or rating"):
+        m.explain(user, item, target="sideways")
+    with pytest.raises(symgnn.ConfigError, match="unknown item id"):
+        m.explain(user, "no-such-item")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import symgnn
-from conftest import run_cli
+from conftest import FAST, run_cli
 
 
 def alice(model):
@@ -169,3 +169,28 @@ def test_similar_by_representations_is_a_symmetric_ranking(fitted):
         model.similar_items("nothing")
     with pytest.raises(symgnn.ConfigError, match="side must be users or items"):
         m.similarity_basis("things")
+
+
+def test_edit_graph_answers_as_the_command_line_and_is_journalled(tmp_path):
+    """Model.edit_graph gives the lists `symgnn graph edit` leaves in the directory; a bad edit
+    changes nothing (docs/graph_edits.md)."""
+    import shutil
+    out = tmp_path / "model"
+    symgnn.SyMGNN(**FAST).fit("synthetic", out=out)
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    m = symgnn.load(out).model_
+    before = m.recommend("0", k=5)
+    with pytest.raises(symgnn.ConfigError, match="self-loop"):
+        m.edit_graph([("user", "add", "0", "0")])
+    assert not (out / "graph_journal.jsonl").exists()
+    m.edit_graph([{"side": "user", "op": "add", "a": "0", "b": "9", "weight": 2.0}, ("user", "add", "0", "17")])
+    assert (out / "graph_journal.jsonl").exists()
+    code, text = run_cli("graph", "edit", "--model", copy, "--add-user-edge", "0,9,2", "--add-user-edge", "0,17")
+    assert code == 0, text
+    code, text = run_cli("recommend", "--model", copy, "--user", "0", "--k", 5)
+    assert code == 0, text
+    assert [line.split(",")[1] for line in text.splitlines()[1:6]] == list(m.recommend("0", k=5)["item"])
+    again = symgnn.load(out).model_  # the journal replayed
+    assert list(again.recommend("0", k=5)["item"]) == list(m.recommend("0", k=5)["item"])
+    assert len(before) == 5

@@ -43,19 +43,19 @@ def test_a_fitted_estimator_pickles_with_its_files(fitted, tmp_path):
     np.testing.assert_array_equal(symgnn.load(tmp_path / "saved", verbose=False).predict(users, items), before)
 
 
-def test_a_model_in_a_temporary_folder_survives_its_original():
-    est = symgnn.SyMGNN(**dict(FAST, train_epochs=2)).fit("synthetic")  # fit's own temporary folder
+def test_a_model_in_memory_survives_its_original():
+    est = symgnn.SyMGNN(**dict(FAST, train_epochs=2)).fit("synthetic")  # no `out`: in memory only
+    assert est.path_ is None
     users, items, _ = symgnn.load_dataset("synthetic").ratings("test")
     before = est.predict(users, items)
-    blob = pickle.dumps(est)
-    path = est.path_
+    blob = pickle.dumps(est)  # the directory the model would write
     del est
     gc.collect()
-    assert not os.path.exists(path)
     again = pickle.loads(blob)
     np.testing.assert_array_equal(again.predict(users, items), before)
-    # The copy's temporary folder goes with it in turn.
+    # The copy's temporary folder goes with it.
     path = again.path_
+    assert os.path.exists(os.path.join(path, "model.pt"))
     del again
     gc.collect()
     assert not os.path.exists(path)

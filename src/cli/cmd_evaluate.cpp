@@ -117,6 +117,68 @@ double first_ndcg(const Evaluation& e) {
   return e.ranking.at_k.empty() ? std::nan("") : eval::metric_value(e.ranking.at_k.front(), "ndcg");
 }
 
+/// The held-out users by their degree in the user graph (fit/new_users_by_degree.h), one
+/// line per slice and one for them all: how many, the errors, the ranking at the first k
+/// (every k goes to --json) and EASE's NDCG beside it, so that the slices read against each
+/// other show where the graph helps.
+void degree_table(std::ostream& os, const fitting::NewUsersReport& r) {
+  if (!r.by_degree_note.empty()) {
+    os << "by degree in the user graph: " << r.by_degree_note << "\n";
+    return;
+  }
+  const auto first = [](const Evaluation& e) {
+    return e.ranking.at_k.empty() ? nullptr : &e.ranking.at_k.front();
+  };
+  const eval::RankingAtK* at = first(r.model);
+  os << "by the held-out users' degree in the user graph the model reads (their neighbours"
+     << (at ? "; ranking at k = " + std::to_string(at->k) : std::string()) << "):\n";
+  char cell[64];
+  // A column per row of the metrics table: the ranking's as wide as their names, the errors' as a figure.
+  const auto put = [&](const MetricRow& m, const std::string& text) {
+    std::snprintf(cell, sizeof cell, m.needs == MetricNeeds::ranking ? "  %-9s" : "  %-6s", text.c_str());
+    os << cell;
+  };
+  os << "  degree   users  ranked  scored";
+  for (const MetricRow& m : kMetrics) put(m, m.needs == MetricNeeds::ranking ? m.name : metric_label(m));
+  os << (r.has_ease ? "  EASE ndcg\n" : "\n");
+  const auto line = [&](const std::string& label, int64_t users, int64_t scored, const Evaluation& e,
+                        const Evaluation& ease) {
+    const bool has = users > 0;  // an empty slice was not scored
+    std::snprintf(
+        cell, sizeof cell, "  %-6s  %6lld  %6s  %6lld", label.c_str(), static_cast<long long>(users),
+        has ? std::to_string(e.ranking.users_evaluated).c_str() : "-", static_cast<long long>(scored));
+    os << cell;
+    for (const MetricRow& m : kMetrics) {
+      std::string v = "-";
+      if (has && m.needs == MetricNeeds::predictions && e.errors.count(m.name))
+        v = fixed4(e.errors.at(m.name));
+      if (has && m.needs == MetricNeeds::ranking && first(e))
+        v = fixed4(eval::metric_value(*first(e), m.name));
+      put(m, v);
+    }
+    if (r.has_ease)
+      os << "  " << (has && first(ease) ? fixed4(eval::metric_value(*first(ease), "ndcg")) : "-");
+    os << "\n";
+  };
+  for (const fitting::DegreeSlice& d : r.by_degree) line(d.label, d.users, d.scored_ratings, d.model, d.ease);
+  line("all", r.held_out, r.scored_ratings, r.model, r.ease);
+}
+
+/// The slices of degree_table for --json: "by_degree": {"0": {...}, "1-5": ..., ">5": ...},
+/// each with its counts and `given` (and `ease`) in evaluate --json's form, null where empty.
+nlohmann::json by_degree_json(const fitting::NewUsersReport& r) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const fitting::DegreeSlice& d : r.by_degree) {
+    nlohmann::json s;
+    s["users"] = d.users;
+    s["scored_ratings"] = d.scored_ratings;
+    s["given"] = d.users > 0 ? fitting::evaluation_json(d.model) : nlohmann::json(nullptr);
+    if (r.has_ease) s["ease"] = d.users > 0 ? fitting::evaluation_json(d.ease) : nlohmann::json(nullptr);
+    j[d.label] = s;
+  }
+  return j;
+}
+
 /// `evaluate --protocol new-users` (fit/new_users_protocol.h).
 int run_new_users(const EvaluateCliOptions& o) {
   fitting::NewUsersProtocol p = o.new_users;
@@ -158,6 +220,7 @@ int run_new_users(const EvaluateCliOptions& o) {
   } else if (!r.ease_note.empty()) {
     os << r.ease_note << "\n";
   }
+  degree_table(os, r);
   std::cout << os.str();
   if (!o.json.empty()) {
     nlohmann::json j;
@@ -175,6 +238,8 @@ int run_new_users(const EvaluateCliOptions& o) {
     j["cold"] = fitting::evaluation_json(r.cold);
     j["ease"] = r.has_ease ? fitting::evaluation_json(r.ease) : nlohmann::json(nullptr);
     if (!r.ease_note.empty()) j["ease_note"] = r.ease_note;
+    j["by_degree"] = by_degree_json(r);
+    if (!r.by_degree_note.empty()) j["by_degree_note"] = r.by_degree_note;
     write_text_atomic(o.json, json_text(j, 2) + "\n", Integrity::none);
   }
   return 0;
@@ -273,10 +338,12 @@ void add_evaluate_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "threads (default: one per core)")
       ->check(config_value_check("train.threads"));
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
-  cmd->add_option("--protocol", o->protocol,
-                  "test (default): the model as trained, on its test ratings; new-users: hold users out of "
-                  "the fit, give the model part of their ratings after it and score the rest, beside EASE "
-                  "given the same ratings (fits the model's config again, and EASE; docs/recommend.md)")
+  cmd->add_option(
+         "--protocol", o->protocol,
+         "test (default): the model as trained, on its test ratings; new-users: hold users out of "
+         "the fit, give the model part of their ratings after it and score the rest, beside EASE "
+         "given the same ratings, and by the users' degree in the user graph (fits the model's config "
+         "again, and EASE; docs/recommend.md)")
       ->check(CLI::IsMember({"test", "new-users"}));
   cmd->add_option("--hold-out", o->new_users.hold_out,
                   "new-users: fraction of the users (with two or more ratings) held out (default 0.1)")

@@ -67,7 +67,10 @@ void add_train_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_recommend_command(CLI::App& app);
 void add_rank_command(CLI::App& app);
+void add_refresh_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_explain_command(CLI::App& app);
+void add_graph_command(CLI::App& app);
 /// One user's list as `recommend` and `rank` print it (cmd_recommend.cpp): CSV rows
 /// user,item,prediction,rank (the header is the caller's) or, for "jsonl", one JSON line.
 void write_list(std::ostream& os, const std::string& format, const std::string& user,

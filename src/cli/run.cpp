@@ -26,7 +26,10 @@ void add_commands(CLI::App& app) {
   add_predict_command(app);
   add_recommend_command(app);
   add_rank_command(app);
+  add_refresh_command(app);
   add_export_command(app);
+  add_explain_command(app);
+  add_graph_command(app);
   add_evaluate_command(app);
   add_sylvester_command(app);
   add_reproduce_command(app);

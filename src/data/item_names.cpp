@@ -3,8 +3,10 @@
 #include <filesystem>
 #include <vector>
 
+#include "data/dataset_snapshot.h"
 #include "data/text_reader.h"
 #include "symgnn/error.h"
+#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -81,6 +83,17 @@ ItemNames source_item_names(const std::string& source) {
   if (fs::is_regular_file(dir / "movies.dat", ec))
     return movielens_titles((dir / "movies.dat").string(), Delimiter::DoubleColon);
   return {};
+}
+
+ItemNames model_item_names(const std::string& model_dir, const std::string& names_file,
+                           const std::string& source) {
+  if (!names_file.empty()) return read_item_names(names_file);
+  const std::string kept = (fs::path(model_dir) / kItemNamesFile).string();
+  if (!model_dir.empty() && fs::is_regular_file(kept)) {
+    read_verified_file(kept);  // a damaged file is refused, naming it
+    return read_item_names(kept);
+  }
+  return source_item_names(source);
 }
 
 }  // namespace symgnn::data

@@ -23,6 +23,11 @@ ItemNames read_item_names(const std::string& path);
 /// every other source. Throws DataError naming the file when one is there but malformed.
 ItemNames source_item_names(const std::string& source);
 
+/// The names of a model's items: those of `names_file` where given, else the names its
+/// directory `model_dir` kept (item_names.csv, checksum verified), else those its data source
+/// carries (`source`); empty where none.
+ItemNames model_item_names(const std::string& model_dir, const std::string& names_file,
+                           const std::string& source);
 /// `bytes` read as latin-1 (ISO 8859-1), as UTF-8.
 std::string latin1_to_utf8(const std::string& bytes);
 

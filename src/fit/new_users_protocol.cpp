@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -83,17 +84,68 @@ NewNodes fold_in_rows(const Dataset& ds, const std::vector<HeldRating>& rows) {
   return nodes;
 }
 
-/// Fits `cfg` without the held-out users and scores them before and after their fold-in rows.
-std::pair<Evaluation, Evaluation> fit_and_score(const RunConfig& cfg, const HeldOut& h,
-                                                const NewUsersProtocol& p, const LogCallback& log) {
+/// A fit without the held-out users: the model as fitted (the slices grow it again), the rows
+/// it is given, its figures after and before them, and the user graph the grown model reads.
+struct FitScored {
+  std::shared_ptr<TrainedModel> fitted;
+  NewNodes fold_in;
+  Evaluation given, cold;
+  std::string no_graph;         // no_user_graph() of the grown model
+  std::vector<int64_t> degree;  // per user index, where it has a graph
+};
+
+/// Fits `cfg` on `ds` (loaded once for both fits) without the held-out users and scores them
+/// before and after their fold-in rows.
+FitScored fit_and_score(const RunConfig& cfg, const Dataset& ds, const HeldOut& h, const NewUsersProtocol& p,
+                        const LogCallback& log) {
   FitOptions o;
   o.log = log;
-  o.edit_data = [&](Dataset& ds) { edit(ds, h); };
-  const FitResult fitted = fit(cfg, o);
-  if (!fitted.model) throw Error("evaluate --protocol new-users: the fit kept no model");
-  const Evaluation cold = evaluate(*fitted.model, p.eval);
-  const TrainedModel given = fitted.model->with_new_nodes(fold_in_rows(fitted.model->dataset(), h.fold_in));
-  return {evaluate(given, p.eval), cold};
+  o.data = &ds;
+  o.edit_data = [&](Dataset& d) { edit(d, h); };
+  FitScored s;
+  s.fitted = fit(cfg, o).model;
+  if (!s.fitted) throw Error("evaluate --protocol new-users: the fit kept no model");
+  s.cold = evaluate(*s.fitted, p.eval);
+  s.fold_in = fold_in_rows(s.fitted->dataset(), h.fold_in);
+  const TrainedModel given = s.fitted->with_new_nodes(s.fold_in);
+  s.given = evaluate(given, p.eval);
+  s.no_graph = no_user_graph(given);
+  if (s.no_graph.empty()) s.degree = neighbour_counts(given.dataset().users.graph);
+  return s;
+}
+
+/// Step 5: each held-out user's slice (per user index; -1 for the others) by their degree in
+/// the graph the kind's grown model reads, and r.by_degree's labels and counts.
+std::vector<int> slice_held_out(NewUsersReport& r, const HeldOut& h, const FitScored& kind) {
+  r.by_degree.resize(kDegreeSlices.size());
+  for (size_t s = 0; s < kDegreeSlices.size(); ++s) r.by_degree[s].label = kDegreeSlices[s];
+  r.by_degree_note = kind.no_graph;
+  std::vector<int> slice(h.held.size(), -1);
+  for (const int64_t u : h.users) {
+    const auto i = static_cast<size_t>(u);
+    slice[i] =
+        kind.no_graph.empty() && i < kind.degree.size() ? static_cast<int>(degree_slice(kind.degree[i])) : 0;
+    ++r.by_degree[static_cast<size_t>(slice[i])].users;
+  }
+  for (const HeldRating& x : h.scored)
+    ++r.by_degree[static_cast<size_t>(slice[static_cast<size_t>(x.user)])].scored_ratings;
+  return slice;
+}
+
+/// The figures of `scored` on each slice, into `field` of r.by_degree. A slice holding every
+/// held-out user (always so without a user graph) is the whole: its figures are copied.
+void score_degree_slices(NewUsersReport& r, const std::vector<int>& slice, const FitScored& scored,
+                         Evaluation DegreeSlice::*field, const EvaluateOptions& eval) {
+  for (size_t s = 0; s < r.by_degree.size(); ++s) {
+    DegreeSlice& d = r.by_degree[s];
+    if (d.users == r.held_out) {
+      d.*field = scored.given;
+    } else if (d.users > 0) {
+      std::vector<char> in(slice.size());
+      for (size_t u = 0; u < slice.size(); ++u) in[u] = slice[u] == static_cast<int>(s);
+      d.*field = evaluate_slice(*scored.fitted, scored.fold_in, in, eval);
+    }
+  }
 }
 
 }  // namespace
@@ -108,7 +160,7 @@ NewUsersReport evaluate_new_users(const RunConfig& cfg, const NewUsersProtocol& 
   if (!model_kind(cfg.model).new_nodes)
     throw ConfigError("evaluate --protocol new-users: model = " + cfg.model +
                       " cannot place users it was not fitted on (symgnn models: the new_nodes column)");
-  // The held-out users are drawn on the data as the config loads it.
+  // The held-out users are drawn on the data as the config loads it; both fits copy this load.
   const Dataset ds = load_dataset(cfg.data);
   const HeldOut h = hold_out_users(ds, p);
   NewUsersReport r;
@@ -121,7 +173,15 @@ NewUsersReport evaluate_new_users(const RunConfig& cfg, const NewUsersProtocol& 
     log("new users: " + std::to_string(r.held_out) + " of " + std::to_string(r.users) +
         " users held out (seed " + std::to_string(p.seed) + "); " + std::to_string(r.fold_in_ratings) +
         " of their ratings given after the fit, " + std::to_string(r.scored_ratings) + " scored");
-  std::tie(r.model, r.cold) = fit_and_score(cfg, h, p, log);
+  std::vector<int> slice;
+  {  // the kind's fitted model is let go before EASE's fit
+    const FitScored kind = fit_and_score(cfg, ds, h, p, log);
+    r.model = kind.given;
+    r.cold = kind.cold;
+    slice = slice_held_out(r, h, kind);
+    if (log && r.by_degree_note.empty()) log("new users: scoring the slices by degree in the user graph");
+    score_degree_slices(r, slice, kind, &DegreeSlice::model, p.eval);
+  }
   if (!p.with_ease) return r;
   if (ds.items.count > kAutoRankerMaxItems) {
     r.ease_note = "EASE not fitted: " + std::to_string(ds.items.count) + " items, above its limit of " +
@@ -136,8 +196,10 @@ NewUsersReport evaluate_new_users(const RunConfig& cfg, const NewUsersProtocol& 
   ease.train.device = cfg.train.device;
   ease.train.threads = cfg.train.threads;
   if (log) log("new users: EASE on the same rows");
-  r.ease = fit_and_score(ease, h, p, log).first;
+  const FitScored scored = fit_and_score(ease, ds, h, p, log);
+  r.ease = scored.given;
   r.has_ease = true;
+  score_degree_slices(r, slice, scored, &DegreeSlice::ease, p.eval);
   return r;
 }
 

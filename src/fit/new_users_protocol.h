@@ -15,12 +15,15 @@
 ///      the scored ratings.
 ///   4. EASE, fitted on the same rest and given the same rows (x B), is scored alike: the
 ///      reference the figures are read against.
+///   5. The same figures by slices of the held-out users' degree in the user graph the model
+///      reads (new_users_by_degree.h): where the graph helps.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "fit/new_users_by_degree.h"
 #include "symgnn/config.h"
 #include "symgnn/progress.h"
 #include "symgnn/recommend.h"
@@ -46,6 +49,13 @@ struct NewUsersReport {
   bool has_ease = false;
   Evaluation ease;        // EASE given the same rows
   std::string ease_note;  // why EASE is absent, where it is
+  /// The held-out users by their degree in the model's user graph, one per kDegreeSlices:
+  /// their users and scored ratings add up to the whole's, and so do the sums behind RMSE,
+  /// MAE and the ranking's means over users (not coverage, a count over every list). Where
+  /// the model has no user graph, everyone is in "0" (the whole's figures) and
+  /// by_degree_note says why.
+  std::vector<DegreeSlice> by_degree;
+  std::string by_degree_note;
 };
 
 /// Runs the protocol for `cfg` (a model directory's config: its data must be readable where

@@ -45,7 +45,8 @@ PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& 
                           int64_t world_size, train::ProcessGroup* group) {
   PreparedData p;
   Dataset& ds = p.ds;
-  ds = with_memory_context("loading " + cfg.data.source, [&] { return load_dataset(cfg.data); });
+  ds = o.data ? *o.data
+              : with_memory_context("loading " + cfg.data.source, [&] { return load_dataset(cfg.data); });
   if (o.edit_data) o.edit_data(ds);
   const std::vector<std::string> graph_notes =
       with_memory_context("building the graphs", [&] { return graph::resolve_graphs(ds, cfg.graph); });

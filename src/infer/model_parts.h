@@ -43,4 +43,10 @@ inline std::string ranker_dir(const std::string& model_dir) {
 /// one model of kind cfg.model per weight set of `states` (at least one).
 ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train::ModuleState>& states);
 
+/// `parts` on other data `ds` (the same nodes; ratings or graph edges taken out or added):
+/// the context of `ds` with the rating mean and scale the members were trained with, and the
+/// members rebuilt from their weights (rebuilt_parts.cpp); the ranker is kept. What explain's
+/// occlusion scores and a graph edit serves: every node's representation recomputed.
+ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds);
+
 }  // namespace symgnn::infer

@@ -7,16 +7,20 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 #include "data/dataset_snapshot.h"
+#include "infer/graph_journal.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
+#include "infer/refresh.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
+#include "symgnn/graph_edit.h"
 #include "symgnn/model.h"
 #include "symgnn/model_kinds.h"
 #include "train/checkpoint.h"
@@ -327,8 +331,25 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   return load(path, device, nodes);
 }
 
-TrainedModel TrainedModel::load(const std::string& path, const std::string& device,
-                                const NewNodes& new_nodes) {
+namespace {
+
+/// What loading a saved model reads: its parts grown by the new nodes, what they added, the
+/// data's note, the ranker's fresh users (TrainedModel::Impl's fields), and the refreshes its
+/// directory records beyond the first (infer/refresh.h), which the caller applies in turn.
+struct Loaded {
+  infer::ModelParts parts;
+  NewRatingsSummary added;
+  std::string data_note;
+  std::vector<int64_t> fresh;
+  std::vector<NewNodes> later_refreshes;
+  bool refreshed = false;  // the directory folded ratings in after its fit
+};
+
+/// The model saved at `path` (a model directory or its model.pt) grown by `new_nodes`; where
+/// its record lists refreshes (symgnn refresh) and not `as_fitted`, grown by the first of them
+/// instead, the others and `new_nodes` left to the caller.
+Loaded load_saved(const std::string& path, const std::string& device, const NewNodes& new_nodes,
+                  bool as_fitted) {
   runtime::check_device(device, "--device");
   const std::string model_path = fs::is_directory(path) ? (fs::path(path) / "model.pt").string() : path;
   if (!fs::is_regular_file(model_path))
@@ -338,11 +359,16 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   load_config_text(cfg, record.config, model_path);
   train::check_folder_parts(model_path, record.parts);
   cfg.train.device = device;
-  check_takes_new_nodes(cfg, new_nodes);
-  infer::ModelParts parts;
+  Loaded out;
+  std::vector<NewNodes> refreshes =
+      as_fitted ? std::vector<NewNodes>{} : infer::saved_refreshes(model_path, record.parts);
+  out.refreshed = !refreshes.empty();
+  const NewNodes& nodes = refreshes.empty() ? new_nodes : refreshes.front();
+  if (!refreshes.empty()) out.later_refreshes.assign(refreshes.begin() + 1, refreshes.end());
+  check_takes_new_nodes(cfg, nodes);
+  infer::ModelParts& parts = out.parts;
   parts.cfg = cfg;
-  std::string data_note;
-  parts.ds = model_data(model_path, cfg, data_note);
+  parts.ds = model_data(model_path, cfg, out.data_note);
   const at::Device dev(device);
   parts.ctx = models::make_context(parts.ds).to(dev);
   // The saved weight sets, read into (and checked against) a model built from the config.
@@ -350,7 +376,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   first->to(dev);
   const std::vector<train::ModuleState> states = train::load_model_members(*first, model_path, dev);
   const size_t fitted_ratings = parts.ds.train.size();
-  const NewRatingsSummary added = build_members(parts, states, new_nodes, dev, std::move(first));
+  out.added = build_members(parts, states, nodes, dev, std::move(first));
   // The ranker beside the model (train.ranker): a model directory of its own, fitted to the
   // training users and items. With new nodes only a kind that places them (new_nodes in
   // symgnn/model_kinds.h: the item-based ranker and ItemKNN, which score a user from their
@@ -358,16 +384,56 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   // the indices agree.
   const fs::path dir = fs::path(model_path).parent_path();
   const std::string ranker = infer::ranker_dir(dir.empty() ? "." : dir.string());
-  std::vector<int64_t> fresh;
   if (fs::is_regular_file(ranker + "/model.pt"))
-    parts.ranker = ranker_of_grown(std::make_shared<const TrainedModel>(load(ranker, device)), new_nodes,
-                                   added, parts.ds, fitted_ratings, fresh);
-  TrainedModel out(std::move(parts));
-  out.impl_->added = added;
-  out.impl_->data_note = data_note;
-  out.impl_->fresh_ranker_users = std::move(fresh);
+    parts.ranker = ranker_of_grown(std::make_shared<const TrainedModel>(TrainedModel::load(ranker, device)),
+                                   nodes, out.added, parts.ds, fitted_ratings, out.fresh);
   return out;
 }
+
+}  // namespace
+
+TrainedModel TrainedModel::load(const std::string& path, const std::string& device,
+                                const NewNodes& new_nodes) {
+  Loaded l = load_saved(path, device, new_nodes, /*as_fitted=*/false);
+  TrainedModel out(std::move(l.parts));
+  out.impl_->added = l.added;
+  out.impl_->data_note = l.data_note;
+  out.impl_->fresh_ranker_users = std::move(l.fresh);
+  if (l.refreshed) {
+    // A refreshed directory (infer/refresh.h): the model as fitted grown by each refresh in
+    // turn, as with_new_nodes grows a model in memory, then by `new_nodes`; what load reports
+    // as added is theirs alone (the refreshes are the directory's own).
+    for (const NewNodes& later : l.later_refreshes) out = out.with_new_nodes(later);
+    if (!new_nodes.empty())
+      out = out.with_new_nodes(new_nodes);
+    else
+      out.impl_->added = NewRatingsSummary{};
+  }
+  // The graph edits a server accepted since (infer/graph_journal.h), replayed last, in one
+  // recompute; what the model reports of its loading stays.
+  const std::vector<GraphEdit> edits = infer::journal_edits(infer::read_graph_journal(path));
+  if (edits.empty()) return out;
+  TrainedModel edited = [&] {
+    try {
+      return apply_graph_edits(out, edits);
+    } catch (const ConfigError& e) {  // a journal another model's data cannot take
+      throw DataError(infer::graph_journal_path(path), 0, e.what());
+    }
+  }();
+  edited.impl_->added = out.impl_->added;
+  edited.impl_->data_note = out.impl_->data_note;
+  edited.impl_->fresh_ranker_users = out.impl_->fresh_ranker_users;
+  return edited;
+}
+
+namespace infer {
+
+TrainedModel load_as_fitted(const std::string& path, const std::string& device) {
+  Loaded l = load_saved(path, device, NewNodes{}, /*as_fitted=*/true);
+  return TrainedModel(std::move(l.parts));
+}
+
+}  // namespace infer
 
 TrainedModel TrainedModel::with_new_nodes(const NewNodes& new_nodes) const {
   const infer::ModelParts& base = impl_->parts;
@@ -384,6 +450,21 @@ TrainedModel TrainedModel::with_new_nodes(const NewNodes& new_nodes) const {
   // The ranker places the same nodes: asked for their rows, or grown in the same order.
   std::vector<int64_t> fresh;
   parts.ranker = ranker_of_grown(base.ranker, new_nodes, added, parts.ds, fitted_ratings, fresh);
+  if (!impl_->fresh_ranker_users.empty()) {
+    // This model was grown before (a refreshed directory, infer/refresh.h, then more nodes)
+    // and its ranker, as fitted, answers those users from their rated items: the users of
+    // these nodes join them where the ranker answers them so too. A ranker grown by these
+    // nodes alone would not know the earlier ones: the lists are the model's own then.
+    if (parts.ranker == base.ranker) {
+      std::vector<int64_t> all;
+      std::set_union(impl_->fresh_ranker_users.begin(), impl_->fresh_ranker_users.end(), fresh.begin(),
+                     fresh.end(), std::back_inserter(all));
+      fresh = std::move(all);
+    } else {
+      parts.ranker = nullptr;
+      fresh.clear();
+    }
+  }
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
   out.impl_->data_note = impl_->data_note;

@@ -1,8 +1,10 @@
 #include "serve/api.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -11,6 +13,8 @@
 
 #include "serve/page_html.h"
 #include "symgnn/error.h"
+#include "symgnn/explain.h"
+#include "symgnn/graph_edit.h"
 #include "symgnn/recommend.h"
 
 using nlohmann::json;
@@ -187,6 +191,54 @@ Response get_similar(const Request& q, const ModelStore& store, const ApiLimits&
       out["note"] = "fewer than k = " + std::to_string(k) + ": " + std::to_string(near.size()) +
                     " users share a rated item with this one";
   }
+  return json_response(200, out);
+}
+
+/// A whole number of query parameter `key` within [lo, hi], `fallback` where absent.
+int64_t query_count(const Request& q, const char* key, int64_t fallback, int64_t lo, int64_t hi) {
+  const std::string* v = param(q, key);
+  if (!v) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(v->c_str(), &end, 10);
+  if (v->empty() || *end != '\0' || errno != 0 || n < lo || n > hi)
+    throw ApiError{400, std::string(key) + " = " + quoted(*v) + ": must be a whole number from " +
+                            std::to_string(lo) + " to " + std::to_string(hi)};
+  return n;
+}
+
+/// GET /v1/explain?user=ID&item=ID[&target=list|rating][&top=5][&candidates=24][&model=NAME]:
+/// the parts of the score (symgnn/explain.h), items named where the model has names.
+Response get_explain(const Request& q, const ModelStore& store) {
+  const std::string* user = param(q, "user");
+  const std::string* item = param(q, "item");
+  if (!user || !item) throw ApiError{400, "GET /v1/explain needs ?user=ID&item=ID"};
+  const std::string* name = param(q, "model");
+  const auto m = model_named(store, name ? *name : "");
+  const TrainedModel& model = *m->model;
+  ExplainOptions opt;
+  if (const std::string* t = param(q, "target")) {
+    if (*t != "list" && *t != "rating")
+      throw ApiError{400, "target = " + quoted(*t) + ": must be list or rating"};
+    opt.target = *t;
+  }
+  opt.top = query_count(q, "top", opt.top, 1, 100);
+  opt.candidates = query_count(q, "candidates", opt.candidates, 1, 200);
+  opt.item_name = [&](int64_t i) {
+    const std::string& n = item_name(*m, i);
+    return n.empty() ? n : "'" + n + "'";
+  };
+  const int64_t u = user_index(*m, *user), i = item_index(*m, *item);
+  json out;
+  try {
+    out = explanation_json(explain(model, u, i, opt));
+  } catch (const ConfigError& e) {
+    throw ApiError{400, e.what()};
+  }
+  out["model_name"] = m->name;
+  out["version"] = m->version;
+  const std::string& own = item_name(*m, i);
+  if (!own.empty()) out["name"] = own;
   return json_response(200, out);
 }
 
@@ -618,11 +670,58 @@ Response healthz(const ModelStore& store) {
   return json_response(200, out);
 }
 
-Response reload(const Request& q, ModelStore& store, const std::string& token) {
-  // The operator turns them on (docs/serve.md); a client is not told how.
+/// Admin routes need the token the operator gave (docs/serve.md); a client is not told how
+/// to turn them on.
+void check_admin(const Request& q, const std::string& token) {
   if (token.empty()) throw ApiError{403, "admin routes are off on this server"};
   if (q.authorization != "Bearer " + token)
     throw ApiError{401, "admin route: send the admin token as \"Authorization: Bearer TOKEN\""};
+}
+
+/// POST /v1/graph/edges {"edits": [{"side": "user", "op": "add", "a": ID, "b": ID, "weight": 1}, ...]}:
+/// one batch of graph edits (symgnn/graph_edit.h), journalled, then served (ModelStore::edit_graph).
+Response post_graph_edges(const Request& q, ModelStore& store, const std::string& token) {
+  check_admin(q, token);
+  const json body = parse_body(q);
+  const auto m = model_named(store, body_model(q, body));
+  if (!body.contains("edits") || !body["edits"].is_array() || body["edits"].empty())
+    throw ApiError{400,
+                   "\"edits\": must be a non-empty list of {\"side\", \"op\", \"a\", \"b\"[, \"weight\"]}"};
+  std::vector<GraphEdit> edits;
+  for (size_t k = 0; k < body["edits"].size(); ++k) {
+    const json& e = body["edits"][k];
+    const std::string at = "edits[" + std::to_string(k) + "]";
+    if (!e.is_object()) throw ApiError{400, at + ": must be an object"};
+    GraphEdit g;
+    for (const auto& [key, field] :
+         {std::pair<const char*, std::string*>{"side", &g.side}, {"op", &g.op}, {"a", &g.a}, {"b", &g.b}}) {
+      if (!e.contains(key)) {
+        if (std::string(key) == "op") continue;  // add by default
+        throw ApiError{400, at + ": no \"" + key + "\""};
+      }
+      if (!e[key].is_string()) throw ApiError{400, at + "." + key + ": must be a string"};
+      *field = e[key].get<std::string>();
+    }
+    if (e.contains("weight")) {
+      if (!e["weight"].is_number()) throw ApiError{400, at + ".weight: must be a number"};
+      g.weight = e["weight"].get<double>();
+    }
+    edits.push_back(std::move(g));
+  }
+  std::shared_ptr<const ServedModel> now;
+  try {
+    now = store.edit_graph(m->name, edits);
+  } catch (const ConfigError& e) {
+    throw ApiError{400, e.what()};
+  }
+  return json_response(200, {{"model", now->name},
+                             {"version", now->version},
+                             {"edits", edits.size()},
+                             {"journal_records", now->journal_records}});
+}
+
+Response reload(const Request& q, ModelStore& store, const std::string& token) {
+  check_admin(q, token);
   const std::string* name = param(q, "model");
   if (name) model_named(store, *name);
   const auto outcomes = store.reload(name ? *name : "");
@@ -648,6 +747,8 @@ Route Api::route_of(const std::string& path) {
   if (path == "/v1/rank") return Route::rank;
   if (path == "/v1/predict") return Route::predict;
   if (path == "/v1/similar") return Route::similar;
+  if (path == "/v1/explain") return Route::explain;
+  if (path == "/v1/graph/edges") return Route::graph_edges;
   if (path == "/v1/users") return Route::users;
   if (path == "/metrics") return Route::metrics;
   if (path == "/v1/admin/reload") return Route::reload;
@@ -699,6 +800,14 @@ Response Api::handle(const Request& q) const {
         method("GET");
         out = get_similar(q, store_, limits_);
         break;
+      case Route::explain:
+        method("GET");
+        out = get_explain(q, store_);
+        break;
+      case Route::graph_edges:
+        method("POST");
+        out = post_graph_edges(q, store_, admin_token_);
+        break;
       case Route::users:
         method("GET");
         out = get_users(q, store_);
@@ -723,7 +832,7 @@ Response Api::handle(const Request& q) const {
       default:
         throw ApiError{404, "no route " + quoted(q.path) +
                                 " (routes: /, /healthz, /v1/models, /v1/recommend, /v1/rank, /v1/predict, "
-                                "/v1/similar, /v1/users, "
+                                "/v1/similar, /v1/explain, /v1/graph/edges, /v1/users, "
                                 "/metrics, /v1/admin/reload)"};
     }
   } catch (const ApiError& e) {

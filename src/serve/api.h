@@ -16,6 +16,11 @@
 //   POST /v1/predict                   {"pairs": [{"user": ID, "item": ID}, ...], "model": ...}
 //   GET  /v1/similar?item=ID&k=10[&model=NAME]   nearest items by the model's representations
 //                                      (TrainedModel::similar); ?user=ID: nearest users
+//   GET  /v1/explain?user=ID&item=ID[&target=list|rating][&top=5][&candidates=24][&model=NAME]
+//                                      why the model scores the item for the user (symgnn/explain.h)
+//   POST /v1/graph/edges               {"edits": [{"side": "user", "op": "add", "a": ID, "b": ID}, ...]}:
+//                                      graph edits, journalled and served at once (symgnn/graph_edit.h);
+//                                      needs "Authorization: Bearer TOKEN"
 //   GET  /v1/users?user=ID[&model=NAME]          the ratings the model learned from for ID
 //   GET  /v1/users[?offset=0&limit=100]          a page of user ids (limit at most 1000)
 //   GET  /                             the page (src/serve/page/index.html) over these routes

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <exception>
 
+#include "infer/graph_journal.h"
 #include "symgnn/error.h"
+#include "symgnn/trained_model.h"
 
 namespace symgnn::serve {
 
@@ -56,6 +58,26 @@ std::vector<ReloadOutcome> ModelStore::reload(const std::string& name) {
   }
   if (out.empty()) throw UsageError("serve: no model named '" + name + "'");
   return out;
+}
+
+std::shared_ptr<const ServedModel> ModelStore::edit_graph(const std::string& name,
+                                                          const std::vector<GraphEdit>& edits) {
+  std::lock_guard<std::mutex> lock(reload_mutex_);
+  for (size_t k = 0; k < names_.size(); ++k) {
+    if (!name.empty() && names_[k] != name) continue;
+    const auto old = std::atomic_load(&slots_[k]);
+    TrainedModel edited = apply_graph_edits(*old->model, edits);  // refused: nothing changes
+    // Journalled before it is served: an edit a client was told of survives a restart.
+    infer::append_graph_journal(dirs_[k], edits, old->journal_records + 1);
+    // Not cached again: every user's scores are seconds on a catalogue the cache is worth
+    // having for, per edit; the edited model scores per request from its representations.
+    std::shared_ptr<ServedModel> fresh = served_with(*old, std::move(edited), 0);
+    fresh->journal_records = old->journal_records + 1;
+    std::shared_ptr<const ServedModel> serving = std::move(fresh);
+    std::atomic_store(&slots_[k], serving);
+    return serving;
+  }
+  throw UsageError("serve: no model named '" + name + "'");
 }
 
 }  // namespace symgnn::serve

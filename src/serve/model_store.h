@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "serve/served_model.h"
+#include "symgnn/graph_edit.h"
 
 namespace symgnn::serve {
 
@@ -43,6 +44,14 @@ class ModelStore {
   /// Loads `name`'s directory again ("" : every model) and swaps each loaded model in;
   /// one reload at a time (reloads queue on a mutex readers never take).
   std::vector<ReloadOutcome> reload(const std::string& name = "");
+
+  /// Applies `edits` to `name`'s model ("" : the default) as one batch (symgnn/graph_edit.h):
+  /// recomputed beside the serving model, journalled in its directory (the record synced to
+  /// disk, infer/graph_journal.h), then swapped in whole, so that a request sees the graphs
+  /// before or after the batch, never half of it. One edit or reload at a time. Throws what
+  /// apply_graph_edits throws for a refused edit and Error where the journal cannot be
+  /// written; the model serving then stays. Returns the model now serving.
+  std::shared_ptr<const ServedModel> edit_graph(const std::string& name, const std::vector<GraphEdit>& edits);
 
  private:
   std::vector<std::string> names_, dirs_;

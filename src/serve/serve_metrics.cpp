@@ -13,6 +13,8 @@ const char* route_label(Route r) {
     case Route::rank: return "/v1/rank";
     case Route::predict: return "/v1/predict";
     case Route::similar: return "/v1/similar";
+    case Route::explain: return "/v1/explain";
+    case Route::graph_edges: return "/v1/graph/edges";
     case Route::users: return "/v1/users";
     case Route::metrics: return "/metrics";
     case Route::reload: return "/v1/admin/reload";

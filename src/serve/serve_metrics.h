@@ -19,6 +19,8 @@ enum class Route : int {
   rank,
   predict,
   similar,
+  explain,
+  graph_edges,
   users,
   metrics,
   reload,

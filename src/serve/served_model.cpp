@@ -9,6 +9,7 @@
 #include "data/dataset_snapshot.h"
 #include "data/item_names.h"
 #include "data/parsers.h"
+#include "infer/graph_journal.h"
 #include "symgnn/error.h"
 #include "symgnn/run_metrics.h"
 #include "train/history_csv.h"
@@ -51,6 +52,30 @@ std::string config_text(RunConfig cfg) {
 
 }  // namespace
 
+/// Computes what requests would otherwise compute on first use, before threads share the
+/// model: every score where users x items <= cache_pairs (returns whether it did), else the
+/// node representations a model scoring per request keeps from its first call in eval mode
+/// (LowRankModel::rating_items), so that requests only read them.
+static bool ready_to_share(TrainedModel& model, int64_t cache_pairs) {
+  const bool cached = model.cache_all_scores(cache_pairs);
+  if (!cached && model.users() > 0) {
+    model.score_all_items({0});
+    model.rating_all_items({0});
+  }
+  return cached;
+}
+
+std::shared_ptr<ServedModel> served_with(const ServedModel& old, TrainedModel model, int64_t cache_pairs) {
+  auto m = std::make_shared<ServedModel>(old);
+  auto fresh = std::make_shared<TrainedModel>(std::move(model));
+  m->cached = ready_to_share(*fresh, cache_pairs);
+  m->model = std::move(fresh);
+  m->version = old.version + 1;
+  m->info["scores_cached"] = m->cached;
+  m->loaded_at = utc_now();
+  return m;
+}
+
 std::shared_ptr<const ServedModel> load_served_model(const std::string& name, const std::string& dir,
                                                      const std::string& device, int64_t version,
                                                      int64_t cache_pairs,
@@ -61,23 +86,13 @@ std::shared_ptr<const ServedModel> load_served_model(const std::string& name, co
   m->device = device;
   m->version = version;
   auto model = std::make_shared<TrainedModel>(TrainedModel::load(dir, device));
-  m->cached = model->cache_all_scores(cache_pairs);
-  // A model scoring per request keeps its node representations from the first call in eval
-  // mode (LowRankModel::rating_items): made here, before threads share the model, so that
-  // requests only read them.
-  if (!m->cached && model->users() > 0) {
-    model->score_all_items({0});
-    model->rating_all_items({0});
-  }
+  m->cached = ready_to_share(*model, cache_pairs);
   m->model = std::move(model);
+  m->journal_records = static_cast<int64_t>(infer::read_graph_journal(dir).size());
   m->users = data::id_index(m->model->dataset().users);
   m->items = data::id_index(m->model->dataset().items);
   // The names given, else those the directory kept (fit.cpp), else the data source's own.
-  const std::string kept = (fs::path(dir) / data::kItemNamesFile).string();
-  const data::ItemNames names = !item_names_file.empty() ? data::read_item_names(item_names_file)
-                                : fs::is_regular_file(kept)
-                                    ? (read_verified_file(kept), data::read_item_names(kept))
-                                    : data::source_item_names(m->model->config().data.source);
+  const data::ItemNames names = data::model_item_names(dir, item_names_file, m->model->config().data.source);
   if (!names.empty()) {
     m->item_names.resize(static_cast<size_t>(m->model->items()));
     for (int64_t i = 0; i < m->model->items(); ++i) {

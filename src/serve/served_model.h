@@ -27,7 +27,14 @@ struct ServedModel {
   /// --item-names FILE, else the titles of a MovieLens data source (data/item_names.h).
   std::vector<std::string> item_names;
   nlohmann::json info;  // GET /v1/models' entry, without the live fields
+  /// The records of its directory's graph journal the model holds (infer/graph_journal.h):
+  /// the next edit is record journal_records + 1.
+  int64_t journal_records = 0;
 };
+
+/// `old` serving `model` instead (a graph edit's result): version + 1, its scores computed
+/// now where users x items <= cache_pairs, as load_served_model does.
+std::shared_ptr<ServedModel> served_with(const ServedModel& old, TrainedModel model, int64_t cache_pairs);
 
 /// Loads DIR as TrainedModel::load does (its files verified against their checksums) and
 /// reads metrics.json and run0's training curve where present. Throws what load throws

@@ -61,6 +61,7 @@ std::vector<std::string> folder_parts(const std::string& model_path) {
   // The ranker's own model is no part of itself.
   if (folder_of(model_path) != run / kRankerFolder && fs::is_regular_file(run / kRankerFolder / "model.pt"))
     parts.emplace_back(kRankerPart);
+  if (fs::is_directory(folder_of(model_path) / kRefreshFolder)) parts.emplace_back(kRefreshPart);
   return parts;
 }
 
@@ -77,6 +78,11 @@ void check_folder_parts(const std::string& model_path, const std::vector<std::st
       throw DataError((dir / kRankerFolder / "model.pt").string() + ": missing; " + model_path +
                       " was saved with the ranker its lists come from there (restore the folder or copy the "
                       "whole model folder, or train again)");
+    if (part == kRefreshPart)
+      throw DataError(
+          (folder_of(model_path) / kRefreshFolder).string() + ": missing; " + model_path +
+          " was saved with the ratings folded in after its fit there (symgnn refresh; restore the "
+          "folder or copy the whole model folder)");
     throw DataError(model_path + ": records a part '" + part +
                     "' this symgnn does not know; use a newer symgnn");
   }

@@ -1,7 +1,8 @@
 // The files beside a saved model.pt that loading it needs, and where they are
 // (docs/reliability.md, "Model folders"): the data its run pinned (dataset.bin, in the
 // model's folder or, for a run's, final's or the ranker's own model, in the run folder
-// above) and the ranker fitted beside it (ranker/). save_model records which of them the
+// above), the ranker fitted beside it (ranker/) and the ratings folded in after the fit
+// (refresh/, written by `symgnn refresh`: infer/refresh.h). save_model records which of them the
 // folder had; TrainedModel::load refuses a folder that has lost one, naming it, instead of
 // answering from the training files as they are now or ranking without the ranker.
 #pragma once
@@ -13,16 +14,21 @@ namespace symgnn::train {
 
 /// The folder of the ranker fitted beside a model (fit/ranker.h), inside the model's folder.
 inline constexpr const char* kRankerFolder = "ranker";
+/// The folder of the ratings folded into a model after its fit (infer/refresh.h), inside the
+/// model's folder: refresh/1/, refresh/2/, ... applied in turn on every load.
+inline constexpr const char* kRefreshFolder = "refresh";
 /// The names save_model records.
 inline constexpr const char* kDataPart = "dataset.bin";
 inline constexpr const char* kRankerPart = "ranker";
+inline constexpr const char* kRefreshPart = "refresh";
 
 /// The pinned data of the model saved at `model_path`: its folder's dataset.bin or, from
 /// run<k>/, final/ and ranker/, the first found up to two folders above; "" where none is.
 std::string find_snapshot(const std::string& model_path);
 
 /// The parts found beside `model_path` now: kDataPart where find_snapshot finds one,
-/// kRankerPart where ranker/model.pt is a file in the run folder (the pinned data's folder).
+/// kRankerPart where ranker/model.pt is a file in the run folder (the pinned data's folder),
+/// kRefreshPart where the model's own folder has a refresh/ folder.
 std::vector<std::string> folder_parts(const std::string& model_path);
 
 /// DataError naming the part's path when `recorded` (the parts save_model found) lists one

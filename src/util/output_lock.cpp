@@ -74,10 +74,12 @@ void clear_run(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    // dataset.bin, item_names.csv: the pinned data (data/dataset_snapshot.h).
+    // dataset.bin, item_names.csv: the pinned data (data/dataset_snapshot.h); the graph edits a
+    // server journalled on the old model (infer/graph_journal.h) are not the new one's.
     const bool file = name == "config.txt" || name == "metrics.json" || name == "model.pt" ||
-                      name == "dataset.bin" || name == "item_names.csv";
-    const bool folder = name == "final" || name == "predictions" || name == "ranker" ||
+                      name == "dataset.bin" || name == "item_names.csv" || name == "graph_journal.jsonl";
+    // refresh/: the ratings `symgnn refresh` folded into the old model (infer/refresh.h).
+    const bool folder = name == "final" || name == "predictions" || name == "ranker" || name == "refresh" ||
                         std::regex_match(name, run_folder) || std::regex_match(name, ranker_candidate);
     if (!file && !folder) continue;
     fs::remove_all(entry.path(), ec);

@@ -114,6 +114,15 @@ TEST(RecommendCli, EvaluateNewUsersFitsWithoutThemAndPrintsEaseGivenTheSameRatin
     ASSERT_TRUE(j[part].contains("ranking")) << part;
     EXPECT_GE(j[part]["ranking"]["ndcg@10"].get<double>(), 0.0) << part;
   }
+  // The held-out users by degree in the user graph: the table (or its note), and the slices
+  // of the JSON adding up to them.
+  EXPECT_NE(out.find("degree in the user graph"), std::string::npos) << out;
+  int64_t users = 0;
+  for (const char* slice : {"0", "1-5", ">5"}) {
+    ASSERT_TRUE(j["by_degree"].contains(slice)) << slice;
+    users += j["by_degree"][slice]["users"].get<int64_t>();
+  }
+  EXPECT_EQ(users, j["held_out_users"].get<int64_t>());
 }
 
 TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
@@ -146,6 +155,54 @@ TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
   };
   for (const auto& [args, needle] : cases) {
     std::string out;
+    EXPECT_EQ(run_symgnn(args, &out), 2) << args << "\n" << out;
+    EXPECT_NE(out.find(needle), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
+  }
+}
+
+/// The first line of `text` that is a JSON object (the command's stderr lines are beside it).
+static nlohmann::json first_json_line(const std::string& text) {
+  for (const std::string& l : lines_of(text))
+    if (!l.empty() && l[0] == '{') return nlohmann::json::parse(l);
+  ADD_FAILURE() << "no JSON line in " << text;
+  return nlohmann::json::object();
+}
+
+TEST(RecommendCli, ExplainSplitsAScoreAndRefusesBadIds) {
+  const std::string& d = model_dir();
+  std::string out;
+  // EASE: exact, the parts (with the rest) sum to the score the list shows.
+  ASSERT_EQ(run_symgnn("train --model ease --quiet --out " + d + "/ease", &out), 0) << out;
+  ASSERT_EQ(run_symgnn("recommend --model " + d + "/ease --user 0 --k 1 --format jsonl", &out), 0) << out;
+  const nlohmann::json list = first_json_line(out);
+  const std::string item = list.at("items").at(0).get<std::string>();
+  ASSERT_EQ(
+      run_symgnn("explain --model " + d + "/ease --user 0 --item " + item + " --top 3 --format json", &out),
+      0)
+      << out;
+  const nlohmann::json e = first_json_line(out);
+  EXPECT_TRUE(e.at("exact").get<bool>());
+  double sum = 0;
+  for (const auto& p : e.at("parts")) sum += p.at("value").get<double>();
+  EXPECT_NEAR(sum, e.at("score").get<double>(), 1e-6);
+  EXPECT_EQ(e.at("parts").size(), 4u);  // three and the rest
+  EXPECT_EQ(e.at("parts").at(0).at("source"), "rated");
+  ASSERT_EQ(run_symgnn("explain --model " + d + "/ease --user 0 --item " + item, &out), 0) << out;
+  EXPECT_NE(out.find("you rated '"), std::string::npos) << out;
+  EXPECT_NE(out.find("exact: the parts sum to it"), std::string::npos) << out;
+  // The learned model: occlusion over a few inputs.
+  ASSERT_EQ(run_symgnn("explain --model " + d + "/run --user 0 --item " + item + " --candidates 4", &out), 0)
+      << out;
+  EXPECT_NE(out.find("occlusion"), std::string::npos) << out;
+  const std::string m = " --model " + d + "/ease";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"explain" + m + " --user nobody --item " + item, "--user 'nobody' is no user of the model"},
+      {"explain" + m + " --user 0 --item nothing", "--item 'nothing' is no item of the model"},
+      {"explain" + m + " --user 0 --item " + item + " --target sideways", "--target"},
+      {"explain" + m + " --user 0 --item " + item + " --top 0", "--top"},
+  };
+  for (const auto& [args, needle] : cases) {
     EXPECT_EQ(run_symgnn(args, &out), 2) << args << "\n" << out;
     EXPECT_NE(out.find(needle), std::string::npos) << args << "\n" << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;

@@ -69,6 +69,13 @@ TEST(NewUsersProtocol, HoldsUsersOutAndScoresWhatTheirFoldInLeavesBesideEase) {
     EXPECT_LE(e->ranking.users_evaluated, r.held_out);
     EXPECT_TRUE(std::isfinite(e->errors.at("rmse")));
   }
+  // elsa reads no user graph: every held-out user is in slice "0", whose figures are the whole's.
+  ASSERT_EQ(r.by_degree.size(), 3u);
+  EXPECT_FALSE(r.by_degree_note.empty());
+  EXPECT_EQ(r.by_degree[0].users, r.held_out);
+  EXPECT_EQ(r.by_degree[0].scored_ratings, r.scored_ratings);
+  EXPECT_EQ(r.by_degree[0].model.errors, r.model.errors);
+  EXPECT_EQ(r.by_degree[1].users + r.by_degree[2].users, 0);
   // Another seed holds out other users; the same seed the same ones.
   symgnn::fitting::NewUsersProtocol q = p;
   q.with_ease = false;

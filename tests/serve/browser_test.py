@@ -178,6 +178,17 @@ def main():
         assert not set(want) & set(rated), "a rated item is recommended"
         assert driver.find_element(By.ID, "user-input").get_attribute("value") == user
 
+        # Why each item is there, beside it: the parts GET /v1/explain gives.
+        why = get(port, "/v1/explain?user=%s&item=%s&top=3&candidates=8" % (user, want[0]))
+        texts = [p["text"] for p in why["parts"] if p["source"] != "rest"]
+
+        def first_why():
+            return driver.execute_script(
+                "const w = document.querySelector('#recs li .why'); return w ? w.textContent : '';")
+        until("the explanation beside %s" % want[0],
+              lambda: first_why().startswith("why: ") and all(t in first_why() for t in texts),
+              lambda: "%r, the API explains %r" % (first_why(), texts))
+
         # The address follows the user shown.
         fill("user-input", "u12")
         driver.find_element(By.ID, "show").click()

@@ -3,6 +3,7 @@
 // API against TrainedModel::load with the same ratings, reloads, and every refusal.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,7 +14,9 @@
 #include "serve/api.h"
 #include "serve/model_store.h"
 #include "serve/serve_test_model.h"
+#include "symgnn/explain.h"
 #include "symgnn/fit.h"
+#include "symgnn/graph_edit.h"
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
 
@@ -533,4 +536,113 @@ TEST(ServeApi, ANewUsersEdgesAreRowsInMemoryAndCheckedAsTheLibraryChecksThem) {
             "\"features\": must be a non-empty array of numbers (the new user's side features)");
   EXPECT_EQ(error_of(f.post("/v1/recommend", "{" + rating + R"(, "edges": [{"weight": 2}]})"), 400),
             "\"edges\": each entry must be a user id or {\"user\": ID, \"weight\": W}");
+}
+
+TEST(ServeApi, ExplainAnswersWhatTheLibraryExplains) {
+  const Fixture f;
+  const symgnn::TrainedModel ease = symgnn::TrainedModel::load(served().ease);
+  const auto& ds = ease.dataset();
+  int64_t item = 0;
+  while (std::binary_search(ease.seen_items()[3].begin(), ease.seen_items()[3].end(), item)) ++item;
+  symgnn::ExplainOptions opt;
+  opt.top = 2;
+  const json want = symgnn::explanation_json(symgnn::explain(ease, 3, item, opt));
+  const Response r =
+      f.get("/v1/explain",
+            {{"user", ds.users.id_of(3)}, {"item", ds.items.id_of(item)}, {"top", "2"}, {"model", "ease"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json got = body_of(r);
+  EXPECT_EQ(got["model_name"], "ease");
+  got.erase("model_name");
+  got.erase("version");
+  EXPECT_EQ(got, want);
+  // The learned model answers by occlusion.
+  const Response l = f.get(
+      "/v1/explain", {{"user", ds.users.id_of(3)}, {"item", ds.items.id_of(item)}, {"candidates", "3"}});
+  ASSERT_EQ(l.status, 200) << l.body;
+  EXPECT_FALSE(body_of(l)["exact"].get<bool>());
+  // Refusals, each one line.
+  EXPECT_NE(error_of(f.get("/v1/explain", {{"user", "0"}}), 400).find("?user=ID&item=ID"), std::string::npos);
+  EXPECT_NE(error_of(f.get("/v1/explain", {{"user", "nobody"}, {"item", "0"}}), 404).find("nobody"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(f.get("/v1/explain", {{"user", "0"}, {"item", "0"}, {"target", "x"}}), 400).find("target"),
+      std::string::npos);
+  EXPECT_NE(error_of(f.get("/v1/explain", {{"user", "0"}, {"item", "0"}, {"top", "0"}}), 400).find("top"),
+            std::string::npos);
+}
+
+TEST(ServeApi, GraphEditsAreServedJournalledAndReplayedOnReload) {
+  // A copy of the low-rank model (its synthetic set has a user graph the CGE layers read).
+  const std::string root = st::scratch_dir("serve_graph_edits");
+  std::filesystem::copy(served().lowrank, root + "/model", std::filesystem::copy_options::recursive);
+  const std::string dir = root + "/model";
+  const symgnn::TrainedModel original = symgnn::TrainedModel::load(dir);
+  const auto& ds = original.dataset();
+  // Two users with no edge between them.
+  auto linked = [&](int64_t a, int64_t b) {
+    for (size_t e = 0; e < ds.users.graph.src.size(); ++e)
+      if (ds.users.graph.src[e] == a && ds.users.graph.dst[e] == b) return true;
+    return false;
+  };
+  int64_t b = 1;
+  while (linked(0, b)) ++b;
+  const std::string a_id = ds.users.id_of(0), b_id = ds.users.id_of(b);
+  const std::vector<symgnn::GraphEdit> edits = {{"user", "add", a_id, b_id, 1.0}};
+  const symgnn::TrainedModel want_model = symgnn::apply_graph_edits(original, edits);
+  const auto want = want_model.score_all_items({0});
+
+  symgnn::serve::ModelStore store({{"main", dir}}, "cpu");
+  symgnn::serve::ServeMetrics metrics;
+  const symgnn::serve::Api api(store, metrics, symgnn::serve::ApiLimits{}, "0123456789abcdef");
+  auto post = [&](const json& body, const std::string& auth) {
+    Request q;
+    q.method = "POST";
+    q.path = "/v1/graph/edges";
+    q.body = body.dump();
+    q.authorization = auth;
+    return api.handle(q);
+  };
+  const std::string token = "Bearer 0123456789abcdef";
+  const json add = {{"edits", {{{"side", "user"}, {"op", "add"}, {"a", a_id}, {"b", b_id}}}}};
+  error_of(post(add, ""), 401);
+  // Refused edits change nothing: each one line, the version kept.
+  EXPECT_NE(error_of(post({{"edits", {{{"side", "user"}, {"a", a_id}, {"b", a_id}}}}}, token), 400)
+                .find("self-loop"),
+            std::string::npos);
+  EXPECT_NE(error_of(post({{"edits", {{{"side", "user"}, {"a", a_id}, {"b", "nobody"}}}}}, token), 400)
+                .find("'nobody' is no user of the model"),
+            std::string::npos);
+  EXPECT_NE(error_of(post({{"edits", json::array()}}, token), 400).find("\"edits\""), std::string::npos);
+  EXPECT_NE(
+      error_of(post({{"edits", {{{"side", "user"}, {"a", a_id}, {"b", b_id}, {"weight", "heavy"}}}}}, token),
+               400)
+          .find("weight: must be a number"),
+      std::string::npos);
+  EXPECT_EQ(store.get("")->version, 1);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/graph_journal.jsonl"));
+
+  const Response r = post(add, token);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(body_of(r)["version"], 2);
+  EXPECT_EQ(body_of(r)["journal_records"], 1);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/graph_journal.jsonl"));
+  // The next answer is the edited model's: the list and the scores of user 0.
+  const auto served_now = store.get("")->model->score_all_items({0});
+  ASSERT_EQ(served_now.size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(served_now[k], want[k], 1e-5);
+  const Response list = st::get_request(api, "/v1/recommend", {{"user", a_id}, {"k", "5"}});
+  ASSERT_EQ(list.status, 200) << list.body;
+  const auto lib = symgnn::recommend(want_model, {0}, symgnn::RecommendOptions{5});
+  for (size_t k = 0; k < 5; ++k)
+    EXPECT_EQ(body_of(list)["items"][k]["item"], ds.items.id_of(lib[0].items[k]));
+  // A reload replays the journal: still the edited graph, and the next record follows on.
+  ASSERT_EQ(post({{"edits", {{{"side", "user"}, {"op", "remove"}, {"a", a_id}, {"b", b_id}}}}}, token).status,
+            200);
+  store.reload();
+  EXPECT_EQ(store.get("")->journal_records, 2);
+  const auto replayed = store.get("")->model->score_all_items({0});
+  const auto before = original.score_all_items({0});
+  for (size_t k = 0; k < before.size(); ++k)
+    EXPECT_NEAR(replayed[k], before[k], 1e-5);  // added, then removed
 }

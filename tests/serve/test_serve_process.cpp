@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -23,6 +25,8 @@
 #include "common/test_support.h"
 #include "serve/serve_test_model.h"
 #include "symgnn/fit.h"
+#include "symgnn/graph_edit.h"
+#include "symgnn/trained_model.h"
 
 namespace st = symgnn::testing;
 using nlohmann::json;
@@ -336,4 +340,76 @@ TEST(ServeProcess, ConnectionsBeyondTheQueueAreAnswered503AndTheDrainIsBounded) 
   EXPECT_EQ(status_of(queued), 503) << queued;
   EXPECT_NE(queued.find("stopping"), std::string::npos) << queued;
   EXPECT_EQ(status_of(slow2), 408) << slow2;
+}
+
+// docs/graph_edits.md: 1,000 graph edits posted one after the other while 8 clients ask for
+// lists (bounded: they stop when the edits end, or at a deadline) fail no request; a SIGKILL
+// then loses no edit: the server started again on the directory replays all 1,000.
+TEST(ServeProcess, AThousandGraphEditsUnderLoadSurviveASigkill) {
+  const std::string dir = st::scratch_dir("serve_process_edits");
+  std::filesystem::copy(st::serve_test_model("lowrank"), dir + "/model",
+                        std::filesystem::copy_options::recursive);
+  st::write_file(dir, "token.txt", "0123456789abcdef\n");
+  const std::vector<std::string> args = {
+      "--model", "m=" + dir + "/model", "--port",          "0", "--threads",
+      "4",       "--admin-token-file",  dir + "/token.txt"};
+  const pid_t pid = start(args, dir + "/serve.log");
+  const int port = port_of(dir + "/serve.log");
+  ASSERT_GT(port, 0) << st::read_file(dir + "/serve.log");
+  const symgnn::TrainedModel original = symgnn::TrainedModel::load(dir + "/model");
+  const auto& users = original.dataset().users;
+  constexpr int kEdits = 1000;
+  // Edges between users far apart, each weight set again as the pairs come round.
+  std::vector<symgnn::GraphEdit> edits;
+  for (int k = 0; k < kEdits; ++k) {
+    const int64_t a = k % users.count, b = (a + 1 + (k / users.count) % (users.count - 1)) % users.count;
+    edits.push_back({"user", "add", users.id_of(a), users.id_of(b), 1.0 + (k % 7)});
+  }
+  std::atomic<bool> done{false};
+  std::atomic<int> answered{0}, failed{0};
+  std::vector<std::thread> clients;
+  const auto deadline = Clock::now() + std::chrono::seconds(300);
+  for (int c = 0; c < 8; ++c)
+    clients.emplace_back([&, c] {
+      httplib::Client client("127.0.0.1", port);
+      client.set_read_timeout(60);
+      for (int n = 0; !done && Clock::now() < deadline; ++n) {
+        const auto r = client.Get("/v1/recommend?user=" + users.id_of((c * 5 + n) % users.count) + "&k=5");
+        (r && r->status == 200 ? answered : failed)++;
+      }
+    });
+  httplib::Client poster("127.0.0.1", port);
+  poster.set_read_timeout(60);
+  poster.set_bearer_token_auth("0123456789abcdef");
+  int accepted = 0;
+  for (const auto& e : edits) {
+    const json body = {
+        {"edits", {{{"side", e.side}, {"op", e.op}, {"a", e.a}, {"b", e.b}, {"weight", e.weight}}}}};
+    const auto r = poster.Post("/v1/graph/edges", body.dump(), "application/json");
+    if (r && r->status == 200) ++accepted;
+    if (Clock::now() > deadline) break;
+  }
+  done = true;
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(accepted, kEdits);
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_GT(answered.load(), 0);
+  kill(pid, SIGKILL);
+  exit_code(pid);
+  // Started again: every edit replayed, the model's scores those of the edits applied in memory.
+  const pid_t again = start(args, dir + "/serve2.log");
+  const int port2 = port_of(dir + "/serve2.log");
+  ASSERT_GT(port2, 0) << st::read_file(dir + "/serve2.log");
+  httplib::Client c("127.0.0.1", port2);
+  const auto h = c.Get("/healthz");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->status, 200);
+  const std::string journal = st::read_file(dir + "/model/graph_journal.jsonl");
+  EXPECT_EQ(std::count(journal.begin(), journal.end(), '\n'), kEdits);
+  const auto want = symgnn::apply_graph_edits(original, edits).score_all_items({0, 1});
+  const auto got = symgnn::TrainedModel::load(dir + "/model").score_all_items({0, 1});
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-5);
+  kill(again, SIGTERM);
+  EXPECT_EQ(exit_code(again), 0) << st::read_file(dir + "/serve2.log");
 }

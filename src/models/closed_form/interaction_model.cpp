@@ -41,6 +41,15 @@ InteractionModel::InteractionModel(const ModelContext& ctx) : DampedBiasModel(ct
   sylvester::check_dense_fits(std::max(n1_, n2_), n2_, device);
   scores_ = register_buffer("scores", torch::zeros({n1_, n2_}, b1_.options()));
   item_weights_ = register_buffer("item_weights", torch::zeros({0, n2_}, b1_.options()));
+  setting_ = register_buffer("setting", torch::zeros({0}, b1_.options().dtype(torch::kDouble)));
+}
+
+double InteractionModel::fitted_setting() const {
+  if (setting_.size(0) != 1)
+    throw ConfigError(name() +
+                      ": this model directory was written before the kind kept the setting of its fit (" +
+                      setting_name() + "); fit it again");
+  return setting_.to(at::kCPU).data_ptr<double>()[0];
 }
 
 at::Tensor InteractionModel::score_items(const at::Tensor& users, int64_t n2) {
@@ -70,6 +79,7 @@ void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, dou
     scores_.copy_(interaction_scores(x, setting));
   }
   fit_biases(ratings);
+  assign_buffer(setting_, torch::full({1}, setting, setting_.options()));
 }
 
 ScoreFactors InteractionModel::score_factors() {
@@ -90,6 +100,22 @@ at::Tensor InteractionModel::score_rated_items(const std::vector<std::vector<int
                       item_weights_.options().dtype(torch::kDouble))
       .index_add_(0, row, item_weights_.index_select(0, items).to(torch::kDouble))
       .to(scores_.scalar_type());
+}
+
+ScoreTerms InteractionModel::score_terms(int64_t user, int64_t item, const Dataset& ds) {
+  if (item_weights_.size(0) != n2_)
+    throw ConfigError(name() + ": this model directory was written before the kind kept its item weights, " +
+                      "so its scores cannot be split by rated item; fit it again");
+  at::NoGradGuard no_grad;
+  const at::Tensor column = item_weights_.select(1, item).to(at::kCPU, at::kDouble).contiguous();
+  ScoreTerms out;
+  out.method = name() + ": score = x_u W = the sum of W_ij over the items i you rated";
+  for (const auto& [i, value] : rated_by(ds, user)) {
+    (void)value;
+    out.terms.push_back({user, i, column.data_ptr<double>()[i], ""});
+  }
+  out.score = scores_[user][item].item<double>();
+  return out;
 }
 
 void InteractionModel::nodes_added(const ModelContext& ctx, int64_t, int64_t) {

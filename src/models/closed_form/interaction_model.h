@@ -23,10 +23,11 @@
 #include <vector>
 
 #include "models/closed_form/damped_biases.h"
+#include "models/score_terms.h"
 
 namespace symgnn::models {
 
-class InteractionModel : public DampedBiasModel {
+class InteractionModel : public DampedBiasModel, public ExplainsScores {
  public:
   /// Unfitted (every score 0, biases 0) on the context's users and items.
   explicit InteractionModel(const ModelContext& ctx);
@@ -39,6 +40,9 @@ class InteractionModel : public DampedBiasModel {
   ScoreFactors score_factors() override;
   /// x W of the lists' users (the sum of W's rows at their items), where the fit kept W.
   at::Tensor score_rated_items(const std::vector<std::vector<int64_t>>& rated) override;
+  /// x_u W split by the rated items: W_ij for each item i the user rated (where the fit kept
+  /// W; ConfigError otherwise).
+  ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   /// Ratings given after the fit (new users', or more of a known user's): each such user's
@@ -68,6 +72,9 @@ class InteractionModel : public DampedBiasModel {
   /// Called by fit() before any scoring with the data fitted on (graphs resolved): a kind
   /// that needs more than X (the graphs) takes it here.
   virtual void prepare(const Dataset& ds, const at::Device& device);
+  /// The setting of the final fit (EASE's lambda, Eq. 1's a); ConfigError where the saved
+  /// state lacks it (a directory written before it was kept).
+  double fitted_setting() const;
 
  private:
   /// Scores and biases from `ratings` with the setting.
@@ -76,6 +83,9 @@ class InteractionModel : public DampedBiasModel {
   // [trained n2, n2] float: W of the final fit where keeps_item_weights(), else no rows.
   // Registered with no rows: a directory written before W was kept loads without it.
   at::Tensor item_weights_;
+  // [1] float64: the setting of the last fit_on, the final fit's; no rows before a fit (and
+  // in a directory written before it was kept).
+  at::Tensor setting_;
 };
 
 }  // namespace symgnn::models

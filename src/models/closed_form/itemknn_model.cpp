@@ -61,6 +61,25 @@ at::Tensor ItemKnnModel::score_rated_items(const std::vector<std::vector<int64_t
   return scores_of_entries(static_cast<int64_t>(rated.size()), row, items);
 }
 
+ScoreTerms ItemKnnModel::score_terms(int64_t user, int64_t item, const Dataset& ds) {
+  (void)ds;  // the profile the scores read is the model's own (training, validation, added)
+  at::NoGradGuard no_grad;
+  const at::Tensor ptr = profile_ptr_.to(at::kCPU), rated = profile_items_.to(at::kCPU);
+  const at::Tensor rows = row_ptr_.to(at::kCPU), targets = targets_.to(at::kCPU);
+  const at::Tensor weights = weights_.to(at::kCPU, at::kDouble);
+  ScoreTerms out;
+  out.method = "itemknn: score = x_u S = the sum of S_ij over the items i you rated (S: kept cosines)";
+  for (int64_t e = ptr.data_ptr<int64_t>()[user]; e < ptr.data_ptr<int64_t>()[user + 1]; ++e) {
+    const int64_t i = rated.data_ptr<int64_t>()[e];
+    double w = 0;
+    for (int64_t k = rows.data_ptr<int64_t>()[i]; k < rows.data_ptr<int64_t>()[i + 1]; ++k)
+      if (targets.data_ptr<int64_t>()[k] == item) w += weights.data_ptr<double>()[k];
+    out.terms.push_back({user, i, w, ""});
+  }
+  out.score = score_items(at::full({1}, user, at::kLong), n2_)[0][item].item<double>();
+  return out;
+}
+
 at::Tensor ItemKnnModel::scores_of_entries(int64_t users, const at::Tensor& row,
                                            const at::Tensor& items) const {
   const at::Tensor first = row_ptr_.index_select(0, items);

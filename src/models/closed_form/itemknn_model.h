@@ -20,10 +20,11 @@
 #include <vector>
 
 #include "models/closed_form/damped_biases.h"
+#include "models/score_terms.h"
 
 namespace symgnn::models {
 
-class ItemKnnModel : public DampedBiasModel {
+class ItemKnnModel : public DampedBiasModel, public ExplainsScores {
  public:
   ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx);
   std::string name() const override { return "itemknn"; }
@@ -37,6 +38,9 @@ class ItemKnnModel : public DampedBiasModel {
   /// x S of the lists' users, as score_items() scores a user with those rated items.
   at::Tensor score_rated_items(const std::vector<std::vector<int64_t>>& rated) override;
   static constexpr int64_t kMaxDenseExportItems = 10000;
+  /// x_u S split by the rated items: S_ij for each item i the user rated (from the profile
+  /// score_items() reads).
+  ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   /// Ratings given after the fit (new users', or more of a known user's) join the users'

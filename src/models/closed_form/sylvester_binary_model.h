@@ -25,6 +25,9 @@ class SylvesterBinaryModel : public InteractionModel {
  public:
   SylvesterBinaryModel(const SylvesterConfig& cfg, const ModelContext& ctx);
   std::string name() const override { return "sylvester_binary"; }
+  /// X_uj split by the interactions: G_vi for each (v, i) rated (sylvester/path_weights.h),
+  /// over the data's graphs at the a of the final fit.
+  ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) override;
 
  protected:
   std::vector<double> settings() const override { return alphas_; }

@@ -181,6 +181,35 @@ at::Tensor ElsaModel::node_representations(int side) {
   return deep ? at::cat({z, saved_hidden(all, z)}, 1) : z;
 }
 
+ScoreTerms ElsaModel::score_terms(int64_t user, int64_t item, const Dataset& ds) {
+  (void)ds;  // the profile the scores read is the model's own (training, validation, added)
+  at::NoGradGuard no_grad;
+  ScoreTerms out;
+  out.method = "elsa: score = sum over the items i you rated of a_i . a_j (A_hat's unit rows)";
+  const at::Tensor u = at::full({1}, user, profile_ptr_.options());
+  out.score = score_items(u, n2_)[0][item].item<double>();
+  if (encoder_t_.size(0) == 0) return out;
+  const at::Tensor encoder = encoder_t_.t();
+  const auto [row, items] = entries_of(u);
+  const at::Tensor parts =
+      encoder.index_select(0, items).mv(encoder[item]).to(at::kCPU, at::kDouble).contiguous();
+  const at::Tensor rated = items.to(at::kCPU).contiguous();
+  for (int64_t e = 0; e < rated.size(0); ++e) {
+    const int64_t i = rated.data_ptr<int64_t>()[e];
+    // A rated item's own score is set to -1 (scores_of_entries): that pair is no sum.
+    if (i == item)
+      return {-1.0, out.method + "; an item you rated scores -1", {{-1, -1, -1.0, "you rated it"}}};
+    out.terms.push_back({user, i, parts.data_ptr<double>()[e], ""});
+  }
+  if (deep_b_.size(0) > 0) {
+    const at::Tensor z = row_sums(1, row, items, encoder);
+    const double deep = saved_hidden(u, z).mv(deep_items_t_.select(1, item)).item<double>();
+    out.terms.push_back({-1, -1, deep, "the deep path h_u . d_j (nonlinear in your items, not split)"});
+    out.method += " + the deep path h_u . d_j";
+  }
+  return out;
+}
+
 ScoreFactors ElsaModel::score_factors() {
   ScoreFactors f;
   f.items = node_representations(1);

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "models/closed_form/damped_biases.h"
+#include "models/score_terms.h"
 
 namespace symgnn::models {
 
@@ -52,7 +53,7 @@ namespace symgnn::models {
 /// catalogue, where each step's n2 x d^2 Gram matrix would dominate (elsa_model.cpp).
 int64_t elsa_batch_users(int64_t users, int64_t items, int64_t d, int64_t batch_users);
 
-class ElsaModel : public DampedBiasModel {
+class ElsaModel : public DampedBiasModel, public ExplainsScores {
  public:
   ElsaModel(const ElsaConfig& cfg, const ModelContext& ctx, int64_t seed);
   std::string name() const override { return "elsa"; }
@@ -65,6 +66,9 @@ class ElsaModel : public DampedBiasModel {
   ScoreFactors score_factors() override;
   /// The users of the lists scored as score_items() scores a user with those rated items.
   at::Tensor score_rated_items(const std::vector<std::vector<int64_t>>& rated) override;
+  /// z_u . a_j split by the rated items (a_i . a_j each), and the deep path's h_u . d_j as
+  /// one part (it is not linear in the items), from the profile score_items() reads.
+  ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) override;
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   /// The width and epoch count a saved fit chose (its figures elsa.d and elsa.epochs) as

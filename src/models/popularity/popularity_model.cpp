@@ -36,6 +36,17 @@ ScoreFactors PopularityModel::score_factors() {
   return f;
 }
 
+ScoreTerms PopularityModel::score_terms(int64_t user, int64_t item, const Dataset& ds) {
+  (void)user;
+  ScoreTerms out;
+  out.method = "popularity: score = the number of ratings of the item (training and validation)";
+  for (const RatingList* list : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < list->size(); ++e)
+      if (list->item[e] == item) out.terms.push_back({list->user[e], item, 1.0, ""});
+  out.score = counts_[item].item<double>();
+  return out;
+}
+
 void PopularityModel::count(const std::vector<const RatingList*>& ratings) {
   const int64_t n2 = counts_.size(0);
   std::vector<float> count(static_cast<size_t>(n2), 0.0f);

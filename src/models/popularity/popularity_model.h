@@ -13,11 +13,12 @@
 /// (symgnn/recommend.h, evaluate_popularity).
 #pragma once
 
+#include "models/score_terms.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
 
-class PopularityModel : public RatingModel {
+class PopularityModel : public RatingModel, public ExplainsScores {
  public:
   /// Unfitted (no item rated) on the context's items; mu is the context's global mean.
   explicit PopularityModel(const ModelContext& ctx);
@@ -29,6 +30,8 @@ class PopularityModel : public RatingModel {
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   std::string name() const override { return "popularity"; }
+  /// The count split by rater: 1 for each rating of the item.
+  ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) override;
 
   /// Counts and mean ratings of the items from `ratings` (the final state of fit()).
   void count(const std::vector<const RatingList*>& ratings);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/sylvester/completion.h"
+#include "models/sylvester/path_weights.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
 #include "symgnn/metrics.h"
@@ -19,6 +20,7 @@ CompletionModel::CompletionModel(const SylvesterConfig& cfg, const ModelContext&
   check_dense_fits(ctx.n1, ctx.n2, ctx.train_values.device());
   const auto opts = at::TensorOptions().dtype(at::kFloat).device(ctx.train_values.device());
   scores_ = register_buffer("scores", at::zeros({ctx.n1, ctx.n2}, opts));
+  chosen_ = register_buffer("chosen", at::zeros({0}, opts.dtype(at::kDouble)));
 }
 
 at::Tensor CompletionModel::forward(const at::Tensor& users, const at::Tensor& items) {
@@ -44,6 +46,18 @@ ClosedFormFit CompletionModel::fit(const Dataset& ds, const at::Device& device,
   {
     at::NoGradGuard no_grad;
     scores_.copy_(r.scores.to(scores_.device(), at::kFloat));
+    // What the final scores came from (fit_completion): H of training + validation and their
+    // mean where it refitted, else training alone.
+    const bool pooled = opts.refit && !ds.test.empty();
+    double sum = 0;
+    size_t count = 0;
+    for (const RatingList* list : {&ds.train, &ds.validation}) {
+      if (list == &ds.validation && !pooled) break;
+      for (const float v : list->value) sum += v;
+      count += list->size();
+    }
+    const double mu = count ? sum / static_cast<double>(count) : 0.0;
+    chosen_.set_(at::tensor({r.alpha, r.shrinkage, mu, pooled ? 1.0 : 0.0}, chosen_.options()));
   }
 
   ClosedFormFit out;
@@ -80,6 +94,36 @@ ClosedFormFit CompletionModel::fit(const Dataset& ds, const at::Device& device,
                      "   (refit on train + validation; train only: " + fixed(r.test_error_train_only, 4) +
                      "; mean rating alone: " + fixed(r.mean_test_error, 4) + ")",
                  "time " + fixed(r.seconds, 1) + " s"};
+  return out;
+}
+
+ScoreTerms CompletionModel::score_terms(int64_t user, int64_t item, const Dataset& ds) {
+  if (chosen_.size(0) != 4)
+    throw ConfigError(
+        "sylvester: this model directory was written before the kind kept its chosen a and lambda, "
+        "so its predictions cannot be split by rating; fit it again");
+  const at::Tensor c = chosen_.to(at::kCPU);
+  const double alpha = c[0].item<double>(), lambda = c[1].item<double>(), mu = c[2].item<double>();
+  Dataset h_of = ds;  // only the ratings the final H held
+  if (c[3].item<double>() == 0) h_of.validation = {};
+  const RatingList h = distinct_ratings(h_of);
+  const std::vector<double> g =
+      path_weights(graph::normalized_adjacency(ds.users), graph::normalized_adjacency(ds.items), alpha, user,
+                   item, h.user, h.item);
+  double mass = 0;
+  for (const double w : g) mass += w;
+  const double den = mass + lambda * (1.0 - alpha);
+  ScoreTerms out;
+  out.method =
+      "sylvester: r = mu + sum over the ratings (v, i) of G_vi (r_vi - mu) / (sum G + lambda (1-a)), "
+      "G_vi = (1-a) sum_k a^k (At1^k)_uv (At2^k)_ji; a = " +
+      std::to_string(alpha) + ", lambda = " + std::to_string(lambda);
+  out.terms.push_back({-1, -1, mu, "the mean rating"});
+  if (den > 1e-12)  // else no rating reaches the pair, and it keeps the mean (completion.cpp)
+    for (size_t e = 0; e < g.size(); ++e)
+      if (g[e] != 0) out.terms.push_back({h.user[e], h.item[e], g[e] * (h.value[e] - mu) / den, ""});
+  at::NoGradGuard no_grad;
+  out.score = scores_[user][item].item<double>();
   return out;
 }
 

@@ -9,11 +9,12 @@
 /// is as large as X. Nothing in it is trained.
 #pragma once
 
+#include "models/score_terms.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models::sylvester {
 
-class CompletionModel : public RatingModel {
+class CompletionModel : public RatingModel, public ExplainsScores {
  public:
   /// Unfitted, scores all zero, of the context's size on its device (fit() or a saved state
   /// fills them).
@@ -22,6 +23,10 @@ class CompletionModel : public RatingModel {
   ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                     const std::function<void(const std::string&)>& log) override;
   std::string name() const override { return "sylvester"; }
+  /// The unclipped prediction split: mu, and for each rating (v, i) of H its weighted
+  /// deviation G_vi (r_vi - mu) / (sum G + lambda (1-a)) (path_weights.h), at the final fit's
+  /// a, lambda and mu.
+  ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) override;
   /// Refused: the (a, lambda) pair is chosen jointly on the validation RMSE, and a refit at
   /// it on the training ratings alone is not rebuilt (symgnn blend --metric ndcg@10).
   std::string pin_chosen_setting(RunConfig& cfg, const nlohmann::json& figures,
@@ -30,6 +35,9 @@ class CompletionModel : public RatingModel {
  private:
   SylvesterConfig cfg_;
   at::Tensor scores_;
+  // [4] float64 after a fit: a, lambda, mu and 1 where H held the validation ratings too
+  // (the refit); no rows in a directory written before it was kept.
+  at::Tensor chosen_;
 };
 
 }  // namespace symgnn::models::sylvester

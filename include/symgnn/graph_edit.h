@@ -1,0 +1,38 @@
+// symgnn: edges added to or taken out of a trained model's graphs, without retraining
+// (docs/graph_edits.md).
+//
+// A follow, an unfollow, a new "same artist" link between items: the edit changes the
+// user-user or item-item graph the model reads, and every node's representation is
+// recomputed from the trained weights on the edited graph (the CGE layers and the other
+// graph modules see the new edges at once). Graphs stay symmetric: an edge (a, b) is both
+// (a, b) and (b, a). `symgnn serve`'s POST /v1/graph/edges, `symgnn graph edit` and Python's
+// edit_graph() call apply_graph_edits(); a served model's directory journals each accepted
+// batch (graph_journal.h) and replays the journal on load.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace symgnn {
+
+class TrainedModel;
+
+/// One edge change, by original ids.
+struct GraphEdit {
+  std::string side;        // "user" or "item"
+  std::string op = "add";  // "add" (or set the weight of an edge there) or "remove"
+  std::string a, b;        // the edge's ends
+  double weight = 1.0;     // add: the edge's weight (finite, > 0)
+};
+
+/// `model` with `edits` applied in order, all or none: every node's representation recomputed
+/// on the edited graphs from the trained weights (the ranker beside it kept: the closed-form
+/// rankers read no graph at scoring). Throws ConfigError, naming the edit (edits[k]), for a
+/// side that is not user or item, an op that is not add or remove, an id that is no node of
+/// that side, a self-loop, a weight that is not finite and positive, the removal of an edge
+/// that is not there, or a graph the model does not use (a kind that reads no graph of that
+/// side, a side whose graph is the identity, a closed-form kind whose saved scores were
+/// solved on the graphs: fit it again).
+TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<GraphEdit>& edits);
+
+}  // namespace symgnn

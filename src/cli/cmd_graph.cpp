@@ -1,0 +1,130 @@
+// `symgnn graph`: the graphs of a trained model edited without retraining
+// (symgnn/graph_edit.h, docs/graph_edits.md): `edit` journals a batch of edge changes in the
+// model directory, which every later load replays; `compact` folds the journal into a new
+// self-contained directory.
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "infer/graph_journal.h"
+#include "runtime/runtime.h"
+#include "symgnn/error.h"
+#include "symgnn/graph_edit.h"
+#include "symgnn/model_dir.h"
+#include "symgnn/trained_model.h"
+#include "util/memory_check.h"
+#include "util/output_lock.h"
+
+namespace symgnn::cli {
+namespace {
+
+struct GraphEditCliOptions {
+  std::string model_dir;
+  std::vector<std::string> add_user, remove_user, add_item, remove_item;
+  std::string device = "cpu";
+  int64_t threads = -1;
+};
+
+/// "a,b" or "a,b,w" of option `flag` as an edit of `side`.
+GraphEdit edge_of(const std::string& text, const std::string& side, const std::string& op,
+                  const std::string& flag) {
+  std::vector<std::string> f;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) f.push_back(part);
+  const bool weighted = op == "add" && f.size() == 3;
+  if (f.size() != 2 && !weighted)
+    throw UsageError(flag + " " + text + ": must be " + (op == "add" ? "A,B or A,B,WEIGHT" : "A,B") +
+                     " (original ids)");
+  GraphEdit e{side, op, f[0], f[1], 1.0};
+  if (weighted) {
+    size_t used = 0;
+    try {
+      e.weight = std::stod(f[2], &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != f[2].size())
+      throw UsageError(flag + " " + text + ": the weight is not a number");
+  }
+  return e;
+}
+
+int run_graph_edit(const GraphEditCliOptions& o) {
+  std::vector<GraphEdit> edits;
+  for (const auto& t : o.add_user) edits.push_back(edge_of(t, "user", "add", "--add-user-edge"));
+  for (const auto& t : o.remove_user) edits.push_back(edge_of(t, "user", "remove", "--remove-user-edge"));
+  for (const auto& t : o.add_item) edits.push_back(edge_of(t, "item", "add", "--add-item-edge"));
+  for (const auto& t : o.remove_item) edits.push_back(edge_of(t, "item", "remove", "--remove-item-edge"));
+  if (edits.empty())
+    throw UsageError(
+        "graph edit: no edit given (--add-user-edge, --remove-user-edge, --add-item-edge, "
+        "--remove-item-edge)");
+  runtime::set_compute_threads(o.threads);
+  // One writer of the directory at a time (a running `symgnn serve` edits through its POST
+  // /v1/graph/edges instead, docs/graph_edits.md).
+  OutputLock lock(o.model_dir, "--model");
+  const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
+  apply_graph_edits(model, edits);  // checked before anything is written
+  const auto records = static_cast<int64_t>(infer::read_graph_journal(o.model_dir).size());
+  infer::append_graph_journal(o.model_dir, edits, records + 1);
+  std::cerr << "graph edit: " << edits.size() << " edit(s) journalled as record " << records + 1 << " of "
+            << infer::graph_journal_path(o.model_dir)
+            << "; every load of the directory replays them (a running server: POST /v1/admin/reload)\n";
+  return 0;
+}
+
+struct GraphCompactCliOptions {
+  std::string model_dir, out;
+  std::string device = "cpu";
+};
+
+int run_graph_compact(const GraphCompactCliOptions& o) {
+  const int64_t records = compact_model_dir(o.model_dir, o.out, o.device);
+  std::cerr << "graph compact: " << records << " journal record(s) of " << o.model_dir << " folded into "
+            << o.out << " (its dataset.bin holds the edited graphs; no journal)\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_graph_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "graph",
+      "edit a trained model's user or item graph without retraining (docs/graph_edits.md)\n"
+      "  symgnn graph edit --model runs/douban --add-user-edge 12,40 --remove-user-edge 12,7\n"
+      "  symgnn graph compact --model runs/douban --out runs/douban-edited");
+  cmd->require_subcommand(1);
+  auto* edit = cmd->add_subcommand(
+      "edit",
+      "journal a batch of edge changes in the model directory (graph_journal.jsonl); every later load of\n"
+      "the directory (recommend, predict, evaluate, serve, Python) replays the journal and recomputes the\n"
+      "model's node representations on the edited graphs. Graphs stay symmetric: A,B is both (A,B) and\n"
+      "(B,A). The batch is checked whole first: an unknown id, a self-loop, a weight that is not finite\n"
+      "and positive, the removal of an edge that is not there, or a graph the model does not use is one\n"
+      "line and exit 2, and nothing is written.");
+  auto e = std::make_shared<GraphEditCliOptions>();
+  edit->add_option("--model", e->model_dir, "directory written by `symgnn train --out`")->required();
+  edit->add_option("--add-user-edge", e->add_user,
+                   "A,B[,WEIGHT]: add (or re-weight) a user-user edge (repeatable)");
+  edit->add_option("--remove-user-edge", e->remove_user, "A,B: remove a user-user edge (repeatable)");
+  edit->add_option("--add-item-edge", e->add_item,
+                   "A,B[,WEIGHT]: add (or re-weight) an item-item edge (repeatable)");
+  edit->add_option("--remove-item-edge", e->remove_item, "A,B: remove an item-item edge (repeatable)");
+  edit->add_option("--device", e->device, "cpu (default), cuda or cuda:N: where the batch is checked");
+  edit->add_option("--threads", e->threads, "threads (default: one per core)")
+      ->check(config_value_check("train.threads"));
+  edit->callback([e] { with_memory_context("editing the graph", [&] { run_graph_edit(*e); }); });
+  auto* compact = cmd->add_subcommand(
+      "compact",
+      "write a new self-contained model directory whose data hold the edited graphs (the journal folded\n"
+      "in, none beside it); the old directory is left as it is");
+  auto c = std::make_shared<GraphCompactCliOptions>();
+  compact->add_option("--model", c->model_dir, "directory with a graph journal")->required();
+  compact->add_option("--out", c->out, "the new directory (must not exist, or be empty)")->required();
+  compact->add_option("--device", c->device,
+                      "cpu (default), cuda or cuda:N: where the new directory is checked");
+  compact->callback(
+      [c] { with_memory_context("compacting the graph journal", [&] { run_graph_compact(*c); }); });
+}
+
+}  // namespace symgnn::cli

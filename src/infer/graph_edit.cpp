@@ -1,0 +1,80 @@
+// apply_graph_edits (symgnn/graph_edit.h): each edit checked against the model's data, the
+// graphs changed symmetrically, the members rebuilt on them (infer/model_parts.h).
+#include "symgnn/graph_edit.h"
+
+#include <cmath>
+
+#include "data/parsers.h"
+#include "data/text_reader.h"
+#include "infer/model_parts.h"
+#include "symgnn/error.h"
+#include "symgnn/model_kinds.h"
+#include "symgnn/trained_model.h"
+
+namespace symgnn {
+
+namespace {
+
+/// Sets (or adds) the weight of the entries (a, b) and (b, a); returns whether they were there.
+bool set_edge(EdgeList& g, int64_t a, int64_t b, float w) {
+  bool found = false;
+  for (size_t e = 0; e < g.src.size(); ++e)
+    if ((g.src[e] == a && g.dst[e] == b) || (g.src[e] == b && g.dst[e] == a)) g.weight[e] = w, found = true;
+  if (!found) g.add(a, b, w), g.add(b, a, w);
+  return found;
+}
+
+/// Takes the entries (a, b) and (b, a) out; returns whether there were any.
+bool remove_edge(EdgeList& g, int64_t a, int64_t b) {
+  size_t kept = 0;
+  for (size_t e = 0; e < g.src.size(); ++e) {
+    if ((g.src[e] == a && g.dst[e] == b) || (g.src[e] == b && g.dst[e] == a)) continue;
+    g.src[kept] = g.src[e], g.dst[kept] = g.dst[e], g.weight[kept] = g.weight[e];
+    ++kept;
+  }
+  const bool found = kept < g.src.size();
+  g.src.resize(kept), g.dst.resize(kept), g.weight.resize(kept);
+  return found;
+}
+
+}  // namespace
+
+TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<GraphEdit>& edits) {
+  const infer::ModelParts& parts = model.parts();
+  const ModelKind& kind = model_kind(parts.cfg.model);
+  Dataset ds = parts.ds;
+  const data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
+  for (size_t k = 0; k < edits.size(); ++k) {
+    const GraphEdit& e = edits[k];
+    const std::string at = "edits[" + std::to_string(k) + "]: ";
+    if (e.side != "user" && e.side != "item")
+      throw ConfigError(at + "side " + data::quote(e.side) + ": must be user or item");
+    if (e.op != "add" && e.op != "remove")
+      throw ConfigError(at + "op " + data::quote(e.op) + ": must be add or remove");
+    NodeSet& side = e.side == "user" ? ds.users : ds.items;
+    if (!kind_reads_graph(kind, e.side))
+      throw ConfigError(at + "model = " + parts.cfg.model + " reads no " + e.side + " graph");
+    if (side.graph_origin == GraphOrigin::Identity || side.graph_origin == GraphOrigin::None)
+      throw ConfigError(at + "the model uses no " + e.side + " graph (graph." + e.side +
+                        "_graph = identity): there is no graph to edit");
+    if (kind.fit == FitMethod::closed_form)
+      throw ConfigError(at + "model = " + parts.cfg.model +
+                        " keeps scores solved on its graphs: an edited graph needs a new fit (symgnn train)");
+    const data::IdIndex& index = e.side == "user" ? users : items;
+    const int64_t a = index.find(e.a), b = index.find(e.b);
+    if (a < 0) throw ConfigError(at + data::quote(e.a) + " is no " + e.side + " of the model");
+    if (b < 0) throw ConfigError(at + data::quote(e.b) + " is no " + e.side + " of the model");
+    if (a == b) throw ConfigError(at + "(" + data::quote(e.a) + ", " + data::quote(e.b) + ") is a self-loop");
+    if (e.op == "add") {
+      if (!std::isfinite(static_cast<float>(e.weight)) || e.weight <= 0)
+        throw ConfigError(at + "weight " + std::to_string(e.weight) + ": must be finite and above 0");
+      set_edge(side.graph, a, b, static_cast<float>(e.weight));
+    } else if (!remove_edge(side.graph, a, b)) {
+      throw ConfigError(at + "no edge (" + data::quote(e.a) + ", " + data::quote(e.b) + ") in the " + e.side +
+                        " graph to remove");
+    }
+  }
+  return TrainedModel(infer::rebuilt_parts(parts, std::move(ds)));
+}
+
+}  // namespace symgnn

@@ -1,0 +1,107 @@
+#include "infer/graph_journal.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "symgnn/error.h"
+#include "util/checksum.h"
+
+namespace fs = std::filesystem;
+
+namespace symgnn::infer {
+
+namespace {
+
+nlohmann::json batch_json(const std::vector<GraphEdit>& batch, int64_t seq) {
+  nlohmann::json edits = nlohmann::json::array();
+  for (const GraphEdit& e : batch) {
+    nlohmann::json j = {{"side", e.side}, {"op", e.op}, {"a", e.a}, {"b", e.b}};
+    if (e.op == "add") j["weight"] = e.weight;
+    edits.push_back(std::move(j));
+  }
+  return {{"seq", seq}, {"edits", edits}};
+}
+
+/// The batch of one record's JSON; DataError at `file`:`line` where a field is missing or
+/// of the wrong type.
+std::vector<GraphEdit> batch_of(const nlohmann::json& j, const std::string& file, long line) {
+  std::vector<GraphEdit> out;
+  try {
+    for (const auto& e : j.at("edits")) {
+      GraphEdit g;
+      g.side = e.at("side").get<std::string>();
+      g.op = e.at("op").get<std::string>();
+      g.a = e.at("a").get<std::string>();
+      g.b = e.at("b").get<std::string>();
+      if (e.contains("weight")) g.weight = e.at("weight").get<double>();
+      out.push_back(std::move(g));
+    }
+  } catch (const nlohmann::json::exception&) {
+    throw DataError(file, line, "damaged graph journal record (a field is missing or of the wrong type)");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string graph_journal_path(const std::string& dir) {
+  const fs::path d = fs::is_regular_file(dir) ? fs::path(dir).parent_path() : fs::path(dir);
+  return (d / kGraphJournalFile).string();
+}
+
+std::vector<std::vector<GraphEdit>> read_graph_journal(const std::string& dir) {
+  const std::string path = graph_journal_path(dir);
+  std::vector<std::vector<GraphEdit>> out;
+  if (!fs::is_regular_file(path)) return out;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError(path, 0, "cannot read the graph journal");
+  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  long line = 0;
+  for (size_t start = 0; start < all.size();) {
+    ++line;
+    const size_t end = all.find('\n', start);
+    if (end == std::string::npos)
+      throw DataError(path, line, "damaged graph journal record (the last line is cut short)");
+    const std::string text = all.substr(start, end - start);
+    start = end + 1;
+    const size_t tab = text.rfind('\t');
+    if (tab == std::string::npos || sha256_hex(std::string_view(text).substr(0, tab)) != text.substr(tab + 1))
+      throw DataError(path, line, "damaged graph journal record (its checksum does not match)");
+    const nlohmann::json j = nlohmann::json::parse(text.substr(0, tab), nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("seq") || !j["seq"].is_number_integer() ||
+        j["seq"].get<int64_t>() != static_cast<int64_t>(out.size()) + 1)
+      throw DataError(path, line,
+                      "damaged graph journal record (not record " + std::to_string(out.size() + 1) + ")");
+    out.push_back(batch_of(j, path, line));
+  }
+  return out;
+}
+
+std::vector<GraphEdit> journal_edits(const std::vector<std::vector<GraphEdit>>& batches) {
+  std::vector<GraphEdit> out;
+  for (const auto& b : batches) out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+void append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch, int64_t seq) {
+  const std::string path = graph_journal_path(dir);
+  const std::string json = batch_json(batch, seq).dump();
+  const std::string record = json + "\t" + sha256_hex(json) + "\n";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(path + ": cannot open the graph journal: " + std::strerror(errno));
+  // One write of the whole line: appends from one process never interleave, and a crash
+  // leaves a line cut short at worst, which read_graph_journal refuses by name.
+  const ssize_t n = ::write(fd, record.data(), record.size());
+  const bool synced = n == static_cast<ssize_t>(record.size()) && ::fsync(fd) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!synced) throw Error(path + ": cannot write the graph journal: " + std::strerror(err));
+}
+
+}  // namespace symgnn::infer
