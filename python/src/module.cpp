@@ -426,8 +426,7 @@ PYBIND11_MODULE(_core, m) {
       "append_graph_journal",
       [](const std::string& dir,
          const std::vector<std::tuple<std::string, std::string, std::string, std::string, double>>& rows) {
-        infer::append_graph_journal(dir, graph_edits_of(rows),
-                                    static_cast<int64_t>(infer::read_graph_journal(dir).size()) + 1);
+        infer::append_graph_journal(dir, graph_edits_of(rows));
       },
       py::arg("dir"), py::arg("edits"), "appends a batch of graph edits to the model directory's journal");
   m.def(

@@ -64,10 +64,10 @@ int run_graph_edit(const GraphEditCliOptions& o) {
   // /v1/graph/edges instead, docs/graph_edits.md).
   OutputLock lock(o.model_dir, "--model");
   const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
-  apply_graph_edits(model, edits);  // checked before anything is written
-  const auto records = static_cast<int64_t>(infer::read_graph_journal(o.model_dir).size());
-  infer::append_graph_journal(o.model_dir, edits, records + 1);
-  std::cerr << "graph edit: " << edits.size() << " edit(s) journalled as record " << records + 1 << " of "
+  apply_graph_edits(model, edits);         // checked before anything is written
+  infer::read_graph_journal(o.model_dir);  // a damaged journal is refused before it grows
+  const int64_t record = infer::append_graph_journal(o.model_dir, edits);
+  std::cerr << "graph edit: " << edits.size() << " edit(s) journalled as record " << record << " of "
             << infer::graph_journal_path(o.model_dir)
             << "; every load of the directory replays them (a running server: POST /v1/admin/reload)\n";
   return 0;

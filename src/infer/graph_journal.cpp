@@ -1,8 +1,10 @@
 #include "infer/graph_journal.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -89,19 +91,32 @@ std::vector<GraphEdit> journal_edits(const std::vector<std::vector<GraphEdit>>& 
   return out;
 }
 
-void append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch, int64_t seq) {
+int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch) {
   const std::string path = graph_journal_path(dir);
-  const std::string json = batch_json(batch, seq).dump();
-  const std::string record = json + "\t" + sha256_hex(json) + "\n";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(path + ": cannot open the graph journal: " + std::strerror(errno));
-  // One write of the whole line: appends from one process never interleave, and a crash
-  // leaves a line cut short at worst, which read_graph_journal refuses by name.
+  // Held while the records are counted and the next one written, so that two writers (a
+  // server and `symgnn graph edit`, or two threads) never give two records one number.
+  if (::flock(fd, LOCK_EX) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw Error(path + ": cannot lock the graph journal: " + std::strerror(err));
+  }
+  int64_t records = 0;
+  char buf[1 << 16];
+  off_t at = 0;
+  for (ssize_t n; (n = ::pread(fd, buf, sizeof buf, at)) > 0; at += n)
+    records += std::count(buf, buf + n, '\n');
+  const std::string json = batch_json(batch, records + 1).dump();
+  const std::string record = json + "\t" + sha256_hex(json) + "\n";
+  // One write of the whole line: a crash leaves a line cut short at worst, which
+  // read_graph_journal refuses by name.
   const ssize_t n = ::write(fd, record.data(), record.size());
   const bool synced = n == static_cast<ssize_t>(record.size()) && ::fsync(fd) == 0;
   const int err = errno;
-  ::close(fd);
+  ::close(fd);  // and the lock with it
   if (!synced) throw Error(path + ": cannot write the graph journal: " + std::strerror(err));
+  return records + 1;
 }
 
 }  // namespace symgnn::infer

@@ -32,8 +32,10 @@ std::string graph_journal_path(const std::string& dir);
 /// The edits of every batch, in order.
 std::vector<GraphEdit> journal_edits(const std::vector<std::vector<GraphEdit>>& batches);
 
-/// Appends `batch` as the next record (sequence number `seq`, from 1) and syncs it to disk.
-/// Throws Error naming the file when it cannot.
-void append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch, int64_t seq);
+/// Appends `batch` as the next record, numbered after the records the file holds (counted
+/// under an exclusive lock of the file, so that a server and `symgnn graph edit` never number
+/// two records alike), and syncs it to disk. Returns its number. Throws Error naming the file
+/// when it cannot.
+int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch);
 
 }  // namespace symgnn::infer

@@ -68,11 +68,11 @@ std::shared_ptr<const ServedModel> ModelStore::edit_graph(const std::string& nam
     const auto old = std::atomic_load(&slots_[k]);
     TrainedModel edited = apply_graph_edits(*old->model, edits);  // refused: nothing changes
     // Journalled before it is served: an edit a client was told of survives a restart.
-    infer::append_graph_journal(dirs_[k], edits, old->journal_records + 1);
+    const int64_t record = infer::append_graph_journal(dirs_[k], edits);
     // Not cached again: every user's scores are seconds on a catalogue the cache is worth
     // having for, per edit; the edited model scores per request from its representations.
     std::shared_ptr<ServedModel> fresh = served_with(*old, std::move(edited), 0);
-    fresh->journal_records = old->journal_records + 1;
+    fresh->journal_records = record;
     std::shared_ptr<const ServedModel> serving = std::move(fresh);
     std::atomic_store(&slots_[k], serving);
     return serving;

@@ -28,7 +28,7 @@ struct ServedModel {
   std::vector<std::string> item_names;
   nlohmann::json info;  // GET /v1/models' entry, without the live fields
   /// The records of its directory's graph journal the model holds (infer/graph_journal.h):
-  /// the next edit is record journal_records + 1.
+  /// those read at load, or the number of the record its last edit wrote.
   int64_t journal_records = 0;
 };
 

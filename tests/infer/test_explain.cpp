@@ -79,9 +79,12 @@ TEST(Explain, TheExactKindsPartsSumToTheirScores) {
         for (const auto& p : e.parts) {
           EXPECT_FALSE(p.text.empty());
           // The item-item kinds' parts are the user's own ratings; popularity's the item's raters.
-          if (name == "popularity") EXPECT_EQ(p.source, p.source == "rest" ? "rest" : "neighbour");
-          if (name == "ease" || name == "itemknn" || name.rfind("elsa", 0) == 0)
+          if (name == "popularity") {
+            EXPECT_EQ(p.source, p.source == "rest" ? "rest" : "neighbour");
+          }
+          if (name == "ease" || name == "itemknn" || name.rfind("elsa", 0) == 0) {
             EXPECT_EQ(p.source, p.source == "rated" || p.source == "constant" ? p.source : "rated");
+          }
         }
       }
     }
@@ -146,8 +149,8 @@ TEST(Explain, AFollowedUsersRatingIsNamedSo) {
   cfg.data.source = d + "/ratings.csv";
   cfg.data.user_graph_file = d + "/follows.csv";
   cfg.data.test_fraction = 0.1;
-  for (const std::string& s : {"model=sylvester", "graph.user_graph=file", "graph.item_graph=identity",
-                               "sylvester.alphas=0.5", "sylvester.solver=exact", "data.val_fraction=0.1"})
+  for (const char* s : {"model=sylvester", "graph.user_graph=file", "graph.item_graph=identity",
+                        "sylvester.alphas=0.5", "sylvester.solver=exact", "data.val_fraction=0.1"})
     apply_override(cfg, s);
   FitOptions o;
   o.out_dir = d + "/run";

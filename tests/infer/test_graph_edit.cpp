@@ -33,7 +33,7 @@ std::string followed_model(const std::string& tag) {
   cfg.data.source = d + "/ratings.csv";
   cfg.data.user_graph_file = d + "/follows.csv";
   cfg.data.test_fraction = 0.2;
-  for (const std::string& s :
+  for (const char* s :
        {"model=lowrank", "lowrank.variant=G", "graph.user_graph=file", "graph.item_graph=identity",
         "train.epochs=5", "lowrank.hidden=8", "train.ranker=none"})
     apply_override(cfg, s);
@@ -95,8 +95,8 @@ TEST(GraphEdit, AnEditedModelScoresAsTheModelRebuiltOnTheEditedGraph) {
   EXPECT_EQ(edited.dataset().users.graph.src.size(), kept.src.size());
 
   // Journalled and loaded again: the same scores, and the directory loads as edited everywhere.
-  infer::append_graph_journal(dir, {edits[0]}, 1);
-  infer::append_graph_journal(dir, {edits[1], edits[2]}, 2);
+  EXPECT_EQ(infer::append_graph_journal(dir, {edits[0]}), 1);
+  EXPECT_EQ(infer::append_graph_journal(dir, {edits[1], edits[2]}), 2);
   EXPECT_LT(largest_difference(all_scores(TrainedModel::load(dir)), all_scores(edited)), 1e-5);
 }
 
@@ -142,8 +142,9 @@ TEST(GraphJournal, ADamagedRecordIsRefusedNamingIt) {
   const std::string d = symgnn::testing::scratch_dir("infer_graph_journal");
   fs::remove(d + "/" + infer::kGraphJournalFile);
   EXPECT_TRUE(infer::read_graph_journal(d).empty());
-  infer::append_graph_journal(d, {{"user", "add", "a", "b", 2.0}}, 1);
-  infer::append_graph_journal(d, {{"item", "remove", "x", "y", 1.0}, {"user", "add", "c", "d", 1.0}}, 2);
+  EXPECT_EQ(infer::append_graph_journal(d, {{"user", "add", "a", "b", 2.0}}), 1);
+  EXPECT_EQ(
+      infer::append_graph_journal(d, {{"item", "remove", "x", "y", 1.0}, {"user", "add", "c", "d", 1.0}}), 2);
   const auto batches = infer::read_graph_journal(d);
   ASSERT_EQ(batches.size(), 2u);
   EXPECT_EQ(batches[0][0].weight, 2.0);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/test_support.h"
+#include "infer/graph_journal.h"
 #include "serve/api.h"
 #include "serve/model_store.h"
 #include "serve/serve_test_model.h"
@@ -636,11 +637,14 @@ TEST(ServeApi, GraphEditsAreServedJournalledAndReplayedOnReload) {
   const auto lib = symgnn::recommend(want_model, {0}, symgnn::RecommendOptions{5});
   for (size_t k = 0; k < 5; ++k)
     EXPECT_EQ(body_of(list)["items"][k]["item"], ds.items.id_of(lib[0].items[k]));
-  // A reload replays the journal: still the edited graph, and the next record follows on.
+  // Another writer (symgnn graph edit) journals a record beside the server: the server's next
+  // record is numbered after it, and a reload replays all three in order.
+  EXPECT_EQ(symgnn::infer::append_graph_journal(dir, {{"user", "add", a_id, b_id, 3.0}}), 2);
   ASSERT_EQ(post({{"edits", {{{"side", "user"}, {"op", "remove"}, {"a", a_id}, {"b", b_id}}}}}, token).status,
             200);
+  EXPECT_EQ(store.get("")->journal_records, 3);
   store.reload();
-  EXPECT_EQ(store.get("")->journal_records, 2);
+  EXPECT_EQ(store.get("")->journal_records, 3);
   const auto replayed = store.get("")->model->score_all_items({0});
   const auto before = original.score_all_items({0});
   for (size_t k = 0; k < before.size(); ++k)
