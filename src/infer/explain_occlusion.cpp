@@ -3,37 +3,25 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include "infer/edge_rows.h"
 #include "symgnn/model.h"
 
 namespace symgnn::infer {
 
 namespace {
 
-/// `list` without its entries of `from` (and the reverse pair where `both`).
-void drop_pairs(std::vector<int64_t>& src, std::vector<int64_t>& dst, std::vector<float>& value, int64_t a,
-                int64_t b, bool both) {
-  size_t kept = 0;
-  for (size_t e = 0; e < value.size(); ++e) {
-    const bool hit = (src[e] == a && dst[e] == b) || (both && src[e] == b && dst[e] == a);
-    if (hit) continue;
-    src[kept] = src[e], dst[kept] = dst[e], value[kept] = value[e];
-    ++kept;
-  }
-  src.resize(kept), dst.resize(kept), value.resize(kept);
-}
-
 /// The data without `input`.
 Dataset without(const Dataset& ds, const OccludedInput& input) {
   Dataset out = ds;
   switch (input.kind) {
     case OccludedInput::Kind::rating:
-      drop_pairs(out.train.user, out.train.item, out.train.value, input.a, input.b, false);
+      remove_pairs(out.train.user, out.train.item, out.train.value, input.a, input.b, false);
       break;
     case OccludedInput::Kind::user_edge:  // graphs are symmetric (validate_dataset)
-      drop_pairs(out.users.graph.src, out.users.graph.dst, out.users.graph.weight, input.a, input.b, true);
+      remove_pairs(out.users.graph.src, out.users.graph.dst, out.users.graph.weight, input.a, input.b, true);
       break;
     case OccludedInput::Kind::item_edge:
-      drop_pairs(out.items.graph.src, out.items.graph.dst, out.items.graph.weight, input.a, input.b, true);
+      remove_pairs(out.items.graph.src, out.items.graph.dst, out.items.graph.weight, input.a, input.b, true);
       break;
   }
   return out;

@@ -6,6 +6,7 @@
 
 #include "data/parsers.h"
 #include "data/text_reader.h"
+#include "infer/edge_rows.h"
 #include "infer/model_parts.h"
 #include "symgnn/error.h"
 #include "symgnn/model_kinds.h"
@@ -21,19 +22,6 @@ bool set_edge(EdgeList& g, int64_t a, int64_t b, float w) {
   for (size_t e = 0; e < g.src.size(); ++e)
     if ((g.src[e] == a && g.dst[e] == b) || (g.src[e] == b && g.dst[e] == a)) g.weight[e] = w, found = true;
   if (!found) g.add(a, b, w), g.add(b, a, w);
-  return found;
-}
-
-/// Takes the entries (a, b) and (b, a) out; returns whether there were any.
-bool remove_edge(EdgeList& g, int64_t a, int64_t b) {
-  size_t kept = 0;
-  for (size_t e = 0; e < g.src.size(); ++e) {
-    if ((g.src[e] == a && g.dst[e] == b) || (g.src[e] == b && g.dst[e] == a)) continue;
-    g.src[kept] = g.src[e], g.dst[kept] = g.dst[e], g.weight[kept] = g.weight[e];
-    ++kept;
-  }
-  const bool found = kept < g.src.size();
-  g.src.resize(kept), g.dst.resize(kept), g.weight.resize(kept);
   return found;
 }
 
@@ -69,7 +57,7 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
       if (!std::isfinite(static_cast<float>(e.weight)) || e.weight <= 0)
         throw ConfigError(at + "weight " + std::to_string(e.weight) + ": must be finite and above 0");
       set_edge(side.graph, a, b, static_cast<float>(e.weight));
-    } else if (!remove_edge(side.graph, a, b)) {
+    } else if (!infer::remove_pairs(side.graph.src, side.graph.dst, side.graph.weight, a, b, true)) {
       throw ConfigError(at + "no edge (" + data::quote(e.a) + ", " + data::quote(e.b) + ") in the " + e.side +
                         " graph to remove");
     }

@@ -1,10 +1,8 @@
 #include "serve/api.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -192,19 +190,6 @@ Response get_similar(const Request& q, const ModelStore& store, const ApiLimits&
                     " users share a rated item with this one";
   }
   return json_response(200, out);
-}
-
-/// A whole number of query parameter `key` within [lo, hi], `fallback` where absent.
-int64_t query_count(const Request& q, const char* key, int64_t fallback, int64_t lo, int64_t hi) {
-  const std::string* v = param(q, key);
-  if (!v) return fallback;
-  char* end = nullptr;
-  errno = 0;
-  const long long n = std::strtoll(v->c_str(), &end, 10);
-  if (v->empty() || *end != '\0' || errno != 0 || n < lo || n > hi)
-    throw ApiError{400, std::string(key) + " = " + quoted(*v) + ": must be a whole number from " +
-                            std::to_string(lo) + " to " + std::to_string(hi)};
-  return n;
 }
 
 /// GET /v1/explain?user=ID&item=ID[&target=list|rating][&top=5][&candidates=24][&model=NAME]:
