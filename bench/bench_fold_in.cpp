@@ -1,9 +1,15 @@
-// Folding a new user into a served model (TrainedModel::with_new_nodes), step by step: what
-// serve's POST /v1/recommend with ratings costs (docs/serve.md). Prints figures.
+// Folding a new user into a served model, step by step: what serve's POST /v1/recommend with
+// ratings costs (docs/serve.md). Per repeat, the model grown by the user
+// (TrainedModel::with_new_nodes) and its list, then the user folded in alone
+// (TrainedModel::fold_in_user) and its list, and how far the fold-in's scores and shown
+// ratings are from the grown model's (relative). Prints figures.
 //
 //   build/bench/bench_fold_in --model runs/douban [--repeats 5]
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,9 +47,31 @@ int main(int argc, char** argv) {
     o.k = 10;
     const auto lists = symgnn::recommend(grown, {grown.users() - 1}, o);
     const auto t2 = Clock::now();
-    std::printf("with_new_nodes %8.1f ms   recommend %8.1f ms   (%zu items)\n",
-                std::chrono::duration<double, std::milli>(t1 - t0).count(),
-                std::chrono::duration<double, std::milli>(t2 - t1).count(), lists.front().items.size());
+    const std::optional<symgnn::FoldedUser> folded = model.fold_in_user(nodes);
+    const auto ms = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    if (!folded) {
+      std::printf("with_new_nodes %8.1f ms   recommend %8.1f ms   fold_in_user: not for this model\n",
+                  ms(t0, t1), ms(t1, t2));
+      continue;
+    }
+    const auto folded_list = symgnn::recommend_folded(model, *folded, o);
+    const auto t3 = Clock::now();
+    const int64_t u = grown.users() - 1;
+    const std::vector<float> scores = grown.score_all_items({u});
+    double diff = 0;
+    for (size_t k = 0; k < scores.size(); ++k)
+      diff =
+          std::max(diff, std::abs(double(folded->scores[k]) - scores[k]) / (1 + std::abs(double(scores[k]))));
+    const auto& shown = lists.front();
+    for (size_t k = 0; k < std::min(shown.scores.size(), folded_list.scores.size()); ++k)
+      diff = std::max(diff, std::abs(double(folded_list.scores[k]) - shown.scores[k]) /
+                                (1 + std::abs(double(shown.scores[k]))));
+    std::printf(
+        "with_new_nodes %7.1f ms + recommend %7.1f ms   fold_in_user + recommend_folded %6.2f ms   "
+        "differ by %.2g   same list: %s\n",
+        ms(t0, t1), ms(t1, t2), ms(t2, t3), diff, folded_list.items == shown.items ? "yes" : "no");
   }
   return 0;
 }

@@ -9,7 +9,9 @@
 //
 // --post: the lists are asked by POST /v1/recommend with ratings instead: `new`, a new user
 // given by 5 ratings of random items; `refresh`, a trained user's 3 fresh ratings of items
-// they have not rated (docs/serve.md). The Flask app is measured on GET only.
+// they have not rated (docs/serve.md). The Flask app is measured on GET only. Run it as
+// `symgnn serve` runs (src/cli/main.cpp sets these before the libraries start):
+// OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=1 build/bench/bench_serve ...
 #include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -26,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/runtime.h"
 #include "serve/http_server.h"
 
 using Clock = std::chrono::steady_clock;
@@ -181,6 +184,9 @@ int main(int argc, char** argv) {
                  "bench_serve: --model DIR is required (a directory written by symgnn train --out)\n");
     return 2;
   }
+  // One compute thread per request, as `symgnn serve` computes (its --compute-threads 1):
+  // eight requests at once on two cores would otherwise each start a team of compute threads.
+  symgnn::runtime::set_compute_threads(1);
   symgnn::serve::ModelStore store({{"main", o.model}}, "cpu");
   symgnn::serve::ServeMetrics metrics;
   const symgnn::serve::Api api(store, metrics, {}, "");

@@ -97,6 +97,32 @@ struct ScoreFactors {
   std::string meaning;
 };
 
+/// One user's ratings after a fold-in (RatingModel::fold_user): a user given ratings after
+/// the fit, new (index n1, appended) or trained (their ratings joined by new ones), exactly
+/// as infer/new_ratings.h adds them to the data and make_context to the context: the new
+/// ratings join the user's row of the priors h[k] and the rated items' rows of ht[k]; a new
+/// user's row of At1 gathers from their neighbours (nothing links back), their weight rows
+/// are zero and their side features are `features` (zeros where undefined).
+struct UserFold {
+  int64_t user = 0;  // the user's index: n1 for a new user
+  /// Every training rating of the user after the fold, by item, with its prior class (the
+  /// index of its level in ModelContext::levels) and whether it is new (absent from the
+  /// context).
+  std::vector<int64_t> items, classes;
+  std::vector<double> values;
+  std::vector<char> added;
+  /// A new user's row of the normalised At1 (graph::normalized_adjacency of the grown
+  /// graph): the trained users it gathers from and the entries. Empty: an isolated row;
+  /// `identity_row`: At1 is the identity.
+  std::vector<int64_t> neighbours;
+  std::vector<float> weights;
+  bool identity_row = false;
+  at::Tensor features;  // [p] float, a new user's raw side features; undefined: zeros
+  /// The items whose entries are asked, ascending (a ranker's list needs the ratings of a few);
+  /// empty: every item.
+  std::vector<int64_t> asked;
+};
+
 /// A rating predictor: trained by the trainer (symgnn/model_kinds.h, fit = trained) or fitted
 /// in closed form by fit().
 class RatingModel : public torch::nn::Module {
@@ -176,6 +202,22 @@ class RatingModel : public torch::nn::Module {
     (void)rated;
     return {};
   }
+
+  /// One user's rows computed as this model grown by their ratings would compute them
+  /// (TrainedModel::with_new_nodes, then score_items and rating_items of that user), for that
+  /// user alone: what serve answers a new or refreshed user with in milliseconds (see
+  /// UserFold). [2, n2] on the model's device (n2: the asked items where fold.asked names
+  /// them): row 0 the ranking scores, row 1 the predicted ratings (unclipped). Undefined (the default) where
+  /// the kind cannot: the caller grows the model instead.
+  virtual at::Tensor fold_user(const UserFold& fold) {
+    (void)fold;
+    return {};
+  }
+  /// Whether fold_user answers (given input its context takes), known before any fold.
+  virtual bool folds_users() const { return false; }
+  /// Makes what fold_user reads (the low-rank model's trace of a forward pass) ahead of the
+  /// first fold, so that threads sharing the model only read it. The default does nothing.
+  virtual void prepare_folds() {}
 
   /// Called after a trained state was loaded into a model built for more nodes than it was
   /// trained on, or given ratings after its fit (infer/new_ratings.h: users from index

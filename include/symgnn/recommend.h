@@ -52,6 +52,16 @@ void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users
 /// item given twice or no item.
 UserRecommendations rank_items(const TrainedModel& model, int64_t user, const std::vector<int64_t>& items);
 
+/// The list of a user folded into `model` (TrainedModel::fold_in_user) under `opts`: what
+/// recommend() gives that user in the model grown by their ratings (the filter resolved
+/// against `model`). Throws ConfigError as recommend_each does.
+UserRecommendations recommend_folded(const TrainedModel& model, const FoldedUser& folded,
+                                     const RecommendOptions& opts);
+
+/// rank_items() for a user folded into `model` (TrainedModel::fold_in_user).
+UserRecommendations rank_folded(const TrainedModel& model, const FoldedUser& folded,
+                                const std::vector<int64_t>& items);
+
 /// recommend_each collected into a vector.
 std::vector<UserRecommendations> recommend(const TrainedModel& model, const std::vector<int64_t>& users,
                                            const RecommendOptions& opts);

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,8 +54,8 @@ struct NewFeatureRow {
 /// ratings).
 struct NewNodes {
   std::string ratings;             // "user,item,rating": the new nodes' ratings
-  std::string user_graph_file;     // "a,b[,w]" edges, each touching a new user
-  std::string item_graph_file;     // "a,b[,w]" edges, each touching a new item
+  std::string user_graph_file;     // "a,b[,w]" edges: of a new user, or between trained users (an edit)
+  std::string item_graph_file;     // the same for items
   std::string user_features_file;  // "id,f1,..." one row per new user
   std::string item_features_file;  // "id,f1,..." one row per new item
   /// Ratings given in memory (serve's POST, Python's arrays, evaluate's new-users protocol),
@@ -83,10 +85,26 @@ struct NewRatingsSummary {
   int64_t new_items = 0;       // ids absent from training, appended as items
   int64_t user_edges = 0;      // graph entries added to the new users' rows (file or k-NN)
   int64_t item_edges = 0;      // graph entries added to the new items' rows
+  int64_t user_edits = 0;      // graph-file entries between two trained users: set in both directions
+  int64_t item_edits = 0;      // the same between two trained items (symgnn/graph_edit.h)
   int64_t user_features = 0;   // new users given feature rows (the others have zeros)
   int64_t item_features = 0;   // new items given feature rows
   std::string user_graph_how;  // "file", "k-NN of ...", or "" (no graph): how new users were linked
   std::string item_graph_how;
+};
+
+/// One user after a fold-in (TrainedModel::fold_in_user): their rows as the model grown by
+/// their ratings gives them. Valid while the model it came from lives.
+struct FoldedUser {
+  int64_t user = 0;              // the user's index: users() for a new user
+  std::string id;                // the user's id
+  std::vector<float> scores;     // score_all_items() of the user, items() entries
+  std::vector<int64_t> seen;     // the items the user rated, the new ratings included, ascending
+  std::string ranked_by;         // ranker() of the grown model, or its name()
+  bool ranks_by_rating = false;  // ranks_by_rating() of the grown model
+  /// rating_all_items() of the user at `items` (indices, in their order): computed when asked,
+  /// for those items alone where a ranker's scores order the lists (a list shows k ratings).
+  std::function<std::vector<float>(const std::vector<int64_t>& items)> ratings;
 };
 
 /// The two sides of the rating matrix, for TrainedModel::similar.
@@ -123,6 +141,24 @@ class TrainedModel {
   /// from the model the request started with, whatever the folder on disk holds now
   /// (docs/reliability.md). Its ranker grows too where its kind places new nodes.
   TrainedModel with_new_nodes(const NewNodes& new_nodes) const;
+  /// The rows with_new_nodes(new_nodes) would give its one user (ratings of one user, new or
+  /// trained, with a new user's graph edges and side features), computed for that user alone
+  /// (RatingModel::fold_user: the rows within their receptive field; a ranker's row from
+  /// their rated items): what serve answers a new or refreshed user with, in milliseconds
+  /// instead of a grown model's full forward (src/infer/fold_in.cpp). std::nullopt where it
+  /// cannot: a kind or graph without a fold-in, nodes it does not take (other files, more
+  /// users, new items), or input with a problem, which with_new_nodes then reports.
+  std::optional<FoldedUser> fold_in_user(const NewNodes& new_nodes) const;
+  /// Makes ahead what fold_in_user() reads on its first call (RatingModel::prepare_folds: a
+  /// trace of the forward pass, about six n x d tensors per member), so that a server's first
+  /// new user is as quick as the others. Not thread-safe itself: call it before sharing the model.
+  void prepare_fold_ins();
+  /// The positions in dataset().train of user `user`'s ratings, ascending (an index built on
+  /// first use, once).
+  const std::vector<int64_t>& training_ratings_of(int64_t user) const;
+  /// The index of a user (item) id, -1 where none (an index built on first use, once).
+  int64_t user_index(const std::string& id) const;
+  int64_t item_index(const std::string& id) const;
   /// A model held in memory (symgnn::fit evaluates what it has just trained this way).
   explicit TrainedModel(infer::ModelParts&& parts);
   TrainedModel(TrainedModel&&) noexcept;

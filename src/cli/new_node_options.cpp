@@ -13,8 +13,10 @@ void add_new_node_options(CLI::App* cmd, NewNodes& nodes) {
                   "computes their representations from these (docs/recommend.md, \"New users\")");
   cmd->add_option(
       "--new-user-graph", nodes.user_graph_file,
-      "edges 'a,b[,w]' of new users (data.user_graph_file's format), for a model whose user graph "
-      "came from a file; a k-NN graph links new users by itself");
+      "edges 'a,b[,w]' (data.user_graph_file's format), for a model whose user graph came from a file: "
+      "those of new users, and between trained users (a follow: set in both directions, every user's "
+      "representation computed on the edited graph, docs/graph_edits.md); a k-NN graph links new users by "
+      "itself");
   cmd->add_option("--new-item-graph", nodes.item_graph_file, "the same for new items");
   cmd->add_option("--new-user-features", nodes.user_features_file,
                   "'id,f1,...' rows of the new users (data.user_features_file's format; zeros without)");
@@ -22,10 +24,15 @@ void add_new_node_options(CLI::App* cmd, NewNodes& nodes) {
 }
 
 std::string new_nodes_summary(const NewRatingsSummary& s) {
-  if (s.ratings == 0 && s.new_users == 0 && s.new_items == 0) return "";
+  if (s.ratings == 0 && s.new_users == 0 && s.new_items == 0 && s.user_edits == 0 && s.item_edits == 0)
+    return "";
   std::ostringstream os;
-  os << ", with " << s.ratings << " new rating(s) of " << s.new_users << " new user(s) and " << s.new_items
-     << " new item(s) from " << s.file;
+  if (s.ratings > 0 || s.new_users > 0 || s.new_items > 0)
+    os << ", with " << s.ratings << " new rating(s) of " << s.new_users << " new user(s) and " << s.new_items
+       << " new item(s) from " << s.file;
+  if (s.user_edits > 0 || s.item_edits > 0)
+    os << ", with " << s.user_edits << " user-graph and " << s.item_edits
+       << " item-graph entries between trained nodes set (graph edits)";
   const auto side = [&os](const char* noun, int64_t n, int64_t features, int64_t edges,
                           const std::string& how) {
     if (n == 0) return;

@@ -1,6 +1,7 @@
 /// @file
 /// Taking a pair out of parallel index lists in place: one of a user's ratings (occlusion,
-/// explain_occlusion.cpp) or a graph edge in both directions (graph_edit.cpp, occlusion).
+/// explain_occlusion.cpp) or a graph edge in both directions (graph_edit.cpp, occlusion); and
+/// setting a graph edge in both directions (graph_edit.cpp, new_ratings.cpp).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,21 @@ bool remove_pairs(std::vector<int64_t>& src, std::vector<int64_t>& dst, std::vec
   const bool removed = kept < value.size();
   src.resize(kept), dst.resize(kept), value.resize(kept);
   return removed;
+}
+
+/// Sets the weight of the entries (a, b) and (b, a) of the lists, adding both where neither is
+/// there; returns whether they were.
+template <typename Value>
+bool set_pair(std::vector<int64_t>& src, std::vector<int64_t>& dst, std::vector<Value>& value, int64_t a,
+              int64_t b, Value w) {
+  bool found = false;
+  for (size_t e = 0; e < value.size(); ++e)
+    if ((src[e] == a && dst[e] == b) || (src[e] == b && dst[e] == a)) value[e] = w, found = true;
+  if (!found) {
+    src.push_back(a), dst.push_back(b), value.push_back(w);
+    src.push_back(b), dst.push_back(a), value.push_back(w);
+  }
+  return found;
 }
 
 }  // namespace symgnn::infer

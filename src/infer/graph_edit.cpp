@@ -14,19 +14,6 @@
 
 namespace symgnn {
 
-namespace {
-
-/// Sets (or adds) the weight of the entries (a, b) and (b, a); returns whether they were there.
-bool set_edge(EdgeList& g, int64_t a, int64_t b, float w) {
-  bool found = false;
-  for (size_t e = 0; e < g.src.size(); ++e)
-    if ((g.src[e] == a && g.dst[e] == b) || (g.src[e] == b && g.dst[e] == a)) g.weight[e] = w, found = true;
-  if (!found) g.add(a, b, w), g.add(b, a, w);
-  return found;
-}
-
-}  // namespace
-
 TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<GraphEdit>& edits) {
   const infer::ModelParts& parts = model.parts();
   const ModelKind& kind = model_kind(parts.cfg.model);
@@ -56,7 +43,7 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
     if (e.op == "add") {
       if (!std::isfinite(static_cast<float>(e.weight)) || e.weight <= 0)
         throw ConfigError(at + "weight " + std::to_string(e.weight) + ": must be finite and above 0");
-      set_edge(side.graph, a, b, static_cast<float>(e.weight));
+      infer::set_pair(side.graph.src, side.graph.dst, side.graph.weight, a, b, static_cast<float>(e.weight));
     } else if (!infer::remove_pairs(side.graph.src, side.graph.dst, side.graph.weight, a, b, true)) {
       throw ConfigError(at + "no edge (" + data::quote(e.a) + ", " + data::quote(e.b) + ") in the " + e.side +
                         " graph to remove");

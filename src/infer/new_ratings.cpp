@@ -8,6 +8,7 @@
 
 #include "data/parsers.h"
 #include "data/text_reader.h"
+#include "infer/edge_rows.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
 
@@ -156,9 +157,11 @@ int64_t add_features(NodeSet& side, int64_t first, const std::string& text, cons
 }
 
 /// Adds the entries of the edges file (ids looked up in `ids`, the grown side's) whose row is a new node (the
-/// file's graph is symmetric, so an edge (new, trained) gives the new node's row only). Returns them.
+/// file's graph is symmetric, so an edge (new, trained) gives the new node's row only). Returns them. An
+/// edge between two trained nodes is a graph edit (symgnn/graph_edit.h): set in both directions, counted in
+/// `between`.
 int64_t add_edges(NodeSet& side, const data::IdIndex& ids, int64_t first, const std::string& text,
-                  const std::string& file, const char* noun) {
+                  const std::string& file, const char* noun, int64_t& between) {
   if (side.graph_origin != GraphOrigin::File)
     throw ConfigError(file + ": the model's " + noun + " graph is " +
                       (side.graph_origin == GraphOrigin::Knn
@@ -168,10 +171,13 @@ int64_t add_edges(NodeSet& side, const data::IdIndex& ids, int64_t first, const 
   const EdgeList g = data::parse_edge_list_text(text, file, ids, noun);
   int64_t added = 0;
   for (size_t e = 0; e < g.size(); ++e) {
-    if (g.src[e] < first && g.dst[e] < first)
-      throw DataError(file + ": edge (" + data::quote(side.ids[static_cast<size_t>(g.src[e])]) + ", " +
-                      data::quote(side.ids[static_cast<size_t>(g.dst[e])]) + ") joins two " + noun +
-                      "s of training; new edges must touch a new " + noun);
+    if (g.src[e] < first && g.dst[e] < first) {
+      // The reader made the file's graph symmetric: the edge's other direction comes too, and
+      // sets the same weight.
+      infer::set_pair(side.graph.src, side.graph.dst, side.graph.weight, g.src[e], g.dst[e], g.weight[e]);
+      ++between;
+      continue;
+    }
     if (g.src[e] < first) continue;
     side.graph.add(g.src[e], g.dst[e], g.weight[e]);
     ++added;
@@ -204,19 +210,19 @@ NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphC
   // Graph rows after the features: a k-NN graph of features compares the new rows.
   const auto edges = [&](NodeSet& side, const data::IdIndex& ids, int64_t first, const std::string& file,
                          const std::vector<NewEdge>& rows, const char* noun, bool users_side,
-                         std::string& how) {
+                         std::string& how, int64_t& between) {
     if (file.empty() && rows.empty()) return graph::link_new_nodes(ds, users_side, first, graph, &how);
     int64_t added = 0;
-    if (!file.empty()) added += add_edges(side, ids, first, data::read_text_file(file), file, noun);
+    if (!file.empty()) added += add_edges(side, ids, first, data::read_text_file(file), file, noun, between);
     const std::string& name = nodes.edge_rows_name;
-    if (!rows.empty()) added += add_edges(side, ids, first, edges_text(rows, name), name, noun);
+    if (!rows.empty()) added += add_edges(side, ids, first, edges_text(rows, name), name, noun, between);
     how = file.empty() ? "edges given" : "file";
     return added;
   };
   s.user_edges = edges(ds.users, users, first_user, nodes.user_graph_file, nodes.user_edge_rows, "user", true,
-                       s.user_graph_how);
+                       s.user_graph_how, s.user_edits);
   s.item_edges = edges(ds.items, items, first_item, nodes.item_graph_file, nodes.item_edge_rows, "item",
-                       false, s.item_graph_how);
+                       false, s.item_graph_how, s.item_edits);
   return s;
 }
 

@@ -25,11 +25,12 @@ namespace symgnn::infer {
 /// features (rows of the features files, whose columns must match the model's) and graph
 /// rows (a k-NN graph: graph::link_new_nodes; a file graph: the edges of the graph files,
 /// each touching a new node). Ratings of trained users (and items) join theirs: a refresh,
-/// recomputing their representations from all their ratings with the trained weights. A
-/// pair the model learned from (training or validation), an edge between two trained
-/// nodes, or a file the model has no use for (features for a side without features, edges
-/// for a side whose graph is not from a file) is an error naming the file. The graphs must
-/// already be resolved with `graph`.
+/// recomputing their representations from all their ratings with the trained weights. An
+/// edge between two trained nodes is a graph edit (symgnn/graph_edit.h): set in both
+/// directions, so that every node's representation is computed on the edited graph. A
+/// pair the model learned from (training or validation), or a file the model has no use for
+/// (features for a side without features, edges for a side whose graph is not from a file)
+/// is an error naming the file. The graphs must already be resolved with `graph`.
 NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphConfig& graph);
 
 }  // namespace symgnn::infer

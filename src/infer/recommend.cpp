@@ -47,25 +47,63 @@ void for_each_block(const TrainedModel& model, const BlockScorer& score, const s
   }
 }
 
-/// The user's seen items as a mask of items() entries (empty when nothing is excluded).
+/// The user's seen items as a mask of items() entries.
 std::vector<char> seen_mask(const TrainedModel& model, int64_t user) {
   std::vector<char> mask(static_cast<size_t>(model.items()), 0);
   for (const int64_t i : model.seen_items()[static_cast<size_t>(user)]) mask[static_cast<size_t>(i)] = 1;
   return mask;
 }
 
-/// What a list of `user` may not show under `opts`: their seen items (unless include_seen),
-/// the items the filter does not allow and those it excludes for them; empty when nothing.
-std::vector<char> candidate_mask(const TrainedModel& model, int64_t user, const RecommendOptions& opts) {
+/// What a list of `user` (whose rated items are `seen`, ascending) may not show under
+/// `opts`: their seen items (unless include_seen), the items the filter does not allow and
+/// those it excludes for them; empty when nothing.
+std::vector<char> candidate_mask(int64_t n2, int64_t user, const std::vector<int64_t>& seen,
+                                 const RecommendOptions& opts) {
   const ItemFilter& f = opts.filter;
-  std::vector<char> mask = opts.include_seen ? std::vector<char>{} : seen_mask(model, user);
+  std::vector<char> mask;
+  if (!opts.include_seen) {
+    mask.assign(static_cast<size_t>(n2), 0);
+    for (const int64_t i : seen) mask[static_cast<size_t>(i)] = 1;
+  }
   if (f.empty()) return mask;
-  if (mask.empty()) mask.assign(static_cast<size_t>(model.items()), 0);
+  if (mask.empty()) mask.assign(static_cast<size_t>(n2), 0);
   if (!f.allowed.empty())
     for (size_t i = 0; i < mask.size(); ++i) mask[i] |= f.allowed[i] ? 0 : 1;
   if (const auto it = f.excluded_for.find(user); it != f.excluded_for.end())
     for (const int64_t i : it->second) mask[static_cast<size_t>(i)] = 1;
   return mask;
+}
+
+/// Throws ConfigError where user `user` (id `id`, rated items `seen`) has fewer than k
+/// candidates under `opts`, saying how many and why.
+void check_candidates(int64_t n2, int64_t user, const std::string& id, const std::vector<int64_t>& seen,
+                      const RecommendOptions& opts) {
+  const ItemFilter& f = opts.filter;
+  const int64_t allowed = f.allowed.empty() ? n2 : std::count(f.allowed.begin(), f.allowed.end(), char{1});
+  const auto may_show = [&](int64_t i) { return f.allowed.empty() || f.allowed[static_cast<size_t>(i)]; };
+  // The filter's items less those the user rated and those excluded for them (each counted once).
+  int64_t candidates = allowed;
+  if (!opts.include_seen)
+    for (const int64_t i : seen) candidates -= may_show(i) ? 1 : 0;
+  if (const auto it = f.excluded_for.find(user); it != f.excluded_for.end())
+    for (const int64_t i : it->second)
+      candidates -=
+          may_show(i) && (opts.include_seen || !std::binary_search(seen.begin(), seen.end(), i)) ? 1 : 0;
+  if (candidates < opts.k)
+    throw ConfigError("recommend: user '" + id + "' has " + std::to_string(candidates) + " candidate items" +
+                      (f.what.empty() ? "" : " after the filters (" + f.what + ")") +
+                      ", fewer than k = " + std::to_string(opts.k) +
+                      (opts.include_seen ? "" : " (the items they rated are excluded; see --include-seen)"));
+}
+
+/// The list of one user from their scores and the ratings shown beside them.
+UserRecommendations top_of(int64_t n2, int64_t user, const std::vector<int64_t>& seen, const float* scores,
+                           const float* ratings, float lo, float hi, const RecommendOptions& opts) {
+  UserRecommendations r;
+  r.user = user;
+  r.items = eval::top_k_items(scores, n2, opts.k, candidate_mask(n2, user, seen, opts));
+  for (const int64_t i : r.items) r.scores.push_back(std::clamp(ratings[i], lo, hi));
+  return r;
 }
 
 }  // namespace
@@ -75,42 +113,20 @@ void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users
                     const std::function<void(const UserRecommendations&)>& sink) {
   if (opts.k < 1) throw ConfigError("recommend: k must be at least 1, got " + std::to_string(opts.k));
   const int64_t n2 = model.items();
-  const ItemFilter& f = opts.filter;
-  const int64_t allowed = f.allowed.empty() ? n2 : std::count(f.allowed.begin(), f.allowed.end(), char{1});
-  const auto may_show = [&](int64_t i) { return f.allowed.empty() || f.allowed[static_cast<size_t>(i)]; };
   for (const int64_t u : users) {
     if (u < 0 || u >= model.users())
       throw ConfigError("recommend: user index " + std::to_string(u) + " outside [0, " +
                         std::to_string(model.users()) + ")");
-    // The filter's items less those the user rated and those excluded for them (each counted once).
-    const std::vector<int64_t>& seen = model.seen_items()[static_cast<size_t>(u)];
-    int64_t candidates = allowed;
-    if (!opts.include_seen)
-      for (const int64_t i : seen) candidates -= may_show(i) ? 1 : 0;
-    if (const auto it = f.excluded_for.find(u); it != f.excluded_for.end())
-      for (const int64_t i : it->second)
-        candidates -=
-            may_show(i) && (opts.include_seen || !std::binary_search(seen.begin(), seen.end(), i)) ? 1 : 0;
-    if (candidates < opts.k)
-      throw ConfigError(
-          "recommend: user '" + model.dataset().users.id_of(u) + "' has " + std::to_string(candidates) +
-          " candidate items" + (f.what.empty() ? "" : " after the filters (" + f.what + ")") +
-          ", fewer than k = " + std::to_string(opts.k) +
-          (opts.include_seen ? "" : " (the items they rated are excluded; see --include-seen)"));
+    check_candidates(n2, u, model.dataset().users.id_of(u), model.seen_items()[static_cast<size_t>(u)], opts);
   }
   // A model that ranks by scores of its own shows each item's predicted rating beside it,
   // from the block's ratings (computed with its scores).
   const bool by_rating = model.ranks_by_rating();
   std::vector<float> ratings;
   auto rank = [&](int64_t k, int64_t user, const float* scores) {
-    UserRecommendations r;
-    r.user = user;
-    const std::vector<char> mask = candidate_mask(model, user, opts);
-    r.items = eval::top_k_items(scores, n2, opts.k, mask);
-    const float lo = model.rating_min(), hi = model.rating_max();
     const float* rated = by_rating ? scores : ratings.data() + k * n2;
-    for (const int64_t i : r.items) r.scores.push_back(std::clamp(rated[i], lo, hi));
-    return r;
+    return top_of(n2, user, model.seen_items()[static_cast<size_t>(user)], scores, rated, model.rating_min(),
+                  model.rating_max(), opts);
   };
   const BlockScorer score = [&](const std::vector<int64_t>& b) {
     if (!by_rating) ratings = model.rating_all_items(b);
@@ -122,10 +138,11 @@ void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users
                                       });
 }
 
-UserRecommendations rank_items(const TrainedModel& model, int64_t user, const std::vector<int64_t>& items) {
-  if (user < 0 || user >= model.users())
-    throw ConfigError("rank: user index " + std::to_string(user) + " outside [0, " +
-                      std::to_string(model.users()) + ")");
+namespace {
+
+/// `items` of `user` in the order of `scores`, with `ratings` beside them (rank_items).
+UserRecommendations ranked_items(const TrainedModel& model, int64_t user, const std::vector<int64_t>& items,
+                                 const std::vector<float>& scores, const std::vector<float>& ratings) {
   if (items.empty()) throw ConfigError("rank: no item to rank");
   // top_k_items over the given items only: the same order (and ties) as recommend's lists.
   std::vector<char> others(static_cast<size_t>(model.items()), 1);
@@ -137,13 +154,46 @@ UserRecommendations rank_items(const TrainedModel& model, int64_t user, const st
       throw ConfigError("rank: item '" + model.dataset().items.id_of(i) + "' is given twice");
     others[static_cast<size_t>(i)] = 0;
   }
-  const std::vector<float> scores = model.score_all_items({user});
-  const std::vector<float> ratings = model.ranks_by_rating() ? scores : model.rating_all_items({user});
   UserRecommendations r;
   r.user = user;
   r.items = eval::top_k_items(scores.data(), model.items(), static_cast<int64_t>(items.size()), others);
   for (const int64_t i : r.items)
     r.scores.push_back(std::clamp(ratings[static_cast<size_t>(i)], model.rating_min(), model.rating_max()));
+  return r;
+}
+
+}  // namespace
+
+UserRecommendations rank_items(const TrainedModel& model, int64_t user, const std::vector<int64_t>& items) {
+  if (user < 0 || user >= model.users())
+    throw ConfigError("rank: user index " + std::to_string(user) + " outside [0, " +
+                      std::to_string(model.users()) + ")");
+  if (items.empty()) throw ConfigError("rank: no item to rank");
+  const std::vector<float> scores = model.score_all_items({user});
+  const std::vector<float> ratings = model.ranks_by_rating() ? scores : model.rating_all_items({user});
+  return ranked_items(model, user, items, scores, ratings);
+}
+
+UserRecommendations rank_folded(const TrainedModel& model, const FoldedUser& folded,
+                                const std::vector<int64_t>& items) {
+  UserRecommendations r = ranked_items(model, folded.user, items, folded.scores, folded.scores);
+  const std::vector<float> rated = folded.ratings(r.items);
+  for (size_t k = 0; k < rated.size(); ++k)
+    r.scores[k] = std::clamp(rated[k], model.rating_min(), model.rating_max());
+  return r;
+}
+
+UserRecommendations recommend_folded(const TrainedModel& model, const FoldedUser& folded,
+                                     const RecommendOptions& opts) {
+  if (opts.k < 1) throw ConfigError("recommend: k must be at least 1, got " + std::to_string(opts.k));
+  const int64_t n2 = model.items();
+  check_candidates(n2, folded.user, folded.id, folded.seen, opts);
+  UserRecommendations r;
+  r.user = folded.user;
+  r.items =
+      eval::top_k_items(folded.scores.data(), n2, opts.k, candidate_mask(n2, folded.user, folded.seen, opts));
+  const std::vector<float> rated = folded.ratings(r.items);
+  for (const float v : rated) r.scores.push_back(std::clamp(v, model.rating_min(), model.rating_max()));
   return r;
 }
 

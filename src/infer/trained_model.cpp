@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "data/dataset_snapshot.h"
+#include "data/parsers.h"
 #include "infer/graph_journal.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
@@ -77,6 +78,19 @@ struct TrainedModel::Impl {
   void prepare_similarity();
   /// Cosine of the binary interaction rows of node `index` of `side` with every node of it.
   std::vector<float> co_rating_cosine(int side, int64_t index) const;
+
+  /// training_ratings_of(): each user's positions in parts.ds.train, made on first use.
+  std::once_flag ratings_once;
+  std::vector<std::vector<int64_t>> ratings_by_user;
+  /// user_index() and item_index(): the ids of each side, indexed on first use.
+  std::once_flag ids_once;
+  data::IdIndex user_ids, item_ids;
+  void index_ids() {
+    std::call_once(ids_once, [this] {
+      user_ids = data::id_index(parts.ds.users);
+      item_ids = data::id_index(parts.ds.items);
+    });
+  }
 };
 
 namespace {
@@ -501,6 +515,27 @@ const std::vector<std::vector<int64_t>>& TrainedModel::seen_items() const {
 }
 const std::string& TrainedModel::data_note() const {
   return impl_->data_note;
+}
+
+const std::vector<int64_t>& TrainedModel::training_ratings_of(int64_t user) const {
+  check_ids({user}, users(), "user");
+  std::call_once(impl_->ratings_once, [this] {
+    const RatingList& train = impl_->parts.ds.train;
+    impl_->ratings_by_user.assign(static_cast<size_t>(users()), {});
+    for (size_t e = 0; e < train.size(); ++e)
+      impl_->ratings_by_user[static_cast<size_t>(train.user[e])].push_back(static_cast<int64_t>(e));
+  });
+  return impl_->ratings_by_user[static_cast<size_t>(user)];
+}
+
+int64_t TrainedModel::user_index(const std::string& id) const {
+  impl_->index_ids();
+  return impl_->user_ids.find(id);
+}
+
+int64_t TrainedModel::item_index(const std::string& id) const {
+  impl_->index_ids();
+  return impl_->item_ids.find(id);
 }
 
 const infer::ModelParts& TrainedModel::parts() const {

@@ -179,16 +179,32 @@ at::Tensor LowRankModel::bias_rating(const at::Tensor& users, const at::Tensor& 
 at::Tensor LowRankModel::score_all_items(const at::Tensor& u1, const at::Tensor& u2,
                                          const at::Tensor& block) {
   if (!obj_.rates()) return (b1_.index_select(0, block).unsqueeze(1) + b2_.unsqueeze(0)) * std_ + mean_;
-  const at::Tensor x1 = u1.index_select(0, block);  // [B, d]
+  return decode_rows(u1.index_select(0, block), b1_.defined() ? b1_.index_select(0, block) : at::Tensor(), u2,
+                     at::Tensor());
+}
+
+at::Tensor LowRankModel::decode_rows(const at::Tensor& x1, const at::Tensor& b1, const at::Tensor& u2,
+                                     const at::Tensor& b2) {
+  // One user (a fold-in): matrix-vector products, which read u2 as it lies where a matrix
+  // product would first copy it.
+  const bool one = x1.size(0) == 1;
   if (!q_.defined()) {
-    at::Tensor r = torch::mm(x1, u2.t());  // [B, n2]
-    if (!b1_.defined()) return r;
-    r = r + b1_.index_select(0, block).unsqueeze(1) + b2_.unsqueeze(0);
+    at::Tensor r = one ? torch::mv(u2, x1[0]).unsqueeze(0) : torch::mm(x1, u2.t());  // [B, n2]
+    if (!b1.defined()) return r;
+    r = r + b1.unsqueeze(1) + (b2.defined() ? b2 : b2_).unsqueeze(0);
     return r * std_ + mean_;
   }
   // logits[b, j, l] = sum_q a_lq x1_b^T Q_q u2_j, then the expected rating over the levels.
   const int64_t nb = q_.size(0);
   std::vector<at::Tensor> s;
+  if (one) {
+    for (int64_t q = 0; q < nb; ++q) s.push_back(torch::mv(u2, torch::mv(q_[q].t(), x1[0])));  // [n2]
+    // The softmax written out: LibTorch's kernel over a few levels costs six times as much
+    // for one user's items (docs/serve.md, "A new user").
+    const at::Tensor logits = torch::mm(torch::stack(s, 1), a_.t());  // [n2, levels]
+    const at::Tensor e = (logits - std::get<0>(logits.max(1, true))).exp_();
+    return torch::mv(e, levels_).div_(e.sum(1)).unsqueeze(0);
+  }
   for (int64_t q = 0; q < nb; ++q) s.push_back(torch::mm(torch::mm(x1, q_[q]), u2.t()));  // [B, n2]
   const at::Tensor logits = torch::matmul(torch::stack(s, 2), a_.t());                    // [B, n2, levels]
   return torch::matmul(torch::softmax(logits, 2), levels_);
@@ -237,6 +253,10 @@ bool LowRankModel::ranks_by_rating() const {
 
 void LowRankModel::train(bool on) {
   scored_u1_ = scored_u2_ = at::Tensor();
+  {
+    const std::lock_guard<std::mutex> lock(fold_mutex_);
+    fold_trace_ = nullptr;
+  }
   RatingModel::train(on);
 }
 

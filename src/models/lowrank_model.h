@@ -32,6 +32,8 @@
 /// target device (ModelContext::to): parameters are created there.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <utility>
 
 #include "models/layers/cge.h"
@@ -81,6 +83,13 @@ class LowRankModel : public RatingModel {
   /// <U1_u, U2_i> where the model ranks by its own scores; none for the rating decoder.
   ScoreFactors score_factors() override;
   void train(bool on = true) override;
+  /// One user's rows after a fold-in, their receptive field alone recomputed
+  /// (lowrank_fold.cpp): variant G with prior = encoder and no id embedding (attention reads
+  /// every row), and with prior_norm = symmetric only over the identity user graph (a new
+  /// rating then rescales other users' rows); undefined otherwise.
+  at::Tensor fold_user(const UserFold& fold) override;
+  bool folds_users() const override;
+  void prepare_folds() override;
 
   /// rating_items() from representations returned by embeddings().
   at::Tensor score_all_items(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& block);
@@ -109,6 +118,16 @@ class LowRankModel : public RatingModel {
   LowRankConfig cfg_;
   Side side1_, side2_;
   PriorEncoder encoder_{nullptr};  // prior = encoder: U^(p) of both sides
+  /// What fold_user reads of a full forward in eval mode, made on its first call and kept
+  /// until the mode changes (lowrank_fold.cpp).
+  struct FoldTrace;
+  std::shared_ptr<const FoldTrace> fold_trace();
+  std::shared_ptr<const FoldTrace> fold_trace_;
+  std::mutex fold_mutex_;
+  /// The decoder's ratings of users x1 [B, d] (biases b1 [B], undefined without) with the
+  /// items of u2 (their biases b2, undefined: b2_, every item): score_all_items' product.
+  at::Tensor decode_rows(const at::Tensor& x1, const at::Tensor& b1, const at::Tensor& u2,
+                         const at::Tensor& b2);
   /// embeddings(), kept between calls in eval mode (rating_items, score_items).
   std::pair<at::Tensor, at::Tensor> scored_embeddings();
   /// The training loss of the rating decoder on representations from embeddings().

@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -393,7 +394,10 @@ Response get_recommend(const Request& q, const ModelStore& store, const ApiLimit
 /// TrainedModel::load: no retraining), with `as_sent` rewording the library's messages as
 /// the client sent them.
 struct NewUser {
-  TrainedModel grown;
+  /// The user folded into the served model (TrainedModel::fold_in_user: their rows alone), or,
+  /// where the model cannot fold them in, the model grown by them.
+  std::optional<FoldedUser> folded;
+  std::optional<TrainedModel> grown;
   std::function<std::string(const std::string&)> as_sent;
   size_t ratings = 0;
   int64_t index = 0;  // the user's index in `grown`
@@ -467,9 +471,13 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
   const auto as_sent = [new_user](const std::string& message) {
     return replaced(for_client(message), "'" + new_user + "'", "the new user");
   };
+  // The model in memory, the one this request started with: not the folder as it is now.
+  if (std::optional<FoldedUser> folded = m.model->fold_in_user(nodes)) {
+    const int64_t index = folded->user;
+    return NewUser{std::move(folded), std::nullopt, as_sent, ratings.size(), index, known};
+  }
   TrainedModel grown = [&] {
     try {
-      // The model in memory, the one this request started with: not the folder as it is now.
       return m.model->with_new_nodes(nodes);
     } catch (const ConfigError& e) {
       throw ApiError{400, as_sent(e.what())};
@@ -481,7 +489,7 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
     }
   }();
   const int64_t index = known.empty() ? grown.users() - 1 : known_index;
-  return NewUser{std::move(grown), as_sent, ratings.size(), index, known};
+  return NewUser{std::nullopt, std::move(grown), as_sent, ratings.size(), index, known};
 }
 
 /// A new user's list: new_user's model, the body's filter.
@@ -489,18 +497,29 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
                             const ApiLimits& limits, const ItemAttributes& attributes) {
   const NewUser n = new_user(body, m, limits);
   const int64_t u = n.index;
+  const TrainedModel& model = n.grown ? *n.grown : *m.model;
   const auto r = [&] {
     try {
-      return lists(n.grown, {u}, k, include_seen, resolved(n.grown, body_filter(body), attributes));
+      if (!n.folded)
+        return lists(model, {u}, k, include_seen, resolved(model, body_filter(body), attributes)).front();
+      RecommendOptions o;
+      o.k = k;
+      o.include_seen = include_seen;
+      o.filter = resolved(model, body_filter(body), attributes);
+      try {
+        return recommend_folded(model, *n.folded, o);
+      } catch (const ConfigError& e) {
+        throw ApiError{400, for_client(e.what())};
+      }
     } catch (const ApiError& e) {
       throw ApiError{e.status, n.as_sent(e.message)};
     }
   }();
   json out = header(m);
-  out["ranked_by"] = n.grown.ranker().empty() ? n.grown.name() : n.grown.ranker();
+  out["ranked_by"] = n.folded ? n.folded->ranked_by : model.ranker().empty() ? model.name() : model.ranker();
   out["user"] = n.known.empty() ? json(nullptr) : json(n.known);
   out["new_user_ratings"] = n.ratings;
-  out["items"] = list_json(m, n.grown, r.front());
+  out["items"] = list_json(m, model, r);
   return json_response(200, out);
 }
 
@@ -578,7 +597,8 @@ Response post_predict(const Request& q, const ModelStore& store, const ApiLimits
 
 /// The candidates of one user in the model's order (rank_items, symgnn/recommend.h), as JSON.
 json ranked(const ServedModel& m, const TrainedModel& model, int64_t user,
-            const std::vector<std::string>& ids, const std::string& what, const ApiLimits& limits) {
+            const std::vector<std::string>& ids, const std::string& what, const ApiLimits& limits,
+            const FoldedUser* folded = nullptr) {
   if (ids.empty()) throw ApiError{400, what + ": give the candidates, at least one item id"};
   if (static_cast<int64_t>(ids.size()) > limits.max_pairs)
     throw ApiError{400, what + ": " + std::to_string(ids.size()) + " items, more than the " +
@@ -591,12 +611,12 @@ json ranked(const ServedModel& m, const TrainedModel& model, int64_t user,
   }
   UserRecommendations r;
   try {
-    r = rank_items(model, user, items);
+    r = folded ? rank_folded(model, *folded, items) : rank_items(model, user, items);
   } catch (const ConfigError& e) {
     throw ApiError{400, what + ": " + std::string(e.what()).substr(6)};  // "rank: item 'x' is given twice"
   }
   json out = header(m);
-  out["ranked_by"] = model.ranker().empty() ? model.name() : model.ranker();
+  out["ranked_by"] = folded ? folded->ranked_by : model.ranker().empty() ? model.name() : model.ranker();
   out["items"] = list_json(m, model, r);
   return out;
 }
@@ -632,7 +652,8 @@ Response post_rank(const Request& q, const ModelStore& store, const ApiLimits& l
     return json_response(200, out);
   }
   const NewUser n = new_user(body, *m, limits);
-  json out = ranked(*m, n.grown, n.index, ids, "\"items\"", limits);
+  json out = ranked(*m, n.grown ? *n.grown : *m->model, n.index, ids, "\"items\"", limits,
+                    n.folded ? &*n.folded : nullptr);
   out["user"] = n.known.empty() ? json(nullptr) : json(n.known);
   out["new_user_ratings"] = n.ratings;
   return json_response(200, out);

@@ -55,13 +55,17 @@ std::string config_text(RunConfig cfg) {
 /// Computes what requests would otherwise compute on first use, before threads share the
 /// model: every score where users x items <= cache_pairs (returns whether it did), else the
 /// node representations a model scoring per request keeps from its first call in eval mode
-/// (LowRankModel::rating_items), so that requests only read them.
+/// (LowRankModel::rating_items), so that requests only read them; and, with the scores, what
+/// a new user's fold-in reads.
 static bool ready_to_share(TrainedModel& model, int64_t cache_pairs) {
   const bool cached = model.cache_all_scores(cache_pairs);
   if (!cached && model.users() > 0) {
     model.score_all_items({0});
     model.rating_all_items({0});
   }
+  // What a new user's fold-in reads (TrainedModel::fold_in_user), where the model is small
+  // enough for its scores to be held: a larger one makes it on its first new user.
+  if (cached) model.prepare_fold_ins();
   return cached;
 }
 

@@ -230,10 +230,19 @@ TEST(RecommendCli, NewUsersFromTheirRatingsAndEdges) {
     for (const char* rated : {"new1,0,", "new1,1,", "new1,2,"})
       EXPECT_NE(rows[r].substr(0, 7), rated) << rows[r];
   }
-  // Edges of trained users only, or for the wrong side: one line, exit 2.
+  // An edge between two trained users is a graph edit of the load (docs/graph_edits.md),
+  // counted on the summary line.
   write_file(d, "old_edges.csv", "3,5\n");
+  const std::string edit = "predict --model " + d + "/run --pairs " + d + "/new_ratings.csv --new-ratings " +
+                           d + "/new_ratings.csv --new-user-graph " + d + "/old_edges.csv";
+  EXPECT_EQ(run_symgnn(edit, &out), 0) << edit << "\n" << out;
+  EXPECT_NE(out.find("with 2 user-graph and 0 item-graph entries between trained nodes set"),
+            std::string::npos)
+      << out;
+  // Edges of an unknown user, or for the wrong side: one line, exit 2.
+  write_file(d, "unknown_edges.csv", "3,nobody\n");
   for (const auto& [flag, needle] : std::vector<std::pair<std::string, std::string>>{
-           {"--new-user-graph " + d + "/old_edges.csv", "old_edges.csv"},
+           {"--new-user-graph " + d + "/unknown_edges.csv", "unknown_edges.csv"},
            {"--new-item-graph " + d + "/new_edges.csv", "new_edges.csv"}}) {
     const std::string args = "predict --model " + d + "/run --pairs " + d +
                              "/new_ratings.csv --new-ratings " + d + "/new_ratings.csv " + flag;

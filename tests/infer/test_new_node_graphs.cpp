@@ -1,8 +1,9 @@
 // New nodes in the graphs and side features (infer/new_ratings.h): a model with a user
 // graph from a file and user features is given new users with their ratings, feature rows
 // and edges. Their graph rows gather from the trained users they link to; no trained
-// user's row changes, so trained users' predictions do not move; and files the model has
-// no use for, edges between two trained users or features of the wrong width are errors.
+// user's row changes, so trained users' predictions do not move; an edge between two trained
+// users in the same file is a graph edit (symgnn/graph_edit.h); and files the model has no use
+// for or features of the wrong width are errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "infer_test_util.h"
 #include "symgnn/error.h"
+#include "symgnn/graph_edit.h"
 #include "symgnn/trained_model.h"
 
 using namespace symgnn;
@@ -145,11 +147,10 @@ TEST(NewNodeGraphs, EdgesMoveTheNewUsersPredictionsAndNoTrainedUsers) {
 TEST(NewNodeGraphs, FilesTheModelCannotUseAreErrorsNamingThem) {
   const GraphFixture& f = graph_fixture();
   NewNodes n = f.nodes(false, false);
-  symgnn::testing::write_file(f.dir, "old_edge.csv", "u25,u1\nu3,u5\n");
-  n.user_graph_file = f.dir + "/old_edge.csv";
+  symgnn::testing::write_file(f.dir, "unknown_edge.csv", "u25,u1\nu3,nobody\n");
+  n.user_graph_file = f.dir + "/unknown_edge.csv";
   std::string e = error_of<DataError>(n);
-  EXPECT_NE(e.find("old_edge.csv"), std::string::npos) << e;
-  EXPECT_NE(e.find("two users of training"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown_edge.csv"), std::string::npos) << e;
 
   n = f.nodes(false, false);
   symgnn::testing::write_file(f.dir, "wide.csv", "u25,1,0,0\nu26,0,1,0\nu27,1,0,0\nu28,0,1,0\nu29,1,0,0\n");
@@ -216,4 +217,29 @@ TEST(NewNodeGraphs, EdgesAndFeatureRowsInMemoryEqualTheFiles) {
   bad.user_edge_rows[0].a = "u\t25";
   EXPECT_NE(error(bad).find("new edges[0]: id "), std::string::npos) << error(bad);
   EXPECT_NE(error(bad).find("holds a tab or a line break"), std::string::npos) << error(bad);
+}
+
+TEST(NewNodeGraphs, EdgesBetweenTrainedUsersAreGraphEditsOfTheLoadedModel) {
+  const GraphFixture& f = graph_fixture();
+  // The new users' edges and a follow between two trained users (u3, u10), in one file.
+  symgnn::testing::write_file(f.dir, "mixed_edges.csv", "u25,u19\nu26,u20\nu3,u10,2\n");
+  symgnn::testing::write_file(f.dir, "new_only_edges.csv", "u25,u19\nu26,u20\n");
+  NewNodes mixed = f.nodes(false, true), new_only = f.nodes(false, true);
+  mixed.user_graph_file = f.dir + "/mixed_edges.csv";
+  new_only.user_graph_file = f.dir + "/new_only_edges.csv";
+  const TrainedModel loaded = TrainedModel::load(f.dir + "/run", "cpu", mixed);
+  EXPECT_GT(loaded.new_ratings().user_edits, 0);
+  // As the model loaded with the new users' edges alone, then edited (apply_graph_edits).
+  const TrainedModel edited = apply_graph_edits(TrainedModel::load(f.dir + "/run", "cpu", new_only),
+                                                {GraphEdit{"user", "add", "u3", "u10", 2.0}});
+  ASSERT_EQ(loaded.users(), edited.users());
+  const std::vector<float> a = all_scores(loaded, 0, 30), b = all_scores(edited, 0, 30);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-5 * (1 + std::abs(b[k]))) << k;
+  // And the follow moved the trained users' predictions: the graph was edited.
+  const TrainedModel plain = TrainedModel::load(f.dir + "/run", "cpu", new_only);
+  const std::vector<float> c = all_scores(plain, 0, 25), d = all_scores(loaded, 0, 25);
+  double moved = 0;
+  for (size_t k = 0; k < c.size(); ++k) moved = std::max(moved, static_cast<double>(std::abs(c[k] - d[k])));
+  EXPECT_GT(moved, 1e-4);
 }

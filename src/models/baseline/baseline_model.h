@@ -39,6 +39,10 @@ class BaselineModel : public RatingModel {
   /// ratings in ctx under shrinkage `s` (bias_fit.h extend_biases); the trained ones stay.
   void extend(const ModelContext& ctx, int64_t trained_users, int64_t trained_items, Shrinkage s,
               int64_t sweeps);
+  /// mu + b_u + b_i of every item [n2] (the asked ones, where fold.asked names them) for the user of a
+  /// fold-in (RatingModel::fold_user): a trained user's bias as fitted, a new user's that of their ratings
+  /// under the user shrinkage `lambda_user`, as extend() fits it (the items' biases stay).
+  at::Tensor fold_row(const UserFold& fold, double lambda_user, int64_t sweeps);
 
  private:
   BaselineConfig cfg_;

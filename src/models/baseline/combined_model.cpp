@@ -61,6 +61,17 @@ void CombinedModel::nodes_added(const ModelContext& ctx, int64_t trained_users, 
                     sweeps_);
 }
 
+at::Tensor CombinedModel::fold_user(const UserFold& fold) {
+  const at::Tensor inner = inner_->fold_user(fold);
+  if (!inner.defined()) return {};
+  torch::NoGradGuard no_grad;
+  const double lambda_user = shrinkage_[0].item<double>();
+  const at::Tensor baseline = baseline_->fold_row(fold, lambda_user, sweeps_);
+  const at::Tensor ratings = weights_[0] + weights_[1] * inner[1] + weights_[2] * baseline;
+  const at::Tensor scores = inner_->ranks_by_rating() ? ratings : inner[0];
+  return torch::stack({scores, ratings});
+}
+
 bool combines_with_baseline(const RunConfig& cfg) {
   return cfg.train.auto_choose == "on" && cfg.train.objective == "rating" &&
          model_kind(cfg.model).fit == FitMethod::trained;

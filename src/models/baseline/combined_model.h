@@ -47,6 +47,11 @@ class CombinedModel : public RatingModel {
   /// The model's factors where it ranks by its own scores, else c + a * model + b * baseline.
   ScoreFactors score_factors() override;
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
+  /// The wrapped model's fold-in combined as rating_items combines: a new user's baseline
+  /// bias is that of their ratings (BaselineModel::fold_row), as nodes_added fits it.
+  at::Tensor fold_user(const UserFold& fold) override;
+  bool folds_users() const override { return inner_->folds_users(); }
+  void prepare_folds() override { inner_->prepare_folds(); }
 
   /// Holds the weights and the baseline's biases (fitted under `shrinkage`).
   void set_combination(const Combination& w, const Biases& biases, const Shrinkage& shrinkage) override;

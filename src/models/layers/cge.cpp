@@ -25,6 +25,28 @@ at::Tensor CGEImpl::self_weight() const {
 }
 
 at::Tensor CGEImpl::forward(const at::Tensor& uh) {
+  return run(uh, nullptr);
+}
+
+CgeTrace CGEImpl::trace(const at::Tensor& uh) {
+  CgeTrace t;
+  run(uh, &t.products);
+  t.self_weight = self_weight();
+  t.identity = at_.identity;
+  if (!t.identity) {
+    const graph::SparseMatrix m =
+        at_.t_row_ptr.defined() ? at_
+                                : graph::from_coo(at_.rows, at_.cols, at_.row_idx, at_.col_idx, at_.values);
+    t.row_ptr = m.row_ptr.cpu().contiguous();
+    t.col_idx = m.col_idx.cpu().contiguous();
+    t.values = m.values.to(at::kCPU, at::kFloat).contiguous();
+    t.t_row_ptr = m.t_row_ptr.cpu().contiguous();
+    t.t_col_idx = m.t_col_idx.cpu().contiguous();
+  }
+  return t;
+}
+
+at::Tensor CGEImpl::run(const at::Tensor& uh, std::vector<at::Tensor>* products) {
   TORCH_CHECK(uh.dim() == 2 && uh.size(0) == at_.rows, "CGE: input must be ", at_.rows, " x d");
   if (!at_.identity &&
       at_.values.scalar_type() != uh.scalar_type()) {  // the module was cast (e.g. to double)
@@ -35,6 +57,7 @@ at::Tensor CGEImpl::forward(const at::Tensor& uh) {
   at::Tensor u = uh;
   for (size_t l = 0; l < w_.size(); ++l) {
     const at::Tensor y = u.mm(w_[l]);
+    if (products) products->push_back(y);
     at::Tensor z = s * y + (1 - s) * graph::spmm(at_, y);
     if (!b_.empty()) z = z + b_[l];
     u = activate(z, activation_);

@@ -26,6 +26,32 @@
 
 namespace symgnn::models {
 
+/// Some rows of an n x d tensor: ascending node indices and their values [m, d].
+struct NodeRows {
+  std::vector<int64_t> index;
+  at::Tensor values;
+};
+
+/// What a fold-in (cge_rows.cpp) reads of a forward: the layer products y^(l) = U^(l) W^(l),
+/// l = 0..L-1 (on the module's device), and At's rows and columns (CSR and its stored
+/// transpose) on the CPU.
+struct CgeTrace {
+  std::vector<at::Tensor> products;
+  at::Tensor self_weight;  // s [n]
+  at::Tensor row_ptr, col_idx, values, t_row_ptr, t_col_idx;
+  bool identity = false;
+};
+
+/// A node appended after training (a fold-in's new user, RatingModel::fold_user): index n,
+/// its row of At (the nodes it gathers from and the entries, or the identity's), its gate
+/// s = sigmoid(0) (a zero weight row); no row of At names it.
+struct AppendedNode {
+  int64_t index = 0;
+  std::vector<int64_t> cols;
+  std::vector<float> vals;
+  bool identity = false;
+};
+
 class CGEImpl : public torch::nn::Module {
  public:
   /// `at` is At of this side (n x n, dtype and device of the model's tensors), L >= 1.
@@ -39,7 +65,21 @@ class CGEImpl : public torch::nn::Module {
   /// s = sigmoid(z) (n), the self-connection weights.
   at::Tensor self_weight() const;
 
+  /// The forward of `uh` as a fold-in reads it (CgeTrace).
+  CgeTrace trace(const at::Tensor& uh);
+
+  /// The rows of U^(L) that change when the rows `changed` of U^(0) take new values, the
+  /// others as in `trace` (cge_rows.cpp): each layer recomputes the rows that gather from a
+  /// changed row, so an edit costs its receptive field, not the graph. `appended`: a node
+  /// beyond the trace (among `changed`, with its own row of At). `wanted`: only these rows of
+  /// U^(L) are asked for (the others are not computed); null: every changed row.
+  NodeRows fold_rows(const CgeTrace& trace, const NodeRows& changed, const AppendedNode* appended,
+                     const std::vector<int64_t>* wanted) const;
+
  private:
+  /// forward() keeping each layer's product in `products` where given.
+  at::Tensor run(const at::Tensor& uh, std::vector<at::Tensor>* products);
+
   graph::SparseMatrix at_;
   std::string activation_;
   at::Tensor s_logit_;

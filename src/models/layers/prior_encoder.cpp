@@ -23,11 +23,6 @@ torch::nn::Linear glorot_linear(int64_t in, int64_t out) {
   return l;
 }
 
-/// Rows scaled to sum 1 in absolute value (all-zero rows stay zero).
-at::Tensor row_normalized(const at::Tensor& x) {
-  return x / x.abs().sum(1, true).clamp_min(1e-12);
-}
-
 /// Row dropout: each row kept with probability 1 - p and scaled by 1 / (1 - p).
 at::Tensor drop_rows(const at::Tensor& e, double p) {
   const int64_t n = e.size(-2);
@@ -36,6 +31,10 @@ at::Tensor drop_rows(const at::Tensor& e, double p) {
 }
 
 }  // namespace
+
+at::Tensor feature_rows_normalized(const at::Tensor& x) {
+  return x / x.abs().sum(1, true).clamp_min(1e-12);  // all-zero rows stay zero
+}
 
 PriorEncoderImpl::PriorEncoderImpl(const LowRankConfig& cfg, const std::vector<graph::SparseMatrix>& h,
                                    const std::vector<graph::SparseMatrix>& ht, const at::Tensor& f1,
@@ -62,13 +61,13 @@ PriorEncoderImpl::PriorEncoderImpl(const LowRankConfig& cfg, const std::vector<g
   const int64_t s = cfg.prior_side_width;
   int64_t in1 = hidden_width, in2 = hidden_width;
   if (s > 0 && f1.defined()) {
-    x1_ = row_normalized(f1.to(torch::kFloat));
+    x1_ = feature_rows_normalized(f1.to(torch::kFloat));
     side1_ = register_module("side1", glorot_linear(f1.size(1), s));
     side1_bias_ = register_parameter("side1_bias", torch::zeros({s}));
     in1 += s;
   }
   if (s > 0 && f2.defined()) {
-    x2_ = row_normalized(f2.to(torch::kFloat));
+    x2_ = feature_rows_normalized(f2.to(torch::kFloat));
     side2_ = register_module("side2", glorot_linear(f2.size(1), s));
     side2_bias_ = register_parameter("side2_bias", torch::zeros({s}));
     in2 += s;

@@ -50,6 +50,18 @@ class PriorEncoderImpl : public torch::nn::Module {
   /// (U1^(p) n1 x d, U2^(p) n2 x d).
   std::pair<at::Tensor, at::Tensor> forward();
 
+  /// Rows of U^(p) of one side (0: users, 1: items) from their normalised prior entries,
+  /// in eval mode (prior_encoder_rows.cpp): a fold-in's rows (RatingModel::fold_user). Entry e
+  /// adds val[e] times the other side's embedding of node col[e] in class cls[e] to row
+  /// row[e] (of `m` rows); `x`: the rows' side-feature inputs, row-normalised (side_inputs()
+  /// rows, or feature_rows_normalized() of new ones), undefined for zeros.
+  at::Tensor rows(int side, int64_t m, const std::vector<int64_t>& row, const std::vector<int64_t>& cls,
+                  const std::vector<int64_t>& col, const std::vector<float>& val, const at::Tensor& x);
+  /// The normalised priors seen from one side (0: users, 1: items): norm(H_k) per class.
+  const std::vector<graph::SparseMatrix>& normalized(int side) const { return side == 0 ? hn1_ : hn2_; }
+  /// The row-normalised side features of one side; undefined where the side has none.
+  const at::Tensor& side_inputs(int side) const { return side == 0 ? x1_ : x2_; }
+
  private:
   /// H of one side: aggregation of `other` (the other side's embedding after node dropout).
   at::Tensor aggregate(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other);
@@ -65,5 +77,8 @@ class PriorEncoderImpl : public torch::nn::Module {
   torch::nn::Linear dense1_{nullptr}, dense2_{nullptr};  // dense2_ null when shared
 };
 TORCH_MODULE(PriorEncoder);
+
+/// Side-feature rows as the encoder reads them: scaled to sum 1 in absolute value.
+at::Tensor feature_rows_normalized(const at::Tensor& x);
 
 }  // namespace symgnn::models

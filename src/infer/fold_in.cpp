@@ -1,0 +1,194 @@
+// One user folded into a loaded model without growing it (TrainedModel::fold_in_user,
+// symgnn/trained_model.h): the checks add_new_nodes (new_ratings.h) makes, for the one case it
+// serves (one user's ratings of known items, a new user's edges and features), then each
+// member's RatingModel::fold_user and the ranker's row from the user's rated items. Anything
+// else, or anything add_new_nodes would refuse, is std::nullopt: with_new_nodes then grows the
+// model and says what is wrong in its own words.
+#include <c10/core/InferenceMode.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "infer/model_parts.h"
+#include "symgnn/error.h"
+#include "symgnn/model.h"
+#include "symgnn/model_kinds.h"
+#include "symgnn/trained_model.h"
+
+namespace symgnn {
+
+namespace {
+
+/// A new user's row of the normalised At1 (graph::normalized_adjacency of the graph grown by
+/// their edges, src/graph/normalize.cpp): w / sqrt(d_new d_v), degrees by out-edges in
+/// double. False where an edge is not one add_new_nodes takes (unknown id, the user itself,
+/// twice, a weight that is not finite and above 0).
+bool new_user_row(const TrainedModel& model, const NewNodes& nodes, const std::string& id,
+                  models::UserFold& f) {
+  const NodeSet& users = model.dataset().users;
+  if (users.graph_origin == GraphOrigin::Identity || users.graph_origin == GraphOrigin::None) {
+    f.identity_row = true;
+    return nodes.user_edge_rows.empty();
+  }
+  if (users.graph_origin != GraphOrigin::File) return false;  // a k-NN graph links new users itself
+  std::map<int64_t, double> given;
+  for (const NewEdge& e : nodes.user_edge_rows) {
+    const int64_t v = model.user_index(e.b);
+    if (e.a != id || v < 0 || !std::isfinite(e.weight) || e.weight <= 0 || !given.emplace(v, e.weight).second)
+      return false;
+  }
+  if (given.empty()) return true;  // an isolated row
+  std::vector<double> degree(static_cast<size_t>(users.count), 0.0);
+  const EdgeList& g = users.graph;
+  for (size_t e = 0; e < g.size(); ++e) degree[static_cast<size_t>(g.src[e])] += g.weight[e];
+  double own = 0;
+  for (const auto& [v, w] : given) own += static_cast<float>(w);
+  const double own_inv = 1.0 / std::sqrt(own);
+  for (const auto& [v, w] : given) {
+    const double dv = degree[static_cast<size_t>(v)];
+    f.neighbours.push_back(v);
+    f.weights.push_back(
+        static_cast<float>(static_cast<float>(w) * own_inv * (dv > 0 ? 1.0 / std::sqrt(dv) : 0.0)));
+  }
+  return true;
+}
+
+}  // namespace
+
+void TrainedModel::prepare_fold_ins() {
+  for (const auto& m : parts().members) m->prepare_folds();
+  if (users() > 0) training_ratings_of(0);
+}
+
+std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) const {
+  const infer::ModelParts& p = parts();
+  if (!model_kind(p.cfg.model).new_nodes || nodes.rating_rows.empty() || !nodes.ratings.empty() ||
+      !nodes.user_graph_file.empty() || !nodes.item_graph_file.empty() || !nodes.user_features_file.empty() ||
+      !nodes.item_features_file.empty() || !nodes.item_edge_rows.empty() ||
+      !nodes.item_feature_rows.empty() || nodes.user_feature_rows.size() > 1)
+    return std::nullopt;
+  const std::string& id = nodes.rating_rows.front().user;
+  const int64_t known = user_index(id);
+  if (id.empty() || (known >= 0 && (!nodes.user_edge_rows.empty() || !nodes.user_feature_rows.empty())))
+    return std::nullopt;
+  const std::vector<float>& levels = p.ctx.levels;
+  if (levels.empty() || levels.size() > models::kMaxPriorClasses) return std::nullopt;
+
+  models::UserFold f;
+  f.user = known >= 0 ? known : users();
+  const std::vector<int64_t> none;
+  const std::vector<int64_t>& before = known >= 0 ? seen_items()[static_cast<size_t>(known)] : none;
+  // The user's training ratings (a trained user's from the data), then the new ones.
+  if (known >= 0) {
+    const RatingList& train = p.ds.train;
+    for (const int64_t at : training_ratings_of(known)) {
+      const auto e = static_cast<size_t>(at);
+      const auto level = std::lower_bound(levels.begin(), levels.end(), train.value[e]);
+      if (level == levels.end() || *level != train.value[e]) return std::nullopt;
+      f.items.push_back(train.item[e]), f.values.push_back(train.value[e]);
+      f.classes.push_back(level - levels.begin()), f.added.push_back(0);
+    }
+  }
+  std::vector<int64_t> fresh;
+  for (const NewRating& r : nodes.rating_rows) {
+    const int64_t i = item_index(r.item);
+    const auto v = static_cast<float>(r.rating);
+    const auto level = std::lower_bound(levels.begin(), levels.end(), v);
+    if (r.user != id || i < 0 || !std::isfinite(r.rating) || level == levels.end() || *level != v ||
+        v < p.ds.rating_min || v > p.ds.rating_max || std::binary_search(before.begin(), before.end(), i))
+      return std::nullopt;
+    f.items.push_back(i), f.values.push_back(v), f.classes.push_back(level - levels.begin()),
+        f.added.push_back(1);
+    fresh.push_back(i);
+  }
+  std::sort(fresh.begin(), fresh.end());
+  if (std::adjacent_find(fresh.begin(), fresh.end()) != fresh.end()) return std::nullopt;  // an item twice
+  if (known < 0) {
+    if (!new_user_row(*this, nodes, id, f)) return std::nullopt;
+    if (!nodes.user_feature_rows.empty()) {
+      const NewFeatureRow& row = nodes.user_feature_rows.front();
+      const FeatureMatrix& features = p.ds.users.features;
+      if (row.id != id || features.empty() || static_cast<int64_t>(row.values.size()) != features.cols ||
+          !std::all_of(row.values.begin(), row.values.end(), [](double x) { return std::isfinite(x); }))
+        return std::nullopt;
+      std::vector<float> values(row.values.begin(), row.values.end());
+      f.features = torch::tensor(at::ArrayRef<float>(values), torch::kFloat);
+    }
+  }
+
+  for (const auto& m : p.members)
+    if (!m->folds_users()) return std::nullopt;
+  const auto& ranker = p.ranker ? p.ranker->parts().members : p.members;
+  // A ranker that must grow (one whose kind does not score users from their rated items):
+  // the caller grows.
+  if (p.ranker && (!model_kind(p.ranker->config().model).new_nodes || ranker.size() != 1 ||
+                   !ranker.front()->score_rated_items({}).defined()))
+    return std::nullopt;
+
+  // The members' rows ([2, n] on the CPU: scores, ratings), averaged as mean_of averages them.
+  const auto members_rows = [members = p.members](const models::UserFold& fold) {
+    // Inference mode: no autograd bookkeeping per operation, a good part of a fold-in's many
+    // small products.
+    const c10::InferenceMode inference;
+    at::Tensor sum;
+    for (const auto& m : members) {
+      const at::Tensor rows = m->fold_user(fold);
+      TORCH_CHECK(rows.defined(), "fold_in_user: a member that folds users did not");
+      sum = sum.defined() ? sum + rows : rows;
+    }
+    return (sum / static_cast<double>(members.size())).to(torch::kCPU, torch::kFloat).contiguous();
+  };
+  const int64_t n2 = items();
+  FoldedUser out;
+  out.user = f.user;
+  out.id = id;
+  out.seen = before;
+  out.seen.insert(out.seen.end(), fresh.begin(), fresh.end());
+  std::sort(out.seen.begin(), out.seen.end());
+  if (!p.ranker) {
+    const at::Tensor rows = members_rows(f);
+    const float* r = rows.data_ptr<float>();
+    out.scores.assign(r, r + n2);
+    std::vector<float> all(r + n2, r + 2 * n2);
+    out.ratings = [all = std::move(all)](const std::vector<int64_t>& asked) {
+      std::vector<float> v;
+      for (const int64_t i : asked) v.push_back(all.at(static_cast<size_t>(i)));
+      return v;
+    };
+    out.ranked_by = name();
+    out.ranks_by_rating = p.members.front()->ranks_by_rating();
+    return out;
+  }
+  // The ranker's row from the user's rated items (TrainedModel::with_new_nodes keeps the
+  // ranker so); the members' ratings where asked: a list shows a few.
+  const at::Tensor row =
+      ranker.front()->score_rated_items({out.seen}).to(torch::kCPU, torch::kFloat).contiguous();
+  out.scores.assign(row.data_ptr<float>(), row.data_ptr<float>() + n2);
+  out.ratings = [members_rows, f, n2](const std::vector<int64_t>& asked) {
+    models::UserFold fold = f;
+    fold.asked = asked;
+    std::sort(fold.asked.begin(), fold.asked.end());
+    fold.asked.erase(std::unique(fold.asked.begin(), fold.asked.end()), fold.asked.end());
+    for (const int64_t i : fold.asked)
+      if (i < 0 || i >= n2)
+        throw ConfigError("fold_in_user: item index " + std::to_string(i) + " outside [0, " +
+                          std::to_string(n2) + ")");
+    std::vector<float> v;
+    if (fold.asked.empty()) return v;
+    const at::Tensor rows = members_rows(fold);
+    const float* r = rows.data_ptr<float>() + fold.asked.size();
+    for (const int64_t i : asked)
+      v.push_back(r[std::lower_bound(fold.asked.begin(), fold.asked.end(), i) - fold.asked.begin()]);
+    return v;
+  };
+  out.ranked_by = p.ranker->name();
+  out.ranks_by_rating = false;
+  return out;
+}
+
+}  // namespace symgnn

@@ -1,0 +1,180 @@
+// A user folded into a loaded model (TrainedModel::fold_in_user: their receptive field alone,
+// src/models/lowrank_fold.cpp) gets the rows the model grown by their ratings gives them
+// (with_new_nodes): new users, with and without graph edges and side features, and trained
+// users' fresh ratings, over the low-rank model's switches the fold-in covers; a model it does
+// not cover, and input the grown model would refuse, get no fold-in.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "infer_test_util.h"
+#include "symgnn/recommend.h"
+
+using namespace symgnn;
+
+namespace {
+
+constexpr int kUsers = 40, kItems = 24;
+
+/// The two-taste set with a ring of user follows and one side feature per user, fitted with
+/// `sets` (two members averaged, a few epochs).
+std::string fit_model(const std::string& tag, const std::vector<std::string>& extra,
+                      bool graph_and_features) {
+  const std::string csv = symgnn::testing::two_taste_csv(kUsers, kItems, 0.45, 23);
+  // A k-NN item graph of rating rows: the item CGE's receptive field is more than the items
+  // rated. `extra` comes last, so it may change any of these.
+  std::vector<std::string> sets = {"train.epochs=3",       "lowrank.hidden=8",
+                                   "train.average_last=2", "lowrank.prior_width=12",
+                                   "graph.item_graph=knn", "graph.knn_source=ratings",
+                                   "graph.knn_k=4",        "graph.user_graph=identity"};
+  if (graph_and_features) {
+    const std::string d = symgnn::testing::scratch_dir("fold_in_side_" + tag);
+    std::ostringstream edges, features;
+    edges << "a,b\n";
+    features << "user,f1,f2\n";
+    for (int u = 0; u < kUsers; ++u) {
+      edges << "u" << u << ",u" << (u + 1) % kUsers << "\n";
+      edges << "u" << u << ",u" << (u + 3) % kUsers << "\n";
+      features << "u" << u << "," << (u % 2) << "," << (u % 5) * 0.5 << "\n";
+    }
+    symgnn::testing::write_file(d, "follows.csv", edges.str());
+    symgnn::testing::write_file(d, "features.csv", features.str());
+    sets.push_back("data.user_graph_file=" + d + "/follows.csv");
+    sets.push_back("data.user_features_file=" + d + "/features.csv");
+    sets.emplace_back("graph.user_graph=file");
+  }
+  sets.insert(sets.end(), extra.begin(), extra.end());
+  return symgnn::testing::fit_csv("fold_in_" + tag, csv, sets);
+}
+
+/// The largest difference of two rows relative to their size.
+double worst(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double w = 0;
+  for (size_t k = 0; k < std::min(a.size(), b.size()); ++k)
+    w = std::max(w, std::abs(double(a[k]) - b[k]) / (1 + std::abs(double(b[k]))));
+  return w;
+}
+
+/// fold_in_user(nodes) against with_new_nodes(nodes) for the user of the nodes.
+void expect_fold_equals_grown(const TrainedModel& model, const NewNodes& nodes) {
+  const std::optional<FoldedUser> folded = model.fold_in_user(nodes);
+  ASSERT_TRUE(folded.has_value());
+  const TrainedModel grown = model.with_new_nodes(nodes);
+  const int64_t u = grown.dataset().users.count > model.users() ? model.users() : folded->user;
+  EXPECT_EQ(folded->user, u);
+  EXPECT_LT(worst(folded->scores, grown.score_all_items({u})), 1e-5);
+  std::vector<int64_t> every(static_cast<size_t>(model.items()));
+  for (size_t i = 0; i < every.size(); ++i) every[i] = static_cast<int64_t>(i);
+  EXPECT_LT(worst(folded->ratings(every), grown.rating_all_items({u})), 1e-5);
+  // A few items, in any order, as a list asks for them.
+  const std::vector<int64_t> few = {9, 2, 17, 2};
+  const std::vector<float> all = grown.rating_all_items({u}), asked = folded->ratings(few);
+  ASSERT_EQ(asked.size(), few.size());
+  for (size_t k = 0; k < few.size(); ++k)
+    EXPECT_NEAR(asked[k], all[static_cast<size_t>(few[k])],
+                1e-5 * (1 + std::abs(all[static_cast<size_t>(few[k])])));
+  EXPECT_EQ(folded->seen, grown.seen_items()[static_cast<size_t>(u)]);
+  EXPECT_EQ(folded->ranked_by, grown.ranker().empty() ? grown.name() : grown.ranker());
+  // The lists agree too.
+  RecommendOptions o;
+  o.k = 5;
+  const UserRecommendations a = recommend_folded(model, *folded, o);
+  const UserRecommendations b = recommend(grown, {u}, o).front();
+  EXPECT_EQ(a.items, b.items);
+  ASSERT_EQ(a.scores.size(), b.scores.size());
+  for (size_t k = 0; k < a.scores.size(); ++k)
+    EXPECT_NEAR(a.scores[k], b.scores[k], 1e-5 * (1 + std::abs(b.scores[k])));
+  // A candidate list ranked as rank_items ranks it in the grown model.
+  const std::vector<int64_t> candidates = {3, 11, 0, 20, 6};
+  const UserRecommendations c = rank_folded(model, *folded, candidates), d = rank_items(grown, u, candidates);
+  EXPECT_EQ(c.items, d.items);
+  for (size_t k = 0; k < c.scores.size(); ++k)
+    EXPECT_NEAR(c.scores[k], d.scores[k], 1e-5 * (1 + std::abs(d.scores[k])));
+}
+
+/// A new user's ratings of items 1, 4, 9 and 14, and a trained user's two fresh ratings.
+NewNodes new_user(const TrainedModel& model) {
+  NewNodes nodes;
+  int k = 0;
+  for (const int64_t i : {1, 4, 9, 14})
+    nodes.rating_rows.push_back({"someone-new", model.dataset().items.id_of(i), 1.0 + (k++ % 5)});
+  return nodes;
+}
+
+NewNodes fresh_ratings(const TrainedModel& model, int64_t u) {
+  NewNodes nodes;
+  const auto& seen = model.seen_items()[static_cast<size_t>(u)];
+  for (int64_t i = 0, added = 0; i < model.items() && added < 2; ++i)
+    if (!std::binary_search(seen.begin(), seen.end(), i))
+      nodes.rating_rows.push_back({model.dataset().users.id_of(u), model.dataset().items.id_of(i), 4}),
+          ++added;
+  return nodes;
+}
+
+}  // namespace
+
+TEST(FoldIn, EqualsTheGrownModelOverTheLowRankSwitches) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> configs = {
+      {"default", {}},
+      {"symmetric", {"lowrank.prior_norm=symmetric"}},
+      {"learned_sum", {"lowrank.fusion=learned", "lowrank.prior_stacking=sum", "lowrank.decoder=dot"}},
+      {"ranking", {"train.objective=ranking", "train.ranker=none"}},
+      {"no_ranker_three_layers", {"train.ranker=none", "lowrank.layers=3", "lowrank.cge_bias=true"}},
+  };
+  for (const auto& [tag, sets] : configs) {
+    SCOPED_TRACE(tag);
+    const TrainedModel model = TrainedModel::load(fit_model(tag, sets, false));
+    ASSERT_EQ(model.name(), "lowrank-G");
+    expect_fold_equals_grown(model, new_user(model));
+    expect_fold_equals_grown(model, fresh_ratings(model, 7));
+    expect_fold_equals_grown(model, fresh_ratings(model, 0));
+  }
+}
+
+TEST(FoldIn, ANewUsersFollowsAndFeaturesEnterAsTheGrownModelTakesThem) {
+  const TrainedModel model = TrainedModel::load(fit_model("graph", {}, true));
+  ASSERT_EQ(model.dataset().users.graph_origin, GraphOrigin::File);
+  NewNodes nodes = new_user(model);
+  nodes.user_edge_rows = {{"someone-new", "u3", 1.0}, {"someone-new", "u17", 2.5}};
+  nodes.user_feature_rows = {{"someone-new", {1.0, 2.0}}};
+  expect_fold_equals_grown(model, nodes);
+  // Without edges (an isolated row) or features (zeros), and a trained user's fresh ratings
+  // over the follow graph (their neighbours gather from them).
+  expect_fold_equals_grown(model, new_user(model));
+  expect_fold_equals_grown(model, fresh_ratings(model, 12));
+}
+
+TEST(FoldIn, WhatItDoesNotCoverIsLeftToTheGrownModel) {
+  const TrainedModel full = TrainedModel::load(fit_model("full", {"lowrank.variant=full"}, false));
+  EXPECT_FALSE(full.fold_in_user(new_user(full)).has_value());  // attention reads every row
+  // A k-NN user graph links a new user by itself (the grown model does); a trained user's
+  // fresh ratings leave their row of it as it is.
+  const TrainedModel knn = TrainedModel::load(fit_model("knn_users", {"graph.user_graph=knn"}, false));
+  ASSERT_EQ(knn.dataset().users.graph_origin, GraphOrigin::Knn);
+  EXPECT_FALSE(knn.fold_in_user(new_user(knn)).has_value());
+  expect_fold_equals_grown(knn, fresh_ratings(knn, 5));
+  const TrainedModel model = TrainedModel::load(fit_model("default", {}, false));
+  const Dataset& ds = model.dataset();
+  const auto refused = [&](NewNodes nodes) { EXPECT_FALSE(model.fold_in_user(nodes).has_value()); };
+  NewNodes again = fresh_ratings(model, 3);  // a pair the model learned from
+  again.rating_rows.push_back({ds.users.id_of(3), ds.items.id_of(model.seen_items()[3].front()), 4});
+  refused(again);
+  NewNodes unknown = new_user(model);
+  unknown.rating_rows.push_back({"someone-new", "no-such-item", 4});
+  refused(unknown);
+  NewNodes off_level = new_user(model);
+  off_level.rating_rows.back().rating = 3.5;
+  refused(off_level);
+  NewNodes two_users = new_user(model);
+  two_users.rating_rows.push_back({"someone-else", ds.items.id_of(2), 4});
+  refused(two_users);
+  NewNodes edges = new_user(model);  // the identity user graph takes no edges
+  edges.user_edge_rows = {{"someone-new", ds.users.id_of(1), 1.0}};
+  refused(edges);
+  // The grown model says what is wrong with each.
+  EXPECT_THROW(model.with_new_nodes(again), DataError);
+  EXPECT_THROW(model.with_new_nodes(off_level), DataError);
+}
