@@ -30,8 +30,9 @@ at::Tensor PriorEncoderImpl::rows(int side, int64_t m, const std::vector<int64_t
   } else {
     const int64_t block = w / k;
     const at::Tensor table = other.narrow(1, 0, k * block).view({other.size(0), k, block});
-    h = torch::zeros({m, k, block}, opts)
-            .index_put_({r, c}, table.index({from, c}) * weight, /*accumulate=*/true)
+    // Row r's class-c block is row r k + c of an [m k, block] view.
+    h = torch::zeros({m * k, block}, opts)
+            .index_add_(0, r * k + c, table.index({from, c}) * weight)
             .view({m, k * block});
   }
   h = torch::relu(h);
