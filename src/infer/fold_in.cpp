@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "infer/model_parts.h"
+#include "models/closed_form/interaction_model.h"
 #include "symgnn/error.h"
 #include "symgnn/model.h"
 #include "symgnn/model_kinds.h"
@@ -166,9 +167,20 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
   }
   // The ranker's row from the user's rated items (TrainedModel::with_new_nodes keeps the
   // ranker so); the members' ratings where asked: a list shows a few.
-  const at::Tensor row =
-      ranker.front()->score_rated_items({out.seen}).to(torch::kCPU, torch::kFloat).contiguous();
-  out.scores.assign(row.data_ptr<float>(), row.data_ptr<float>() + n2);
+  if (known >= 0 && dynamic_cast<const models::InteractionModel*>(ranker.front().get())) {
+    // EASE's x W is linear in the rated items: a trained user's row as served (held where the
+    // server cached its scores) plus the new items' rows, rather than the sum over every item a
+    // heavy user rated.
+    out.scores = score_all_items({known});
+    const at::Tensor added =
+        ranker.front()->score_rated_items({fresh}).to(torch::kCPU, torch::kFloat).contiguous();
+    const float* a = added.data_ptr<float>();
+    for (int64_t j = 0; j < n2; ++j) out.scores[static_cast<size_t>(j)] += a[j];
+  } else {
+    const at::Tensor row =
+        ranker.front()->score_rated_items({out.seen}).to(torch::kCPU, torch::kFloat).contiguous();
+    out.scores.assign(row.data_ptr<float>(), row.data_ptr<float>() + n2);
+  }
   out.ratings = [members_rows, f, n2](const std::vector<int64_t>& asked) {
     models::UserFold fold = f;
     fold.asked = asked;

@@ -119,6 +119,7 @@ NewNodes fresh_ratings(const TrainedModel& model, int64_t u) {
 TEST(FoldIn, EqualsTheGrownModelOverTheLowRankSwitches) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> configs = {
       {"default", {}},
+      {"ease", {"train.ranker=ease"}},
       {"symmetric", {"lowrank.prior_norm=symmetric"}},
       {"learned_sum", {"lowrank.fusion=learned", "lowrank.prior_stacking=sum", "lowrank.decoder=dot"}},
       {"ranking", {"train.objective=ranking", "train.ranker=none"}},
@@ -128,6 +129,8 @@ TEST(FoldIn, EqualsTheGrownModelOverTheLowRankSwitches) {
     SCOPED_TRACE(tag);
     const TrainedModel model = TrainedModel::load(fit_model(tag, sets, false));
     ASSERT_EQ(model.name(), "lowrank-G");
+    // EASE's row of a trained user is theirs as served plus the new items' (fold_in.cpp).
+    if (tag == "ease") EXPECT_EQ(model.ranker(), "ease");
     expect_fold_equals_grown(model, new_user(model));
     expect_fold_equals_grown(model, fresh_ratings(model, 7));
     expect_fold_equals_grown(model, fresh_ratings(model, 0));
