@@ -130,7 +130,9 @@ TEST(FoldIn, EqualsTheGrownModelOverTheLowRankSwitches) {
     const TrainedModel model = TrainedModel::load(fit_model(tag, sets, false));
     ASSERT_EQ(model.name(), "lowrank-G");
     // EASE's row of a trained user is theirs as served plus the new items' (fold_in.cpp).
-    if (tag == "ease") EXPECT_EQ(model.ranker(), "ease");
+    if (tag == "ease") {
+      EXPECT_EQ(model.ranker(), "ease");
+    }
     expect_fold_equals_grown(model, new_user(model));
     expect_fold_equals_grown(model, fresh_ratings(model, 7));
     expect_fold_equals_grown(model, fresh_ratings(model, 0));
