@@ -47,10 +47,10 @@ void for_each_block(const TrainedModel& model, const BlockScorer& score, const s
   }
 }
 
-/// The user's seen items as a mask of items() entries.
-std::vector<char> seen_mask(const TrainedModel& model, int64_t user) {
-  std::vector<char> mask(static_cast<size_t>(model.items()), 0);
-  for (const int64_t i : model.seen_items()[static_cast<size_t>(user)]) mask[static_cast<size_t>(i)] = 1;
+/// The items `seen` as a mask of n2 entries.
+std::vector<char> seen_mask(int64_t n2, const std::vector<int64_t>& seen) {
+  std::vector<char> mask(static_cast<size_t>(n2), 0);
+  for (const int64_t i : seen) mask[static_cast<size_t>(i)] = 1;
   return mask;
 }
 
@@ -60,11 +60,7 @@ std::vector<char> seen_mask(const TrainedModel& model, int64_t user) {
 std::vector<char> candidate_mask(int64_t n2, int64_t user, const std::vector<int64_t>& seen,
                                  const RecommendOptions& opts) {
   const ItemFilter& f = opts.filter;
-  std::vector<char> mask;
-  if (!opts.include_seen) {
-    mask.assign(static_cast<size_t>(n2), 0);
-    for (const int64_t i : seen) mask[static_cast<size_t>(i)] = 1;
-  }
+  std::vector<char> mask = opts.include_seen ? std::vector<char>{} : seen_mask(n2, seen);
   if (f.empty()) return mask;
   if (mask.empty()) mask.assign(static_cast<size_t>(n2), 0);
   if (!f.allowed.empty())
@@ -269,7 +265,7 @@ Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
   eval::BeyondAccuracyAccumulator beyond(opts.ks, catalogue_profile(model));
   const int64_t n2 = model.items(), kmax = acc.max_k();
   auto rank = [&](int64_t, int64_t user, const float* scores) {
-    return eval::top_k_items(scores, n2, kmax, seen_mask(model, user));
+    return eval::top_k_items(scores, n2, kmax, seen_mask(n2, model.seen_items()[static_cast<size_t>(user)]));
   };
   size_t next = 0;  // position in `users` of the block's first user
   for_each_block<std::vector<int64_t>>(model, score, users, opts.block_pairs, rank,
