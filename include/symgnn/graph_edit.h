@@ -23,15 +23,22 @@ struct GraphEdit {
   std::string op = "add";  // "add" (or set the weight of an edge there) or "remove"
   std::string a, b;        // the edge's ends
   double weight = 1.0;     // add: the edge's weight (finite, > 0)
+  /// add: an end that is no node of that side becomes one (appended after the others, in the
+  /// order the batch names them): a new user or item that joins by its edges alone, with no
+  /// ratings, zero side features and zero weight rows (the rows new nodes get,
+  /// symgnn/trained_model.h), its representation gathered through the graph.
+  bool create = false;
 };
 
 /// `model` with `edits` applied in order, all or none: every node's representation recomputed
 /// on the edited graphs from the trained weights (the ranker beside it kept: the closed-form
-/// rankers read no graph at scoring). Throws ConfigError, naming the edit (edits[k]), for a
+/// rankers read no graph at scoring). Nodes an edit creates join the model and its ranker
+/// alike (the ranker's rows and columns for them zero: the exact fit of a node without
+/// ratings for EASE and ItemKNN). Throws ConfigError, naming the edit (edits[k]), for a
 /// side that is not user or item, an op that is not add or remove, an id that is no node of
-/// that side, a self-loop, a weight that is not finite and positive, the removal of an edge
-/// that is not there, or a graph the model does not use (a kind that reads no graph of that
-/// side, a side whose graph is the identity, a closed-form kind whose saved scores were
+/// that side (without create, or in a remove), an empty id, a self-loop, a weight that is not finite and
+/// positive, the removal of an edge that is not there, or a graph the model does not use (a kind that reads
+/// no graph of that side, a side whose graph is the identity, a closed-form kind whose saved scores were
 /// solved on the graphs: fit it again).
 TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<GraphEdit>& edits);
 

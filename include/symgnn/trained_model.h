@@ -204,7 +204,9 @@ class TrainedModel {
   /// scores score_all_items() returns while predict() and rating_all_items() come from the
   /// model; "" when the model ranks by its own scores. A model loaded with new nodes keeps
   /// only a ranker that places them (elsa, given the same new ratings); with another it
-  /// ranks by its own scores (EASE and ItemKNN have no rows for new users).
+  /// ranks by its own scores (EASE and ItemKNN have no rows for new users). A user without
+  /// ratings (a training user with none, a user a graph edit created) is ranked by the model's
+  /// own scores too: a ranker scores from rated items alone.
   std::string ranker() const;
   /// The items each user rated in the data the model trained on (train and validation
   /// ratings), sorted ascending: what recommendations exclude.

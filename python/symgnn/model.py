@@ -193,9 +193,12 @@ class Model:
     def edit_graph(self, edits):
         """Adds or removes user-user or item-item edges without retraining (the CLI's
         `symgnn graph edit`, docs/graph_edits.md): `edits` a list of dicts {"side": "user" or
-        "item", "op": "add" or "remove", "a": ID, "b": ID, "weight": 1.0} or tuples (side, op,
-        a, b[, weight]). Every node's representation is recomputed from the trained weights on
-        the edited graphs, and this model answers from them at once. Where the model has a
+        "item", "op": "add" or "remove", "a": ID, "b": ID, "weight": 1.0, "create": False} or
+        tuples (side, op, a, b[, weight]). With "create": True an end of an added edge that is no
+        node of its side becomes a new user or item joining by its edges alone (no ratings):
+        similar_items finds it, and lists where the model ranks it high. Every node's
+        representation is recomputed from the trained weights on the edited graphs, and this
+        model answers from them at once. Where the model has a
         directory, the batch is journalled there too (graph_journal.jsonl), so every later load
         of it, pickling included, sees the same graphs. The batch is checked whole first: a
         bad edit raises symgnn.ConfigError naming it, and nothing changes."""
@@ -204,14 +207,18 @@ class Model:
         rows = []
         for k, e in enumerate(edits):
             if isinstance(e, dict):
-                unknown = set(e) - {"side", "op", "a", "b", "weight"}
+                unknown = set(e) - {"side", "op", "a", "b", "weight", "create"}
                 if unknown:
-                    raise ConfigError(f"edits[{k}]: unknown key {sorted(unknown)[0]!r} (side, op, a, b, weight)")
-                e = (e.get("side"), e.get("op", "add"), e.get("a"), e.get("b"), e.get("weight", 1.0))
-            if not isinstance(e, (tuple, list)) or len(e) not in (4, 5) or any(x is None for x in e[:4]):
+                    raise ConfigError(
+                        f"edits[{k}]: unknown key {sorted(unknown)[0]!r} (side, op, a, b, weight, create)")
+                create = e.get("create", False)
+                if not isinstance(create, bool):
+                    raise ConfigError(f"edits[{k}].create: must be True or False")
+                e = (e.get("side"), e.get("op", "add"), e.get("a"), e.get("b"), e.get("weight", 1.0), create)
+            if not isinstance(e, (tuple, list)) or len(e) not in (4, 5, 6) or any(x is None for x in e[:4]):
                 raise ConfigError(f"edits[{k}]: must be (side, op, a, b[, weight]) or a dict of those")
-            weight = _args.number(e[4] if len(e) == 5 else 1.0, f"edits[{k}].weight")
-            rows.append((str(e[0]), str(e[1]), str(e[2]), str(e[3]), weight))
+            weight = _args.number(e[4] if len(e) >= 5 else 1.0, f"edits[{k}].weight")
+            rows.append((str(e[0]), str(e[1]), str(e[2]), str(e[3]), weight, bool(e[5]) if len(e) == 6 else False))
         if not rows:
             raise ConfigError("edit_graph: no edit given")
         edited = self._m.edit_graph(rows)
@@ -220,6 +227,11 @@ class Model:
         if self.path is not None:
             _core.append_graph_journal(self.path, rows)
         self._m = edited
+        if edited.users != len(self._user_ids) or edited.items != len(self._item_ids):
+            # Nodes the batch created: their ids join the indexes.
+            self._user_ids, self._item_ids = self._m.user_ids(), self._m.item_ids()
+            self._users = {u: k for k, u in enumerate(self._user_ids)}
+            self._items = {i: k for k, i in enumerate(self._item_ids)}
 
     def explain(self, user, item, target="list", top=5, candidates=24):
         """Why the model scores `item` for `user` (the CLI's `symgnn explain`, docs/explain.md):

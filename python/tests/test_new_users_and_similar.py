@@ -194,3 +194,30 @@ def test_edit_graph_answers_as_the_command_line_and_is_journalled(tmp_path):
     again = symgnn.load(out).model_  # the journal replayed
     assert list(again.recommend("0", k=5)["item"]) == list(m.recommend("0", k=5)["item"])
     assert len(before) == 5
+
+
+def test_edit_graph_creates_a_user_by_follows_as_the_command_line_does(tmp_path):
+    """A user that is no node joins by its follows alone with create=True (the CLI's
+    `graph edit --create`), gets a list and similar users, and a load replays it."""
+    import shutil
+    out = tmp_path / "model"
+    symgnn.SyMGNN(**FAST).fit("synthetic", out=out)
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    m = symgnn.load(out).model_
+    with pytest.raises(symgnn.ConfigError, match="set create to add it"):
+        m.edit_graph([("user", "add", "newcomer", "0")])
+    with pytest.raises(symgnn.ConfigError, match="create: must be True or False"):
+        m.edit_graph([{"side": "user", "a": "newcomer", "b": "0", "create": "yes"}])
+    m.edit_graph([{"side": "user", "a": "newcomer", "b": "0", "create": True},
+                  ("user", "add", "newcomer", "9", 1.0, True)])
+    ours = list(m.recommend("newcomer", k=5)["item"])
+    assert len(ours) == 5
+    assert len(m.similar_users("newcomer", k=3)) == 3
+    code, text = run_cli("graph", "edit", "--model", copy, "--create", "--add-user-edge", "newcomer,0",
+                         "--add-user-edge", "newcomer,9")
+    assert code == 0, text
+    code, text = run_cli("recommend", "--model", copy, "--user", "newcomer", "--k", 5)
+    assert code == 0, text
+    assert [line.split(",")[1] for line in text.splitlines()[1:6]] == ours
+    assert list(symgnn.load(out).model_.recommend("newcomer", k=5)["item"]) == ours

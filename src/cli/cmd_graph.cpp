@@ -23,6 +23,7 @@ struct GraphEditCliOptions {
   std::vector<std::string> add_user, remove_user, add_item, remove_item;
   std::string device = "cpu";
   int64_t threads = -1;
+  bool create = false;
 };
 
 /// "a,b" or "a,b,w" of option `flag` as an edit of `side`.
@@ -55,6 +56,7 @@ int run_graph_edit(const GraphEditCliOptions& o) {
   for (const auto& t : o.remove_user) edits.push_back(edge_of(t, "user", "remove", "--remove-user-edge"));
   for (const auto& t : o.add_item) edits.push_back(edge_of(t, "item", "add", "--add-item-edge"));
   for (const auto& t : o.remove_item) edits.push_back(edge_of(t, "item", "remove", "--remove-item-edge"));
+  for (GraphEdit& e : edits) e.create = o.create && e.op == "add";
   if (edits.empty())
     throw UsageError(
         "graph edit: no edit given (--add-user-edge, --remove-user-edge, --add-item-edge, "
@@ -99,7 +101,8 @@ void add_graph_command(CLI::App& app) {
       "journal a batch of edge changes in the model directory (graph_journal.jsonl); every later load of\n"
       "the directory (recommend, predict, evaluate, serve, Python) replays the journal and recomputes the\n"
       "model's node representations on the edited graphs. Graphs stay symmetric: A,B is both (A,B) and\n"
-      "(B,A). The batch is checked whole first: an unknown id, a self-loop, a weight that is not finite\n"
+      "(B,A). The batch is checked whole first: an unknown id (without --create), a self-loop, a weight that "
+      "is not finite\n"
       "and positive, the removal of an edge that is not there, or a graph the model does not use is one\n"
       "line and exit 2, and nothing is written.");
   auto e = std::make_shared<GraphEditCliOptions>();
@@ -110,6 +113,11 @@ void add_graph_command(CLI::App& app) {
   edit->add_option("--add-item-edge", e->add_item,
                    "A,B[,WEIGHT]: add (or re-weight) an item-item edge (repeatable)");
   edit->add_option("--remove-item-edge", e->remove_item, "A,B: remove an item-item edge (repeatable)");
+  edit->add_flag(
+      "--create", e->create,
+      "an end of an added edge that is no node of its side becomes a new user or item, joining by\n"
+      "its edges alone (no ratings, zero features): a new item linked to catalogue items appears in\n"
+      "their `serve` /v1/similar and, where the model ranks it high, in lists");
   edit->add_option("--device", e->device, "cpu (default), cuda or cuda:N: where the batch is checked");
   edit->add_option("--threads", e->threads, "threads (default: one per core)")
       ->check(config_value_check("train.threads"));

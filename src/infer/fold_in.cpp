@@ -167,10 +167,10 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
   }
   // The ranker's row from the user's rated items (TrainedModel::with_new_nodes keeps the
   // ranker so); the members' ratings where asked: a list shows a few.
-  if (known >= 0 && dynamic_cast<const models::InteractionModel*>(ranker.front().get())) {
+  if (known >= 0 && !before.empty() && dynamic_cast<const models::InteractionModel*>(ranker.front().get())) {
     // EASE's x W is linear in the rated items: a trained user's row as served (held where the
     // server cached its scores) plus the new items' rows, rather than the sum over every item a
-    // heavy user rated.
+    // heavy user rated. (A user who rated nothing before is served the model's own row.)
     out.scores = score_all_items({known});
     const at::Tensor added =
         ranker.front()->score_rated_items({fresh}).to(torch::kCPU, torch::kFloat).contiguous();

@@ -14,11 +14,33 @@
 
 namespace symgnn {
 
+namespace {
+
+/// Appends node `id` to `side` (materialising implicit ids): a graph row without edges, zero
+/// features. Returns its index.
+int64_t append_node(NodeSet& side, const std::string& id) {
+  if (side.ids.empty() && side.count > 0) {
+    std::vector<std::string> ids;  // id_of reads side.ids once it holds any
+    for (int64_t i = 0; i < side.count; ++i) ids.push_back(side.id_of(i));
+    side.ids = std::move(ids);
+  }
+  side.ids.push_back(id);
+  ++side.count;
+  side.graph.num_nodes = side.count;
+  if (!side.features.empty()) {
+    side.features.rows = side.count;
+    side.features.values.resize(static_cast<size_t>(side.count * side.features.cols), 0.0f);
+  }
+  return side.count - 1;
+}
+
+}  // namespace
+
 TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<GraphEdit>& edits) {
   const infer::ModelParts& parts = model.parts();
   const ModelKind& kind = model_kind(parts.cfg.model);
   Dataset ds = parts.ds;
-  const data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
+  data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   for (size_t k = 0; k < edits.size(); ++k) {
     const GraphEdit& e = edits[k];
     const std::string at = "edits[" + std::to_string(k) + "]: ";
@@ -35,14 +57,26 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
     if (kind.fit == FitMethod::closed_form)
       throw ConfigError(at + "model = " + parts.cfg.model +
                         " keeps scores solved on its graphs: an edited graph needs a new fit (symgnn train)");
-    const data::IdIndex& index = e.side == "user" ? users : items;
-    const int64_t a = index.find(e.a), b = index.find(e.b);
-    if (a < 0) throw ConfigError(at + data::quote(e.a) + " is no " + e.side + " of the model");
-    if (b < 0) throw ConfigError(at + data::quote(e.b) + " is no " + e.side + " of the model");
-    if (a == b) throw ConfigError(at + "(" + data::quote(e.a) + ", " + data::quote(e.b) + ") is a self-loop");
+    if (e.create && e.op != "add") throw ConfigError(at + "create: only an edge added creates a node");
+    data::IdIndex& index = e.side == "user" ? users : items;
+    if (e.a.empty() || e.b.empty()) throw ConfigError(at + "an empty " + e.side + " id");
+    if (e.a == e.b)
+      throw ConfigError(at + "(" + data::quote(e.a) + ", " + data::quote(e.b) + ") is a self-loop");
+    if (e.op == "add" && (!std::isfinite(static_cast<float>(e.weight)) || e.weight <= 0))
+      throw ConfigError(at + "weight " + std::to_string(e.weight) + ": must be finite and above 0");
+    const auto node = [&](const std::string& id) {
+      int64_t i = index.find(id);
+      if (i >= 0) return i;
+      if (!e.create)
+        throw ConfigError(
+            at + data::quote(id) + " is no " + e.side + " of the model" +
+            (e.op == "add" ? " (set create to add it as a new " + e.side + ")" : std::string()));
+      i = append_node(side, id);
+      index.add(id);
+      return i;
+    };
+    const int64_t a = node(e.a), b = node(e.b);
     if (e.op == "add") {
-      if (!std::isfinite(static_cast<float>(e.weight)) || e.weight <= 0)
-        throw ConfigError(at + "weight " + std::to_string(e.weight) + ": must be finite and above 0");
       infer::set_pair(side.graph.src, side.graph.dst, side.graph.weight, a, b, static_cast<float>(e.weight));
     } else if (!infer::remove_pairs(side.graph.src, side.graph.dst, side.graph.weight, a, b, true)) {
       throw ConfigError(at + "no edge (" + data::quote(e.a) + ", " + data::quote(e.b) + ") in the " + e.side +

@@ -43,10 +43,17 @@ inline std::string ranker_dir(const std::string& model_dir) {
 /// one model of kind cfg.model per weight set of `states` (at least one).
 ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train::ModuleState>& states);
 
-/// `parts` on other data `ds` (the same nodes; ratings or graph edges taken out or added):
-/// the context of `ds` with the rating mean and scale the members were trained with, and the
-/// members rebuilt from their weights (rebuilt_parts.cpp); the ranker is kept. What explain's
-/// occlusion scores and a graph edit serves: every node's representation recomputed.
+/// `parts` on other data `ds` (the same nodes, or more appended: ratings or graph edges taken
+/// out or added, nodes a graph edit created): the context of `ds` with the rating mean and
+/// scale the members were trained with, and the members rebuilt from their weights
+/// (rebuilt_parts.cpp), grown where `ds` has more nodes (grow_into, then
+/// RatingModel::nodes_added of nodes without ratings); the ranker is kept, or grown by the
+/// same nodes. What explain's occlusion scores and a graph edit serves: every node's
+/// representation recomputed.
 ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds);
+
+/// The trained `state` written into model `m`, built for more nodes: each tensor holds its
+/// saved values in its leading corner and zeros in the rows of the added nodes.
+void grow_into(torch::nn::Module& m, const train::ModuleState& state);
 
 }  // namespace symgnn::infer

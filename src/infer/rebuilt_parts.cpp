@@ -1,3 +1,6 @@
+// rebuilt_parts and grow_into (infer/model_parts.h): a model's members built again over changed
+// data from the weights they hold, grown where the data gained nodes.
+#include <torch/nn/module.h>
 #include <torch/types.h>
 #include <torch/utils.h>
 
@@ -5,6 +8,61 @@
 #include "train/checkpoint.h"
 
 namespace symgnn::infer {
+
+namespace {
+
+/// `target` (a parameter or buffer of a model built for more nodes, new_ratings.h) made to
+/// hold `saved` in its leading corner and zeros elsewhere, in place. Only node-indexed
+/// dimensions grow, so a tensor of unchanged shape is taken as saved. A dimension the new
+/// model registered empty (a length that follows from the fit: the sparse kinds' lists, the
+/// item-based ranker's width) takes the saved length.
+void fill_grown(at::Tensor& target, const at::Tensor& saved) {
+  if (target.sizes() == saved.sizes()) {
+    target.copy_(saved);
+    return;
+  }
+  TORCH_CHECK(saved.dim() == target.dim(), "grown: rank differs");
+  std::vector<int64_t> shape(target.sizes().begin(), target.sizes().end());
+  bool reshaped = false;
+  for (int64_t d = 0; d < saved.dim(); ++d)
+    if (shape[static_cast<size_t>(d)] == 0 && saved.size(d) > 0)
+      shape[static_cast<size_t>(d)] = saved.size(d), reshaped = true;
+  if (reshaped)
+    target.set_(torch::zeros(shape, target.options()));
+  else
+    target.zero_();
+  at::Tensor corner = target;
+  for (int64_t d = 0; d < saved.dim(); ++d) {
+    TORCH_CHECK(saved.size(d) <= shape[static_cast<size_t>(d)], "grown: a dimension shrank");
+    corner = corner.narrow(d, 0, saved.size(d));
+  }
+  corner.copy_(saved);
+}
+
+/// `side` of a ranker's data grown to the nodes of `grown` (the model's side, which holds the
+/// ranker's nodes first): ids appended, graph rows without edges, zero features.
+void grow_side_to(NodeSet& side, const NodeSet& grown) {
+  if (grown.count <= side.count) return;
+  std::vector<std::string> ids;
+  for (int64_t i = 0; i < grown.count; ++i) ids.push_back(grown.id_of(i));
+  side.ids = std::move(ids);
+  side.count = grown.count;
+  side.graph.num_nodes = grown.count;
+  if (!side.features.empty()) {
+    side.features.rows = side.count;
+    side.features.values.resize(static_cast<size_t>(side.count * side.features.cols), 0.0f);
+  }
+}
+
+}  // namespace
+
+/// The trained `state` written into model `m`, built for more nodes: fill_grown of each
+/// tensor (no copy of the model's state to build it from).
+void grow_into(torch::nn::Module& m, const train::ModuleState& state) {
+  torch::NoGradGuard no_grad;
+  for (auto& p : m.named_parameters()) fill_grown(p.value(), state.at(p.key()));
+  for (auto& b : m.named_buffers()) fill_grown(b.value(), state.at("buffer:" + b.key()));
+}
 
 ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
   torch::NoGradGuard no_grad;
@@ -18,16 +76,35 @@ ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
   ctx.rating_std = parts.ctx.rating_std;
   ctx.added_from = parts.ctx.added_from;
   out.ctx = ctx.to(dev);
+  const int64_t n1 = parts.ctx.n1, n2 = parts.ctx.n2;
+  const bool grown = out.ctx.n1 > n1 || out.ctx.n2 > n2;
+  // The nodes a graph edit created have no ratings: what the members compute for added nodes
+  // (RatingModel::nodes_added) is asked of no rating, those added before being in the state.
+  models::ModelContext none_added = out.ctx;
+  none_added.added_from = static_cast<int64_t>(out.ds.train.size());
   for (const auto& m : parts.members) {
-    // Not copied: the new member copies what it reads (set_module_state).
+    // Not copied: the new member copies what it reads (set_module_state, grow_into).
     const train::ModuleState state = train::module_state(*m, /*copy=*/false);
     auto rebuilt = models::make_model(out.cfg, out.ctx);
     rebuilt->to(dev);
-    train::set_module_state(*rebuilt, state);
+    if (grown) {
+      grow_into(*rebuilt, state);
+      rebuilt->nodes_added(none_added, n1, n2);
+    } else {
+      train::set_module_state(*rebuilt, state);
+    }
     rebuilt->eval();
     out.members.push_back(std::move(rebuilt));
   }
   out.ranker = parts.ranker;
+  if (grown && parts.ranker) {
+    // The ranker gains the same nodes, so that the indices agree: rows and columns it fits
+    // from ratings they have none of.
+    Dataset rds = parts.ranker->parts().ds;
+    grow_side_to(rds.users, out.ds.users);
+    grow_side_to(rds.items, out.ds.items);
+    out.ranker = std::make_shared<const TrainedModel>(rebuilt_parts(parts.ranker->parts(), std::move(rds)));
+  }
   return out;
 }
 

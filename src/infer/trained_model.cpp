@@ -46,6 +46,9 @@ struct TrainedModel::Impl {
   /// score_all_items() of `users` through that ranker: the rows of the fresh users from their
   /// rated items, the others as fitted.
   std::vector<float> fresh_ranker_rows(const std::vector<int64_t>& users) const;
+  /// score_all_items() of `users` where a ranker is beside the model: the ranker's rows (as
+  /// fresh_ranker_rows where some are fresh), the model's own for users without ratings.
+  std::vector<float> ranker_rows(const std::vector<int64_t>& users);
 
   /// Mean of the members' `score` of the index tensors, on the CPU as float.
   template <typename Score>
@@ -134,42 +137,6 @@ void check_ids(const std::vector<int64_t>& ids, int64_t n, const char* what) {
 
 std::vector<float> to_vector(const at::Tensor& t) {
   return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-}
-
-/// `target` (a parameter or buffer of a model built for more nodes, new_ratings.h) made to
-/// hold `saved` in its leading corner and zeros elsewhere, in place. Only node-indexed
-/// dimensions grow, so a tensor of unchanged shape is taken as saved. A dimension the new
-/// model registered empty (a length that follows from the fit: the sparse kinds' lists, the
-/// item-based ranker's width) takes the saved length.
-void fill_grown(at::Tensor& target, const at::Tensor& saved) {
-  if (target.sizes() == saved.sizes()) {
-    target.copy_(saved);
-    return;
-  }
-  TORCH_CHECK(saved.dim() == target.dim(), "grown: rank differs");
-  std::vector<int64_t> shape(target.sizes().begin(), target.sizes().end());
-  bool reshaped = false;
-  for (int64_t d = 0; d < saved.dim(); ++d)
-    if (shape[static_cast<size_t>(d)] == 0 && saved.size(d) > 0)
-      shape[static_cast<size_t>(d)] = saved.size(d), reshaped = true;
-  if (reshaped)
-    target.set_(torch::zeros(shape, target.options()));
-  else
-    target.zero_();
-  at::Tensor corner = target;
-  for (int64_t d = 0; d < saved.dim(); ++d) {
-    TORCH_CHECK(saved.size(d) <= shape[static_cast<size_t>(d)], "grown: a dimension shrank");
-    corner = corner.narrow(d, 0, saved.size(d));
-  }
-  corner.copy_(saved);
-}
-
-/// The trained `state` written into model `m`, built for more nodes: fill_grown of each
-/// tensor (no copy of the model's state to build it from).
-void grow_into(torch::nn::Module& m, const train::ModuleState& state) {
-  torch::NoGradGuard no_grad;
-  for (auto& p : m.named_parameters()) fill_grown(p.value(), state.at(p.key()));
-  for (auto& b : m.named_buffers()) fill_grown(b.value(), state.at("buffer:" + b.key()));
 }
 
 /// The users with ratings from index `from` on of `ds.train` (those new nodes added),
@@ -285,7 +252,7 @@ NewRatingsSummary build_members(infer::ModelParts& parts, const std::vector<trai
     if (new_nodes.empty()) {
       train::set_module_state(*m, state);
     } else {
-      grow_into(*m, state);
+      infer::grow_into(*m, state);
       m->nodes_added(parts.ctx, trained_users, trained_items);
     }
     parts.members.push_back(std::move(m));
@@ -578,11 +545,36 @@ std::vector<float> TrainedModel::Impl::rows_of(const std::vector<float>& cache,
   return out;
 }
 
+std::vector<float> TrainedModel::Impl::ranker_rows(const std::vector<int64_t>& users) {
+  check_ids(users, parts.ctx.n1, "user");
+  // A user without ratings (one a graph edit created, or a training user with none) is no row
+  // to a ranker, which scores from rated items alone: ranked by the model, through the graph.
+  std::vector<int64_t> rated, none;
+  std::vector<size_t> rated_at, none_at;
+  for (size_t k = 0; k < users.size(); ++k) {
+    const bool has = !seen[static_cast<size_t>(users[k])].empty();
+    (has ? rated : none).push_back(users[k]);
+    (has ? rated_at : none_at).push_back(k);
+  }
+  const auto of_ranker = [&](const std::vector<int64_t>& u) {
+    return fresh_ranker_users.empty() ? parts.ranker->score_all_items(u) : fresh_ranker_rows(u);
+  };
+  if (none.empty()) return of_ranker(users);
+  const auto n2 = static_cast<size_t>(parts.ctx.n2);
+  std::vector<float> out(users.size() * n2);
+  const auto place = [&](const std::vector<float>& rows, const std::vector<size_t>& at) {
+    for (size_t r = 0; r < at.size(); ++r)
+      std::copy_n(rows.begin() + static_cast<std::ptrdiff_t>(r * n2), n2,
+                  out.begin() + static_cast<std::ptrdiff_t>(at[r] * n2));
+  };
+  if (!rated.empty()) place(of_ranker(rated), rated_at);
+  place(all_items(none, &models::RatingModel::score_items), none_at);
+  return out;
+}
+
 std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& users) const {
   if (!impl_->cached_scores.empty()) return impl_->rows_of(impl_->cached_scores, users);
-  if (impl_->parts.ranker)
-    return impl_->fresh_ranker_users.empty() ? impl_->parts.ranker->score_all_items(users)
-                                             : impl_->fresh_ranker_rows(users);
+  if (impl_->parts.ranker) return impl_->ranker_rows(users);
   return impl_->all_items(users, &models::RatingModel::score_items);
 }
 

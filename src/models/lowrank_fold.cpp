@@ -66,7 +66,50 @@ at::Tensor rows_with(const at::Tensor& all, const std::vector<int64_t>& index,
   return out;
 }
 
+/// `a` and `b` (disjoint index sets, each ascending) as one, ascending.
+NodeRows merged(const NodeRows& a, const NodeRows& b) {
+  if (b.index.empty()) return a;
+  std::vector<int64_t> index = a.index;
+  index.insert(index.end(), b.index.begin(), b.index.end());
+  const at::Tensor values = torch::cat({a.values, b.values}, 0);
+  std::vector<int64_t> order(index.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int64_t>(k);
+  std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return index[x] < index[y]; });
+  NodeRows out;
+  for (const int64_t k : order) out.index.push_back(index[static_cast<size_t>(k)]);
+  out.values =
+      values.index_select(0, torch::tensor(at::ArrayRef<int64_t>(order), torch::kLong).to(values.device()));
+  return out;
+}
+
 }  // namespace
+
+NodeRows LowRankModel::graph_prior_moved(int side, const at::Tensor& x, const NodeRows& changed,
+                                         bool with_changed, const std::vector<int64_t>& rated) const {
+  const GraphPrior g = graph_prior(side, &rated);
+  GraphPrior moved;
+  std::vector<int64_t> from;  // per entry of g, its row's place in `moved` (-1: unmoved)
+  for (size_t k = 0, e = 0; k < g.rows.size(); ++k) {
+    size_t end = e;
+    bool reads = false;
+    while (end < g.at.size() && g.at[end] == static_cast<int64_t>(k))
+      reads |= std::binary_search(changed.index.begin(), changed.index.end(), g.cols[end]), ++end;
+    const bool among = std::binary_search(changed.index.begin(), changed.index.end(), g.rows[k]);
+    if ((reads || among) && (with_changed || !among)) {
+      for (; e < end; ++e)
+        moved.at.push_back(static_cast<int64_t>(moved.rows.size())), moved.cols.push_back(g.cols[e]),
+            moved.vals.push_back(g.vals[e]);
+      moved.rows.push_back(g.rows[k]);
+    }
+    e = end;
+  }
+  if (moved.rows.empty()) return {};
+  // The rows they read, the changed ones as changed, then gathered as priors() gathers them.
+  GraphPrior local = moved;
+  for (size_t e = 0; e < local.cols.size(); ++e) local.cols[e] = static_cast<int64_t>(e);
+  const at::Tensor source = rows_with(x, moved.cols, changed.index, changed.values);
+  return NodeRows{moved.rows, local.rows_from(source)};
+}
 
 std::shared_ptr<const LowRankModel::FoldTrace> LowRankModel::fold_trace() {
   const std::lock_guard<std::mutex> lock(fold_mutex_);
@@ -74,7 +117,7 @@ std::shared_ptr<const LowRankModel::FoldTrace> LowRankModel::fold_trace() {
   torch::NoGradGuard no_grad;
   auto t = std::make_shared<FoldTrace>();
   std::tie(t->u1, t->u2) = embeddings();
-  std::tie(t->up1, t->up2) = encoder_->forward();
+  std::tie(t->up1, t->up2) = priors();
   if (side1_.cge) t->cge1 = side1_.cge->trace(t->up1);
   if (side2_.cge) t->cge2 = side2_.cge->trace(t->up2);
   for (int side = 0; side < 2; ++side) {
@@ -149,6 +192,10 @@ at::Tensor LowRankModel::fold_user(const UserFold& f) {
     x1 = encoder_->side_inputs(0).narrow(0, u, 1);
   const at::Tensor up1 = encoder_->rows(0, 1, row, cls, col, val, x1);
 
+  // The items rated anew (a created item among them leaves the graph-prior rows).
+  std::vector<int64_t> rated_items;
+  for (const auto& [j, e] : added) rated_items.push_back(j);
+  std::sort(rated_items.begin(), rated_items.end());
   // The items whose U^(p) rows change, and those rows.
   std::vector<int64_t> changed;
   for (size_t e = 0; e < f.items.size(); ++e)
@@ -180,7 +227,12 @@ at::Tensor LowRankModel::fold_user(const UserFold& f) {
     const at::Tensor x2 = encoder_->side_inputs(1).defined()
                               ? encoder_->side_inputs(1).index_select(0, longs(changed))
                               : at::Tensor();
-    const at::Tensor up2 = encoder_->rows(1, static_cast<int64_t>(changed.size()), row, cls, col, val, x2);
+    at::Tensor up2 = encoder_->rows(1, static_cast<int64_t>(changed.size()), row, cls, col, val, x2);
+    // Items a graph edit created read the changed rows as neighbours: theirs change too.
+    const NodeRows both = merged(NodeRows{changed, up2},
+                                 graph_prior_moved(1, t->up2, NodeRows{changed, up2}, false, rated_items));
+    changed = both.index;
+    up2 = both.values;
     NodeRows out{changed, at::Tensor()};
     at::Tensor cge_rows;
     if (side2_.cge) {
@@ -189,6 +241,19 @@ at::Tensor LowRankModel::fold_user(const UserFold& f) {
     }
     moved = std::move(out.index);
     moved_rows = fused_rows(side2_.fusion, cge_rows, rows_with(t->up2, moved, changed, up2));
+    // The created items' U rows are their neighbours' mean, where one of those moved.
+    const NodeRows imputed = graph_prior_moved(1, t->u2, NodeRows{moved, moved_rows}, true, rated_items);
+    if (!imputed.index.empty()) {
+      NodeRows rest;
+      std::vector<int64_t> kept;
+      for (size_t k = 0; k < moved.size(); ++k)
+        if (!std::binary_search(imputed.index.begin(), imputed.index.end(), moved[k]))
+          rest.index.push_back(moved[k]), kept.push_back(static_cast<int64_t>(k));
+      rest.values = moved_rows.index_select(0, longs(kept));
+      const NodeRows all = merged(rest, imputed);
+      moved = all.index;
+      moved_rows = all.values;
+    }
   }
 
   // The user's U row: their CGE row, gathering from neighbours as traced (a new user's own row
@@ -197,7 +262,11 @@ at::Tensor LowRankModel::fold_user(const UserFold& f) {
   if (side1_.cge) {
     AppendedNode appended{n1, f.neighbours, f.weights, f.identity_row || t->cge1.identity};
     const std::vector<int64_t> wanted{u};
-    cge1 = side1_.cge->fold_rows(t->cge1, NodeRows{{u}, up1}, fresh ? &appended : nullptr, &wanted).values;
+    // Users a graph edit created read a trained user's row as a neighbour: theirs change too
+    // (nothing reads a new user's).
+    const NodeRows own{{u}, up1};
+    const NodeRows rows = fresh ? own : merged(own, graph_prior_moved(0, t->up1, own, false, {u}));
+    cge1 = side1_.cge->fold_rows(t->cge1, rows, fresh ? &appended : nullptr, &wanted).values;
   }
   const at::Tensor x = fused_rows(side1_.fusion, cge1, up1);
 

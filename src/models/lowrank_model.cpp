@@ -67,6 +67,11 @@ LowRankModel::LowRankModel(const LowRankConfig& cfg, const ModelContext& ctx, co
   }
   at1_ = ctx.at1;
   at2_ = ctx.at2;
+  if (encoder_) {
+    // Registered empty: a directory written before they existed loads without them.
+    graph_prior_rows1_ = register_buffer("graph_prior_rows1", torch::empty({0}, torch::kLong));
+    graph_prior_rows2_ = register_buffer("graph_prior_rows2", torch::empty({0}, torch::kLong));
+  }
   if (ctx.train_values.defined()) to(ctx.train_values.device());
 }
 
@@ -133,8 +138,10 @@ std::pair<at::Tensor, at::Tensor> LowRankModel::embeddings() {
     uh1 = torch::dropout(side1_.mlp->forward(), p, is_training());
     uh2 = torch::dropout(side2_.mlp->forward(), p, is_training());
   }
-  if (encoder_) std::tie(up1, up2) = encoder_->forward();
-  return {fuse(side1_, uh1, uh2, up1, up2), fuse(side2_, uh2, uh1, up2, up1)};
+  if (encoder_) std::tie(up1, up2) = priors();
+  at::Tensor u1 = fuse(side1_, uh1, uh2, up1, up2), u2 = fuse(side2_, uh2, uh1, up2, up1);
+  if (encoder_) u1 = with_graph_prior(0, u1), u2 = with_graph_prior(1, u2);
+  return {u1, u2};
 }
 
 at::Tensor LowRankModel::score(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& users,

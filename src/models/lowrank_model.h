@@ -90,6 +90,9 @@ class LowRankModel : public RatingModel {
   at::Tensor fold_user(const UserFold& fold) override;
   bool folds_users() const override;
   void prepare_folds() override;
+  /// Nodes added without ratings that have graph neighbours (nodes a graph edit created) take
+  /// their neighbours' mean U^(p) row (lowrank_graph_prior.cpp); rated ones leave that list.
+  void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
   /// rating_items() from representations returned by embeddings().
   at::Tensor score_all_items(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& block);
@@ -118,6 +121,30 @@ class LowRankModel : public RatingModel {
   LowRankConfig cfg_;
   Side side1_, side2_;
   PriorEncoder encoder_{nullptr};  // prior = encoder: U^(p) of both sides
+  /// prior = encoder: the nodes of each side a graph edit created without ratings (empty for
+  /// the nodes of training), whose U^(p) row is their graph neighbours' (lowrank_graph_prior.cpp).
+  at::Tensor graph_prior_rows1_, graph_prior_rows2_;
+  /// The entries of those rows' means: row rows[at[e]] gathers vals[e] x U^(p)[cols[e]] (the
+  /// neighbours' At entries over their sum, neighbours of training only; a row without any is
+  /// left out and keeps its own).
+  struct GraphPrior {
+    std::vector<int64_t> rows, at, cols;
+    std::vector<float> vals;
+    /// The rows' values gathered from `source` (rows indexed as U^(p)).
+    at::Tensor rows_from(const at::Tensor& source) const;
+  };
+  /// `rated` (ascending, may be null): nodes of the list a fold-in rates, which leave it.
+  GraphPrior graph_prior(int side, const std::vector<int64_t>* rated = nullptr) const;
+  /// `x` (U^(p) or U of `side`, n x d) with the graph-prior rows set from their neighbours.
+  at::Tensor with_graph_prior(int side, const at::Tensor& x) const;
+  /// encoder_->forward() with the graph-prior rows set.
+  std::pair<at::Tensor, at::Tensor> priors();
+  /// A fold-in's other rows (lowrank_fold.cpp): the graph-prior rows of `side` that read a row
+  /// of `changed`, gathered from `x` (U^(p) or U) with those rows changed; those among
+  /// `changed` themselves only where `with_changed` (U, whose rows a fold computes by the CGE);
+  /// the nodes `rated` (ascending) rates leave the list first.
+  NodeRows graph_prior_moved(int side, const at::Tensor& x, const NodeRows& changed, bool with_changed,
+                             const std::vector<int64_t>& rated) const;
   /// What fold_user reads of a full forward in eval mode, made on its first call and kept
   /// until the mode changes (lowrank_fold.cpp).
   struct FoldTrace;

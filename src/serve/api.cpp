@@ -684,8 +684,9 @@ void check_admin(const Request& q, const std::string& token) {
     throw ApiError{401, "admin route: send the admin token as \"Authorization: Bearer TOKEN\""};
 }
 
-/// POST /v1/graph/edges {"edits": [{"side": "user", "op": "add", "a": ID, "b": ID, "weight": 1}, ...]}:
-/// one batch of graph edits (symgnn/graph_edit.h), journalled, then served (ModelStore::edit_graph).
+/// POST /v1/graph/edges {"edits": [{"side": "user", "op": "add", "a": ID, "b": ID, "weight": 1,
+/// "create": false}, ...]}: one batch of graph edits (symgnn/graph_edit.h; create: an unknown
+/// end joins as a new node), journalled, then served (ModelStore::edit_graph).
 Response post_graph_edges(const Request& q, ModelStore& store, const std::string& token) {
   check_admin(q, token);
   const json body = parse_body(q);
@@ -711,6 +712,10 @@ Response post_graph_edges(const Request& q, ModelStore& store, const std::string
     if (e.contains("weight")) {
       if (!e["weight"].is_number()) throw ApiError{400, at + ".weight: must be a number"};
       g.weight = e["weight"].get<double>();
+    }
+    if (e.contains("create")) {
+      if (!e["create"].is_boolean()) throw ApiError{400, at + ".create: must be true or false"};
+      g.create = e["create"].get<bool>();
     }
     edits.push_back(std::move(g));
   }

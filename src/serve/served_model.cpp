@@ -76,6 +76,14 @@ std::shared_ptr<ServedModel> served_with(const ServedModel& old, TrainedModel mo
   m->model = std::move(fresh);
   m->version = old.version + 1;
   m->info["scores_cached"] = m->cached;
+  if (m->model->users() != old.model->users() || m->model->items() != old.model->items()) {
+    // Nodes the edit created: their ids join the indexes; created items have no names.
+    m->users = data::id_index(m->model->dataset().users);
+    m->items = data::id_index(m->model->dataset().items);
+    if (!m->item_names.empty()) m->item_names.resize(static_cast<size_t>(m->model->items()));
+    m->info["users"] = m->model->users();
+    m->info["items"] = m->model->items();
+  }
   m->loaded_at = utc_now();
   return m;
 }

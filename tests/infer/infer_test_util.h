@@ -2,6 +2,10 @@
 // of the inference API (tests/infer/).
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <sstream>
 #include <string>
@@ -10,9 +14,26 @@
 #include "common/test_support.h"
 #include "symgnn/fit.h"
 #include "symgnn/graph.h"
+#include "symgnn/trained_model.h"
 #include "train/trainer.h"
 
 namespace symgnn::testing {
+
+/// score_all_items() of every user of `m`, row-major.
+inline std::vector<float> every_users_scores(const TrainedModel& m) {
+  std::vector<int64_t> users(static_cast<size_t>(m.users()));
+  for (int64_t u = 0; u < m.users(); ++u) users[static_cast<size_t>(u)] = u;
+  return m.score_all_items(users);
+}
+
+/// The largest |a[k] - b[k]|, the sizes expected equal.
+inline double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (size_t k = 0; k < a.size() && k < b.size(); ++k)
+    worst = std::max(worst, double(std::abs(a[k] - b[k])));
+  return worst;
+}
 
 /// Writes `csv` to dir/ratings.csv, trains cfg (cfg.data.source set to it) and returns the
 /// model directory dir/run.

@@ -44,20 +44,6 @@ std::string followed_model(const std::string& tag) {
   return o.out_dir;
 }
 
-std::vector<float> all_scores(const TrainedModel& m) {
-  std::vector<int64_t> users(static_cast<size_t>(m.users()));
-  for (int64_t u = 0; u < m.users(); ++u) users[static_cast<size_t>(u)] = u;
-  return m.score_all_items(users);
-}
-
-double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double worst = 0;
-  for (size_t k = 0; k < a.size() && k < b.size(); ++k)
-    worst = std::max(worst, double(std::abs(a[k] - b[k])));
-  return worst;
-}
-
 }  // namespace
 
 TEST(GraphEdit, AnEditedModelScoresAsTheModelRebuiltOnTheEditedGraph) {
@@ -88,16 +74,21 @@ TEST(GraphEdit, AnEditedModelScoresAsTheModelRebuiltOnTheEditedGraph) {
   for (const auto& member : m.parts().members) states.push_back(train::module_state(*member));
   infer::ModelParts by_hand = infer::model_parts(m.config(), ds, states);
   const TrainedModel want(std::move(by_hand));
-  EXPECT_LT(largest_difference(all_scores(edited), all_scores(want)), 1e-5);
+  EXPECT_LT(symgnn::testing::largest_difference(symgnn::testing::every_users_scores(edited),
+                                                symgnn::testing::every_users_scores(want)),
+            1e-5);
   // The edit reached the scores: u0's list changed, the graph's own entries are as asked.
-  EXPECT_GT(largest_difference(m.score_all_items({index("u0")}), edited.score_all_items({index("u0")})),
+  EXPECT_GT(symgnn::testing::largest_difference(m.score_all_items({index("u0")}),
+                                                edited.score_all_items({index("u0")})),
             1e-6);
   EXPECT_EQ(edited.dataset().users.graph.src.size(), kept.src.size());
 
   // Journalled and loaded again: the same scores, and the directory loads as edited everywhere.
   EXPECT_EQ(infer::append_graph_journal(dir, {edits[0]}), 1);
   EXPECT_EQ(infer::append_graph_journal(dir, {edits[1], edits[2]}), 2);
-  EXPECT_LT(largest_difference(all_scores(TrainedModel::load(dir)), all_scores(edited)), 1e-5);
+  EXPECT_LT(symgnn::testing::largest_difference(symgnn::testing::every_users_scores(TrainedModel::load(dir)),
+                                                symgnn::testing::every_users_scores(edited)),
+            1e-5);
 }
 
 TEST(GraphEdit, BadEditsAreOneLineNamingTheEdit) {

@@ -650,3 +650,46 @@ TEST(ServeApi, GraphEditsAreServedJournalledAndReplayedOnReload) {
   for (size_t k = 0; k < before.size(); ++k)
     EXPECT_NEAR(replayed[k], before[k], 1e-5);  // added, then removed
 }
+
+TEST(ServeApi, AUserCreatedByFollowsAloneIsServedAList) {
+  const std::string root = st::scratch_dir("serve_graph_create");
+  std::filesystem::copy(served().lowrank, root + "/model", std::filesystem::copy_options::recursive);
+  const std::string dir = root + "/model";
+  symgnn::serve::ModelStore store({{"main", dir}}, "cpu");
+  symgnn::serve::ServeMetrics metrics;
+  const symgnn::serve::Api api(store, metrics, symgnn::serve::ApiLimits{}, "0123456789abcdef");
+  const auto& ds = store.get("")->model->dataset();
+  const int64_t users = store.get("")->model->users();
+  auto post = [&](const json& body) {
+    Request q;
+    q.method = "POST";
+    q.path = "/v1/graph/edges";
+    q.body = body.dump();
+    q.authorization = "Bearer 0123456789abcdef";
+    return api.handle(q);
+  };
+  json edits = json::array();
+  for (int64_t v : {0, 1, 2})
+    edits.push_back({{"side", "user"}, {"a", "newcomer"}, {"b", ds.users.id_of(v)}, {"create", true}});
+  // Without create, or with a create that is no boolean: one line, nothing changed.
+  json plain = edits;
+  plain[0].erase("create");
+  EXPECT_NE(error_of(post({{"edits", plain}}), 400).find("set create to add it"), std::string::npos);
+  plain[0]["create"] = "yes";
+  EXPECT_NE(error_of(post({{"edits", plain}}), 400).find("edits[0].create: must be true or false"),
+            std::string::npos);
+  const Response r = post({{"edits", edits}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(store.get("")->model->users(), users + 1);
+  // A list, from the model (the user has no ratings), and the user is known to every route.
+  const Response list = st::get_request(api, "/v1/recommend", {{"user", "newcomer"}, {"k", "5"}});
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(body_of(list)["items"].size(), 5u);
+  const Response near = st::get_request(api, "/v1/similar", {{"user", "newcomer"}, {"k", "3"}});
+  ASSERT_EQ(near.status, 200) << near.body;
+  EXPECT_EQ(body_of(near)["users"].size(), 3u);
+  // Journalled with its create: a reload creates the user again.
+  store.reload();
+  EXPECT_EQ(store.get("")->model->users(), users + 1);
+  EXPECT_EQ(st::get_request(api, "/v1/recommend", {{"user", "newcomer"}, {"k", "5"}}).status, 200);
+}

@@ -53,6 +53,7 @@ at::Tensor OffsetModel::offset(const at::Tensor& users, const at::Tensor& items)
 }
 
 void OffsetModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
+  inner_->nodes_added(ctx, trained_users, trained_items);
   offset_->extend(ctx, trained_users, trained_items, shrinkage_, sweeps_);
 }
 

@@ -137,7 +137,14 @@ ScoreTerms InteractionModel::score_terms(int64_t user, int64_t item, const Datas
 void InteractionModel::nodes_added(const ModelContext& ctx, int64_t, int64_t) {
   // Scores are linear in X (X W) and a rating given after the fit is of a pair the fit did
   // not see (infer/new_ratings.h refuses the others): each user's row gains x_added W, for
-  // new users and for users the fit knew alike. An added item has no row of W.
+  // new users and for users the fit knew alike. An added item's row of W is zero (the fit of an
+  // item nobody rated), so that W stays square and a user is scored from any items they rate.
+  if (item_weights_.size(0) > 0 && item_weights_.size(0) < n2_) {
+    torch::NoGradGuard no_grad;
+    at::Tensor square = torch::zeros({n2_, n2_}, item_weights_.options());
+    square.narrow(0, 0, item_weights_.size(0)).copy_(item_weights_);
+    item_weights_.set_(square);
+  }
   const at::Tensor u = ctx.train_users.to(at::kCPU, at::kLong).contiguous(),
                    i = ctx.train_items.to(at::kCPU, at::kLong).contiguous();
   if (ctx.added_from < 0 || ctx.added_from >= u.size(0)) return;

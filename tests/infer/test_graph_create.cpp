@@ -1,0 +1,224 @@
+// Nodes a graph edit creates (GraphEdit::create, symgnn/graph_edit.h): a new item joins by its
+// edges alone and is found by similar() from the items it links to, a new user joins by
+// follows alone and gets a list from the model; the ranker beside the model grows by the same
+// nodes; the journal replays them; the edits a creation cannot take are one line each.
+#include <gtest/gtest.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "infer/graph_journal.h"
+#include "infer/model_parts.h"
+#include "infer_test_util.h"
+#include "symgnn/error.h"
+#include "symgnn/graph_edit.h"
+#include "symgnn/model.h"
+#include "symgnn/model_dir.h"
+#include "symgnn/trained_model.h"
+
+using namespace symgnn;
+
+namespace {
+
+/// A low-rank model reading a user graph (pairs of follows) and an item graph (chains of the
+/// items of one taste: the even items, the odd items), with `ranker`; its directory.
+std::string two_graph_model(const std::string& tag, const std::string& ranker) {
+  const std::string d = symgnn::testing::scratch_dir("infer_graph_create_" + tag);
+  symgnn::testing::write_file(d, "ratings.csv", symgnn::testing::two_taste_csv(24, 18, 0.4, 5));
+  std::string follows, links;
+  for (int u = 0; u + 1 < 24; u += 2)
+    follows += "u" + std::to_string(u) + ",u" + std::to_string(u + 1) + "\n";
+  for (int i = 0; i + 2 < 18; ++i) links += "i" + std::to_string(i) + ",i" + std::to_string(i + 2) + "\n";
+  symgnn::testing::write_file(d, "follows.csv", follows);
+  symgnn::testing::write_file(d, "links.csv", links);
+  RunConfig cfg = start_config("", "");
+  cfg.data.source = d + "/ratings.csv";
+  cfg.data.user_graph_file = d + "/follows.csv";
+  cfg.data.item_graph_file = d + "/links.csv";
+  cfg.data.test_fraction = 0.2;
+  for (const std::string s : {"model=lowrank", "lowrank.variant=G", "graph.user_graph=file",
+                              "graph.item_graph=file", "train.epochs=8", "lowrank.hidden=8"})
+    apply_override(cfg, s);
+  apply_override(cfg, "train.ranker=" + ranker);
+  FitOptions o;
+  o.out_dir = d + "/run";
+  o.overwrite = true;
+  fit(cfg, o);
+  return o.out_dir;
+}
+
+std::vector<GraphEdit> new_item_linked_to_evens() {
+  std::vector<GraphEdit> edits;
+  for (const char* to : {"i0", "i2", "i4", "i6", "i8"}) {
+    GraphEdit e{"item", "add", "fresh", to, 1.0};
+    e.create = true;
+    edits.push_back(e);
+  }
+  return edits;
+}
+
+/// A user's ratings `rows` folded into `m` (TrainedModel::fold_in_user) rate every item as the
+/// model grown by them does, to 1e-5.
+void expect_fold_equals_growth(const TrainedModel& m, const std::vector<NewRating>& rows) {
+  NewNodes nodes;
+  nodes.rating_rows = rows;
+  const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
+  ASSERT_TRUE(folded.has_value()) << rows.front().user;
+  const TrainedModel grown = m.with_new_nodes(nodes);
+  std::vector<int64_t> items;
+  for (int64_t i = 0; i < m.items(); ++i) items.push_back(i);
+  EXPECT_LT(
+      symgnn::testing::largest_difference(folded->ratings(items), grown.rating_all_items({folded->user})),
+      1e-5)
+      << rows.front().user;
+  EXPECT_LT(symgnn::testing::largest_difference(folded->scores, grown.score_all_items({folded->user})), 1e-5)
+      << rows.front().user;
+}
+
+}  // namespace
+
+TEST(GraphCreate, ANewItemJoinsByItsEdgesAloneAndIsFoundFromThem) {
+  const std::string dir = two_graph_model("item", "ease");
+  const TrainedModel m = TrainedModel::load(dir);
+  const std::vector<GraphEdit> edits = new_item_linked_to_evens();
+  const TrainedModel edited = apply_graph_edits(m, edits);
+  ASSERT_EQ(edited.items(), m.items() + 1);
+  ASSERT_EQ(edited.users(), m.users());
+  const int64_t fresh = edited.item_index("fresh");
+  EXPECT_EQ(fresh, m.items());
+  // Its graph row holds the five edges, both ways; it has no ratings.
+  int64_t entries = 0;
+  const EdgeList& g = edited.dataset().items.graph;
+  for (size_t e = 0; e < g.src.size(); ++e) entries += (g.src[e] == fresh) + (g.dst[e] == fresh);
+  EXPECT_EQ(entries, 10);
+  for (const int64_t i : edited.dataset().train.item) EXPECT_NE(i, fresh);
+  // Found among the five nearest of every item it links to, by the model's representations.
+  ASSERT_EQ(edited.similarity_basis(NodeSide::items), "representations");
+  for (const char* to : {"i0", "i2", "i4", "i6", "i8"}) {
+    bool found = false;
+    for (const SimilarNode& s : edited.similar(NodeSide::items, edited.item_index(to), 5))
+      found |= s.index == fresh;
+    EXPECT_TRUE(found) << "not among the 5 nearest of " << to;
+  }
+  // The EASE ranker beside it grew by the item: a column of zeros, its exact fit for an item
+  // nobody rated; the other columns are the ranker's as before.
+  const std::vector<float> before = symgnn::testing::every_users_scores(m),
+                           after = symgnn::testing::every_users_scores(edited);
+  ASSERT_EQ(after.size(), static_cast<size_t>(m.users() * (m.items() + 1)));
+  double other_columns = 0;
+  for (int64_t u = 0; u < m.users(); ++u) {
+    if (m.seen_items()[static_cast<size_t>(u)].empty()) continue;
+    for (int64_t i = 0; i < m.items(); ++i)
+      other_columns =
+          std::max(other_columns, double(std::abs(after[static_cast<size_t>(u * (m.items() + 1) + i)] -
+                                                  before[static_cast<size_t>(u * m.items() + i)])));
+    EXPECT_EQ(after[static_cast<size_t>(u * (m.items() + 1) + fresh)], 0.0f);
+  }
+  EXPECT_LT(other_columns, 1e-6);
+  // Predicted ratings come from the model, which places it through the graph.
+  const std::vector<float> r = edited.predict({0, 1, 2}, {fresh, fresh, fresh});
+  for (const float v : r) EXPECT_TRUE(std::isfinite(v));
+
+  // A user rating its neighbours (new, or trained) moves its row, as the grown model moves it:
+  // a fold-in gathers it again.
+  expect_fold_equals_growth(edited, {{"stranger", "i0", 5}, {"stranger", "i2", 4}});
+  for (int64_t i = 0; i < m.items(); ++i)
+    if (!std::binary_search(m.seen_items()[1].begin(), m.seen_items()[1].end(), i)) {
+      expect_fold_equals_growth(edited, {{m.dataset().users.id_of(1), m.dataset().items.id_of(i), 4}});
+      break;
+    }
+  // Rated itself: placed by its rating from then on.
+  expect_fold_equals_growth(edited, {{"stranger", "fresh", 5}, {"stranger", "i2", 4}});
+
+  // Journalled: every load creates it again, at the same index, to the same scores; compacted:
+  // a directory that holds it.
+  EXPECT_EQ(infer::append_graph_journal(dir, edits), 1);
+  const TrainedModel reloaded = TrainedModel::load(dir);
+  EXPECT_EQ(reloaded.item_index("fresh"), fresh);
+  EXPECT_LT(symgnn::testing::largest_difference(symgnn::testing::every_users_scores(reloaded), after), 1e-5);
+  const std::string compacted = symgnn::testing::scratch_dir("infer_graph_create_compacted") + "/out";
+  EXPECT_EQ(compact_model_dir(dir, compacted, "cpu"), 1);
+  const TrainedModel from_compacted = TrainedModel::load(compacted);
+  EXPECT_EQ(from_compacted.items(), edited.items());
+  EXPECT_LT(symgnn::testing::largest_difference(symgnn::testing::every_users_scores(from_compacted), after),
+            1e-5);
+}
+
+TEST(GraphCreate, ANewUserJoinsByFollowsAloneAndGetsTheModelsList) {
+  const std::string dir = two_graph_model("user", "ease");
+  const TrainedModel m = TrainedModel::load(dir);
+  std::vector<GraphEdit> edits;
+  for (const char* to : {"u0", "u2", "u4"}) {
+    GraphEdit e{"user", "add", "newcomer", to, 1.0};
+    e.create = true;
+    edits.push_back(e);
+  }
+  const TrainedModel edited = apply_graph_edits(m, edits);
+  ASSERT_EQ(edited.users(), m.users() + 1);
+  const int64_t u = edited.user_index("newcomer");
+  ASSERT_EQ(u, m.users());
+  EXPECT_TRUE(edited.seen_items()[static_cast<size_t>(u)].empty());
+  // The ranker (EASE) has nothing to score them from; their list is the model's own scores,
+  // which differ between items (no list of ties).
+  const std::vector<float> row = edited.score_all_items({u});
+  std::set<float> distinct(row.begin(), row.end());
+  EXPECT_GT(distinct.size(), static_cast<size_t>(edited.items() / 2));
+  {
+    torch::NoGradGuard no_grad;
+    at::Tensor sum;
+    for (const auto& member : edited.parts().members) {
+      const at::Tensor s = member->score_items(torch::tensor({u}), edited.items());
+      sum = sum.defined() ? sum + s : s;
+    }
+    sum = (sum / static_cast<double>(edited.parts().members.size()))
+              .to(torch::kCPU, torch::kFloat)
+              .contiguous();
+    const std::vector<float> own(sum.data_ptr<float>(), sum.data_ptr<float>() + sum.numel());
+    EXPECT_LT(symgnn::testing::largest_difference(row, own), 1e-6);
+  }
+  // Trained users with ratings are still ranked by EASE: their rows unchanged.
+  const std::vector<float> before = m.score_all_items({0, 5}), after = edited.score_all_items({0, 5});
+  EXPECT_LT(symgnn::testing::largest_difference(before, after), 1e-6);
+  // The newcomer then rates, and a user they follow rates: each folded in as the model grown by
+  // those ratings places them (the newcomer by their ratings from then on).
+  expect_fold_equals_growth(edited, {{"newcomer", "i0", 5}, {"newcomer", "i2", 4}});
+  for (int64_t i = 0; i < m.items(); ++i)
+    if (!std::binary_search(m.seen_items()[0].begin(), m.seen_items()[0].end(), i)) {
+      expect_fold_equals_growth(edited, {{m.dataset().users.id_of(0), m.dataset().items.id_of(i), 4}});
+      break;
+    }
+}
+
+TEST(GraphCreate, WhatACreationCannotTakeIsOneLine) {
+  const std::string dir = two_graph_model("bad", "none");
+  const TrainedModel m = TrainedModel::load(dir);
+  const auto refused = [&](GraphEdit e, const std::string& needle) {
+    try {
+      apply_graph_edits(m, {e});
+      ADD_FAILURE() << "accepted: " << needle;
+    } catch (const ConfigError& x) {
+      EXPECT_NE(std::string(x.what()).find(needle), std::string::npos) << x.what();
+      EXPECT_EQ(std::string(x.what()).find('\n'), std::string::npos);
+    }
+  };
+  refused({"item", "add", "i0", "nowhere", 1}, "edits[0]: 'nowhere' is no item of the model (set create");
+  GraphEdit removal{"item", "remove", "i0", "nowhere", 1};
+  removal.create = true;
+  refused(removal, "create: only an edge added creates a node");
+  GraphEdit loop{"item", "add", "nowhere", "nowhere", 1};
+  loop.create = true;
+  refused(loop, "is a self-loop");
+  GraphEdit empty{"user", "add", "", "u0", 1};
+  empty.create = true;
+  refused(empty, "an empty user id");
+  // Two new nodes linked to each other only: both created, in the order named.
+  GraphEdit pair{"item", "add", "x", "y", 1};
+  pair.create = true;
+  const TrainedModel two = apply_graph_edits(m, {pair});
+  EXPECT_EQ(two.items(), m.items() + 2);
+  EXPECT_EQ(two.item_index("x"), m.items());
+  EXPECT_EQ(two.item_index("y"), m.items() + 1);
+}
