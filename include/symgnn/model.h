@@ -219,6 +219,17 @@ class RatingModel : public torch::nn::Module {
   /// first fold, so that threads sharing the model only read it. The default does nothing.
   virtual void prepare_folds() {}
 
+  /// Called on a model just rebuilt from `before`'s weights over the same nodes and ratings
+  /// with edited graphs (a graph edit, symgnn/graph_edit.h): takes `before`'s representations
+  /// and recomputes only the rows the edit reaches (the rows of At that differ and, layer by
+  /// layer, the rows that gather from a changed one), so that an edit costs its receptive
+  /// field rather than a forward pass. Returns whether it did; false (the default): the model
+  /// computes every row on its first score.
+  virtual bool take_graph_edit(RatingModel& before) {
+    (void)before;
+    return false;
+  }
+
   /// Called after a trained state was loaded into a model built for more nodes than it was
   /// trained on, or given ratings after its fit (infer/new_ratings.h: users from index
   /// `trained_users` on, items from `trained_items` on, their weight rows zero; ctx holds

@@ -395,11 +395,16 @@ void add_user_rows(NewNodes& nodes, const EdgeRows& edges, const FeatureRows& fe
 
 }  // namespace
 
-/// (side, op, a, b, weight, create) rows from Python as graph edits.
+/// (side, op, a, b, weight, create, features) rows from Python as graph edits.
 static std::vector<GraphEdit> graph_edits_of(
-    const std::vector<std::tuple<std::string, std::string, std::string, std::string, double, bool>>& rows) {
+    const std::vector<std::tuple<std::string, std::string, std::string, std::string, double, bool,
+                                 std::vector<double>>>& rows) {
   std::vector<GraphEdit> out;
-  for (const auto& [side, op, a, b, w, create] : rows) out.push_back({side, op, a, b, w, create});
+  for (const auto& [side, op, a, b, w, create, features] : rows) {
+    out.emplace_back(side, op, a, b, w);
+    out.back().create = create;
+    out.back().features = features;
+  }
   return out;
 }
 
@@ -425,8 +430,10 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "append_graph_journal",
       [](const std::string& dir,
-         const std::vector<std::tuple<std::string, std::string, std::string, std::string, double, bool>>&
-             rows) { infer::append_graph_journal(dir, graph_edits_of(rows)); },
+         const std::vector<std::tuple<std::string, std::string, std::string, std::string, double, bool,
+                                      std::vector<double>>>& rows) {
+        infer::append_graph_journal(dir, graph_edits_of(rows));
+      },
       py::arg("dir"), py::arg("edits"), "appends a batch of graph edits to the model directory's journal");
   m.def(
       "read_verified_file", [](const std::string& path) { return py::bytes(read_verified_file(path)); },
@@ -589,15 +596,16 @@ PYBIND11_MODULE(_core, m) {
       .def(
           "edit_graph",
           [](const ModelHandle& h,
-             const std::vector<std::tuple<std::string, std::string, std::string, std::string, double, bool>>&
-                 rows) {
+             const std::vector<std::tuple<std::string, std::string, std::string, std::string, double, bool,
+                                          std::vector<double>>>& rows) {
             const std::vector<GraphEdit> edits = graph_edits_of(rows);
             py::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(h.busy);
             return std::make_unique<ModelHandle>(apply_graph_edits(h.model, edits));
           },
           py::arg("edits"),
-          "this model with (side, op, a, b, weight, create) graph edits applied (symgnn/graph_edit.h)")
+          "this model with (side, op, a, b, weight, create, features) graph edits applied "
+          "(symgnn/graph_edit.h)")
       .def(
           "explain",
           [](const ModelHandle& h, int64_t user, int64_t item, const std::string& target, int64_t top,

@@ -195,7 +195,8 @@ class Model:
         `symgnn graph edit`, docs/graph_edits.md): `edits` a list of dicts {"side": "user" or
         "item", "op": "add" or "remove", "a": ID, "b": ID, "weight": 1.0, "create": False} or
         tuples (side, op, a, b[, weight]). With "create": True an end of an added edge that is no
-        node of its side becomes a new user or item joining by its edges alone (no ratings):
+        node of its side becomes a new user or item joining by its edges alone (no ratings; its
+        side features "features": [...] where the model has them, for the end a it creates):
         similar_items finds it, and lists where the model ranks it high. Every node's
         representation is recomputed from the trained weights on the edited graphs, and this
         model answers from them at once. Where the model has a
@@ -207,18 +208,21 @@ class Model:
         rows = []
         for k, e in enumerate(edits):
             if isinstance(e, dict):
-                unknown = set(e) - {"side", "op", "a", "b", "weight", "create"}
+                unknown = set(e) - {"side", "op", "a", "b", "weight", "create", "features"}
                 if unknown:
                     raise ConfigError(
-                        f"edits[{k}]: unknown key {sorted(unknown)[0]!r} (side, op, a, b, weight, create)")
+                        f"edits[{k}]: unknown key {sorted(unknown)[0]!r} (side, op, a, b, weight, create, features)")
                 create = e.get("create", False)
                 if not isinstance(create, bool):
                     raise ConfigError(f"edits[{k}].create: must be True or False")
-                e = (e.get("side"), e.get("op", "add"), e.get("a"), e.get("b"), e.get("weight", 1.0), create)
-            if not isinstance(e, (tuple, list)) or len(e) not in (4, 5, 6) or any(x is None for x in e[:4]):
+                e = (e.get("side"), e.get("op", "add"), e.get("a"), e.get("b"), e.get("weight", 1.0), create,
+                     e.get("features", []))
+            if not isinstance(e, (tuple, list)) or len(e) not in (4, 5, 6, 7) or any(x is None for x in e[:4]):
                 raise ConfigError(f"edits[{k}]: must be (side, op, a, b[, weight]) or a dict of those")
             weight = _args.number(e[4] if len(e) >= 5 else 1.0, f"edits[{k}].weight")
-            rows.append((str(e[0]), str(e[1]), str(e[2]), str(e[3]), weight, bool(e[5]) if len(e) == 6 else False))
+            features = [_args.number(v, f"edits[{k}].features") for v in (e[6] if len(e) == 7 else [])]
+            rows.append((str(e[0]), str(e[1]), str(e[2]), str(e[3]), weight, bool(e[5]) if len(e) >= 6 else False,
+                         features))
         if not rows:
             raise ConfigError("edit_graph: no edit given")
         edited = self._m.edit_graph(rows)

@@ -24,6 +24,7 @@ struct GraphEditCliOptions {
   std::string device = "cpu";
   int64_t threads = -1;
   bool create = false;
+  std::vector<std::string> features;
 };
 
 /// "a,b" or "a,b,w" of option `flag` as an edit of `side`.
@@ -57,6 +58,30 @@ int run_graph_edit(const GraphEditCliOptions& o) {
   for (const auto& t : o.add_item) edits.push_back(edge_of(t, "item", "add", "--add-item-edge"));
   for (const auto& t : o.remove_item) edits.push_back(edge_of(t, "item", "remove", "--remove-item-edge"));
   for (GraphEdit& e : edits) e.create = o.create && e.op == "add";
+  for (const std::string& text : o.features) {
+    // "ID,f1,...": the features of the node ID an edit creates (its first edit naming it as A).
+    std::vector<std::string> f;
+    std::stringstream in(text);
+    for (std::string part; std::getline(in, part, ',');) f.push_back(part);
+    if (!o.create || f.size() < 2)
+      throw UsageError("--features " + text + ": must be ID,F1,... with --create");
+    const auto edit =
+        std::find_if(edits.begin(), edits.end(), [&](const GraphEdit& e) { return e.create && e.a == f[0]; });
+    if (edit == edits.end())
+      throw UsageError("--features " + text + ": no added edge names " + f[0] + " first (A of A,B)");
+    for (size_t c = 1; c < f.size(); ++c) {
+      size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(f[c], &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != f[c].size())
+        throw UsageError("--features " + text + ": " + f[c] + " is not a number");
+      edit->features.push_back(v);
+    }
+  }
   if (edits.empty())
     throw UsageError(
         "graph edit: no edit given (--add-user-edge, --remove-user-edge, --add-item-edge, "
@@ -118,6 +143,9 @@ void add_graph_command(CLI::App& app) {
       "an end of an added edge that is no node of its side becomes a new user or item, joining by\n"
       "its edges alone (no ratings, zero features): a new item linked to catalogue items appears in\n"
       "their `serve` /v1/similar and, where the model ranks it high, in lists");
+  edit->add_option("--features", e->features,
+                   "ID,F1,...: with --create, the side features of the node ID the edits create (the\n"
+                   "first added edge naming it as A); without: zeros (repeatable)");
   edit->add_option("--device", e->device, "cpu (default), cuda or cuda:N: where the batch is checked");
   edit->add_option("--threads", e->threads, "threads (default: one per core)")
       ->check(config_value_check("train.threads"));

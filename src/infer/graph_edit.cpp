@@ -18,7 +18,7 @@ namespace {
 
 /// Appends node `id` to `side` (materialising implicit ids): a graph row without edges, zero
 /// features. Returns its index.
-int64_t append_node(NodeSet& side, const std::string& id) {
+int64_t append_node(NodeSet& side, const std::string& id, const std::vector<double>& features) {
   if (side.ids.empty() && side.count > 0) {
     std::vector<std::string> ids;  // id_of reads side.ids once it holds any
     for (int64_t i = 0; i < side.count; ++i) ids.push_back(side.id_of(i));
@@ -30,6 +30,9 @@ int64_t append_node(NodeSet& side, const std::string& id) {
   if (!side.features.empty()) {
     side.features.rows = side.count;
     side.features.values.resize(static_cast<size_t>(side.count * side.features.cols), 0.0f);
+    for (size_t c = 0; c < features.size(); ++c)
+      side.features.values[static_cast<size_t>((side.count - 1) * side.features.cols) + c] =
+          static_cast<float>(features[c]);
   }
   return side.count - 1;
 }
@@ -58,6 +61,20 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
       throw ConfigError(at + "model = " + parts.cfg.model +
                         " keeps scores solved on its graphs: an edited graph needs a new fit (symgnn train)");
     if (e.create && e.op != "add") throw ConfigError(at + "create: only an edge added creates a node");
+    if (!e.features.empty()) {
+      if (!e.create) throw ConfigError(at + "features: only for the node an edit creates (set create)");
+      if (side.features.empty())
+        throw ConfigError(at + "features: the model's " + e.side + "s have no side features");
+      if (static_cast<int64_t>(e.features.size()) != side.features.cols)
+        throw ConfigError(at + "features: " + std::to_string(e.features.size()) + " value(s); the model's " +
+                          e.side + " features have " + std::to_string(side.features.cols));
+      for (const double v : e.features)
+        if (!std::isfinite(static_cast<float>(v))) throw ConfigError(at + "features: a value is not finite");
+      if ((e.side == "user" ? users : items).find(e.a) >= 0)
+        throw ConfigError(at + "features: " + data::quote(e.a) + " is already " +
+                          (e.side == "user" ? "a user" : "an item") +
+                          " (features are for the node the edit creates, its end a)");
+    }
     data::IdIndex& index = e.side == "user" ? users : items;
     if (e.a.empty() || e.b.empty()) throw ConfigError(at + "an empty " + e.side + " id");
     if (e.a == e.b)
@@ -71,7 +88,7 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
         throw ConfigError(
             at + data::quote(id) + " is no " + e.side + " of the model" +
             (e.op == "add" ? " (set create to add it as a new " + e.side + ")" : std::string()));
-      i = append_node(side, id);
+      i = append_node(side, id, id == e.a ? e.features : std::vector<double>{});
       index.add(id);
       return i;
     };
@@ -83,6 +100,10 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
                         " graph to remove");
     }
   }
+  // The same nodes: only the graphs change (their receptive field recomputed); nodes created:
+  // every member grown and computed anew.
+  if (ds.users.count == parts.ctx.n1 && ds.items.count == parts.ctx.n2)
+    return TrainedModel(infer::regraphed_parts(parts, std::move(ds)));
   return TrainedModel(infer::rebuilt_parts(parts, std::move(ds)));
 }
 

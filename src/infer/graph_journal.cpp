@@ -26,6 +26,7 @@ nlohmann::json batch_json(const std::vector<GraphEdit>& batch, int64_t seq) {
     nlohmann::json j = {{"side", e.side}, {"op", e.op}, {"a", e.a}, {"b", e.b}};
     if (e.op == "add") j["weight"] = e.weight;
     if (e.create) j["create"] = true;
+    if (!e.features.empty()) j["features"] = e.features;
     edits.push_back(std::move(j));
   }
   return {{"seq", seq}, {"edits", edits}};
@@ -44,6 +45,7 @@ std::vector<GraphEdit> batch_of(const nlohmann::json& j, const std::string& file
       g.b = e.at("b").get<std::string>();
       if (e.contains("weight")) g.weight = e.at("weight").get<double>();
       if (e.contains("create")) g.create = e.at("create").get<bool>();
+      if (e.contains("features")) g.features = e.at("features").get<std::vector<double>>();
       out.push_back(std::move(g));
     }
   } catch (const nlohmann::json::exception&) {

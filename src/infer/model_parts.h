@@ -52,6 +52,12 @@ ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train
 /// representation recomputed.
 ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds);
 
+/// `parts` on the same nodes and ratings with other graphs `ds` (a graph edit): the context
+/// as it was with At1 and At2 normalised again, the members rebuilt from their weights, each
+/// carrying its representations over and recomputing only the rows the edit reaches
+/// (RatingModel::take_graph_edit); the ranker kept.
+ModelParts regraphed_parts(const ModelParts& parts, Dataset ds);
+
 /// The trained `state` written into model `m`, built for more nodes: each tensor holds its
 /// saved values in its leading corner and zeros in the rows of the added nodes.
 void grow_into(torch::nn::Module& m, const train::ModuleState& state);

@@ -5,6 +5,8 @@
 #include <torch/utils.h>
 
 #include "infer/model_parts.h"
+#include "models/weights_from_state.h"
+#include "symgnn/graph.h"
 #include "train/checkpoint.h"
 
 namespace symgnn::infer {
@@ -64,24 +66,19 @@ void grow_into(torch::nn::Module& m, const train::ModuleState& state) {
   for (auto& b : m.named_buffers()) fill_grown(b.value(), state.at("buffer:" + b.key()));
 }
 
-ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
-  torch::NoGradGuard no_grad;
+namespace {
+
+/// out.members: those of `parts` built again over out.ctx from their weights, grown where
+/// out.ctx has more nodes (grow_into, then RatingModel::nodes_added of nodes without ratings).
+void rebuild_members(const ModelParts& parts, ModelParts& out) {
   const at::Device dev(parts.cfg.train.device);
-  ModelParts out;
-  out.cfg = parts.cfg;
-  out.ds = std::move(ds);
-  models::ModelContext ctx = models::make_context(out.ds);
-  // As the members were trained: their rating mean and scale, not those of the changed data.
-  ctx.global_mean = parts.ctx.global_mean;
-  ctx.rating_std = parts.ctx.rating_std;
-  ctx.added_from = parts.ctx.added_from;
-  out.ctx = ctx.to(dev);
   const int64_t n1 = parts.ctx.n1, n2 = parts.ctx.n2;
   const bool grown = out.ctx.n1 > n1 || out.ctx.n2 > n2;
   // The nodes a graph edit created have no ratings: what the members compute for added nodes
   // (RatingModel::nodes_added) is asked of no rating, those added before being in the state.
   models::ModelContext none_added = out.ctx;
   none_added.added_from = static_cast<int64_t>(out.ds.train.size());
+  const models::WeightsFromState from_state;  // no random tables: the state follows
   for (const auto& m : parts.members) {
     // Not copied: the new member copies what it reads (set_module_state, grow_into).
     const train::ModuleState state = train::module_state(*m, /*copy=*/false);
@@ -96,8 +93,25 @@ ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
     rebuilt->eval();
     out.members.push_back(std::move(rebuilt));
   }
+}
+
+}  // namespace
+
+ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
+  torch::NoGradGuard no_grad;
+  const at::Device dev(parts.cfg.train.device);
+  ModelParts out;
+  out.cfg = parts.cfg;
+  out.ds = std::move(ds);
+  models::ModelContext ctx = models::make_context(out.ds);
+  // As the members were trained: their rating mean and scale, not those of the changed data.
+  ctx.global_mean = parts.ctx.global_mean;
+  ctx.rating_std = parts.ctx.rating_std;
+  ctx.added_from = parts.ctx.added_from;
+  out.ctx = ctx.to(dev);
+  rebuild_members(parts, out);
   out.ranker = parts.ranker;
-  if (grown && parts.ranker) {
+  if ((out.ctx.n1 > parts.ctx.n1 || out.ctx.n2 > parts.ctx.n2) && parts.ranker) {
     // The ranker gains the same nodes, so that the indices agree: rows and columns it fits
     // from ratings they have none of.
     Dataset rds = parts.ranker->parts().ds;
@@ -105,6 +119,27 @@ ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
     grow_side_to(rds.items, out.ds.items);
     out.ranker = std::make_shared<const TrainedModel>(rebuilt_parts(parts.ranker->parts(), std::move(rds)));
   }
+  return out;
+}
+
+ModelParts regraphed_parts(const ModelParts& parts, Dataset ds) {
+  TORCH_CHECK(ds.users.count == parts.ctx.n1 && ds.items.count == parts.ctx.n2,
+              "regraphed_parts: the nodes changed");
+  torch::NoGradGuard no_grad;
+  const at::Device dev(parts.cfg.train.device);
+  ModelParts out;
+  out.cfg = parts.cfg;
+  out.ds = std::move(ds);
+  // The context as it was (ratings, features, scale) with the graphs normalised again: the
+  // only inputs a graph edit changes.
+  out.ctx = parts.ctx;
+  out.ctx.at1 = graph::normalized_adjacency(out.ds.users).to(dev);
+  out.ctx.at2 = graph::normalized_adjacency(out.ds.items).to(dev);
+  rebuild_members(parts, out);
+  // Each member carries its representations over and recomputes the rows the edit reaches
+  // (RatingModel::take_graph_edit); one that cannot computes all on its first score.
+  for (size_t k = 0; k < out.members.size(); ++k) out.members[k]->take_graph_edit(*parts.members[k]);
+  out.ranker = parts.ranker;
   return out;
 }
 

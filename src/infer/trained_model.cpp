@@ -299,7 +299,10 @@ TrainedModel::TrainedModel(infer::ModelParts&& parts) : impl_(std::make_unique<I
   impl_->device = at::Device(parts.cfg.train.device);
   impl_->seen = seen_by_user(parts.ds);
   impl_->parts = std::move(parts);
-  for (auto& m : impl_->parts.members) m->eval();
+  // Only where needed: eval() drops what a member keeps of its forward (a graph edit's carried
+  // representations, infer/graph_edit.cpp).
+  for (auto& m : impl_->parts.members)
+    if (m->is_training()) m->eval();
 }
 TrainedModel::TrainedModel(TrainedModel&&) noexcept = default;
 TrainedModel& TrainedModel::operator=(TrainedModel&&) noexcept = default;

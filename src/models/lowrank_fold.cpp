@@ -24,25 +24,11 @@
 #include <vector>
 
 #include "models/lowrank_model.h"
+#include "models/lowrank_trace.h"
 
 namespace symgnn::models {
 
-struct LowRankModel::FoldTrace {
-  at::Tensor up1, up2, u1, u2;  // U^(p) and U of both sides
-  CgeTrace cge1, cge2;          // where the variant has the CGE stack
-  /// Per side (0: users, 1: items), the CSR of each class's prior seen from that side (on the
-  /// CPU) and each node's raw degree over all classes.
-  std::vector<at::Tensor> row_ptr[2], col_idx[2];
-  std::vector<int64_t> degree[2];
-};
-
 namespace {
-
-/// fuse() of some rows: the CGE's rows (undefined without the stack) and U^(p)'s.
-at::Tensor fused_rows(torch::nn::Linear& fusion, const at::Tensor& cge, const at::Tensor& up) {
-  if (fusion) return fusion->forward(cge.defined() ? torch::cat({cge, up}, 1) : up);
-  return cge.defined() ? cge + up : up;
-}
 
 /// The rows `index` of `all`, where those in `changed` (ascending) come from `changed_rows`.
 at::Tensor rows_with(const at::Tensor& all, const std::vector<int64_t>& index,
@@ -85,10 +71,10 @@ NodeRows merged(const NodeRows& a, const NodeRows& b) {
 }  // namespace
 
 NodeRows LowRankModel::graph_prior_moved(int side, const at::Tensor& x, const NodeRows& changed,
-                                         bool with_changed, const std::vector<int64_t>& rated) const {
+                                         bool with_changed, const std::vector<int64_t>& rated) {
   const GraphPrior g = graph_prior(side, &rated);
   GraphPrior moved;
-  std::vector<int64_t> from;  // per entry of g, its row's place in `moved` (-1: unmoved)
+  std::vector<int64_t> kept;  // the rows of g moved
   for (size_t k = 0, e = 0; k < g.rows.size(); ++k) {
     size_t end = e;
     bool reads = false;
@@ -100,6 +86,7 @@ NodeRows LowRankModel::graph_prior_moved(int side, const at::Tensor& x, const No
         moved.at.push_back(static_cast<int64_t>(moved.rows.size())), moved.cols.push_back(g.cols[e]),
             moved.vals.push_back(g.vals[e]);
       moved.rows.push_back(g.rows[k]);
+      kept.push_back(static_cast<int64_t>(k));
     }
     e = end;
   }
@@ -108,7 +95,13 @@ NodeRows LowRankModel::graph_prior_moved(int side, const at::Tensor& x, const No
   GraphPrior local = moved;
   for (size_t e = 0; e < local.cols.size(); ++e) local.cols[e] = static_cast<int64_t>(e);
   const at::Tensor source = rows_with(x, moved.cols, changed.index, changed.values);
-  return NodeRows{moved.rows, local.rows_from(source)};
+  // U rows where with_changed (the fold's U), else U^(p) rows: each level's feature delta.
+  const at::Tensor& delta = with_changed ? g.final_delta : g.prior_delta;
+  const at::Tensor own =
+      delta.defined()
+          ? delta.index_select(0, torch::tensor(at::ArrayRef<int64_t>(kept), torch::kLong).to(delta.device()))
+          : at::Tensor();
+  return NodeRows{moved.rows, local.rows_from(source, own)};
 }
 
 std::shared_ptr<const LowRankModel::FoldTrace> LowRankModel::fold_trace() {

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "models/lowrank_model.h"
+#include "models/lowrank_trace.h"
 
 namespace symgnn::models {
 
@@ -72,7 +73,7 @@ void LowRankModel::nodes_added(const ModelContext& ctx, int64_t trained_users, i
   fold_trace_ = nullptr;
 }
 
-LowRankModel::GraphPrior LowRankModel::graph_prior(int side, const std::vector<int64_t>* rated) const {
+LowRankModel::GraphPrior LowRankModel::graph_prior(int side, const std::vector<int64_t>* rated) {
   GraphPrior g;
   const at::Tensor& buffer = side == 0 ? graph_prior_rows1_ : graph_prior_rows2_;
   const graph::SparseMatrix& at = side == 0 ? at1_ : at2_;
@@ -100,29 +101,53 @@ LowRankModel::GraphPrior LowRankModel::graph_prior(int side, const std::vector<i
     }
     g.rows.push_back(c);
   }
+  const at::Tensor& x = encoder_->side_inputs(side);
+  if (x.defined() && !g.rows.empty()) {
+    // U^(p) is linear in the side branch (the encoder's dense layer after the concatenation):
+    // the share of a node's own features is U^(p) of a node without ratings with those
+    // features. A created node given features takes its own share in place of its
+    // neighbours' mean share.
+    const auto longs = [&](const std::vector<int64_t>& v) {
+      return torch::tensor(at::ArrayRef<int64_t>(v), torch::kLong).to(x.device());
+    };
+    const auto share = [&](const std::vector<int64_t>& nodes) {
+      return encoder_->rows(side, static_cast<int64_t>(nodes.size()), {}, {}, {}, {},
+                            x.index_select(0, longs(nodes)));
+    };
+    GraphPrior local = g;
+    for (size_t e = 0; e < local.cols.size(); ++e) local.cols[e] = static_cast<int64_t>(e);
+    // A node given no features (a zero row) keeps its neighbours' mean share.
+    const at::Tensor given = x.index_select(0, longs(g.rows)).abs().sum(1, true).gt(0).to(x.scalar_type());
+    g.prior_delta = (share(g.rows) - local.rows_from(share(g.cols), at::Tensor())) * given;
+    Side& s = side == 0 ? side1_ : side2_;
+    const at::Tensor zeros = torch::zeros_like(g.prior_delta);
+    const at::Tensor cge = s.cge ? zeros : at::Tensor();
+    g.final_delta = fused_rows(s.fusion, cge, g.prior_delta) - fused_rows(s.fusion, cge, zeros);
+  }
   return g;
 }
 
-at::Tensor LowRankModel::GraphPrior::rows_from(const at::Tensor& source) const {
+at::Tensor LowRankModel::GraphPrior::rows_from(const at::Tensor& source, const at::Tensor& delta) const {
   const auto longs = [&](const std::vector<int64_t>& v) {
     return torch::tensor(at::ArrayRef<int64_t>(v), torch::kLong).to(source.device());
   };
   const at::Tensor w =
       torch::tensor(at::ArrayRef<float>(vals), torch::kFloat).to(source.device(), source.scalar_type());
-  return torch::zeros({static_cast<int64_t>(rows.size()), source.size(1)}, source.options())
-      .index_add_(0, longs(at), source.index_select(0, longs(cols)) * w.unsqueeze(1));
+  at::Tensor out = torch::zeros({static_cast<int64_t>(rows.size()), source.size(1)}, source.options())
+                       .index_add_(0, longs(at), source.index_select(0, longs(cols)) * w.unsqueeze(1));
+  return delta.defined() ? out + delta.to(out.options()) : out;
 }
 
-at::Tensor LowRankModel::with_graph_prior(int side, const at::Tensor& x) const {
+at::Tensor LowRankModel::with_graph_prior(int side, const at::Tensor& x, bool final_rows) {
   const GraphPrior g = graph_prior(side);
   if (g.rows.empty()) return x;
   const at::Tensor rows = torch::tensor(at::ArrayRef<int64_t>(g.rows), torch::kLong).to(x.device());
-  return x.index_copy(0, rows, g.rows_from(x));
+  return x.index_copy(0, rows, g.rows_from(x, final_rows ? g.final_delta : g.prior_delta));
 }
 
 std::pair<at::Tensor, at::Tensor> LowRankModel::priors() {
   const auto [up1, up2] = encoder_->forward();
-  return {with_graph_prior(0, up1), with_graph_prior(1, up2)};
+  return {with_graph_prior(0, up1, false), with_graph_prior(1, up2, false)};
 }
 
 }  // namespace symgnn::models

@@ -140,7 +140,7 @@ std::pair<at::Tensor, at::Tensor> LowRankModel::embeddings() {
   }
   if (encoder_) std::tie(up1, up2) = priors();
   at::Tensor u1 = fuse(side1_, uh1, uh2, up1, up2), u2 = fuse(side2_, uh2, uh1, up2, up1);
-  if (encoder_) u1 = with_graph_prior(0, u1), u2 = with_graph_prior(1, u2);
+  if (encoder_) u1 = with_graph_prior(0, u1, true), u2 = with_graph_prior(1, u2, true);
   return {u1, u2};
 }
 

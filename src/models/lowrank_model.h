@@ -93,6 +93,9 @@ class LowRankModel : public RatingModel {
   /// Nodes added without ratings that have graph neighbours (nodes a graph edit created) take
   /// their neighbours' mean U^(p) row (lowrank_graph_prior.cpp); rated ones leave that list.
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
+  /// From `before`'s trace (lowrank_edit.cpp): the CGE rows At's changed rows reach, the U rows
+  /// fused from them; the same cases as fold_user (any prior_norm), with no created node.
+  bool take_graph_edit(RatingModel& before) override;
 
   /// rating_items() from representations returned by embeddings().
   at::Tensor score_all_items(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& block);
@@ -130,13 +133,17 @@ class LowRankModel : public RatingModel {
   struct GraphPrior {
     std::vector<int64_t> rows, at, cols;
     std::vector<float> vals;
-    /// The rows' values gathered from `source` (rows indexed as U^(p)).
-    at::Tensor rows_from(const at::Tensor& source) const;
+    /// Per row, its own side features' share of U^(p) less its neighbours' mean share, and that
+    /// difference as it reaches U through the fusion; undefined where the side has no features.
+    at::Tensor prior_delta, final_delta;
+    /// The rows' values gathered from `source` (rows indexed as U^(p)), plus `delta` where defined.
+    at::Tensor rows_from(const at::Tensor& source, const at::Tensor& delta) const;
   };
   /// `rated` (ascending, may be null): nodes of the list a fold-in rates, which leave it.
-  GraphPrior graph_prior(int side, const std::vector<int64_t>* rated = nullptr) const;
-  /// `x` (U^(p) or U of `side`, n x d) with the graph-prior rows set from their neighbours.
-  at::Tensor with_graph_prior(int side, const at::Tensor& x) const;
+  GraphPrior graph_prior(int side, const std::vector<int64_t>* rated = nullptr);
+  /// `x` (U^(p), or U where `final_rows`, of `side`, n x d) with the graph-prior rows set from
+  /// their neighbours.
+  at::Tensor with_graph_prior(int side, const at::Tensor& x, bool final_rows);
   /// encoder_->forward() with the graph-prior rows set.
   std::pair<at::Tensor, at::Tensor> priors();
   /// A fold-in's other rows (lowrank_fold.cpp): the graph-prior rows of `side` that read a row
@@ -144,7 +151,7 @@ class LowRankModel : public RatingModel {
   /// `changed` themselves only where `with_changed` (U, whose rows a fold computes by the CGE);
   /// the nodes `rated` (ascending) rates leave the list first.
   NodeRows graph_prior_moved(int side, const at::Tensor& x, const NodeRows& changed, bool with_changed,
-                             const std::vector<int64_t>& rated) const;
+                             const std::vector<int64_t>& rated);
   /// What fold_user reads of a full forward in eval mode, made on its first call and kept
   /// until the mode changes (lowrank_fold.cpp).
   struct FoldTrace;

@@ -685,8 +685,9 @@ void check_admin(const Request& q, const std::string& token) {
 }
 
 /// POST /v1/graph/edges {"edits": [{"side": "user", "op": "add", "a": ID, "b": ID, "weight": 1,
-/// "create": false}, ...]}: one batch of graph edits (symgnn/graph_edit.h; create: an unknown
-/// end joins as a new node), journalled, then served (ModelStore::edit_graph).
+/// "create": false, "features": [...]}, ...]}: one batch of graph edits (symgnn/graph_edit.h;
+/// create: an unknown end joins as a new node, with features where given), journalled, then
+/// served (ModelStore::edit_graph).
 Response post_graph_edges(const Request& q, ModelStore& store, const std::string& token) {
   check_admin(q, token);
   const json body = parse_body(q);
@@ -716,6 +717,12 @@ Response post_graph_edges(const Request& q, ModelStore& store, const std::string
     if (e.contains("create")) {
       if (!e["create"].is_boolean()) throw ApiError{400, at + ".create: must be true or false"};
       g.create = e["create"].get<bool>();
+    }
+    if (e.contains("features")) {
+      const json& f = e["features"];
+      if (!f.is_array() || !std::all_of(f.begin(), f.end(), [](const json& v) { return v.is_number(); }))
+        throw ApiError{400, at + ".features: must be a list of numbers"};
+      g.features = f.get<std::vector<double>>();
     }
     edits.push_back(std::move(g));
   }

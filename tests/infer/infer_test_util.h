@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -46,6 +47,22 @@ inline std::string train_on_csv(const std::string& dir, const std::string& csv, 
   opts.out_dir = dir + "/run";
   train::train_sweep(cfg, ds, opts);
   return opts.out_dir;
+}
+
+/// A user's ratings `rows` folded into `m` (TrainedModel::fold_in_user) rate every item as the
+/// model grown by them does, to 1e-5.
+inline void expect_fold_equals_growth(const TrainedModel& m, const std::vector<NewRating>& rows) {
+  NewNodes nodes;
+  nodes.rating_rows = rows;
+  const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
+  ASSERT_TRUE(folded.has_value()) << rows.front().user;
+  const TrainedModel grown = m.with_new_nodes(nodes);
+  std::vector<int64_t> items;
+  for (int64_t i = 0; i < m.items(); ++i) items.push_back(i);
+  EXPECT_LT(largest_difference(folded->ratings(items), grown.rating_all_items({folded->user})), 1e-5)
+      << rows.front().user;
+  EXPECT_LT(largest_difference(folded->scores, grown.score_all_items({folded->user})), 1e-5)
+      << rows.front().user;
 }
 
 /// A `users` x `items` ratings CSV with two taste groups (u + i even: 4 or 5, else 1 to 3),

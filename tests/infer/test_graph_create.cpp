@@ -25,7 +25,7 @@ namespace {
 
 /// A low-rank model reading a user graph (pairs of follows) and an item graph (chains of the
 /// items of one taste: the even items, the odd items), with `ranker`; its directory.
-std::string two_graph_model(const std::string& tag, const std::string& ranker) {
+std::string two_graph_model(const std::string& tag, const std::string& ranker, bool item_features = false) {
   const std::string d = symgnn::testing::scratch_dir("infer_graph_create_" + tag);
   symgnn::testing::write_file(d, "ratings.csv", symgnn::testing::two_taste_csv(24, 18, 0.4, 5));
   std::string follows, links;
@@ -34,10 +34,14 @@ std::string two_graph_model(const std::string& tag, const std::string& ranker) {
   for (int i = 0; i + 2 < 18; ++i) links += "i" + std::to_string(i) + ",i" + std::to_string(i + 2) + "\n";
   symgnn::testing::write_file(d, "follows.csv", follows);
   symgnn::testing::write_file(d, "links.csv", links);
+  std::string features;  // the taste of each item, as two columns
+  for (int i = 0; i < 18; ++i) features += "i" + std::to_string(i) + (i % 2 == 0 ? ",1,0\n" : ",0,1\n");
+  symgnn::testing::write_file(d, "features.csv", features);
   RunConfig cfg = start_config("", "");
   cfg.data.source = d + "/ratings.csv";
   cfg.data.user_graph_file = d + "/follows.csv";
   cfg.data.item_graph_file = d + "/links.csv";
+  if (item_features) cfg.data.item_features_file = d + "/features.csv";
   cfg.data.test_fraction = 0.2;
   for (const std::string s : {"model=lowrank", "lowrank.variant=G", "graph.user_graph=file",
                               "graph.item_graph=file", "train.epochs=8", "lowrank.hidden=8"})
@@ -58,24 +62,6 @@ std::vector<GraphEdit> new_item_linked_to_evens() {
     edits.push_back(e);
   }
   return edits;
-}
-
-/// A user's ratings `rows` folded into `m` (TrainedModel::fold_in_user) rate every item as the
-/// model grown by them does, to 1e-5.
-void expect_fold_equals_growth(const TrainedModel& m, const std::vector<NewRating>& rows) {
-  NewNodes nodes;
-  nodes.rating_rows = rows;
-  const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
-  ASSERT_TRUE(folded.has_value()) << rows.front().user;
-  const TrainedModel grown = m.with_new_nodes(nodes);
-  std::vector<int64_t> items;
-  for (int64_t i = 0; i < m.items(); ++i) items.push_back(i);
-  EXPECT_LT(
-      symgnn::testing::largest_difference(folded->ratings(items), grown.rating_all_items({folded->user})),
-      1e-5)
-      << rows.front().user;
-  EXPECT_LT(symgnn::testing::largest_difference(folded->scores, grown.score_all_items({folded->user})), 1e-5)
-      << rows.front().user;
 }
 
 }  // namespace
@@ -124,14 +110,15 @@ TEST(GraphCreate, ANewItemJoinsByItsEdgesAloneAndIsFoundFromThem) {
 
   // A user rating its neighbours (new, or trained) moves its row, as the grown model moves it:
   // a fold-in gathers it again.
-  expect_fold_equals_growth(edited, {{"stranger", "i0", 5}, {"stranger", "i2", 4}});
+  symgnn::testing::expect_fold_equals_growth(edited, {{"stranger", "i0", 5}, {"stranger", "i2", 4}});
   for (int64_t i = 0; i < m.items(); ++i)
     if (!std::binary_search(m.seen_items()[1].begin(), m.seen_items()[1].end(), i)) {
-      expect_fold_equals_growth(edited, {{m.dataset().users.id_of(1), m.dataset().items.id_of(i), 4}});
+      symgnn::testing::expect_fold_equals_growth(
+          edited, {{m.dataset().users.id_of(1), m.dataset().items.id_of(i), 4}});
       break;
     }
   // Rated itself: placed by its rating from then on.
-  expect_fold_equals_growth(edited, {{"stranger", "fresh", 5}, {"stranger", "i2", 4}});
+  symgnn::testing::expect_fold_equals_growth(edited, {{"stranger", "fresh", 5}, {"stranger", "i2", 4}});
 
   // Journalled: every load creates it again, at the same index, to the same scores; compacted:
   // a directory that holds it.
@@ -184,10 +171,11 @@ TEST(GraphCreate, ANewUserJoinsByFollowsAloneAndGetsTheModelsList) {
   EXPECT_LT(symgnn::testing::largest_difference(before, after), 1e-6);
   // The newcomer then rates, and a user they follow rates: each folded in as the model grown by
   // those ratings places them (the newcomer by their ratings from then on).
-  expect_fold_equals_growth(edited, {{"newcomer", "i0", 5}, {"newcomer", "i2", 4}});
+  symgnn::testing::expect_fold_equals_growth(edited, {{"newcomer", "i0", 5}, {"newcomer", "i2", 4}});
   for (int64_t i = 0; i < m.items(); ++i)
     if (!std::binary_search(m.seen_items()[0].begin(), m.seen_items()[0].end(), i)) {
-      expect_fold_equals_growth(edited, {{m.dataset().users.id_of(0), m.dataset().items.id_of(i), 4}});
+      symgnn::testing::expect_fold_equals_growth(
+          edited, {{m.dataset().users.id_of(0), m.dataset().items.id_of(i), 4}});
       break;
     }
 }
@@ -221,4 +209,53 @@ TEST(GraphCreate, WhatACreationCannotTakeIsOneLine) {
   EXPECT_EQ(two.items(), m.items() + 2);
   EXPECT_EQ(two.item_index("x"), m.items());
   EXPECT_EQ(two.item_index("y"), m.items() + 1);
+}
+
+TEST(GraphCreate, ACreatedItemsFeaturesTakeTheirShareInPlaceOfItsNeighbours) {
+  const std::string dir = two_graph_model("features", "none", true);
+  const TrainedModel m = TrainedModel::load(dir);
+  ASSERT_EQ(m.dataset().items.features.cols, 2);
+  std::vector<GraphEdit> plain = new_item_linked_to_evens(), odd = plain;
+  odd[0].features = {0, 1};  // the other taste's features
+  const TrainedModel without = apply_graph_edits(m, plain), with = apply_graph_edits(m, odd);
+  const int64_t fresh = with.item_index("fresh");
+  const FeatureMatrix& f = with.dataset().items.features;
+  EXPECT_EQ(f.values[static_cast<size_t>(fresh * 2)], 0.0f);
+  EXPECT_EQ(f.values[static_cast<size_t>(fresh * 2 + 1)], 1.0f);
+  // Its own features move its ratings (the prior's side branch), and nothing else's.
+  std::vector<int64_t> users, items;
+  for (int64_t u = 0; u < m.users(); ++u) users.push_back(u), items.push_back(fresh);
+  EXPECT_GT(symgnn::testing::largest_difference(with.predict(users, items), without.predict(users, items)),
+            1e-4);
+  // Journalled with them; folds still equal the grown model.
+  EXPECT_EQ(infer::append_graph_journal(dir, odd), 1);
+  EXPECT_LT(symgnn::testing::largest_difference(symgnn::testing::every_users_scores(TrainedModel::load(dir)),
+                                                symgnn::testing::every_users_scores(with)),
+            1e-5);
+  symgnn::testing::expect_fold_equals_growth(with, {{"stranger", "i0", 5}, {"stranger", "i2", 4}});
+  // Refused, one line each: a count that is not the side's, features without create, for an end
+  // that is no new node, on a side without features.
+  const auto refused = [&](const TrainedModel& model, const GraphEdit& e, const std::string& needle) {
+    try {
+      apply_graph_edits(model, {e});
+      ADD_FAILURE() << "accepted: " << needle;
+    } catch (const ConfigError& x) {
+      EXPECT_NE(std::string(x.what()).find(needle), std::string::npos) << x.what();
+    }
+  };
+  GraphEdit e{"item", "add", "new", "i0", 1.0};
+  e.create = true;
+  e.features = {1};
+  refused(m, e, "features: 1 value(s); the model's item features have 2");
+  e.create = false;
+  e.features = {1, 0};
+  refused(m, e, "features: only for the node an edit creates");
+  e.create = true;
+  e.a = "i1";
+  e.b = "new";
+  refused(m, e, "'i1' is already an item");
+  GraphEdit u{"user", "add", "newcomer", "u0", 1.0};
+  u.create = true;
+  u.features = {1};
+  refused(m, u, "the model's users have no side features");
 }

@@ -82,6 +82,20 @@ TEST(GraphEdit, AnEditedModelScoresAsTheModelRebuiltOnTheEditedGraph) {
                                                 edited.score_all_items({index("u0")})),
             1e-6);
   EXPECT_EQ(edited.dataset().users.graph.src.size(), kept.src.size());
+  // The edited members carried the representations over (their receptive field recomputed,
+  // not a forward pass), and a chain of edits, each from the last one's, ends where the batch
+  // does.
+  infer::ModelParts again = infer::rebuilt_parts(m.parts(), edited.dataset());
+  for (size_t k = 0; k < again.members.size(); ++k)
+    EXPECT_TRUE(again.members[k]->take_graph_edit(*m.parts().members[k]));
+  const TrainedModel chained =
+      apply_graph_edits(apply_graph_edits(apply_graph_edits(m, {edits[0]}), {edits[1]}), {edits[2]});
+  EXPECT_LT(symgnn::testing::largest_difference(symgnn::testing::every_users_scores(chained),
+                                                symgnn::testing::every_users_scores(want)),
+            1e-5);
+
+  // A new user folded into the edited model (from its carried trace) as the grown model places them.
+  symgnn::testing::expect_fold_equals_growth(chained, {{"someone", "i0", 5}, {"someone", "i3", 2}});
 
   // Journalled and loaded again: the same scores, and the directory loads as edited everywhere.
   EXPECT_EQ(infer::append_graph_journal(dir, {edits[0]}), 1);

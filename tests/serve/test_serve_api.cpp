@@ -678,6 +678,10 @@ TEST(ServeApi, AUserCreatedByFollowsAloneIsServedAList) {
   plain[0]["create"] = "yes";
   EXPECT_NE(error_of(post({{"edits", plain}}), 400).find("edits[0].create: must be true or false"),
             std::string::npos);
+  plain[0]["create"] = true;
+  plain[0]["features"] = "tall";
+  EXPECT_NE(error_of(post({{"edits", plain}}), 400).find("edits[0].features: must be a list of numbers"),
+            std::string::npos);
   const Response r = post({{"edits", edits}});
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(store.get("")->model->users(), users + 1);

@@ -61,6 +61,11 @@ void CombinedModel::nodes_added(const ModelContext& ctx, int64_t trained_users, 
                     sweeps_);
 }
 
+bool CombinedModel::take_graph_edit(RatingModel& before) {
+  auto* b = dynamic_cast<CombinedModel*>(&before);
+  return b && inner_->take_graph_edit(*b->inner_);
+}
+
 at::Tensor CombinedModel::fold_user(const UserFold& fold) {
   const at::Tensor inner = inner_->fold_user(fold);
   if (!inner.defined()) return {};

@@ -52,6 +52,8 @@ class CombinedModel : public RatingModel {
   at::Tensor fold_user(const UserFold& fold) override;
   bool folds_users() const override { return inner_->folds_users(); }
   void prepare_folds() override { inner_->prepare_folds(); }
+  /// The inner model's (the bias baseline reads no graph).
+  bool take_graph_edit(RatingModel& before) override;
 
   /// Holds the weights and the baseline's biases (fitted under `shrinkage`).
   void set_combination(const Combination& w, const Biases& biases, const Shrinkage& shrinkage) override;

@@ -52,6 +52,11 @@ at::Tensor OffsetModel::offset(const at::Tensor& users, const at::Tensor& items)
   return offset_->forward(users, items);
 }
 
+bool OffsetModel::take_graph_edit(RatingModel& before) {
+  auto* b = dynamic_cast<OffsetModel*>(&before);
+  return b && inner_->take_graph_edit(*b->inner_);
+}
+
 void OffsetModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
   inner_->nodes_added(ctx, trained_users, trained_items);
   offset_->extend(ctx, trained_users, trained_items, shrinkage_, sweeps_);

@@ -29,8 +29,13 @@ at::Tensor CGEImpl::forward(const at::Tensor& uh) {
 }
 
 CgeTrace CGEImpl::trace(const at::Tensor& uh) {
-  CgeTrace t;
+  CgeTrace t = graph_trace();
   run(uh, &t.products);
+  return t;
+}
+
+CgeTrace CGEImpl::graph_trace() const {
+  CgeTrace t;
   t.self_weight = self_weight();
   t.identity = at_.identity;
   if (!t.identity) {

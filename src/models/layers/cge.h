@@ -76,7 +76,16 @@ class CGEImpl : public torch::nn::Module {
   NodeRows fold_rows(const CgeTrace& trace, const NodeRows& changed, const AppendedNode* appended,
                      const std::vector<int64_t>* wanted) const;
 
+  /// The trace of this module's forward of the input `before` traced (the same U^(0) and
+  /// weights) where At may differ from before's in some rows (a graph edit): the rows of At
+  /// that differ, and layer by layer the rows that gather from a changed row, recomputed
+  /// (cge_rows.cpp); the others taken from `before`. `changed` receives the rows of U^(L) that
+  /// differ from before's, with their values.
+  CgeTrace retrace(const CgeTrace& before, NodeRows& changed);
+
  private:
+  /// A trace without products: s and At's CSR with its transpose (CPU).
+  CgeTrace graph_trace() const;
   /// forward() keeping each layer's product in `products` where given.
   at::Tensor run(const at::Tensor& uh, std::vector<at::Tensor>* products);
 

@@ -1,7 +1,8 @@
-// The CGE stack recomputed for the rows a change reaches (CGEImpl::fold_rows, cge.h): a
-// layer's row i reads row i and the rows At gathers into it, so when rows C of U^(l) change,
-// only C and the rows that gather from C change in U^(l+1). The unchanged rows' products
-// y^(l) come from the trace of the full forward; the changed ones are computed again.
+// The CGE stack recomputed for the rows a change reaches (CGEImpl::fold_rows and retrace,
+// cge.h): a layer's row i reads row i and the rows At gathers into it, so when rows C of
+// U^(l) change, only C and the rows that gather from C change in U^(l+1); when At's row i
+// changes (a graph edit), row i changes in every layer. The unchanged rows' products y^(l)
+// come from the trace of the full forward; the changed ones are computed again.
 #include <torch/types.h>
 
 #include <algorithm>
@@ -169,6 +170,80 @@ NodeRows CGEImpl::fold_rows(const CgeTrace& t, const NodeRows& changed, const Ap
     cur.values = activate(z, activation_);
   }
   return cur;
+}
+
+namespace {
+
+/// The rows whose entries differ between two traces' At (CSR on the CPU), ascending.
+std::vector<int64_t> differing_rows(const CgeTrace& a, const CgeTrace& b, int64_t n) {
+  std::vector<int64_t> rows;
+  if (a.identity && b.identity) return rows;
+  if (a.identity != b.identity) {
+    for (int64_t r = 0; r < n; ++r) rows.push_back(r);
+    return rows;
+  }
+  const int64_t *pa = a.row_ptr.data_ptr<int64_t>(), *pb = b.row_ptr.data_ptr<int64_t>();
+  const int64_t *ca = a.col_idx.data_ptr<int64_t>(), *cb = b.col_idx.data_ptr<int64_t>();
+  const float *va = a.values.data_ptr<float>(), *vb = b.values.data_ptr<float>();
+  for (int64_t r = 0; r < n; ++r) {
+    bool same = pa[r + 1] - pa[r] == pb[r + 1] - pb[r];
+    for (int64_t k = 0; same && k < pa[r + 1] - pa[r]; ++k)
+      same = ca[pa[r] + k] == cb[pb[r] + k] && va[pa[r] + k] == vb[pb[r] + k];
+    if (!same) rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace
+
+CgeTrace CGEImpl::retrace(const CgeTrace& before, NodeRows& changed) {
+  const auto layers = static_cast<int64_t>(w_.size());
+  TORCH_CHECK(static_cast<int64_t>(before.products.size()) == layers, "CGE retrace: the trace has ",
+              before.products.size(), " layers, the module ", layers);
+  torch::NoGradGuard no_grad;
+  CgeTrace t = graph_trace();
+  const std::vector<int64_t> seeds = differing_rows(t, before, at_.rows);
+  changed = NodeRows{};
+  if (seeds.empty()) {
+    t.products = before.products;
+    return t;
+  }
+  const at::Device device = t.self_weight.device();
+  NodeRows cur;  // the rows of U^(l) that changed
+  for (int64_t l = 0; l < layers; ++l) {
+    at::Tensor y = before.products[static_cast<size_t>(l)];
+    if (!cur.index.empty()) {
+      y = y.clone();
+      y.index_copy_(0, long_tensor_of(cur.index, device), cur.values.mm(w_[static_cast<size_t>(l)]));
+    }
+    t.products.push_back(y);
+    // The rows of U^(l+1) that change: At's changed rows, the changed rows, those reading them.
+    std::vector<int64_t> rows = seeds;
+    rows.insert(rows.end(), cur.index.begin(), cur.index.end());
+    for (const int64_t c : cur.index) for_column_rows(t, nullptr, c, [&](int64_t r) { rows.push_back(r); });
+    sort_unique(rows);
+    std::vector<int64_t> at_row, col;
+    std::vector<float> val;
+    for (size_t k = 0; k < rows.size(); ++k)
+      for_row_entries(t, nullptr, rows[k], [&](int64_t c, float v) {
+        at_row.push_back(static_cast<int64_t>(k)), col.push_back(c), val.push_back(v);
+      });
+    const at::Tensor index = long_tensor_of(rows, device);
+    const auto opts = y.options();
+    at::Tensor gathered = torch::zeros({static_cast<int64_t>(rows.size()), y.size(1)}, opts);
+    if (!at_row.empty()) {
+      const at::Tensor v = torch::tensor(at::ArrayRef<float>(val), torch::kFloat).to(opts).unsqueeze(1);
+      gathered.index_add_(0, long_tensor_of(at_row, device),
+                          y.index_select(0, long_tensor_of(col, device)) * v);
+    }
+    const at::Tensor s = t.self_weight.index_select(0, index).unsqueeze(1).to(opts);
+    at::Tensor z = s * y.index_select(0, index) + (1 - s) * gathered;
+    if (!b_.empty()) z = z + b_[static_cast<size_t>(l)];
+    cur.index = std::move(rows);
+    cur.values = activate(z, activation_);
+  }
+  changed = std::move(cur);
+  return t;
 }
 
 }  // namespace symgnn::models

@@ -4,6 +4,7 @@
 #include <torch/types.h>
 
 #include "models/layers/prior_aggregation.h"
+#include "models/weights_from_state.h"
 
 namespace symgnn::models {
 
@@ -12,6 +13,7 @@ namespace {
 /// Glorot-uniform table: what GC-MC's dense one-hot input layer starts from.
 at::Tensor glorot(std::vector<int64_t> shape) {
   auto t = torch::empty(shape);
+  if (WeightsFromState::active()) return t;  // overwritten by the state next
   if (shape.size() == 2) return torch::nn::init::xavier_uniform_(t);
   for (int64_t k = 0; k < shape[0]; ++k) torch::nn::init::xavier_uniform_(t[k]);
   return t;
