@@ -126,10 +126,9 @@ void add_graph_command(CLI::App& app) {
       "journal a batch of edge changes in the model directory (graph_journal.jsonl); every later load of\n"
       "the directory (recommend, predict, evaluate, serve, Python) replays the journal and recomputes the\n"
       "model's node representations on the edited graphs. Graphs stay symmetric: A,B is both (A,B) and\n"
-      "(B,A). The batch is checked whole first: an unknown id (without --create), a self-loop, a weight that "
-      "is not finite\n"
-      "and positive, the removal of an edge that is not there, or a graph the model does not use is one\n"
-      "line and exit 2, and nothing is written.");
+      "(B,A). The batch is checked whole first: an unknown id (without --create), a self-loop, a\n"
+      "weight that is not finite and positive, the removal of an edge that is not there, or a graph the\n"
+      "model does not use is one line and exit 2, and nothing is written.");
   auto e = std::make_shared<GraphEditCliOptions>();
   edit->add_option("--model", e->model_dir, "directory written by `symgnn train --out`")->required();
   edit->add_option("--add-user-edge", e->add_user,
@@ -141,8 +140,8 @@ void add_graph_command(CLI::App& app) {
   edit->add_flag(
       "--create", e->create,
       "an end of an added edge that is no node of its side becomes a new user or item, joining by\n"
-      "its edges alone (no ratings, zero features): a new item linked to catalogue items appears in\n"
-      "their `serve` /v1/similar and, where the model ranks it high, in lists");
+      "its edges alone (no ratings; side features from --features, else zeros): a new item linked to\n"
+      "catalogue items appears in their `serve` /v1/similar and, where the model ranks it high, in lists");
   edit->add_option("--features", e->features,
                    "ID,F1,...: with --create, the side features of the node ID the edits create (the\n"
                    "first added edge naming it as A); without: zeros (repeatable)");
