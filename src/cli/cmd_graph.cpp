@@ -27,27 +27,36 @@ struct GraphEditCliOptions {
   std::vector<std::string> features;
 };
 
-/// "a,b" or "a,b,w" of option `flag` as an edit of `side`.
-GraphEdit edge_of(const std::string& text, const std::string& side, const std::string& op,
-                  const std::string& flag) {
+/// The comma-separated fields of an option's value.
+std::vector<std::string> fields_of(const std::string& text) {
   std::vector<std::string> f;
   std::stringstream in(text);
   for (std::string part; std::getline(in, part, ',');) f.push_back(part);
+  return f;
+}
+
+/// `field` as a whole number text, else false.
+bool number_of(const std::string& field, double& value) {
+  size_t used = 0;
+  try {
+    value = std::stod(field, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  return used > 0 && used == field.size();
+}
+
+/// "a,b" or "a,b,w" of option `flag` as an edit of `side`.
+GraphEdit edge_of(const std::string& text, const std::string& side, const std::string& op,
+                  const std::string& flag) {
+  const std::vector<std::string> f = fields_of(text);
   const bool weighted = op == "add" && f.size() == 3;
   if (f.size() != 2 && !weighted)
     throw UsageError(flag + " " + text + ": must be " + (op == "add" ? "A,B or A,B,WEIGHT" : "A,B") +
                      " (original ids)");
   GraphEdit e{side, op, f[0], f[1], 1.0};
-  if (weighted) {
-    size_t used = 0;
-    try {
-      e.weight = std::stod(f[2], &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != f[2].size())
-      throw UsageError(flag + " " + text + ": the weight is not a number");
-  }
+  if (weighted && !number_of(f[2], e.weight))
+    throw UsageError(flag + " " + text + ": the weight is not a number");
   return e;
 }
 
@@ -60,9 +69,7 @@ int run_graph_edit(const GraphEditCliOptions& o) {
   for (GraphEdit& e : edits) e.create = o.create && e.op == "add";
   for (const std::string& text : o.features) {
     // "ID,f1,...": the features of the node ID an edit creates (its first edit naming it as A).
-    std::vector<std::string> f;
-    std::stringstream in(text);
-    for (std::string part; std::getline(in, part, ',');) f.push_back(part);
+    const std::vector<std::string> f = fields_of(text);
     if (!o.create || f.size() < 2)
       throw UsageError("--features " + text + ": must be ID,F1,... with --create");
     const auto edit =
@@ -70,15 +77,8 @@ int run_graph_edit(const GraphEditCliOptions& o) {
     if (edit == edits.end())
       throw UsageError("--features " + text + ": no added edge names " + f[0] + " first (A of A,B)");
     for (size_t c = 1; c < f.size(); ++c) {
-      size_t used = 0;
       double v = 0;
-      try {
-        v = std::stod(f[c], &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != f[c].size())
-        throw UsageError("--features " + text + ": " + f[c] + " is not a number");
+      if (!number_of(f[c], v)) throw UsageError("--features " + text + ": " + f[c] + " is not a number");
       edit->features.push_back(v);
     }
   }

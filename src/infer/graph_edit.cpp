@@ -8,36 +8,12 @@
 #include "data/text_reader.h"
 #include "infer/edge_rows.h"
 #include "infer/model_parts.h"
+#include "infer/new_ratings.h"
 #include "symgnn/error.h"
 #include "symgnn/model_kinds.h"
 #include "symgnn/trained_model.h"
 
 namespace symgnn {
-
-namespace {
-
-/// Appends node `id` to `side` (materialising implicit ids): a graph row without edges, zero
-/// features. Returns its index.
-int64_t append_node(NodeSet& side, const std::string& id, const std::vector<double>& features) {
-  if (side.ids.empty() && side.count > 0) {
-    std::vector<std::string> ids;  // id_of reads side.ids once it holds any
-    for (int64_t i = 0; i < side.count; ++i) ids.push_back(side.id_of(i));
-    side.ids = std::move(ids);
-  }
-  side.ids.push_back(id);
-  ++side.count;
-  side.graph.num_nodes = side.count;
-  if (!side.features.empty()) {
-    side.features.rows = side.count;
-    side.features.values.resize(static_cast<size_t>(side.count * side.features.cols), 0.0f);
-    for (size_t c = 0; c < features.size(); ++c)
-      side.features.values[static_cast<size_t>((side.count - 1) * side.features.cols) + c] =
-          static_cast<float>(features[c]);
-  }
-  return side.count - 1;
-}
-
-}  // namespace
 
 TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<GraphEdit>& edits) {
   const infer::ModelParts& parts = model.parts();
@@ -88,8 +64,12 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
         throw ConfigError(
             at + data::quote(id) + " is no " + e.side + " of the model" +
             (e.op == "add" ? " (set create to add it as a new " + e.side + ")" : std::string()));
-      i = append_node(side, id, id == e.a ? e.features : std::vector<double>{});
-      index.add(id);
+      i = index.add(id);
+      infer::grow_side(side, index);
+      if (id == e.a)  // its features, where given (zeros else)
+        for (size_t c = 0; c < e.features.size(); ++c)
+          side.features.values[static_cast<size_t>(i * side.features.cols) + c] =
+              static_cast<float>(e.features[c]);
       return i;
     };
     const int64_t a = node(e.a), b = node(e.b);

@@ -20,20 +20,6 @@ uint64_t pair_key(int64_t u, int64_t i) {
   return (static_cast<uint64_t>(u) << 32) | static_cast<uint64_t>(i);
 }
 
-/// Grows a side to the ids of `index`: explicit ids, graph rows without edges, zero features.
-int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
-  const int64_t added = index.size() - side.count;
-  if (added == 0) return 0;
-  side.ids = index.ids();
-  side.count = index.size();
-  side.graph.num_nodes = side.count;
-  if (!side.features.empty()) {
-    side.features.rows = side.count;
-    side.features.values.resize(static_cast<size_t>(side.count * side.features.cols), 0.0f);
-  }
-  return added;
-}
-
 /// The pairs the model learned from (training and validation ratings), which new ratings
 /// may not give again. A test pair may: a known user rating an item of their test ratings is
 /// a fresh rating to fold in (refresh), which then leaves their candidates.
@@ -186,6 +172,19 @@ int64_t add_edges(NodeSet& side, const data::IdIndex& ids, int64_t first, const 
 }
 
 }  // namespace
+
+int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
+  const int64_t added = index.size() - side.count;
+  if (added <= 0) return 0;
+  side.ids = index.ids();
+  side.count = index.size();
+  side.graph.num_nodes = side.count;
+  if (!side.features.empty()) {
+    side.features.rows = side.count;
+    side.features.values.resize(static_cast<size_t>(side.count * side.features.cols), 0.0f);
+  }
+  return added;
+}
 
 NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphConfig& graph) {
   NewRatingsSummary s;

@@ -14,6 +14,7 @@
 
 #include <string>
 
+#include "data/text_reader.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/trained_model.h"
@@ -32,5 +33,10 @@ namespace symgnn::infer {
 /// (features for a side without features, edges for a side whose graph is not from a file)
 /// is an error naming the file. The graphs must already be resolved with `graph`.
 NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphConfig& graph);
+
+/// Grows `side` to the ids of `index` (its own first, then the new ones): explicit ids, graph
+/// rows without edges, zero feature rows. Returns the nodes added. What new ratings, a graph
+/// edit's created nodes and a ranker growing with its model add nodes by.
+int64_t grow_side(NodeSet& side, const data::IdIndex& index);
 
 }  // namespace symgnn::infer

@@ -4,7 +4,9 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include "data/parsers.h"
 #include "infer/model_parts.h"
+#include "infer/new_ratings.h"
 #include "models/weights_from_state.h"
 #include "symgnn/graph.h"
 #include "train/checkpoint.h"
@@ -39,21 +41,6 @@ void fill_grown(at::Tensor& target, const at::Tensor& saved) {
     corner = corner.narrow(d, 0, saved.size(d));
   }
   corner.copy_(saved);
-}
-
-/// `side` of a ranker's data grown to the nodes of `grown` (the model's side, which holds the
-/// ranker's nodes first): ids appended, graph rows without edges, zero features.
-void grow_side_to(NodeSet& side, const NodeSet& grown) {
-  if (grown.count <= side.count) return;
-  std::vector<std::string> ids;
-  for (int64_t i = 0; i < grown.count; ++i) ids.push_back(grown.id_of(i));
-  side.ids = std::move(ids);
-  side.count = grown.count;
-  side.graph.num_nodes = grown.count;
-  if (!side.features.empty()) {
-    side.features.rows = side.count;
-    side.features.values.resize(static_cast<size_t>(side.count * side.features.cols), 0.0f);
-  }
 }
 
 }  // namespace
@@ -115,8 +102,9 @@ ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
     // The ranker gains the same nodes, so that the indices agree: rows and columns it fits
     // from ratings they have none of.
     Dataset rds = parts.ranker->parts().ds;
-    grow_side_to(rds.users, out.ds.users);
-    grow_side_to(rds.items, out.ds.items);
+    // (the model's sides hold the ranker's nodes first).
+    grow_side(rds.users, data::id_index(out.ds.users));
+    grow_side(rds.items, data::id_index(out.ds.items));
     out.ranker = std::make_shared<const TrainedModel>(rebuilt_parts(parts.ranker->parts(), std::move(rds)));
   }
   return out;

@@ -16,9 +16,7 @@ namespace symgnn::models {
 
 bool LowRankModel::take_graph_edit(RatingModel& before_model) {
   auto* before = dynamic_cast<LowRankModel*>(&before_model);
-  if (!before || is_training() || !encoder_) return false;
-  for (const Side* side : {&side1_, &side2_})
-    if (side->mlp || side->within || side->prior || side->cross) return false;
+  if (!before || !traces_rows()) return false;
   // A created node's rows are means over its row of At, which an edit may change.
   if (graph_prior_rows1_.numel() > 0 || graph_prior_rows2_.numel() > 0) return false;
   const std::shared_ptr<const FoldTrace> b = before->fold_trace();

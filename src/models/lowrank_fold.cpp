@@ -129,10 +129,15 @@ std::shared_ptr<const LowRankModel::FoldTrace> LowRankModel::fold_trace() {
   return t;
 }
 
-bool LowRankModel::folds_users() const {
+bool LowRankModel::traces_rows() const {
   if (is_training() || !encoder_) return false;
   for (const Side* side : {&side1_, &side2_})
     if (side->mlp || side->within || side->prior || side->cross) return false;
+  return true;
+}
+
+bool LowRankModel::folds_users() const {
+  if (!traces_rows()) return false;
   // A new rating rescales, under the symmetric norm, the rows of the item's other raters,
   // which a user graph would carry to the user.
   return cfg_.prior_norm != "symmetric" || !side1_.cge || at1_.identity;

@@ -152,6 +152,10 @@ class LowRankModel : public RatingModel {
   /// the nodes `rated` (ascending) rates leave the list first.
   NodeRows graph_prior_moved(int side, const at::Tensor& x, const NodeRows& changed, bool with_changed,
                              const std::vector<int64_t>& rated);
+  /// Whether a row's representation reads its own rows alone plus At's (eval mode, variant G
+  /// with the prior encoder, no id embedding, no attention): what a fold-in and a carried graph
+  /// edit recompute row by row from the trace.
+  bool traces_rows() const;
   /// What fold_user reads of a full forward in eval mode, made on its first call and kept
   /// until the mode changes (lowrank_fold.cpp).
   struct FoldTrace;
