@@ -1,9 +1,10 @@
 // symgnn::fit (symgnn/fit.h) against the outputs of the code before it: the fixtures in
 // tests/fixtures/fit_v0/ were written by `symgnn train` at 0c1dbf7 (make.sh there says how),
 // one small run of each kind on the synthetic data with one thread. fit() must give the
-// same predictions/test.csv (byte for byte on the CPU model that wrote them, cpu.txt; within
-// float rounding elsewhere, where BLAS kernels differ) and the same metrics.json values, and
-// the old model directory must load and predict as it did.
+// same predictions/test.csv (ids, count and order exactly; each value within 1e-5, since
+// float32 sums differ in their last bits between CPUs and SIMD widths: a CPU model name
+// such as "AMD EPYC" does not pin them) and the same metrics.json values (1e-5 relative),
+// and the old model directory must load and predict as it did.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,19 +30,6 @@ namespace st = symgnn::testing;
 namespace {
 
 const std::string kFixtures = std::string(SYMGNN_SOURCE_DIR) + "/tests/fixtures/fit_v0";
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "";
-}
-
-bool same_cpu_as_fixtures() {
-  std::string recorded = st::read_file(kFixtures + "/cpu.txt");
-  while (!recorded.empty() && recorded.back() == '\n') recorded.pop_back();
-  return !recorded.empty() && recorded == cpu_model();
-}
 
 /// The rows of a predictions CSV: (user,item) text and the predicted value.
 std::vector<std::pair<std::string, double>> prediction_rows(const std::string& path) {
@@ -101,15 +89,10 @@ TEST_P(FitFixture, GivesThePredictionsAndMetricsOfTheCodeBeforeIt) {
     ASSERT_EQ(got[k].first, want[k].first) << "row " << k;
     EXPECT_NEAR(got[k].second, want[k].second, 1e-5) << "row " << k;
   }
-  const bool exact = same_cpu_as_fixtures();
-  if (exact) {
-    EXPECT_EQ(st::read_file(fo.out_dir + "/predictions/test.csv"), st::read_file(fixture + "/test.csv"));
-  }
-
   const auto expected = nlohmann::json::parse(st::read_file(fixture + "/metrics.json"));
   const auto actual = nlohmann::json::parse(st::read_file(fo.out_dir + "/metrics.json"));
-  // Sums taken in another order (MAE, the ranking's means) differ in the last bits at most.
-  expect_same_numbers(expected, actual, name, exact ? 1e-12 : 1e-5);
+  // Sums taken in another order, or by other SIMD kernels, differ in the last bits at most.
+  expect_same_numbers(expected, actual, name, 1e-5);
   // The result in memory is the file's.
   EXPECT_EQ(r.metrics.to_json()["test_rmse"], actual["test_rmse"]);
   ASSERT_NE(r.model, nullptr);
