@@ -8,10 +8,11 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # The libraries the public headers (include/symgnn/) are implemented in: symgnn_fit and all
-# it links. serve, blend, ranking_blend, reproduce, tune and the CLI's library have no public
-# header, so they stay out, and with them cpp-httplib and CLI11 as dependencies of users.
+# it links (blend: its NNLS weighs train.auto's members, fit/member_selection.h). serve,
+# ranking_blend, reproduce, tune and the CLI's library have no public header, so they stay
+# out, and with them cpp-httplib and CLI11 as dependencies of users.
 set(_symgnn_dev_libs symgnn_util symgnn_data symgnn_runtime symgnn_graph symgnn_eval symgnn_models
-    symgnn_train symgnn_infer symgnn_fit)
+    symgnn_train symgnn_infer symgnn_blend symgnn_fit)
 foreach(_lib ${_symgnn_dev_libs})
   string(REPLACE "symgnn_" "" _short ${_lib})
   set_target_properties(${_lib} PROPERTIES EXPORT_NAME ${_short})  # symgnn::fit, symgnn::infer, ...

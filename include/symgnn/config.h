@@ -176,6 +176,9 @@ struct BaselineConfig {
   int64_t folds = 10;
   int64_t sweeps = 100;
   int64_t seed = 1;
+  std::string combination = "members";
+  std::string neighbour_shrinkages = "1,2,5,10,20,50,100";
+  int64_t combination_folds = 5;
 
   template <class V>
   void visit(V&& v) {
@@ -185,6 +188,9 @@ struct BaselineConfig {
     v("folds", folds, "cross-validation folds", range(2, 100));
     v("sweeps", sweeps, "most alternating sweeps (item biases, then user biases) of one fit; a fit stops earlier when no bias moves by 1e-6 of the rating range", range(1, 100000));
     v("seed", seed, "seed of the shuffle that deals the ratings into the folds", at_least(0));
+    v("combination", combination, "train.auto's final combination of a trained rating model: members (the baseline plus non-negative weights of the members that gain on combination_folds cross-fitted folds of the validation ratings by more than their spread: the network's residual and each graph's neighbour member, the shrunk mean residual of a user's graph neighbours on the item or of the user on the item's graph neighbours; the baseline exactly when none is kept; fit/member_selection.h, models/baseline/neighbour_residuals.h) or weights (c + a x model + b x baseline, least squares on all validation ratings, a, b >= 0: round 4's form)", one_of("members|weights"));
+    v("neighbour_shrinkages", neighbour_shrinkages, "candidate shrinkages lambda of the neighbour members, sum of the neighbours' residuals / (lambda + their count), one chosen per graph on the cross-fitted folds", any());
+    v("combination_folds", combination_folds, "folds of the validation ratings that the members' weights are cross-fitted on", range(2, 50));
   }
 };
 
@@ -314,6 +320,7 @@ struct TrainConfig {
   int64_t ranking_block = 4194304;
   std::string select = "auto";
   std::string ranker = "none";
+  double ranker_budget = 0;
   std::string auto_choose = "off";
 
   template <class V>
@@ -346,7 +353,8 @@ struct TrainConfig {
     v("ranking_block", ranking_block, "ranking_loss softmax and ranking metrics: user x item scores held at once (bounds memory; never a dense users x items matrix)", range(1, 1e12));
     v("select", select, select_doc(), one_of(select_choices()));
     v("ranker", ranker, "what recommend and evaluate rank by: none (the model's own scores: its ranking head, or its predicted ratings); ease, elsa or itemknn (that ranking kind, fitted beside the model on the same data into DIR/ranker; predicted ratings still come from the model; each also ranks users added by --new-ratings, from their ratings); popularity (the most rated items); auto (for a model that ranks by its predicted ratings: the best on validation NDCG@10 of ease where the data have at most 10,000 items and 2^26 user x item pairs, else elsa, and itemknn and popularity at any width; else none) (fit/ranker.h, docs/recommend.md)", one_of("none|auto|ease|elsa|itemknn|popularity"));
-    v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become c + a x model + b x the bias baseline with (c, a >= 0, b >= 0) the least squares of the validation ratings, so the result is never worse than the baseline there (fit/baseline_guard.h); off: the model's predictions as trained", one_of("on|off"));
+    v("ranker_budget", ranker_budget, "seconds that train.ranker = auto may spend on its candidates: a candidate whose estimated fit (EASE: an n2 x n2 inverse per penalty; elsa: users x items x d a measurement) would pass what is left is not fitted, and the run says so; popularity and itemknn always are; 0: 60 s + 100 s per million training ratings (fit/ranker.h)", range(0.0, 1e9));
+    v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become the bias baseline plus the members kept on cross-fitted validation folds (baseline.combination; fit/baseline_guard.h), the baseline exactly where none is kept; off: the model's predictions as trained", one_of("on|off"));
   }
 };
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "eval/errors.h"
+#include "symgnn/graph.h"
 #include "symgnn/metrics.h"
 #include "util/text.h"
 
@@ -20,6 +22,86 @@ std::vector<double> predictions(const models::Biases& b, const RatingList& r, fl
   for (size_t e = 0; e < r.size(); ++e)
     out[e] = std::clamp(b.predict(r.user[e], r.item[e]), double{lo}, double{hi});
   return out;
+}
+
+/// The neighbour member of one side at each validation rating, at the shrinkage of the grid
+/// whose member alone predicts the residuals `t` best on the cross-fitted folds.
+struct SideMember {
+  bool present = false;
+  double shrinkage = 1;
+  std::vector<double> values;
+};
+
+SideMember side_member(const models::NeighbourResiduals& idx, bool user_side, const RatingList& val,
+                       const std::vector<double>& grid, const std::vector<double>& t, int64_t folds) {
+  SideMember m;
+  if (!(user_side ? idx.has_user_graph() : idx.has_item_graph()) || grid.empty()) return m;
+  std::vector<models::NeighbourSum> sums(val.size());
+  bool any = false;
+  for (size_t e = 0; e < val.size(); ++e) {
+    sums[e] = user_side ? idx.user_sum(val.user[e], val.item[e]) : idx.item_sum(val.user[e], val.item[e]);
+    any = any || sums[e].count > 0;
+  }
+  if (!any) return m;
+  double best = std::numeric_limits<double>::infinity();
+  for (const double lambda : grid) {
+    std::vector<double> v(val.size());
+    for (size_t e = 0; e < val.size(); ++e) v[e] = sums[e].term(lambda);
+    const std::vector<double> err = fold_errors({&v}, t, folds);
+    double mean = 0;
+    for (const double x : err) mean += x / static_cast<double>(err.size());
+    if (mean < best) best = mean, m.shrinkage = lambda, m.values = std::move(v);
+  }
+  m.present = true;
+  return m;
+}
+
+/// baseline.combination = members: the members chosen on cross-fitted folds (member_selection.h).
+void choose_members(BaselineGuard& g, const std::vector<double>& val_model, const Dataset& ds,
+                    const BaselineConfig& cfg, const models::Biases& on_train) {
+  const RatingList& val = ds.validation;
+  std::vector<double> t(val.size());
+  for (size_t e = 0; e < t.size(); ++e) t[e] = val.value[e] - g.val_baseline[e];
+  std::vector<MemberColumn> columns;
+  MemberColumn net{"the network", std::vector<double>(t.size())};
+  for (size_t e = 0; e < t.size(); ++e) net.values[e] = val_model[e] - g.val_baseline[e];
+  columns.push_back(std::move(net));
+  // The graphs the network reads, as the saved model's context holds them (both directions
+  // of a directed edge, without self-loops).
+  const bool user = ds.users.graph_origin != GraphOrigin::Identity && ds.users.graph.size() > 0;
+  const bool item = ds.items.graph_origin != GraphOrigin::Identity && ds.items.graph.size() > 0;
+  SideMember user_member, item_member;
+  if (user || item) {
+    const models::NeighbourResiduals idx(
+        ds.train, on_train,
+        user ? models::neighbour_graph(graph::normalized_adjacency(ds.users)) : models::NeighbourGraph{},
+        item ? models::neighbour_graph(graph::normalized_adjacency(ds.items)) : models::NeighbourGraph{});
+    const std::vector<double> grid =
+        models::parse_shrinkages(cfg.neighbour_shrinkages, "baseline.neighbour_shrinkages");
+    user_member = side_member(idx, true, val, grid, t, cfg.combination_folds);
+    item_member = side_member(idx, false, val, grid, t, cfg.combination_folds);
+  }
+  if (user_member.present) columns.push_back({"the user graph's neighbours", user_member.values});
+  if (item_member.present) columns.push_back({"the item graph's neighbours", item_member.values});
+  g.folds = cfg.combination_folds;
+  g.selection = select_members(columns, t, cfg.combination_folds);
+  g.c = 0;
+  g.a = g.selection.members[0].weight;
+  g.b = 1 - g.a;
+  size_t k = 1;
+  if (user_member.present) {
+    g.neighbours.user = g.selection.members[k++].weight;
+    g.neighbours.user_shrinkage = user_member.shrinkage;
+  }
+  if (item_member.present) {
+    g.neighbours.item = g.selection.members[k++].weight;
+    g.neighbours.item_shrinkage = item_member.shrinkage;
+  }
+  g.val_neighbours.assign(t.size(), 0.0);
+  for (size_t e = 0; e < t.size(); ++e) {
+    if (user_member.present) g.val_neighbours[e] += g.neighbours.user * user_member.values[e];
+    if (item_member.present) g.val_neighbours[e] += g.neighbours.item * item_member.values[e];
+  }
 }
 
 }  // namespace
@@ -94,10 +176,14 @@ BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dat
   g.final_biases = retrained ? models::fit_final_biases(ds, g.shrinkage, cfg.sweeps) : on_train;
 
   std::vector<double> y(ds.validation.value.begin(), ds.validation.value.end());
-  fit_weights(val_model, g.val_baseline, y, g.c, g.a, g.b);
+  g.mode = cfg.combination;
+  if (g.mode == "weights")
+    fit_weights(val_model, g.val_baseline, y, g.c, g.a, g.b);
+  else
+    choose_members(g, val_model, ds, cfg, on_train);
   std::vector<double> combined(y.size());
   for (size_t e = 0; e < y.size(); ++e)
-    combined[e] = std::clamp(g.combine(val_model[e], g.val_baseline[e]), double{lo}, double{hi});
+    combined[e] = std::clamp(g.combine(e, val_model[e], g.val_baseline[e]), double{lo}, double{hi});
   g.val_model = error_of(val_model, ds.validation.value);
   g.val_baseline_error = error_of(g.val_baseline, ds.validation.value);
   g.val_combined = error_of(combined, ds.validation.value);
@@ -108,6 +194,20 @@ BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dat
 
 std::string describe(const BaselineGuard& g) {
   if (!g.applied) return g.note;
+  if (g.mode == "members") {
+    std::string form = "baseline";
+    if (g.a > 0) form += " + " + fixed(g.a, 3) + " x (network - baseline)";
+    if (g.neighbours.user > 0)
+      form += " + " + fixed(g.neighbours.user, 3) + " x user graph's neighbours (lambda " +
+              fixed(g.neighbours.user_shrinkage, 0) + ")";
+    if (g.neighbours.item > 0)
+      form += " + " + fixed(g.neighbours.item, 3) + " x item graph's neighbours (lambda " +
+              fixed(g.neighbours.item_shrinkage, 0) + ")";
+    return "train.auto: validation " + rating_label() + " " + fixed(g.val_model, 4) + " (network), " +
+           fixed(g.val_baseline_error, 4) + " (bias baseline), " + fixed(g.val_combined, 4) + " (" + form +
+           "; members kept where they gain on " + std::to_string(g.folds) + " cross-fitted folds of the " +
+           std::to_string(g.val_ratings) + " validation ratings by more than their spread)";
+  }
   const double best_single = std::min(g.val_model, g.val_baseline_error);
   return "train.auto: validation " + rating_label() + " " + fixed(g.val_model, 4) + " (model), " +
          fixed(g.val_baseline_error, 4) + " (bias baseline), " + fixed(g.val_combined, 4) + " (combination " +
@@ -119,9 +219,57 @@ std::string describe(const BaselineGuard& g) {
          ", the combination gains " + fixed(best_single - g.val_combined, 4) + " over the better of the two";
 }
 
+std::string verdict(const BaselineGuard& g) {
+  if (!g.applied || g.mode != "members") return "";
+  // Each gain is the cross-fitted validation figure the member took off (rating_label()).
+  const std::string unit = " validation " + rating_label();
+  std::string kept, dropped;
+  for (const MemberChoice& m : g.selection.members) {
+    if (m.kept)
+      kept += " + " + m.name + " (weight " + fixed(m.weight, 2) + ", -" + fixed(m.gain, 4) + unit + ")";
+    else
+      dropped += std::string(dropped.empty() ? "" : ", ") + m.name + " (" + fixed(-m.gain_alone, 4) + unit +
+                 " alone)";
+  }
+  std::string out = kept.empty() ? "kept: the bias baseline alone, as nothing beat it on validation"
+                                 : "kept: the bias baseline" + kept;
+  if (!dropped.empty()) out += "; not kept: " + dropped;
+  return out;
+}
+
 nlohmann::json guard_json(const BaselineGuard& g, double model_test, double model_test_std) {
   if (!g.applied) return {{"applied", false}, {"note", g.note}};
   const std::string val = rating_figure("val"), test = rating_figure("test");
+  if (g.mode == "members") {
+    nlohmann::json members = nlohmann::json::array();
+    for (const MemberChoice& m : g.selection.members)
+      members.push_back({{"name", m.name},
+                         {"kept", m.kept},
+                         {"weight", m.weight},
+                         {"gain_alone", m.gain_alone},
+                         {"gain", m.gain},
+                         {"gain_spread", m.gain_spread}});
+    return {{"applied", true},
+            {"mode", "members"},
+            {"members", members},
+            {"weights",
+             {{"intercept", g.c},
+              {"model", g.a},
+              {"baseline", g.b},
+              {"user_neighbours", g.neighbours.user},
+              {"item_neighbours", g.neighbours.item}}},
+            {"neighbour_shrinkage",
+             {{"user", g.neighbours.user_shrinkage}, {"item", g.neighbours.item_shrinkage}}},
+            {"folds", g.folds},
+            {"validation_ratings", g.val_ratings},
+            {val + "_model", g.val_model},
+            {val + "_baseline", g.val_baseline_error},
+            {val + "_combination", g.val_combined},
+            {val + "_combination_crossfit", g.selection.error_crossfit},
+            {"baseline_shrinkage", {{"user", g.shrinkage.user}, {"item", g.shrinkage.item}}},
+            {test + "_model", model_test},
+            {test + "_model_std", model_test_std}};
+  }
   return {{"applied", true},
           {"weights", {{"intercept", g.c}, {"model", g.a}, {"baseline", g.b}}},
           {"validation_ratings", g.val_ratings},

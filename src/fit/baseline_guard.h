@@ -1,9 +1,17 @@
 // train.auto = on, for a trained rating model: its predictions combined with the bias
-// baseline's, c + a x model + b x baseline, with (c, a, b) the least-squares fit to the
-// validation ratings under a, b >= 0 (models/baseline/combined_model.h holds them in the saved model).
-// Since (0, 0, 1) is the baseline itself and (0, 1, 0) the model, the combination is never
-// worse than either on validation: the default cannot lose to the baseline it prints
-// beside itself there (docs/experiments.md, "Defaults on users' own data").
+// baseline's (models/baseline/combined_model.h holds the weights in the saved model).
+//
+// baseline.combination = members (the default): baseline + w_net (model - baseline) +
+// w_U n_U + w_I n_I, the members chosen and weighted on cross-fitted folds of the validation
+// ratings (fit/member_selection.h) and the neighbour members' shrinkages on the same folds
+// (models/baseline/neighbour_residuals.h); no member kept: the baseline exactly. A member
+// that gains on validation only by fitting its noise is not kept, so the combination does
+// not pay on test for weights that a few thousand ratings cannot pin (docs/experiments.md,
+// "The combination's members").
+//
+// baseline.combination = weights: c + a x model + b x baseline, (c, a, b) the least squares
+// of all validation ratings under a, b >= 0; never worse than either on validation, but its
+// intercept and scale follow the validation carve's noise where the model is worth nothing.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "fit/member_selection.h"
 #include "models/baseline/bias_fit.h"
+#include "models/baseline/neighbour_residuals.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 
@@ -25,7 +35,12 @@ inline constexpr size_t kMinCombinationRatings = 20;
 struct BaselineGuard {
   bool applied = false;
   std::string note;  // why not applied ("" when applied)
+  std::string mode;  // baseline.combination
   double c = 0, a = 1, b = 0;
+  models::NeighbourWeights neighbours;  // members mode: the graphs' members kept
+  MemberSelection selection;            // members mode: every member tried, kept or not
+  int64_t folds = 0;                    // members mode: the cross-fitted folds
+  std::vector<double> val_neighbours;   // w_U n_U + w_I n_I of each validation rating
   models::Shrinkage shrinkage;
   models::Biases final_biases;       // the baseline of the saved model (its training ratings)
   std::vector<double> val_baseline;  // the baseline's validation predictions, clipped
@@ -35,7 +50,10 @@ struct BaselineGuard {
   double val_combined = std::numeric_limits<double>::quiet_NaN();
   int64_t val_ratings = 0;
 
-  double combine(double model, double baseline) const { return c + a * model + b * baseline; }
+  /// The combination of validation rating e (its model and baseline predictions).
+  double combine(size_t e, double model, double baseline) const {
+    return c + a * model + b * baseline + (e < val_neighbours.size() ? val_neighbours[e] : 0.0);
+  }
 };
 
 /// Least-squares (c, a, b) of y ~ c + a x model + b x baseline with a, b >= 0 (a tiny ridge
@@ -53,6 +71,10 @@ BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dat
 /// "train.auto: validation RMSE 0.9512 (model), 0.9100 (bias baseline), 0.9050 (combination
 /// 0.12 + 0.40 x model + 0.57 x baseline, fitted to 2850 validation ratings)"
 std::string describe(const BaselineGuard& g);
+/// The verdict a summary begins with: what was kept and what each part gained over the
+/// baseline on validation, e.g. "kept: the bias baseline + the user graph's neighbours
+/// (weight 0.62, gains 0.0190 on validation); not kept: the network (gains -0.0020)".
+std::string verdict(const BaselineGuard& g);
 
 /// metrics.json's figures.auto.combination: the weights, the validation RMSEs, and the test
 /// RMSE of the model alone (mean and std over the runs) beside the combination's.

@@ -2,11 +2,14 @@
 #include "fit/fit_report.h"
 
 #include "data/time_split.h"
+#include "eval/errors.h"
 #include "fit/evaluation_json.h"
 #include "infer/model_parts.h"
 #include "infer/unseen_test.h"
 #include "models/baseline/baseline_figures.h"
+#include "symgnn/metrics.h"
 #include "symgnn/trained_model.h"
+#include "util/text.h"
 
 namespace symgnn::fitting {
 
@@ -29,11 +32,22 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
   }
   // The bias baseline beside every rating figure (models/baseline/baseline_figures.h), as
   // popularity stands beside the ranking ones; on the saved model's data, as `evaluate` does.
+  std::string baseline_test;
   if (models::shows_bias_baseline(cfg) && !ds.test.empty()) {
     const models::BaselineFigures b =
         models::baseline_figures(f.result.model ? f.result.model->dataset() : ds, cfg.baseline);
     f.result.summary.push_back(models::describe(b));
     f.result.metrics.figures["baseline"] = baseline_json(b);
+    baseline_test = fixed(eval::figure_of(b.test, rating_figure("test")), 4);
+  }
+  // The verdict first: what train.auto kept, then the test figure beside the baseline's.
+  if (!f.verdict.empty()) {
+    std::string line = f.verdict;
+    const std::string test = rating_figure("test");
+    if (f.result.metrics.metrics.count(test))
+      line += "; test " + rating_label() + " " + fixed(f.result.metrics.mean(test), 4) +
+              (baseline_test.empty() ? "" : " (bias baseline " + baseline_test + ")");
+    f.result.summary.insert(f.result.summary.begin(), line);
   }
   if (!data.graph_worths.empty()) f.result.metrics.figures["auto"]["graphs"] = graph_json(data.graph_worths);
   if (!data.graph_choice.sides.empty())

@@ -63,7 +63,7 @@ void combine_sweep(train::SweepResult& s, const fitting::BaselineGuard& g, const
       const std::vector<double> m = values(run.val_predictions);
       std::vector<double> c(m.size());
       for (size_t e = 0; e < m.size(); ++e)
-        c[e] = std::clamp(g.combine(m[e], g.val_baseline[e]), double{lo}, double{hi});
+        c[e] = std::clamp(g.combine(e, m[e], g.val_baseline[e]), double{lo}, double{hi});
       run.val_predictions = torch::tensor(c, torch::kDouble);
       train::add_errors(errors, "val", run.val_predictions, truth(ds.validation), lo, hi);
     }
@@ -92,7 +92,7 @@ void set_combination(infer::ModelParts& parts, size_t r, const fitting::Baseline
                      const RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   std::vector<train::ModuleState> states;
   for (const auto& m : parts.members) {
-    m->set_combination({g.c, g.a, g.b}, g.final_biases, g.shrinkage);
+    m->set_combination({g.c, g.a, g.b, g.neighbours}, g.final_biases, g.shrinkage);
     states.push_back(train::module_state(*m));
   }
   if (o.out_dir.empty()) return;
@@ -152,6 +152,7 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   if (guard) {
     m.figures["auto"]["combination"] = fitting::guard_json(*guard, model_test, model_test_std);
     f.result.summary.push_back(fitting::describe(*guard));
+    f.verdict = fitting::verdict(*guard);
   }
   f.result.summary.push_back(s.model_name + (combined ? " with the bias baseline" : "") + " on " + ds.name +
                              ": test " + label + " " + fixed(s.mean(test), 4) + " +- " +

@@ -17,6 +17,7 @@ namespace symgnn::fitting {
 struct Fitted {
   FitResult result;
   at::Tensor val_predictions, test_predictions;  // CPU float64, in the split's order
+  std::string verdict;  // train.auto's members: what was kept (fit/baseline_guard.h verdict())
 };
 
 /// `line` to o.log, where there is one.

@@ -1,5 +1,7 @@
 #include "fit/ranker.h"
 
+#include <algorithm>
+
 #include "models/elsa/elsa_dims.h"
 #include "symgnn/model_kinds.h"
 
@@ -13,7 +15,27 @@ double first_width(const std::string& dims) {
   return static_cast<double>(models::parse_elsa_dims(dims).front());
 }
 
+/// The number of comma-separated entries of a list key ("50,100,200" -> 3).
+double entries(const std::string& list) {
+  double n = 1;
+  for (const char c : list) n += c == ',';
+  return n;
+}
+
 }  // namespace
+
+double ranker_budget_seconds(const RunConfig& cfg, int64_t ratings) {
+  if (cfg.train.ranker_budget > 0) return cfg.train.ranker_budget;
+  return 60.0 + 100.0 * static_cast<double>(ratings) / 1e6;
+}
+
+double estimated_seconds(const std::string& kind, const RunConfig& cfg, int64_t users, int64_t items,
+                         int threads) {
+  const double t = std::max(1, threads), n = static_cast<double>(items);
+  if (kind == "ease") return (entries(cfg.ease.lambdas) + 1) * n * n * n * 3e-11 / t;
+  if (kind == "elsa") return static_cast<double>(users) * n * first_width(cfg.elsa.dims) * 1e-9 / t;
+  return 0;
+}
 
 RankerChoice choose_ranker(const RunConfig& cfg, int64_t users, int64_t items) {
   const std::string& r = cfg.train.ranker;
@@ -38,12 +60,13 @@ RankerChoice choose_ranker(const RunConfig& cfg, int64_t users, int64_t items) {
   c.candidates.push_back("itemknn");
   c.candidates.push_back("popularity");
   if (!ease_fits)
-    c.note = "train.ranker = auto: no EASE ranker on " + std::to_string(users) + " users x " +
-             std::to_string(items) + " items (its limits: " + std::to_string(kAutoRankerMaxItems) +
-             " items, " + std::to_string(kAutoRankerMaxPairs) + " user x item pairs)" +
-             (elsa_work <= kAutoElsaMaxWork
-                  ? std::string()
-                  : ", nor an elsa ranker (users x items x d above 2^40 multiply-adds a validation measurement)");
+    c.note =
+        "train.ranker = auto: no EASE ranker on " + std::to_string(users) + " users x " +
+        std::to_string(items) + " items (its limits: " + std::to_string(kAutoRankerMaxItems) + " items, " +
+        std::to_string(kAutoRankerMaxPairs) + " user x item pairs)" +
+        (elsa_work <= kAutoElsaMaxWork
+             ? std::string()
+             : ", nor an elsa ranker (users x items x d above 2^40 multiply-adds a validation measurement)");
   return c;
 }
 

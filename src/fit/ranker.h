@@ -39,6 +39,18 @@ struct RankerChoice {
   std::string note;  // what auto left out on data of this size ("" otherwise)
 };
 
+/// train.ranker_budget = 0: 60 s and 100 s more per million training ratings.
+double ranker_budget_seconds(const RunConfig& cfg, int64_t ratings);
+
+/// What fitting `kind` as a ranker candidate is expected to take on `threads` threads, in
+/// seconds, from its work: EASE an n2 x n2 Cholesky inverse per penalty and one more for
+/// the refit (about 3e-11 s a multiply-add on one thread of this machine: 28 s a penalty at
+/// 9,742 items); elsa users x items x its first d per validation measurement, about 1e-9 s
+/// each (42 s for 19,533 x 16,121 x 128 on one thread); 0 for itemknn and popularity,
+/// sparse and linear in the ratings.
+double estimated_seconds(const std::string& kind, const RunConfig& cfg, int64_t users, int64_t items,
+                         int threads);
+
 /// What train.ranker names for cfg's model on `users` x `items`: an explicit kind as given;
 /// auto, for a model that ranks by predicted rating (a trained kind on objective rating, or
 /// a closed-form kind fitted for ratings), the candidates within the limits above; else none.

@@ -1,6 +1,9 @@
 // The ranker beside a model, fitted (ranker_fit.h).
 #include "fit/ranker_fit.h"
 
+#include <ATen/Parallel.h>
+
+#include <chrono>
 #include <filesystem>
 
 #include "fit/fit_closed_form.h"
@@ -22,6 +25,12 @@ RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& 
   if (!choice.note.empty()) say(o, "note: " + choice.note);
   if (choice.candidates.empty()) return out;
   const bool choose = choice.candidates.size() > 1;
+  // train.ranker = auto within its budget (fit/ranker.h): what is left when a candidate
+  // would start, against what it is expected to take.
+  const auto t0 = std::chrono::steady_clock::now();
+  const double budget = ranker_budget_seconds(cfg, static_cast<int64_t>(ds.train.size()));
+  const int threads = at::get_num_threads();
+  std::vector<std::string> over;
   // Each candidate's validation NDCG@10 (-1 without one), and the best so far: its fit
   // (model and figures) and directory. A candidate that does not beat the best is dropped
   // at once, so that one fitted ranker at a time stays in memory beside the one fitting.
@@ -30,6 +39,20 @@ RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& 
   std::string won_kind, won_dir;
   double won_ndcg = -1;
   for (const std::string& kind : choice.candidates) {
+    if (choose) {
+      const double left =
+          budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double expected = estimated_seconds(kind, cfg, ds.users.count, ds.items.count, threads);
+      if (expected > 0 && expected > left) {
+        const std::string line =
+            "train.ranker = auto: no " + kind + " ranker candidate: its fit is expected to take " +
+            fixed(expected, 0) + " s on " + std::to_string(threads) + " thread(s), past the " +
+            fixed(std::max(0.0, left), 0) + " s left of train.ranker_budget (" + fixed(budget, 0) + " s)";
+        say(o, "note: " + line);
+        over.push_back(line);
+        continue;
+      }
+    }
     RunConfig rcfg = cfg;
     rcfg.model = kind;
     rcfg.train.ranker = "none";
@@ -67,6 +90,7 @@ RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& 
     fs::remove_all(dir);
     fs::rename(won_dir, dir);
   }
+  if (won_kind.empty()) return out;  // (not reached: popularity is always fitted)
   const RunMetrics& m = won.result.metrics;
   record = {{"kind", won_kind}, {"dir", "ranker"}, {"figures", m.figures}};
   for (const char* name : {"val_ndcg@10", "test_ndcg@10"})
@@ -80,8 +104,11 @@ RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& 
     }
     line.pop_back();
     record["candidates_val_ndcg@10"] = by_kind;
+    record["budget_seconds"] = budget;
+    if (!over.empty()) record["over_budget"] = over;
     summary.push_back(line);
   }
+  for (const std::string& line : over) summary.push_back(line);
   for (const std::string& line : won.result.summary) summary.push_back("ranker: " + line);
   out.model = won.result.model;
   return out;

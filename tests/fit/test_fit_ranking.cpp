@@ -383,6 +383,32 @@ TEST(FitRanking, AutoRankerKeepsTheCandidateBestOnValidation) {
   EXPECT_EQ(symgnn::TrainedModel::load(fo.out_dir).ranker(), best_kind);
 }
 
+TEST(FitRanking, AutoRankerLeavesOutWhatWouldPassItsBudget) {
+  using symgnn::fitting::estimated_seconds;
+  symgnn::RunConfig cfg = ranker_run_config("auto");
+  const symgnn::RunConfig defaults = symgnn::preset_config("recommended");
+  cfg.ease.lambdas = defaults.ease.lambdas;  // six penalties
+  cfg.elsa.dims = defaults.elsa.dims;        // first width 128
+  // The estimates grow with the work and shrink with the threads; the sparse kinds cost none.
+  EXPECT_NEAR(estimated_seconds("ease", cfg, 1000, 9742, 1), 7 * std::pow(9742.0, 3) * 3e-11, 1e-6);
+  EXPECT_NEAR(estimated_seconds("ease", cfg, 1000, 9742, 2), 3.5 * std::pow(9742.0, 3) * 3e-11, 1e-6);
+  EXPECT_NEAR(estimated_seconds("elsa", cfg, 19533, 16121, 1), 19533.0 * 16121 * 128 * 1e-9, 1e-6);
+  EXPECT_EQ(estimated_seconds("itemknn", cfg, 1000, 100000, 1), 0.0);
+  EXPECT_EQ(estimated_seconds("popularity", cfg, 1000, 100000, 1), 0.0);
+  EXPECT_DOUBLE_EQ(symgnn::fitting::ranker_budget_seconds(cfg, 600000), 120.0);
+  // A budget EASE's estimate passes: the sparse candidates only, and the run says why.
+  cfg = ranker_run_config("auto");
+  cfg.train.ranker_budget = 1e-9;
+  const symgnn::FitOptions fo = ranker_run_options("fit_ranker_budget");
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const nlohmann::json& rec = r.metrics.figures["ranker"];
+  ASSERT_TRUE(rec.contains("over_budget")) << rec.dump();
+  EXPECT_NE(rec["over_budget"][0].get<std::string>().find("no ease ranker candidate"), std::string::npos);
+  EXPECT_FALSE(rec["candidates_val_ndcg@10"].contains("ease")) << rec.dump();
+  EXPECT_TRUE(rec["candidates_val_ndcg@10"].contains("popularity")) << rec.dump();
+  EXPECT_NE(rec["kind"], "ease");
+}
+
 TEST(FitRanking, RankerBesideARatingModelRanksWhilePredictionsStayTheModels) {
   symgnn::RunConfig cfg = ranker_run_config("ease");
   symgnn::FitOptions fo = ranker_run_options("fit_ranker");

@@ -17,18 +17,90 @@ CombinedModel::CombinedModel(const BaselineConfig& cfg, const ModelContext& ctx,
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device);
   weights_ = register_buffer("combination", torch::tensor({0.0f, 1.0f, 0.0f}, opts));
   shrinkage_ = register_buffer("shrinkage", torch::zeros({2}, opts));
+  neighbour_members_ = register_buffer("neighbour_members", torch::empty({0}, opts));
+  reset_context(ctx);
+}
+
+void CombinedModel::reset_context(const ModelContext& ctx) {
+  std::lock_guard<std::mutex> lock(index_mutex_);
+  ratings_ = context_ratings(ctx);
+  user_graph_ = neighbour_graph(ctx.at1);
+  item_graph_ = neighbour_graph(ctx.at2);
+  index_.reset();
+}
+
+std::shared_ptr<const NeighbourResiduals> CombinedModel::index() {
+  std::lock_guard<std::mutex> lock(index_mutex_);
+  if (!index_)
+    index_ =
+        std::make_shared<const NeighbourResiduals>(ratings_, baseline_->biases(), user_graph_, item_graph_);
+  return index_;
+}
+
+NeighbourWeights CombinedModel::neighbours() const {
+  NeighbourWeights w;
+  if (neighbour_members_.numel() != 4) return w;
+  const at::Tensor t = neighbour_members_.detach().to(at::kCPU, at::kDouble).contiguous();
+  const double* p = t.data_ptr<double>();
+  w.user = p[0], w.user_shrinkage = p[1], w.item = p[2], w.item_shrinkage = p[3];
+  return w;
+}
+
+void CombinedModel::set_neighbours(const NeighbourWeights& w) {
+  torch::NoGradGuard no_grad;
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(weights_.device());
+  if (!w.any()) {
+    neighbour_members_.set_(torch::empty({0}, opts));
+    return;
+  }
+  neighbour_members_.set_(torch::tensor({static_cast<float>(w.user), static_cast<float>(w.user_shrinkage),
+                                         static_cast<float>(w.item), static_cast<float>(w.item_shrinkage)},
+                                        opts));
+}
+
+at::Tensor CombinedModel::neighbour_terms(const at::Tensor& users, const at::Tensor& items,
+                                          const at::Tensor& like) {
+  const NeighbourWeights w = neighbours();
+  const auto idx = index();
+  const at::Tensor u = users.to(at::kCPU, at::kLong).contiguous(),
+                   i = items.to(at::kCPU, at::kLong).contiguous();
+  at::Tensor out = torch::zeros({u.numel()}, torch::kFloat);
+  float* o = out.data_ptr<float>();
+  const int64_t* up = u.data_ptr<int64_t>();
+  const int64_t* ip = i.data_ptr<int64_t>();
+  for (int64_t k = 0; k < u.numel(); ++k) {
+    double t = 0;
+    if (w.user != 0) t += w.user * idx->user_sum(up[k], ip[k]).term(w.user_shrinkage);
+    if (w.item != 0) t += w.item * idx->item_sum(up[k], ip[k]).term(w.item_shrinkage);
+    o[k] = static_cast<float>(t);
+  }
+  return out.to(like.device(), like.scalar_type());
+}
+
+at::Tensor CombinedModel::neighbour_rows(const at::Tensor& users, int64_t n2, const at::Tensor& like) {
+  const NeighbourWeights w = neighbours();
+  const auto idx = index();
+  const at::Tensor u = users.to(at::kCPU, at::kLong).contiguous();
+  at::Tensor out = torch::zeros({u.numel(), n2}, torch::kFloat);
+  for (int64_t b = 0; b < u.numel(); ++b)
+    idx->add_row(u.data_ptr<int64_t>()[b], w, out[b].data_ptr<float>(), n2);
+  return out.to(like.device(), like.scalar_type());
 }
 
 at::Tensor CombinedModel::forward(const at::Tensor& users, const at::Tensor& items) {
   // At the identity (during training) this is the model's own prediction, bit for bit:
   // 0 + 1 * f + 0 * (finite biases).
-  return weights_[0] + weights_[1] * inner_->forward(users, items) +
-         weights_[2] * baseline_->forward(users, items);
+  at::Tensor out = weights_[0] + weights_[1] * inner_->forward(users, items) +
+                   weights_[2] * baseline_->forward(users, items);
+  if (neighbours().any()) out = out + neighbour_terms(users, items, out);
+  return out;
 }
 
 at::Tensor CombinedModel::rating_items(const at::Tensor& users, int64_t n2) {
   const at::Tensor f = inner_->rating_items(users, n2);
-  return weights_[0] + weights_[1] * f + weights_[2] * baseline_->rating_items(users, n2);
+  at::Tensor out = weights_[0] + weights_[1] * f + weights_[2] * baseline_->rating_items(users, n2);
+  if (neighbours().any()) out = out + neighbour_rows(users, n2, out);
+  return out;
 }
 
 at::Tensor CombinedModel::score_items(const at::Tensor& users, int64_t n2) {
@@ -37,6 +109,8 @@ at::Tensor CombinedModel::score_items(const at::Tensor& users, int64_t n2) {
 
 ScoreFactors CombinedModel::score_factors() {
   if (!inner_->ranks_by_rating()) return inner_->score_factors();
+  // The neighbour members are sums over the graph, no product of factors.
+  if (neighbours().any()) return {};
   const at::Tensor w = weights_.detach().to(at::kCPU, at::kDouble);
   ScoreFactors f = weighted_sum(inner_->score_factors(), w[1].item<double>(), baseline_->score_factors(),
                                 w[2].item<double>(), w[0].item<double>());
@@ -52,6 +126,9 @@ void CombinedModel::set_combination(const Combination& w, const Biases& biases, 
   weights_.copy_(torch::tensor({static_cast<float>(w.c), static_cast<float>(w.a), static_cast<float>(w.b)}));
   shrinkage_.copy_(torch::tensor({static_cast<float>(shrinkage.user), static_cast<float>(shrinkage.item)}));
   baseline_->set(biases);
+  set_neighbours(w.neighbours);
+  std::lock_guard<std::mutex> lock(index_mutex_);
+  index_.reset();
 }
 
 void CombinedModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
@@ -59,11 +136,13 @@ void CombinedModel::nodes_added(const ModelContext& ctx, int64_t trained_users, 
   const at::Tensor s = shrinkage_.to(at::kCPU).to(at::kDouble).contiguous();
   baseline_->extend(ctx, trained_users, trained_items, {s.data_ptr<double>()[0], s.data_ptr<double>()[1]},
                     sweeps_);
+  reset_context(ctx);
 }
 
 bool CombinedModel::take_graph_edit(RatingModel& before) {
+  // The neighbour members read the graph itself: the model rebuilt on the edited graph is exact.
   auto* b = dynamic_cast<CombinedModel*>(&before);
-  return b && inner_->take_graph_edit(*b->inner_);
+  return b && !b->neighbours().any() && inner_->take_graph_edit(*b->inner_);
 }
 
 at::Tensor CombinedModel::fold_user(const UserFold& fold) {

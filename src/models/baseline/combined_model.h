@@ -2,22 +2,31 @@
 /// The final combination of a trained rating model with the bias baseline (train.auto = on;
 /// the weights are chosen in fit/baseline_guard.h):
 ///
-///   rating(u, i) = c + a * f(u, i) + b * (mu + b_u + b_i)
+///   rating(u, i) = c + a * f(u, i) + b * (mu + b_u + b_i) + w_U * n_U(u, i) + w_I * n_I(u, i)
 ///
 /// f is the wrapped model (low-rank or base SyMGNN), mu + b_u + b_i the bias baseline
-/// (bias_fit.h). The model is built as the identity (c = 0, a = 1, b = 0, biases zero), so
-/// training is the wrapped model's own: its loss, its regulariser, its name. After training,
-/// symgnn::fit fits (c, a, b) to the validation ratings and sets them with the baseline's
-/// biases (set_combination); they are buffers, saved in model.pt and loaded with it:
+/// (bias_fit.h), n_U and n_I the graphs' neighbour members (neighbour_residuals.h: the shrunk
+/// mean residual of the user's graph neighbours on the item, of the user on the item's graph
+/// neighbours), computed from the context's training ratings and graphs under the
+/// combination's biases. baseline.combination = members (the default) keeps c = 0 and
+/// b = 1 - a, so that with no member kept the model is the baseline exactly. The model is built as the
+/// identity (c = 0, a = 1, b = 0, biases zero), so training is the wrapped model's own: its loss, its
+/// regulariser, its name. After training, symgnn::fit fits (c, a, b) to the validation ratings and sets them
+/// with the baseline's biases (set_combination); they are buffers, saved in model.pt and loaded with it:
 /// "combination" [3] = (c, a, b), "shrinkage" [2] = the baseline's (lambda_u, lambda_i),
-/// "baseline.global_mean", "baseline.user_bias" [n1], "baseline.item_bias" [n2]. The wrapped
+/// "baseline.global_mean", "baseline.user_bias" [n1], "baseline.item_bias" [n2],
+/// "neighbour_members" [4] = (w_U, lambda_U, w_I, lambda_I) (registered empty: no member, as
+/// in directories written before it; a model with members folds users in and takes graph
+/// edits by growing or rebuilding instead of its inner model's fast paths). The wrapped
 /// model's parameters are "inner.*". Nodes added by --new-ratings get the biases of their
 /// own ratings (nodes_added), as the offset model's do.
 #pragma once
 
 #include <memory>
+#include <mutex>
 
 #include "models/baseline/baseline_model.h"
+#include "models/baseline/neighbour_residuals.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
@@ -27,6 +36,7 @@ struct Combination {
   double c = 0;
   double a = 1;
   double b = 0;
+  NeighbourWeights neighbours;  // none by default
 };
 
 class CombinedModel : public RatingModel {
@@ -50,20 +60,36 @@ class CombinedModel : public RatingModel {
   /// The wrapped model's fold-in combined as rating_items combines: a new user's baseline
   /// bias is that of their ratings (BaselineModel::fold_row), as nodes_added fits it.
   at::Tensor fold_user(const UserFold& fold) override;
-  bool folds_users() const override { return inner_->folds_users(); }
+  bool folds_users() const override { return inner_->folds_users() && !neighbours().any(); }
   void prepare_folds() override { inner_->prepare_folds(); }
   /// The inner model's (the bias baseline reads no graph).
   bool take_graph_edit(RatingModel& before) override;
 
   /// Holds the weights and the baseline's biases (fitted under `shrinkage`).
   void set_combination(const Combination& w, const Biases& biases, const Shrinkage& shrinkage) override;
+  /// Holds the neighbour members' weights (w.any() false: none).
+  void set_neighbours(const NeighbourWeights& w);
+  NeighbourWeights neighbours() const;
 
  private:
   std::shared_ptr<RatingModel> inner_;
   std::shared_ptr<BaselineModel> baseline_;
-  at::Tensor weights_;    // [3] float: c, a, b
-  at::Tensor shrinkage_;  // [2] float: lambda_u, lambda_i
+  at::Tensor weights_;            // [3] float: c, a, b
+  at::Tensor shrinkage_;          // [2] float: lambda_u, lambda_i
+  at::Tensor neighbour_members_;  // [4] float or empty: w_U, lambda_U, w_I, lambda_I
   int64_t sweeps_ = 0;
+  // What the neighbour members read: the context's training ratings and graphs (on the CPU),
+  // indexed on first use under the biases held (set_combination and nodes_added reset it).
+  RatingList ratings_;
+  NeighbourGraph user_graph_, item_graph_;
+  std::mutex index_mutex_;
+  std::shared_ptr<const NeighbourResiduals> index_;
+  void reset_context(const ModelContext& ctx);
+  std::shared_ptr<const NeighbourResiduals> index();
+  /// w_U n_U + w_I n_I of the pairs ([K] float on `like`'s device).
+  at::Tensor neighbour_terms(const at::Tensor& users, const at::Tensor& items, const at::Tensor& like);
+  /// The same of every item for each of `users` ([B, n2]).
+  at::Tensor neighbour_rows(const at::Tensor& users, int64_t n2, const at::Tensor& like);
 };
 
 /// Whether make_model wraps cfg's model in a CombinedModel: train.auto = on, a trained kind

@@ -1,0 +1,79 @@
+/// @file
+/// The graphs' neighbour members of the final combination (combined_model.h; their weights
+/// and shrinkages are chosen on validation by fit/baseline_guard.h): what the people linked
+/// to a user gave the same item, and what the user gave the items linked to an item, each
+/// as a shrunk mean of the bias baseline's training residuals e_vj = r_vj - (mu + b_v + b_j):
+///
+///   user side:  n_U(u, i) = sum_{v ~ u, v rated i} e_vi / (lambda_U + #{v ~ u : v rated i})
+///   item side:  n_I(u, i) = sum_{j ~ i, u rated j} e_uj / (lambda_I + #{j ~ i : u rated j})
+///
+/// v ~ u: an off-diagonal entry of the side's normalised graph At (graph::normalized_adjacency,
+/// the graph the network reads, both directions of a directed edge), counted once and
+/// unweighted, so that a term reads as a sentence ("2 people you are linked to rated it, 0.8
+/// above what the baseline expects of them"). Where nobody linked rated the item the term is
+/// 0: the baseline's own prediction. Sparse, exact and cheap: a pair costs the node's degree
+/// times a binary search, a user's row the ratings of their neighbours.
+///
+/// Torch-free apart from neighbour_lists(), which reads At's pattern.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/baseline/bias_fit.h"
+#include "symgnn/dataset.h"
+#include "symgnn/graph.h"
+
+namespace symgnn::models {
+
+/// The weights and shrinkages of the two members in a combination (0 weight: not kept).
+struct NeighbourWeights {
+  double user = 0, user_shrinkage = 1;
+  double item = 0, item_shrinkage = 1;
+
+  bool any() const { return user != 0 || item != 0; }
+};
+
+/// A side's neighbours as CSR (ptr has n + 1 entries, idx ascending per row).
+struct NeighbourGraph {
+  std::vector<int64_t> ptr{0};
+  std::vector<int64_t> idx;
+
+  int64_t nodes() const { return static_cast<int64_t>(ptr.size()) - 1; }
+  bool empty() const { return idx.empty(); }
+};
+
+/// The off-diagonal pattern of `at` (rows x rows, on any device), symmetric as At is;
+/// the identity (or a matrix without off-diagonal entries) gives every node no neighbour.
+NeighbourGraph neighbour_graph(const graph::SparseMatrix& at);
+
+/// One member's raw sums at a pair: the residuals' sum and how many neighbours gave one.
+struct NeighbourSum {
+  double sum = 0;
+  double count = 0;
+
+  double term(double shrinkage) const { return count > 0 ? sum / (shrinkage + count) : 0.0; }
+};
+
+class NeighbourResiduals {
+ public:
+  /// The residuals of `ratings` under `b` (nodes the biases do not cover are ignored),
+  /// indexed by user and by item, and each side's graph (empty: no member on that side).
+  NeighbourResiduals(const RatingList& ratings, const Biases& b, NeighbourGraph users, NeighbourGraph items);
+
+  NeighbourSum user_sum(int64_t u, int64_t i) const;
+  NeighbourSum item_sum(int64_t u, int64_t i) const;
+  /// w.user * n_U(u, j) + w.item * n_I(u, j) added to row[j] for every item j < n2.
+  void add_row(int64_t u, const NeighbourWeights& w, float* row, int64_t n2) const;
+
+  bool has_user_graph() const { return !users_.empty(); }
+  bool has_item_graph() const { return !items_.empty(); }
+
+ private:
+  // Residuals by user (items ascending) and by item (users ascending).
+  std::vector<int64_t> by_user_ptr_, by_user_item_, by_item_ptr_, by_item_user_;
+  std::vector<double> by_user_value_, by_item_value_;
+  NeighbourGraph users_, items_;
+};
+
+}  // namespace symgnn::models
