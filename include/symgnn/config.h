@@ -250,7 +250,7 @@ struct LowRankConfig {
     v("cge_bias", cge_bias, "add a learned bias in every CGE layer, phi(Ah U W + b) (false: as printed, no bias)", any());
     v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no side features)", range(0, 4096));
     v("decoder_chunk", decoder_chunk, "training pairs the class decoder (and the dot decoder off the CPU) scores at once: a step over more pairs scores them chunk by chunk and accumulates the representations' gradients, the same loss and gradients with memory O(chunk) instead of O(ratings) (0: all at once); on the CPU the dot decoder takes one fused pass that needs no chunks", range(0, 1e12));
-    v("offset", offset, "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once to the training ratings before training and fixed (shrinkage by cross-validation, the baseline section; models/baseline/offset_model.h); needs decoder dot or auto (auto then picks dot) and objective rating", one_of("none|baseline"));
+    v("offset", offset, "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once to the training ratings before training and fixed (shrinkage by cross-validation, the baseline section; models/baseline/offset_model.h); needs decoder dot or auto (auto then picks dot) and objective rating; auto: none or baseline (with biases = false), whichever of two short runs validates better under train.auto, else none (fit/offset_choice.h)", one_of("none|baseline|auto"));
   }
 };
 

@@ -50,6 +50,8 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
     f.result.summary.insert(f.result.summary.begin(), line);
   }
   if (!data.graph_worths.empty()) f.result.metrics.figures["auto"]["graphs"] = graph_json(data.graph_worths);
+  if (data.offset_choice.tried)
+    f.result.metrics.figures["auto"]["offset_choice"] = offset_choice_json(data.offset_choice);
   if (!data.graph_choice.sides.empty())
     f.result.metrics.figures["auto"]["graph_choice"] = graph_choice_json(data.graph_choice);
   if (ranker.model) {

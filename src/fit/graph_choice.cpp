@@ -13,8 +13,13 @@
 #include "util/text.h"
 
 namespace symgnn::fitting {
-
 namespace {
+
+std::string& policy_of(RunConfig& cfg, const std::string& side) {
+  return side == "user" ? cfg.graph.user_graph : cfg.graph.item_graph;
+}
+
+}  // namespace
 
 /// The short run's config: the run's own, shorter, one seed, early stopping, no files.
 RunConfig trial_config(const RunConfig& cfg) {
@@ -27,14 +32,15 @@ RunConfig trial_config(const RunConfig& cfg) {
   return t;
 }
 
-Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallback& on_epoch) {
+Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallback& on_epoch,
+                const std::string& phase) {
   train::TrainerOptions opts;  // no log: the trials' lines are choose_graphs'
   // Their epochs still reach the caller, marked as the trials': a caller that stops a fit
   // on an event (Python's Ctrl-C) stops it here too.
   if (on_epoch)
-    opts.on_epoch = [&on_epoch](const ProgressEvent& e) {
+    opts.on_epoch = [&on_epoch, &phase](const ProgressEvent& e) {
       ProgressEvent trial = e;
-      trial.phase = "choosing the graphs";
+      trial.phase = phase;
       on_epoch(trial);
     };
   const train::SweepResult s = train::train_sweep(trial_cfg, ds, opts);
@@ -48,19 +54,13 @@ Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallba
   return t;
 }
 
-std::string& policy_of(RunConfig& cfg, const std::string& side) {
-  return side == "user" ? cfg.graph.user_graph : cfg.graph.item_graph;
-}
-
-}  // namespace
-
 bool Trial::better_than(const Trial& other) const {
   if (std::abs(combination - other.combination) >= kTrialTie) return combination < other.combination;
   return model < other.model;
 }
 
 GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say,
-                          const EpochCallback& on_epoch) {
+                          const EpochCallback& on_epoch, const Trial* made) {
   GraphChoice choice;
   if (ds.validation.size() < kMinCombinationRatings || cfg.train.epochs < kMinChoiceEpochs) return choice;
   std::vector<std::string> sides;
@@ -73,9 +73,10 @@ GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(
   const auto t0 = std::chrono::steady_clock::now();
   const RunConfig trial_cfg = trial_config(cfg);
   choice.trial_epochs = trial_cfg.train.epochs;
-  say("train.auto: choosing each side's graph on validation: " + std::to_string(sides.size() + 1) +
-      " short runs of at most " + std::to_string(choice.trial_epochs) + " epochs (fit/graph_choice.h)");
-  const Trial with_all = run_trial(trial_cfg, ds, on_epoch);
+  say("train.auto: choosing each side's graph on validation: " +
+      std::to_string(sides.size() + (made ? 0 : 1)) + " short runs of at most " +
+      std::to_string(choice.trial_epochs) + " epochs (fit/graph_choice.h)");
+  const Trial with_all = made ? *made : run_trial(trial_cfg, ds, on_epoch);
   for (const std::string& side : sides) {
     Dataset without = ds;
     NodeSet& set = side == "user" ? without.users : without.items;

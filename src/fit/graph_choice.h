@@ -58,12 +58,21 @@ struct GraphChoice {
   std::vector<GraphTrial> sides;  // empty: nothing to choose
 };
 
+/// The short run's config (the run's own for kTrialEpochDivisor-th of its epochs, one seed,
+/// early stopping, no ranker) and one short run judged as the run is: the other choices by
+/// short runs (fit/offset_choice.h) share them.
+RunConfig trial_config(const RunConfig& cfg);
+Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallback& on_epoch,
+                const std::string& phase = "choosing the graphs");
+
 /// Chooses as above, editing cfg.graph and ds's graphs. `say` gets a line per side;
 /// `on_epoch` (where given) each trial's epochs, their phase "choosing the graphs"
 /// (symgnn/progress.h). Nothing is tried (an empty choice) without validation ratings,
 /// without a side to choose, or for a run of fewer than kMinChoiceEpochs epochs.
+/// `with_all`, where given, is the short run with every graph as resolved already made (by
+/// fit/offset_choice.h, on cfg as it is now): it is not run again.
 GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say,
-                          const EpochCallback& on_epoch = nullptr);
+                          const EpochCallback& on_epoch = nullptr, const Trial* with_all = nullptr);
 
 /// "train.auto: the user graph (file) kept: short runs of 100 epochs validate 0.8554 with
 /// it, 0.8563 without (the model alone 0.9131, 0.9453)"

@@ -6,6 +6,7 @@
 #include "eval/errors.h"
 #include "fit/baseline_guard.h"
 #include "models/baseline/bias_fit.h"
+#include "models/baseline/neighbour_residuals.h"
 #include "symgnn/metrics.h"
 #include "util/text.h"
 
@@ -35,41 +36,8 @@ std::vector<std::vector<std::pair<int64_t, double>>> neighbours(const EdgeList& 
   return adj;
 }
 
-/// The training residuals by user, items ascending: about 16 bytes a rating (a hash map
-/// of every pair would take several times that before training on a large set).
-struct Residuals {
-  std::vector<int64_t> ptr, item;  // user u's items: item[ptr[u] .. ptr[u+1])
-  std::vector<double> value;
-
-  Residuals(const RatingList& train, int64_t users, const models::Biases& b)
-      : ptr(static_cast<size_t>(users) + 1, 0), item(train.size()), value(train.size()) {
-    for (const int64_t u : train.user) ++ptr[static_cast<size_t>(u) + 1];
-    for (size_t u = 1; u < ptr.size(); ++u) ptr[u] += ptr[u - 1];
-    std::vector<int64_t> next(ptr.begin(), ptr.end() - 1);
-    std::vector<std::pair<int64_t, double>> row;
-    for (size_t e = 0; e < train.size(); ++e) {
-      const auto at = static_cast<size_t>(next[static_cast<size_t>(train.user[e])]++);
-      item[at] = train.item[e];
-      value[at] = train.value[e] - b.predict(train.user[e], train.item[e]);
-    }
-    for (size_t u = 0; u + 1 < ptr.size(); ++u) {
-      const auto lo = static_cast<size_t>(ptr[u]), hi = static_cast<size_t>(ptr[u + 1]);
-      row.clear();
-      for (size_t k = lo; k < hi; ++k) row.emplace_back(item[k], value[k]);
-      std::sort(row.begin(), row.end());
-      for (size_t k = lo; k < hi; ++k) item[k] = row[k - lo].first, value[k] = row[k - lo].second;
-    }
-  }
-  /// The residual of (u, i), or nullptr where u did not rate i in training.
-  const double* find(int64_t u, int64_t i) const {
-    const auto first = item.begin() + ptr[static_cast<size_t>(u)],
-               last = item.begin() + ptr[static_cast<size_t>(u) + 1];
-    const auto it = std::lower_bound(first, last, i);
-    return it != last && *it == i ? &value[static_cast<size_t>(it - item.begin())] : nullptr;
-  }
-};
-
-GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b, const Residuals& residual) {
+GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b,
+                   const models::NeighbourResiduals& residual) {
   const NodeSet& set = user_side ? ds.users : ds.items;
   GraphWorth w;
   w.side = user_side ? "user" : "item";
@@ -88,7 +56,7 @@ GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b, c
     for (const auto& [v, wt] : adj[static_cast<size_t>(node)]) {
       wsum += wt;
       bsum += wt * side_bias[static_cast<size_t>(v)];
-      if (const double* r = user_side ? residual.find(v, i) : residual.find(u, v))
+      if (const double* r = user_side ? residual.residual(v, i) : residual.residual(u, v))
         same_w += wt, same += wt * *r;
     }
     if (wsum > 0) f_bias[e] = bsum / wsum, ++w.covered;
@@ -130,7 +98,8 @@ std::vector<GraphWorth> weigh_graphs(const Dataset& ds, const BaselineConfig& cf
                                   cfg.folds, static_cast<uint64_t>(cfg.seed))
           .best;
   const models::Biases b = models::fit_biases(ds.train, ds.users.count, ds.items.count, s, cfg.sweeps);
-  const Residuals residual(ds.train, ds.users.count, b);
+  // The training residuals (models/baseline/neighbour_residuals.h, no graph of its own).
+  const models::NeighbourResiduals residual(ds.train, b, {}, {});
   for (const bool user_side : {true, false})
     if (user_side ? user : item) out.push_back(measure(ds, user_side, b, residual));
   return out;

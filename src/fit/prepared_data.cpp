@@ -70,11 +70,22 @@ PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& 
   // train.auto: each side's graph chosen by short runs (fit/graph_choice.h), before the data
   // are pinned: the folder keeps the graphs trained on. One process only (the choice would
   // have to be agreed); on --resume, config.txt holds the choice made.
-  if (rank0 && world_size == 1 && kind.fit == FitMethod::trained && models::combines_with_baseline(cfg))
+  const bool short_runs =
+      rank0 && world_size == 1 && kind.fit == FitMethod::trained && models::combines_with_baseline(cfg);
+  // lowrank.offset = auto (fit/offset_choice.h) first: the graphs are then tried on the
+  // network chosen, whose short run with every graph is the winner's here.
+  p.offset_choice = with_memory_context("choosing what the network learns by short runs", [&] {
+    return choose_offset(
+        cfg, ds, short_runs, [&](const std::string& line) { say(o, line); }, o.on_epoch);
+  });
+  const Trial* made = nullptr;
+  if (p.offset_choice.tried)
+    made = p.offset_choice.residual ? &p.offset_choice.residuals : &p.offset_choice.ratings;
+  if (short_runs)
     p.graph_choice =
         with_memory_context("choosing the graphs by short runs of the " + cfg.model + " model", [&] {
           return choose_graphs(
-              cfg, ds, [&](const std::string& line) { say(o, line); }, o.on_epoch);
+              cfg, ds, [&](const std::string& line) { say(o, line); }, o.on_epoch, made);
         });
   return p;
 }

@@ -1,13 +1,14 @@
 /// @file
 /// symgnn::fit's data: loaded, its graphs built, described, and what train.auto and the
 /// data's size decide about the config settled on it (implicit data trains for ranking,
-/// lowrank.prior = auto, each side's graph by short runs).
+/// lowrank.prior = auto, what the network learns and each side's graph by short runs).
 #pragma once
 
 #include <vector>
 
 #include "fit/graph_choice.h"
 #include "fit/graph_worth.h"
+#include "fit/offset_choice.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/fit.h"
@@ -23,6 +24,7 @@ struct PreparedData {
   Dataset ds;
   std::vector<GraphWorth> graph_worths;  // train.auto: each graph's worth by a proxy (rank 0)
   GraphChoice graph_choice;              // train.auto: each side's graph by short runs (rank 0, one process)
+  OffsetChoice offset_choice;            // lowrank.offset = auto: what the network learns, by short runs
 };
 
 /// Loads cfg's data and settles cfg on it (the keys it decides are rewritten in cfg). Lines

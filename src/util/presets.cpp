@@ -35,6 +35,10 @@ layers = 2
 decoder = auto
 class_init = orthogonal
 biases = true
+# What the network learns: the ratings (the decoder above) or the bias baseline's
+# residuals (the dot decoder, no free biases), whichever of two short runs validates
+# better (src/fit/offset_choice.h): the residuals won on a film set with a trust network.
+offset = auto
 [train]
 # Adam without weight decay; the moving average of the weights regularises instead.
 epochs = 1000

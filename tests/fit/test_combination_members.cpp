@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -122,6 +123,25 @@ symgnn::DataRows tastes(bool homophilous) {
       r.items.push_back("i" + std::to_string(i));
       r.ratings.push_back(std::round(std::clamp(v, 1.0, 5.0)));
     }
+  // Items linked to the 3 whose group tastes are nearest: a user's residuals on an item's
+  // neighbours say what they will give it.
+  r.has_item_graph = true;
+  for (int i = 0; i < items; ++i) {
+    std::vector<std::pair<double, int>> d;
+    for (int j = 0; j < items; ++j) {
+      if (j == i) continue;
+      double s = 0;
+      for (int g = 0; g < groups; ++g) {
+        const double x =
+            taste[static_cast<size_t>(g * items + i)] - taste[static_cast<size_t>(g * items + j)];
+        s += x * x;
+      }
+      d.emplace_back(s, j);
+    }
+    std::sort(d.begin(), d.end());
+    for (int k = 0; k < 3; ++k)
+      r.item_edges.push_back({"i" + std::to_string(i), "i" + std::to_string(d[k].second), 1.0});
+  }
   r.has_user_graph = true;
   for (int u = 0; u < users; ++u)
     for (int k = 0; k < 8; ++k) {
@@ -201,4 +221,55 @@ TEST(CombinationMembers, ARandomGraphIsNotKeptAndWeightsModeKeepsRound4sForm) {
   EXPECT_FALSE(gw.contains("members")) << gw.dump();
   EXPECT_LE(gw["val_rmse_combination"].get<double>(),
             std::min(gw["val_rmse_model"].get<double>(), gw["val_rmse_baseline"].get<double>()) + 1e-9);
+}
+
+TEST(CombinationMembers, AUserFoldedInGetsTheMembersOfTheGrownModel) {
+  // The model serve folds users into (low-rank G with the encoder), small and short.
+  symgnn::RunConfig cfg = symgnn::preset_config("recommended");
+  cfg.train.epochs = 3;
+  cfg.lowrank.hidden = 8;
+  cfg.lowrank.prior = "encoder";
+  cfg.lowrank.prior_width = 12;
+  cfg.train.ranker = "none";
+  cfg.data.val_fraction = 0.2;
+  const symgnn::Dataset ds = symgnn::load_rows(tastes(true), cfg.data);
+  symgnn::FitOptions fo;
+  fo.data = &ds;
+  fo.out_dir = st::scratch_dir("members_fold_in") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const nlohmann::json& w = r.metrics.figures["auto"]["combination"]["weights"];
+  // Both members, so that the fold-in covers each (the item graph links items of near tastes).
+  ASSERT_GT(w["user_neighbours"].get<double>(), 0.0) << w.dump();
+  ASSERT_GT(w["item_neighbours"].get<double>(), 0.0) << w.dump();
+  const symgnn::TrainedModel model = symgnn::TrainedModel::load(fo.out_dir);
+  const auto check = [&](const symgnn::NewNodes& nodes) {
+    const std::optional<symgnn::FoldedUser> folded = model.fold_in_user(nodes);
+    ASSERT_TRUE(folded.has_value());
+    const symgnn::TrainedModel grown = model.with_new_nodes(nodes);
+    const int64_t u = folded->user;
+    std::vector<int64_t> every(static_cast<size_t>(model.items()));
+    for (size_t i = 0; i < every.size(); ++i) every[i] = static_cast<int64_t>(i);
+    const std::vector<float> got = folded->ratings(every), want = grown.rating_all_items({u});
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::abs(want[i]))) << i;
+    const std::vector<int64_t> few = {7, 2, 30};
+    const std::vector<float> asked = folded->ratings(few);
+    for (size_t k = 0; k < few.size(); ++k)
+      EXPECT_NEAR(asked[k], want[static_cast<size_t>(few[k])], 1e-5) << k;
+  };
+  // A new user who follows three users of group 1 and rated four items; without follows; a
+  // trained user's fresh ratings.
+  symgnn::NewNodes fresh;
+  for (const int i : {1, 5, 9, 13}) fresh.rating_rows.push_back({"newcomer", "i" + std::to_string(i), 4.0});
+  symgnn::NewNodes follows = fresh;
+  follows.user_edge_rows = {{"newcomer", "u1", 1.0}, {"newcomer", "u5", 1.0}, {"newcomer", "u9", 1.0}};
+  check(follows);
+  check(fresh);
+  const symgnn::Dataset& d = model.dataset();
+  symgnn::NewNodes again;
+  const auto& seen = model.seen_items()[3];
+  for (int64_t i = 0, added = 0; i < model.items() && added < 2; ++i)
+    if (!std::binary_search(seen.begin(), seen.end(), i))
+      again.rating_rows.push_back({d.users.id_of(3), d.items.id_of(i), 2.0}), ++added;
+  check(again);
 }

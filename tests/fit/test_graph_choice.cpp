@@ -12,6 +12,7 @@
 
 #include "common/test_support.h"
 #include "fit/graph_choice.h"
+#include "fit/offset_choice.h"
 #include "symgnn/config.h"
 #include "symgnn/fit.h"
 #include "symgnn/trained_model.h"
@@ -171,4 +172,46 @@ TEST(GraphChoice, ARunRecordsItsChoiceForResumeAndTheReport) {
   EXPECT_EQ(m.dataset().users.graph_origin, choice.at("sides").at("user").at("kept").get<bool>()
                                                 ? symgnn::GraphOrigin::File
                                                 : symgnn::GraphOrigin::Identity);
+}
+
+// lowrank.offset = auto (fit/offset_choice.h): two short runs decide, the config says which,
+// and the graphs' trials reuse the winner's run.
+TEST(OffsetChoice, TwoShortRunsDecideAndTheConfigSaysWhich) {
+  symgnn::Dataset ds = grouped_with_test(true, 4);
+  symgnn::RunConfig cfg = choice_config();
+  ASSERT_EQ(cfg.lowrank.offset, "auto");  // the recommended preset's
+  lines.clear();
+  const auto c = symgnn::fitting::choose_offset(cfg, ds, true, record, nullptr);
+  ASSERT_TRUE(c.tried);
+  EXPECT_EQ(c.trial_epochs, 20);
+  EXPECT_EQ(c.residual, c.residuals.better_than(c.ratings));
+  EXPECT_EQ(cfg.lowrank.offset, c.residual ? "baseline" : "none");
+  if (c.residual) EXPECT_FALSE(cfg.lowrank.biases);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[1].find("train.auto: the network learns"), std::string::npos) << lines[1];
+  const nlohmann::json j = symgnn::fitting::offset_choice_json(c);
+  EXPECT_EQ(j["offset"], cfg.lowrank.offset);
+  EXPECT_DOUBLE_EQ(j["val_rmse_ratings"].get<double>(), c.ratings.combination);
+  // The graphs' trials take the winner's run as theirs with every graph: one run fewer.
+  const symgnn::fitting::Trial& made = c.residual ? c.residuals : c.ratings;
+  lines.clear();
+  const auto g = symgnn::fitting::choose_graphs(cfg, ds, record, nullptr, &made);
+  ASSERT_EQ(g.sides.size(), 1u);
+  EXPECT_DOUBLE_EQ(g.sides[0].with.combination, made.combination);
+  EXPECT_NE(lines[0].find(": 1 short runs"), std::string::npos) << lines[0];
+}
+
+TEST(OffsetChoice, NothingIsTriedWhereNothingMayBeAndAutoBecomesNone) {
+  symgnn::Dataset ds = grouped_with_test(true, 5);
+  symgnn::RunConfig cfg = choice_config();
+  EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, false, record, nullptr).tried);
+  EXPECT_EQ(cfg.lowrank.offset, "none");
+  cfg.lowrank.offset = "auto";
+  cfg.lowrank.decoder = "classes";  // rating classes cannot be residuals
+  EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, true, record, nullptr).tried);
+  EXPECT_EQ(cfg.lowrank.offset, "none");
+  cfg = choice_config();
+  cfg.lowrank.offset = "baseline";  // the user's own choice stands
+  EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, true, record, nullptr).tried);
+  EXPECT_EQ(cfg.lowrank.offset, "baseline");
 }

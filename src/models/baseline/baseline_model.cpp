@@ -98,27 +98,29 @@ void BaselineModel::extend(const ModelContext& ctx, int64_t trained_users, int64
   set(extend_biases(context_ratings(ctx), trained, ctx.n1, ctx.n2, s, sweeps));
 }
 
-at::Tensor BaselineModel::fold_row(const UserFold& fold, double lambda_user, int64_t sweeps) {
-  const int64_t trained = user_bias_.size(0);
-  at::Tensor b_user;
-  if (fold.user < trained) {
-    b_user = user_bias_.narrow(0, fold.user, 1);
-  } else {
-    // bias_fit.cpp's user step for the one new user, the items' biases fixed: it converges in
-    // one sweep (a second moves nothing).
-    double b = 0;
-    const double lambda_count = lambda_user + static_cast<double>(fold.items.size());
-    if (sweeps >= 1 && lambda_count > 0) {
-      const double mu = mu_.item<double>();
-      const at::Tensor item = item_bias_.to(at::kCPU).contiguous();
-      const float* bi = item.data_ptr<float>();
-      double acc = 0;
-      for (size_t e = 0; e < fold.items.size(); ++e)
-        acc += static_cast<float>(fold.values[e]) - mu - static_cast<double>(bi[fold.items[e]]);
-      b = acc / lambda_count;
-    }
-    b_user = torch::tensor({static_cast<float>(b)}, user_bias_.options());
+float BaselineModel::fold_user_bias(const UserFold& fold, double lambda_user, int64_t sweeps) const {
+  if (fold.user < user_bias_.size(0)) return user_bias_[fold.user].item<float>();
+  // bias_fit.cpp's user step for the one new user, the items' biases fixed: it converges in
+  // one sweep (a second moves nothing).
+  double b = 0;
+  const double lambda_count = lambda_user + static_cast<double>(fold.items.size());
+  if (sweeps >= 1 && lambda_count > 0) {
+    const double mu = mu_.item<double>();
+    const at::Tensor item = item_bias_.to(at::kCPU).contiguous();
+    const float* bi = item.data_ptr<float>();
+    double acc = 0;
+    for (size_t e = 0; e < fold.items.size(); ++e)
+      acc += static_cast<float>(fold.values[e]) - mu - static_cast<double>(bi[fold.items[e]]);
+    b = acc / lambda_count;
   }
+  return static_cast<float>(b);
+}
+
+at::Tensor BaselineModel::fold_row(const UserFold& fold, double lambda_user, int64_t sweeps) {
+  const at::Tensor b_user =
+      fold.user < user_bias_.size(0)
+          ? user_bias_.narrow(0, fold.user, 1)
+          : torch::tensor({fold_user_bias(fold, lambda_user, sweeps)}, user_bias_.options());
   if (fold.asked.empty()) return mu_ + b_user + item_bias_;
   const at::Tensor asked =
       torch::tensor(at::ArrayRef<int64_t>(fold.asked), torch::kLong).to(item_bias_.device());

@@ -43,6 +43,8 @@ class BaselineModel : public RatingModel {
   /// fold-in (RatingModel::fold_user): a trained user's bias as fitted, a new user's that of their ratings
   /// under the user shrinkage `lambda_user`, as extend() fits it (the items' biases stay).
   at::Tensor fold_row(const UserFold& fold, double lambda_user, int64_t sweeps);
+  /// The user bias of fold_row (as held: float precision).
+  float fold_user_bias(const UserFold& fold, double lambda_user, int64_t sweeps) const;
 
  private:
   BaselineConfig cfg_;

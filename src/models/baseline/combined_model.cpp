@@ -151,9 +151,36 @@ at::Tensor CombinedModel::fold_user(const UserFold& fold) {
   torch::NoGradGuard no_grad;
   const double lambda_user = shrinkage_[0].item<double>();
   const at::Tensor baseline = baseline_->fold_row(fold, lambda_user, sweeps_);
-  const at::Tensor ratings = weights_[0] + weights_[1] * inner[1] + weights_[2] * baseline;
+  at::Tensor ratings = weights_[0] + weights_[1] * inner[1] + weights_[2] * baseline;
+  if (const NeighbourWeights w = neighbours(); w.any())
+    ratings = ratings + fold_neighbours(fold, w, lambda_user, ratings);
   const at::Tensor scores = inner_->ranks_by_rating() ? ratings : inner[0];
   return torch::stack({scores, ratings});
+}
+
+at::Tensor CombinedModel::fold_neighbours(const UserFold& fold, const NeighbourWeights& w, double lambda_user,
+                                          const at::Tensor& like) {
+  // The members as the model grown by the fold computes them: the user's graph neighbours
+  // (a new user's row of At1 gathers from fold.neighbours; a trained user's row is as it was),
+  // and every rating of theirs, its residual under the biases extend() gives them (a trained
+  // user's and the items' stay).
+  const auto idx = index();
+  const Biases b = baseline_->biases();
+  const double b_user = baseline_->fold_user_bias(fold, lambda_user, sweeps_);
+  const bool trained = fold.user < static_cast<int64_t>(b.user.size());
+  const std::vector<int64_t> around = trained
+                                          ? idx->user_neighbours(fold.user)
+                                          : (fold.identity_row ? std::vector<int64_t>{} : fold.neighbours);
+  std::vector<std::pair<int64_t, double>> rated;
+  for (size_t e = 0; e < fold.items.size(); ++e)
+    rated.emplace_back(fold.items[e], static_cast<float>(fold.values[e]) -
+                                          (b.mu + b_user + b.item[static_cast<size_t>(fold.items[e])]));
+  const auto n2 = static_cast<int64_t>(b.item.size());
+  at::Tensor row = torch::zeros({n2}, torch::kFloat);
+  idx->add_row(around, rated, w, row.data_ptr<float>(), n2);
+  if (!fold.asked.empty())
+    row = row.index_select(0, torch::tensor(at::ArrayRef<int64_t>(fold.asked), torch::kLong));
+  return row.to(like.device(), like.scalar_type());
 }
 
 bool combines_with_baseline(const RunConfig& cfg) {

@@ -16,8 +16,8 @@
 /// "combination" [3] = (c, a, b), "shrinkage" [2] = the baseline's (lambda_u, lambda_i),
 /// "baseline.global_mean", "baseline.user_bias" [n1], "baseline.item_bias" [n2],
 /// "neighbour_members" [4] = (w_U, lambda_U, w_I, lambda_I) (registered empty: no member, as
-/// in directories written before it; a model with members folds users in and takes graph
-/// edits by growing or rebuilding instead of its inner model's fast paths). The wrapped
+/// in directories written before it; a user folded in gets the members as the grown model
+/// computes them, and a model with members takes graph edits by rebuilding). The wrapped
 /// model's parameters are "inner.*". Nodes added by --new-ratings get the biases of their
 /// own ratings (nodes_added), as the offset model's do.
 #pragma once
@@ -60,7 +60,7 @@ class CombinedModel : public RatingModel {
   /// The wrapped model's fold-in combined as rating_items combines: a new user's baseline
   /// bias is that of their ratings (BaselineModel::fold_row), as nodes_added fits it.
   at::Tensor fold_user(const UserFold& fold) override;
-  bool folds_users() const override { return inner_->folds_users() && !neighbours().any(); }
+  bool folds_users() const override { return inner_->folds_users(); }
   void prepare_folds() override { inner_->prepare_folds(); }
   /// The inner model's (the bias baseline reads no graph).
   bool take_graph_edit(RatingModel& before) override;
@@ -88,6 +88,9 @@ class CombinedModel : public RatingModel {
   std::shared_ptr<const NeighbourResiduals> index();
   /// w_U n_U + w_I n_I of the pairs ([K] float on `like`'s device).
   at::Tensor neighbour_terms(const at::Tensor& users, const at::Tensor& items, const at::Tensor& like);
+  /// The same for the user of a fold-in ([n2], or the asked items), as the grown model has it.
+  at::Tensor fold_neighbours(const UserFold& fold, const NeighbourWeights& w, double lambda_user,
+                             const at::Tensor& like);
   /// The same of every item for each of `users` ([B, n2]).
   at::Tensor neighbour_rows(const at::Tensor& users, int64_t n2, const at::Tensor& like);
 };

@@ -80,6 +80,10 @@ NeighbourResiduals::NeighbourResiduals(const RatingList& ratings, const Biases& 
   index_by(i, u, e, n2, by_item_ptr_, by_item_user_, by_item_value_);
 }
 
+const double* NeighbourResiduals::residual(int64_t u, int64_t i) const {
+  return find(by_user_ptr_, by_user_item_, by_user_value_, u, i);
+}
+
 NeighbourSum NeighbourResiduals::user_sum(int64_t u, int64_t i) const {
   NeighbourSum s;
   if (u < 0 || u >= users_.nodes()) return s;
@@ -100,7 +104,23 @@ NeighbourSum NeighbourResiduals::item_sum(int64_t u, int64_t i) const {
   return s;
 }
 
+std::vector<int64_t> NeighbourResiduals::user_neighbours(int64_t u) const {
+  if (u < 0 || u >= users_.nodes()) return {};
+  return {users_.idx.begin() + users_.ptr[static_cast<size_t>(u)],
+          users_.idx.begin() + users_.ptr[static_cast<size_t>(u) + 1]};
+}
+
 void NeighbourResiduals::add_row(int64_t u, const NeighbourWeights& w, float* row, int64_t n2) const {
+  std::vector<std::pair<int64_t, double>> rated;
+  if (u >= 0 && u + 1 < static_cast<int64_t>(by_user_ptr_.size()))
+    for (int64_t k = by_user_ptr_[static_cast<size_t>(u)]; k < by_user_ptr_[static_cast<size_t>(u) + 1]; ++k)
+      rated.emplace_back(by_user_item_[static_cast<size_t>(k)], by_user_value_[static_cast<size_t>(k)]);
+  add_row(user_neighbours(u), rated, w, row, n2);
+}
+
+void NeighbourResiduals::add_row(const std::vector<int64_t>& neighbours,
+                                 const std::vector<std::pair<int64_t, double>>& rated,
+                                 const NeighbourWeights& w, float* row, int64_t n2) const {
   std::vector<double> sum(static_cast<size_t>(n2)), count(static_cast<size_t>(n2));
   const auto add = [&](double weight, double shrinkage) {
     for (int64_t j = 0; j < n2; ++j)
@@ -110,26 +130,27 @@ void NeighbourResiduals::add_row(int64_t u, const NeighbourWeights& w, float* ro
     std::fill(sum.begin(), sum.end(), 0.0);
     std::fill(count.begin(), count.end(), 0.0);
   };
-  const auto rated = [&](int64_t v, auto&& each) {
-    if (v < 0 || v + 1 >= static_cast<int64_t>(by_user_ptr_.size())) return;
-    for (int64_t k = by_user_ptr_[static_cast<size_t>(v)]; k < by_user_ptr_[static_cast<size_t>(v) + 1]; ++k)
-      each(by_user_item_[static_cast<size_t>(k)], by_user_value_[static_cast<size_t>(k)]);
-  };
-  if (w.user != 0 && u >= 0 && u < users_.nodes()) {
-    for (int64_t k = users_.ptr[static_cast<size_t>(u)]; k < users_.ptr[static_cast<size_t>(u) + 1]; ++k)
-      rated(users_.idx[static_cast<size_t>(k)], [&](int64_t j, double e) {
-        if (j < n2) sum[static_cast<size_t>(j)] += e, count[static_cast<size_t>(j)] += 1;
-      });
+  if (w.user != 0) {
+    for (const int64_t v : neighbours) {
+      if (v < 0 || v + 1 >= static_cast<int64_t>(by_user_ptr_.size())) continue;
+      for (int64_t k = by_user_ptr_[static_cast<size_t>(v)]; k < by_user_ptr_[static_cast<size_t>(v) + 1];
+           ++k) {
+        const int64_t j = by_user_item_[static_cast<size_t>(k)];
+        if (j < n2)
+          sum[static_cast<size_t>(j)] += by_user_value_[static_cast<size_t>(k)],
+              count[static_cast<size_t>(j)] += 1;
+      }
+    }
     add(w.user, w.user_shrinkage);
   }
   if (w.item != 0) {
-    rated(u, [&](int64_t j, double e) {
-      if (j >= items_.nodes()) return;
+    for (const auto& [j, e] : rated) {
+      if (j < 0 || j >= items_.nodes()) continue;
       for (int64_t k = items_.ptr[static_cast<size_t>(j)]; k < items_.ptr[static_cast<size_t>(j) + 1]; ++k) {
         const int64_t i = items_.idx[static_cast<size_t>(k)];
         if (i < n2) sum[static_cast<size_t>(i)] += e, count[static_cast<size_t>(i)] += 1;
       }
-    });
+    }
     add(w.item, w.item_shrinkage);
   }
 }

@@ -61,10 +61,18 @@ class NeighbourResiduals {
   /// indexed by user and by item, and each side's graph (empty: no member on that side).
   NeighbourResiduals(const RatingList& ratings, const Biases& b, NeighbourGraph users, NeighbourGraph items);
 
+  /// The training residual of (u, i), or nullptr where u did not rate i.
+  const double* residual(int64_t u, int64_t i) const;
   NeighbourSum user_sum(int64_t u, int64_t i) const;
   NeighbourSum item_sum(int64_t u, int64_t i) const;
   /// w.user * n_U(u, j) + w.item * n_I(u, j) added to row[j] for every item j < n2.
   void add_row(int64_t u, const NeighbourWeights& w, float* row, int64_t n2) const;
+  /// The same for a user given by their graph neighbours and their rated items' residuals
+  /// (a user folded in, RatingModel::fold_user, whose ratings the index need not hold).
+  void add_row(const std::vector<int64_t>& neighbours, const std::vector<std::pair<int64_t, double>>& rated,
+               const NeighbourWeights& w, float* row, int64_t n2) const;
+  /// A trained user's graph neighbours (none past the graph's nodes).
+  std::vector<int64_t> user_neighbours(int64_t u) const;
 
   bool has_user_graph() const { return !users_.empty(); }
   bool has_item_graph() const { return !items_.empty(); }

@@ -1,0 +1,74 @@
+#include "fit/offset_choice.h"
+
+#include <chrono>
+
+#include "fit/baseline_guard.h"
+#include "symgnn/metrics.h"
+#include "util/text.h"
+
+namespace symgnn::fitting {
+namespace {
+
+/// The residual form of cfg's network.
+RunConfig residual_form(const RunConfig& cfg) {
+  RunConfig r = cfg;
+  r.lowrank.offset = "baseline";
+  r.lowrank.biases = false;  // the baseline's shrunk biases are the only ones
+  return r;
+}
+
+}  // namespace
+
+OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, bool may_try,
+                           const std::function<void(const std::string&)>& say,
+                           const EpochCallback& on_epoch) {
+  OffsetChoice c;
+  if (cfg.lowrank.offset != "auto") return c;
+  cfg.lowrank.offset = "none";
+  if (!may_try || cfg.model != "lowrank" || cfg.train.objective != "rating" ||
+      cfg.lowrank.decoder == "classes" || ds.validation.size() < kMinCombinationRatings ||
+      cfg.train.epochs < kMinChoiceEpochs)
+    return c;
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunConfig trial = trial_config(cfg);
+  c.tried = true;
+  c.trial_epochs = trial.train.epochs;
+  say("train.auto: choosing what the network learns on validation (lowrank.offset = auto): 2 short runs of "
+      "at "
+      "most " +
+      std::to_string(c.trial_epochs) + " epochs (fit/offset_choice.h)");
+  const std::string phase = "choosing what the network learns";
+  c.ratings = run_trial(trial, ds, on_epoch, phase);
+  c.residuals = run_trial(residual_form(trial), ds, on_epoch, phase);
+  c.residual = c.residuals.better_than(c.ratings);
+  if (c.residual) cfg = residual_form(cfg);
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  say(describe(c));
+  return c;
+}
+
+std::string describe(const OffsetChoice& c) {
+  if (!c.tried) return "";
+  return std::string("train.auto: the network learns ") +
+         (c.residual ? "the bias baseline's residuals (lowrank.offset = baseline, lowrank.biases = false)"
+                     : "the ratings (lowrank.offset = none)") +
+         ": short runs of at most " + std::to_string(c.trial_epochs) + " epochs validate " +
+         fixed(c.residuals.combination, 4) + " on the residuals, " + fixed(c.ratings.combination, 4) +
+         " on the ratings (the network alone " + fixed(c.residuals.model, 4) + ", " +
+         fixed(c.ratings.model, 4) + ")";
+}
+
+nlohmann::json offset_choice_json(const OffsetChoice& c) {
+  const std::string val = rating_figure("val");
+  return {{"offset", c.residual ? "baseline" : "none"},
+          {"trial_epochs", c.trial_epochs},
+          {"seconds", c.seconds},
+          {val + "_residuals", c.residuals.combination},
+          {val + "_ratings", c.ratings.combination},
+          {val + "_model_residuals", c.residuals.model},
+          {val + "_model_ratings", c.ratings.model},
+          {"epochs_residuals", c.residuals.epochs},
+          {"epochs_ratings", c.ratings.epochs}};
+}
+
+}  // namespace symgnn::fitting
