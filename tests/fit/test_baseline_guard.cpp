@@ -13,6 +13,7 @@
 
 #include "common/test_support.h"
 #include "fit/baseline_guard.h"
+#include "fit/rating_error_util.h"
 #include "symgnn/fit.h"
 #include "symgnn/trained_model.h"
 
@@ -30,12 +31,6 @@ symgnn::RunConfig small_config() {
   cfg.lowrank.hidden = 8;
   cfg.train.auto_choose = "on";
   return cfg;
-}
-
-double rmse(const std::vector<float>& p, const symgnn::RatingList& r) {
-  double se = 0;
-  for (size_t k = 0; k < p.size(); ++k) se += (p[k] - r.value[k]) * (p[k] - r.value[k]);
-  return std::sqrt(se / static_cast<double>(p.size()));
 }
 
 }  // namespace
@@ -108,7 +103,7 @@ TEST(BaselineGuard, CombinationIsNeverWorseOnValidationAndIsWhatTheSavedModelPre
     const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
     const symgnn::RatingList& test = loaded.dataset().test;
     const std::vector<float> p = loaded.predict(test.user, test.item);
-    EXPECT_NEAR(rmse(p, test), r.metrics.mean("test_rmse"), 1e-5);
+    EXPECT_NEAR(st::rmse_of(p, test), r.metrics.mean("test_rmse"), 1e-5);
     const std::vector<float> q = r.model->predict(test.user, test.item);
     for (size_t k = 0; k < p.size(); ++k) EXPECT_NEAR(p[k], q[k], 1e-5);
     // The model alone is reported beside it.

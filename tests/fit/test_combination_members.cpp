@@ -15,6 +15,7 @@
 
 #include "common/test_support.h"
 #include "fit/member_selection.h"
+#include "fit/rating_error_util.h"
 #include "symgnn/data_rows.h"
 #include "symgnn/fit.h"
 #include "symgnn/trained_model.h"
@@ -161,12 +162,6 @@ symgnn::RunConfig small_run() {
   return cfg;
 }
 
-double rmse(const std::vector<float>& p, const symgnn::RatingList& r) {
-  double se = 0;
-  for (size_t k = 0; k < p.size(); ++k) se += (p[k] - r.value[k]) * (p[k] - r.value[k]);
-  return std::sqrt(se / static_cast<double>(p.size()));
-}
-
 }  // namespace
 
 TEST(CombinationMembers, AUserGraphWhoseNeighboursRateAlikeJoinsTheSavedModel) {
@@ -194,7 +189,7 @@ TEST(CombinationMembers, AUserGraphWhoseNeighboursRateAlikeJoinsTheSavedModel) {
   const std::vector<float> q = r.model->predict(test.user, test.item);
   ASSERT_EQ(p.size(), q.size());
   for (size_t k = 0; k < p.size(); ++k) ASSERT_NEAR(p[k], q[k], 1e-5) << k;
-  EXPECT_NEAR(rmse(p, test), r.metrics.mean("test_rmse"), 1e-5);
+  EXPECT_NEAR(st::rmse_of(p, test), r.metrics.mean("test_rmse"), 1e-5);
   // A user's row of scores (recommend's path) holds the members as the pairs do.
   const int64_t user = test.user.front();
   std::vector<int64_t> users(static_cast<size_t>(loaded.items()), user), items;
