@@ -67,20 +67,14 @@ void choose_members(BaselineGuard& g, const std::vector<double>& val_model, cons
   for (size_t e = 0; e < t.size(); ++e) net.values[e] = val_model[e] - g.val_baseline[e];
   columns.push_back(std::move(net));
   // The graphs the network reads, as the saved model's context holds them (both directions
-  // of a directed edge, without self-loops).
-  const bool user = ds.users.graph_origin != GraphOrigin::Identity && ds.users.graph.size() > 0;
-  const bool item = ds.items.graph_origin != GraphOrigin::Identity && ds.items.graph.size() > 0;
-  SideMember user_member, item_member;
-  if (user || item) {
-    const models::NeighbourResiduals idx(
-        ds.train, on_train,
-        user ? models::neighbour_graph(graph::normalized_adjacency(ds.users)) : models::NeighbourGraph{},
-        item ? models::neighbour_graph(graph::normalized_adjacency(ds.items)) : models::NeighbourGraph{});
-    const std::vector<double> grid =
-        models::parse_shrinkages(cfg.neighbour_shrinkages, "baseline.neighbour_shrinkages");
-    user_member = side_member(idx, true, val, grid, t, cfg.combination_folds);
-    item_member = side_member(idx, false, val, grid, t, cfg.combination_folds);
-  }
+  // of a directed edge, without self-loops; the identity gives a side no member).
+  const models::NeighbourResiduals idx(ds.train, on_train,
+                                       models::neighbour_graph(graph::normalized_adjacency(ds.users)),
+                                       models::neighbour_graph(graph::normalized_adjacency(ds.items)));
+  const std::vector<double> grid =
+      models::parse_shrinkages(cfg.neighbour_shrinkages, "baseline.neighbour_shrinkages");
+  const SideMember user_member = side_member(idx, true, val, grid, t, cfg.combination_folds);
+  const SideMember item_member = side_member(idx, false, val, grid, t, cfg.combination_folds);
   if (user_member.present) columns.push_back({"the user graph's neighbours", user_member.values});
   if (item_member.present) columns.push_back({"the item graph's neighbours", item_member.values});
   g.folds = cfg.combination_folds;

@@ -109,18 +109,21 @@ std::string describe(const GraphTrial& t, int64_t trial_epochs) {
          fixed(t.without.model, 4) + ")";
 }
 
+void add_trial_json(nlohmann::json& out, const Trial& t, const std::string& name) {
+  const std::string val = rating_figure("val");
+  out[val + "_" + name] = t.combination;
+  out[val + "_model_" + name] = t.model;
+  out["epochs_" + name] = t.epochs;
+}
+
 nlohmann::json graph_choice_json(const GraphChoice& c) {
   nlohmann::json sides = nlohmann::json::object();
-  const std::string val = rating_figure("val");
-  for (const GraphTrial& t : c.sides)
-    sides[t.side] = {{"graph", t.origin},
-                     {"kept", t.kept},
-                     {val + "_with", t.with.combination},
-                     {val + "_without", t.without.combination},
-                     {val + "_model_with", t.with.model},
-                     {val + "_model_without", t.without.model},
-                     {"epochs_with", t.with.epochs},
-                     {"epochs_without", t.without.epochs}};
+  for (const GraphTrial& t : c.sides) {
+    nlohmann::json side = {{"graph", t.origin}, {"kept", t.kept}};
+    add_trial_json(side, t.with, "with");
+    add_trial_json(side, t.without, "without");
+    sides[t.side] = side;
+  }
   return {{"trial_epochs", c.trial_epochs}, {"seconds", c.seconds}, {"sides", sides}};
 }
 

@@ -65,6 +65,10 @@ RunConfig trial_config(const RunConfig& cfg);
 Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallback& on_epoch,
                 const std::string& phase = "choosing the graphs");
 
+/// A short run's figures into `out` as "<val figure>_<name>", "<val figure>_model_<name>" and
+/// "epochs_<name>" (metrics.json's auto.graph_choice and auto.offset_choice).
+void add_trial_json(nlohmann::json& out, const Trial& t, const std::string& name);
+
 /// Chooses as above, editing cfg.graph and ds's graphs. `say` gets a line per side;
 /// `on_epoch` (where given) each trial's epochs, their phase "choosing the graphs"
 /// (symgnn/progress.h). Nothing is tried (an empty choice) without validation ratings,

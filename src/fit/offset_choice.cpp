@@ -3,7 +3,6 @@
 #include <chrono>
 
 #include "fit/baseline_guard.h"
-#include "symgnn/metrics.h"
 #include "util/text.h"
 
 namespace symgnn::fitting {
@@ -33,9 +32,8 @@ OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, bool may_try,
   const RunConfig trial = trial_config(cfg);
   c.tried = true;
   c.trial_epochs = trial.train.epochs;
-  say("train.auto: choosing what the network learns on validation (lowrank.offset = auto): 2 short runs of "
-      "at "
-      "most " +
+  say("train.auto: choosing what the network learns on validation (lowrank.offset = auto): 2 short runs "
+      "of at most " +
       std::to_string(c.trial_epochs) + " epochs (fit/offset_choice.h)");
   const std::string phase = "choosing what the network learns";
   c.ratings = run_trial(trial, ds, on_epoch, phase);
@@ -59,16 +57,11 @@ std::string describe(const OffsetChoice& c) {
 }
 
 nlohmann::json offset_choice_json(const OffsetChoice& c) {
-  const std::string val = rating_figure("val");
-  return {{"offset", c.residual ? "baseline" : "none"},
-          {"trial_epochs", c.trial_epochs},
-          {"seconds", c.seconds},
-          {val + "_residuals", c.residuals.combination},
-          {val + "_ratings", c.ratings.combination},
-          {val + "_model_residuals", c.residuals.model},
-          {val + "_model_ratings", c.ratings.model},
-          {"epochs_residuals", c.residuals.epochs},
-          {"epochs_ratings", c.ratings.epochs}};
+  nlohmann::json out = {
+      {"offset", c.residual ? "baseline" : "none"}, {"trial_epochs", c.trial_epochs}, {"seconds", c.seconds}};
+  add_trial_json(out, c.residuals, "residuals");
+  add_trial_json(out, c.ratings, "ratings");
+  return out;
 }
 
 }  // namespace symgnn::fitting

@@ -90,7 +90,6 @@ RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& 
     fs::remove_all(dir);
     fs::rename(won_dir, dir);
   }
-  if (won_kind.empty()) return out;  // (not reached: popularity is always fitted)
   const RunMetrics& m = won.result.metrics;
   record = {{"kind", won_kind}, {"dir", "ranker"}, {"figures", m.figures}};
   for (const char* name : {"val_ndcg@10", "test_ndcg@10"})

@@ -186,7 +186,9 @@ TEST(OffsetChoice, TwoShortRunsDecideAndTheConfigSaysWhich) {
   EXPECT_EQ(c.trial_epochs, 20);
   EXPECT_EQ(c.residual, c.residuals.better_than(c.ratings));
   EXPECT_EQ(cfg.lowrank.offset, c.residual ? "baseline" : "none");
-  if (c.residual) EXPECT_FALSE(cfg.lowrank.biases);
+  if (c.residual) {
+    EXPECT_FALSE(cfg.lowrank.biases);
+  }
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[1].find("train.auto: the network learns"), std::string::npos) << lines[1];
   const nlohmann::json j = symgnn::fitting::offset_choice_json(c);

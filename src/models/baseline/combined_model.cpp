@@ -23,17 +23,21 @@ CombinedModel::CombinedModel(const BaselineConfig& cfg, const ModelContext& ctx,
 
 void CombinedModel::reset_context(const ModelContext& ctx) {
   std::lock_guard<std::mutex> lock(index_mutex_);
-  ratings_ = context_ratings(ctx);
-  user_graph_ = neighbour_graph(ctx.at1);
-  item_graph_ = neighbour_graph(ctx.at2);
+  ctx_ = ModelContext{};
+  ctx_.n1 = ctx.n1, ctx_.n2 = ctx.n2;
+  ctx_.at1 = ctx.at1, ctx_.at2 = ctx.at2;
+  ctx_.train_users = ctx.train_users, ctx_.train_items = ctx.train_items,
+  ctx_.train_values = ctx.train_values;
   index_.reset();
 }
 
-std::shared_ptr<const NeighbourResiduals> CombinedModel::index() {
+std::shared_ptr<const CombinedModel::NeighbourIndex> CombinedModel::index() {
   std::lock_guard<std::mutex> lock(index_mutex_);
-  if (!index_)
-    index_ =
-        std::make_shared<const NeighbourResiduals>(ratings_, baseline_->biases(), user_graph_, item_graph_);
+  if (!index_) {
+    Biases b = baseline_->biases();
+    NeighbourResiduals r(context_ratings(ctx_), b, neighbour_graph(ctx_.at1), neighbour_graph(ctx_.at2));
+    index_ = std::make_shared<const NeighbourIndex>(NeighbourIndex{std::move(r), std::move(b)});
+  }
   return index_;
 }
 
@@ -70,8 +74,8 @@ at::Tensor CombinedModel::neighbour_terms(const at::Tensor& users, const at::Ten
   const int64_t* ip = i.data_ptr<int64_t>();
   for (int64_t k = 0; k < u.numel(); ++k) {
     double t = 0;
-    if (w.user != 0) t += w.user * idx->user_sum(up[k], ip[k]).term(w.user_shrinkage);
-    if (w.item != 0) t += w.item * idx->item_sum(up[k], ip[k]).term(w.item_shrinkage);
+    if (w.user != 0) t += w.user * idx->residuals.user_sum(up[k], ip[k]).term(w.user_shrinkage);
+    if (w.item != 0) t += w.item * idx->residuals.item_sum(up[k], ip[k]).term(w.item_shrinkage);
     o[k] = static_cast<float>(t);
   }
   return out.to(like.device(), like.scalar_type());
@@ -83,7 +87,7 @@ at::Tensor CombinedModel::neighbour_rows(const at::Tensor& users, int64_t n2, co
   const at::Tensor u = users.to(at::kCPU, at::kLong).contiguous();
   at::Tensor out = torch::zeros({u.numel(), n2}, torch::kFloat);
   for (int64_t b = 0; b < u.numel(); ++b)
-    idx->add_row(u.data_ptr<int64_t>()[b], w, out[b].data_ptr<float>(), n2);
+    idx->residuals.add_row(u.data_ptr<int64_t>()[b], w, out[b].data_ptr<float>(), n2);
   return out.to(like.device(), like.scalar_type());
 }
 
@@ -165,11 +169,11 @@ at::Tensor CombinedModel::fold_neighbours(const UserFold& fold, const NeighbourW
   // and every rating of theirs, its residual under the biases extend() gives them (a trained
   // user's and the items' stay).
   const auto idx = index();
-  const Biases b = baseline_->biases();
+  const Biases& b = idx->biases;
   const double b_user = baseline_->fold_user_bias(fold, lambda_user, sweeps_);
   const bool trained = fold.user < static_cast<int64_t>(b.user.size());
   const std::vector<int64_t> around = trained
-                                          ? idx->user_neighbours(fold.user)
+                                          ? idx->residuals.user_neighbours(fold.user)
                                           : (fold.identity_row ? std::vector<int64_t>{} : fold.neighbours);
   std::vector<std::pair<int64_t, double>> rated;
   for (size_t e = 0; e < fold.items.size(); ++e)
@@ -177,7 +181,7 @@ at::Tensor CombinedModel::fold_neighbours(const UserFold& fold, const NeighbourW
                                           (b.mu + b_user + b.item[static_cast<size_t>(fold.items[e])]));
   const auto n2 = static_cast<int64_t>(b.item.size());
   at::Tensor row = torch::zeros({n2}, torch::kFloat);
-  idx->add_row(around, rated, w, row.data_ptr<float>(), n2);
+  idx->residuals.add_row(around, rated, w, row.data_ptr<float>(), n2);
   if (!fold.asked.empty())
     row = row.index_select(0, torch::tensor(at::ArrayRef<int64_t>(fold.asked), torch::kLong));
   return row.to(like.device(), like.scalar_type());

@@ -78,14 +78,19 @@ class CombinedModel : public RatingModel {
   at::Tensor shrinkage_;          // [2] float: lambda_u, lambda_i
   at::Tensor neighbour_members_;  // [4] float or empty: w_U, lambda_U, w_I, lambda_I
   int64_t sweeps_ = 0;
-  // What the neighbour members read: the context's training ratings and graphs (on the CPU),
-  // indexed on first use under the biases held (set_combination and nodes_added reset it).
-  RatingList ratings_;
-  NeighbourGraph user_graph_, item_graph_;
+  // What the neighbour members read: the context's training ratings and graphs, held as the
+  // context's own tensors (no copy) and indexed on first use, with the biases held at that
+  // time; a model whose members are all 0 never builds it (set_combination and nodes_added
+  // reset it).
+  struct NeighbourIndex {
+    NeighbourResiduals residuals;
+    Biases biases;
+  };
+  ModelContext ctx_;  // train_* and at1, at2 only
   std::mutex index_mutex_;
-  std::shared_ptr<const NeighbourResiduals> index_;
+  std::shared_ptr<const NeighbourIndex> index_;
   void reset_context(const ModelContext& ctx);
-  std::shared_ptr<const NeighbourResiduals> index();
+  std::shared_ptr<const NeighbourIndex> index();
   /// w_U n_U + w_I n_I of the pairs ([K] float on `like`'s device).
   at::Tensor neighbour_terms(const at::Tensor& users, const at::Tensor& items, const at::Tensor& like);
   /// The same for the user of a fold-in ([n2], or the asked items), as the grown model has it.
