@@ -26,7 +26,7 @@ double entries(const std::string& list) {
 
 double ranker_budget_seconds(const RunConfig& cfg, int64_t ratings) {
   if (cfg.train.ranker_budget > 0) return cfg.train.ranker_budget;
-  return 60.0 + 100.0 * static_cast<double>(ratings) / 1e6;
+  return 240.0 + 100.0 * static_cast<double>(ratings) / 1e6;
 }
 
 double estimated_seconds(const std::string& kind, const RunConfig& cfg, int64_t users, int64_t items,
