@@ -46,7 +46,7 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
-    from selenium.common.exceptions import TimeoutException
+    from selenium.common.exceptions import ElementClickInterceptedException, TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:
@@ -156,6 +156,20 @@ def main():
         def until_list(css, want, what):
             until(what, lambda: shown(css) == want, lambda: "%s, the API answers %s" % (shown(css), want))
 
+        def press(element_id):
+            """Clicks a button once it can take the click: the lists' explanations arrive after
+            the lists and move what is below them, so a click aimed a moment earlier can land
+            on a list item instead (ElementClickInterceptedException); it is aimed again."""
+            def attempt():
+                button = driver.find_element(By.ID, element_id)
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", button)
+                try:
+                    button.click()
+                    return True
+                except ElementClickInterceptedException:
+                    return False
+            until("a click on #" + element_id, attempt, lambda: "#%s covered by another element" % element_id)
+
         def fill(element_id, text):
             box = driver.find_element(By.ID, element_id)
             box.clear()
@@ -191,11 +205,11 @@ def main():
 
         # The address follows the user shown.
         fill("user-input", "u12")
-        driver.find_element(By.ID, "show").click()
+        press("show")
         until_list("#recs", items_of(get(port, "/v1/recommend?user=u12&k=10")), "the list of u12")
         assert driver.current_url.endswith("/?user=u12"), "address after showing u12: " + driver.current_url
         fill("user-input", user)
-        driver.find_element(By.ID, "show").click()
+        press("show")
         until_list("#recs", want, "the list of %s again" % user)
         assert driver.current_url.endswith("/?user=%s" % user), "address: " + driver.current_url
 
@@ -206,14 +220,14 @@ def main():
 
         # 3. Filters: exclude, where (the attributes file), then a candidate set leaving fewer than k.
         fill("f-exclude", "%s, %s" % (want[0], want[1]))
-        driver.find_element(By.ID, "f-apply").click()
+        press("f-apply")
         excluded = items_of(get(port, base + "&exclude=%s,%s" % (want[0], want[1])))
         until_list("#recs", excluded, "the list with exclude=%s,%s" % (want[0], want[1]))
         assert want[0] not in excluded and want[1] not in excluded
 
         fill("f-exclude", "")
         fill("f-where", "part=A")
-        driver.find_element(By.ID, "f-apply").click()
+        press("f-apply")
         # The '=' inside the value encoded, as the page's URLSearchParams sends it: cpp-httplib
         # keeps the last '='-separated piece of a bare "where=part=A" as the value.
         part_a = items_of(get(port, base + "&where=" + urllib.parse.quote("part=A", safe="")))
@@ -222,7 +236,7 @@ def main():
 
         fill("f-where", "")
         fill("f-items", "m0 m1 m2")
-        driver.find_element(By.ID, "f-apply").click()
+        press("f-apply")
         status, refusal = call(port, base + "&items=m0,m1,m2")
         assert status == 400 and "fewer than k" in refusal["error"], refusal
         until("the refusal of items=m0,m1,m2",
@@ -230,14 +244,14 @@ def main():
               lambda: "'%s' and %s, the server says '%s'" % (
                   driver.find_element(By.ID, "recs-error").text, shown("#recs"), refusal["error"]))
 
-        driver.find_element(By.ID, "f-clear").click()
+        press("f-clear")
         until_list("#recs", want, "the list with the filters cleared")
         assert driver.find_element(By.ID, "recs-error").text == "", "the refusal stays after a list"
 
         # 4. A candidate list, ranked.
         candidates = ["m%d" % i for i in (5, 12, 0, 33, 8, 21, 2, 17)]
         fill("rank-items", ", ".join(candidates))
-        driver.find_element(By.ID, "rank-go").click()
+        press("rank-go")
         ranked = items_of(get(port, "/v1/rank?user=%s&items=%s" % (user, ",".join(candidates))))
         until_list("#ranked", ranked, "the ranked candidates")
         assert sorted(ranked) == sorted(candidates)
@@ -249,7 +263,7 @@ def main():
         for row, r in zip(rows, fresh):
             row.find_element(By.CSS_SELECTOR, ".fresh-item").send_keys(r["item"])
             row.find_element(By.CSS_SELECTOR, ".fresh-rating").send_keys(str(r["rating"]))
-        driver.find_element(By.ID, "fresh-go").click()
+        press("fresh-go")
         refreshed = items_of(get(port, "/v1/recommend", {"user": user, "ratings": fresh, "k": 10}))
         until_list("#fresh", refreshed, "the list after fresh ratings")
         assert want[0] not in refreshed and want[1] not in refreshed, "a freshly rated item is listed"
