@@ -109,8 +109,24 @@ void set_combination(infer::ModelParts& parts, size_t r, const fitting::Baseline
 
 Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train::TrainerOptions& topts,
                    bool rank0, const std::shared_ptr<const TrainedModel>& ranker) {
+  // train.auto's combination of one run, one process, fitted between the selection phase
+  // and the retrain (train.protocol = retrain): where it gives the network weight 0, the
+  // retrain on all ratings cannot change the predictions and is skipped
+  // (TrainerOptions::retrain_pays); the guard is the one used below, not fitted again.
+  std::optional<fitting::BaselineGuard> early_guard;
+  const bool guard_early =
+      models::combines_with_baseline(cfg) && cfg.train.runs == 1 && !topts.group && train::retrains(cfg, ds);
+  if (guard_early)
+    topts.retrain_pays = [&](const train::RunResult& chosen) {
+      early_guard = with_memory_context("weighing the model against the bias baseline", [&] {
+        return fitting::fit_baseline_guard(values(chosen.val_predictions), ds, cfg.baseline,
+                                           /*retrained=*/true);
+      });
+      return !early_guard->applied || early_guard->a > 0;
+    };
   train::SweepResult s = with_memory_context("training the " + cfg.model + " model",
                                              [&] { return train::train_sweep(cfg, ds, topts); });
+  topts.retrain_pays = nullptr;
   const bool compare = cfg.data.source == "synthetic" && o.compare_without_graphs && !o.resume;
   Fitted f;
   if (!rank0) {
@@ -123,14 +139,16 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   // training ratings, whose data has no validation split): run 0's is the result; every
   // run's is ranked where the run writes its model directory, as metrics.json reports it.
   RunConfig saved_cfg = cfg;
+  // Under protocol = retrain the saved models read all training ratings as their context,
+  // also where the retrain was skipped (its selection phase's weights stand for it).
   const bool retrained = train::retrains(cfg, ds);
   if (retrained) saved_cfg.data.val_fraction = 0;
   // train.auto: the final combination with the bias baseline, fitted on validation.
   // The rating figure (symgnn/metrics.h) the summary lines lead with.
   const std::string test = rating_figure("test"), label = rating_label();
   const double model_test = s.mean(test), model_test_std = s.std_of(test);
-  std::optional<fitting::BaselineGuard> guard;
-  if (models::combines_with_baseline(cfg))
+  std::optional<fitting::BaselineGuard> guard = early_guard;
+  if (models::combines_with_baseline(cfg) && !guard)
     guard = with_memory_context("weighing the model against the bias baseline", [&] {
       return fitting::fit_baseline_guard(
           s.val_predictions.defined() ? values(s.val_predictions) : std::vector<double>{}, ds, cfg.baseline,
@@ -152,6 +170,14 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   if (guard) {
     m.figures["auto"]["combination"] = fitting::guard_json(*guard, model_test, model_test_std);
     f.result.summary.push_back(fitting::describe(*guard));
+    if (retrained) {
+      const bool ran = std::all_of(s.runs.begin(), s.runs.end(), [](const auto& r) { return r.retrained; });
+      m.figures["auto"]["combination"]["network_retrained"] = ran;
+      if (!ran)
+        f.result.summary.push_back(
+            "train.auto: the network was not retrained on all training ratings: the combination gives it "
+            "weight 0 on validation, so its retrain could not change a prediction");
+    }
     f.verdict = fitting::verdict(*guard);
   }
   f.result.summary.push_back(s.model_name + (combined ? " with the bias baseline" : "") + " on " + ds.name +

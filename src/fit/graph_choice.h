@@ -6,7 +6,8 @@
 //   - one short run with every graph as resolved, and one per side whose graph key is
 //     `auto` and whose graph is not the identity, with that side's graph the identity;
 //   - a short run is the run's own config for kTrialEpochDivisor-th of its epochs (at
-//     least kMinTrialEpochs; its patience still stops it), one seed, early stopping, no files;
+//     least kMinTrialEpochs), its patience a fifth of those (at least kMinTrialPatience,
+//     at most the run's), one seed, early stopping, no files;
 //   - each is judged as the run is: the combination with the bias baseline fitted to the
 //     validation ratings (fit/baseline_guard.h), its validation RMSE, ties (within
 //     kTrialTie) broken by the model's own validation RMSE;
@@ -35,6 +36,7 @@ namespace symgnn::fitting {
 inline constexpr int64_t kTrialEpochDivisor = 10;
 inline constexpr int64_t kMinTrialEpochs = 20;
 inline constexpr int64_t kMinChoiceEpochs = 2 * kMinTrialEpochs;
+inline constexpr int64_t kMinTrialPatience = 10;
 inline constexpr double kTrialTie = 1e-4;
 
 /// One short run's validation figures.

@@ -595,6 +595,24 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
   runtime::release_freed_memory();
   TrainerOptions final_opts = opts;
   if (!opts.out_dir.empty()) final_opts.out_dir = opts.out_dir + "/final";
+  if (opts.retrain_pays && !opts.retrain_pays(chosen)) {
+    // The selection phase's weights stand for the final model, saved where the final
+    // training would have saved it (with the final config: the model reads all training
+    // ratings as its context), so that loading and symgnn::fit find it as they would.
+    progress.message("no retraining on all " + std::to_string(all.train.size()) +
+                     " training ratings: it cannot change what is kept (the selection phase's model stands)");
+    if (!final_opts.out_dir.empty() && opts.writes_files()) {
+      const std::string dir = final_opts.out_dir + "/run" + std::to_string(run);
+      fs::create_directories(dir);
+      const std::shared_ptr<models::RatingModel> model =
+          opts.factory ? opts.factory(final_cfg, all_ctx) : models::make_model(final_cfg, all_ctx);
+      model->to(at::Device(cfg.train.device));
+      save_model(*model, to_text(final_cfg), dir + "/model.pt", chosen.saved);
+    }
+    chosen.retrained = false;
+    chosen.final_history.clear();
+    return chosen;
+  }
   progress.message("retraining on all " + std::to_string(all.train.size()) + " training ratings for " +
                    std::to_string(final_cfg.train.epochs) + " epochs (chosen on validation)");
   RunResult fin = train_run(final_cfg, all, all_ctx, run, final_opts, progress);

@@ -47,6 +47,8 @@ struct RunResult {
   /// The weight sets of the run's saved model (run<r>/model.pt; under protocol = retrain the
   /// final model's), one per averaged checkpoint: symgnn::fit evaluates them in memory.
   std::vector<ModuleState> saved;
+  /// protocol = retrain: whether the final training ran (TrainerOptions::retrain_pays).
+  bool retrained = true;
 };
 
 struct SweepResult {
@@ -76,6 +78,12 @@ struct TrainerOptions {
   bool resume = false;     // continue from the checkpoints in out_dir
   EpochCallback on_epoch;  // after every epoch of every run (symgnn/progress.h); null: none
   LogCallback log;         // lines for people: each run's summary, a resumption, a retrain
+  /// protocol = retrain: asked after a run's selection phase whether training it again on
+  /// all training ratings can change what is kept. False: no final training; the selection
+  /// phase's weights are saved as the final model's (fit/fit_trained.cpp: train.auto's
+  /// combination gives the network weight 0, so its retrain would cost minutes for nothing).
+  /// Null: always retrain.
+  std::function<bool(const RunResult& chosen)> retrain_pays;
   /// Testing hook: stop (as if interrupted) after this many epochs of a run; 0 = never.
   int64_t interrupt_after = 0;
   /// Builds the model of a run; empty means models::make_model (tests inject small ones).

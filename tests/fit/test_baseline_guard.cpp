@@ -161,3 +161,44 @@ TEST(BaselineGuard, NewUsersGetTheBiasesOfTheirOwnRatings) {
   }
   EXPECT_TRUE(std::isfinite(fan_sum) && std::isfinite(critic_sum));
 }
+
+TEST(BaselineGuard, ANetworkGivenWeightZeroIsNotRetrainedAndTheRunIsTheBaseline) {
+  // The residual network that barely moves from zero, without graphs (so without neighbour
+  // members): the combination keeps the baseline alone, so the retrain on all ratings is
+  // skipped (train/trainer.h, retrain_pays), and the saved run predicts what --model
+  // baseline does, loaded or in memory.
+  symgnn::RunConfig cfg = small_config();
+  cfg.graph.user_graph = cfg.graph.item_graph = "identity";
+  cfg.train.protocol = "retrain";
+  cfg.train.epochs = 2;
+  cfg.train.lr = 1e-8;
+  cfg.lowrank.offset = "baseline";
+  cfg.lowrank.biases = false;
+  cfg.lowrank.decoder = "dot";
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("guard_not_retrained") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const nlohmann::json& g = r.metrics.figures["auto"]["combination"];
+  ASSERT_TRUE(g.contains("network_retrained")) << g.dump();
+  EXPECT_FALSE(g["network_retrained"].get<bool>()) << g.dump();
+  EXPECT_EQ(g["weights"]["model"].get<double>(), 0.0) << g.dump();
+  EXPECT_FALSE(std::filesystem::exists(fo.out_dir + "/final/run0/history.csv"));
+  bool said = false;
+  for (const std::string& line : r.summary) said |= line.find("was not retrained") != std::string::npos;
+  EXPECT_TRUE(said);
+
+  symgnn::RunConfig base = cfg;
+  base.model = "baseline";
+  const symgnn::FitResult b = symgnn::fit(base, symgnn::FitOptions{});
+  const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
+  const symgnn::RatingList& test = loaded.dataset().test;
+  const std::vector<float> p = loaded.predict(test.user, test.item),
+                           q = r.model->predict(test.user, test.item),
+                           want = b.model->predict(test.user, test.item);
+  ASSERT_EQ(p.size(), want.size());
+  for (size_t k = 0; k < p.size(); ++k) {
+    EXPECT_NEAR(p[k], q[k], 1e-5);
+    EXPECT_NEAR(p[k], want[k], 1e-4);
+  }
+  EXPECT_NEAR(r.metrics.mean("test_rmse"), b.metrics.mean("test_rmse"), 1e-5);
+}

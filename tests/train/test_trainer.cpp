@@ -319,6 +319,57 @@ TEST(Trainer, RetrainChoosesTheEpochsOnValidationThenTrainsOnEverything) {
   EXPECT_EQ(one.test_predictions.numel(), static_cast<int64_t>(g.ds.test.size()));
 }
 
+TEST(Trainer, ARetrainThatCannotPaySavesTheSelectionPhasesWeightsAsTheFinalModel) {
+  Fixture f;
+  f.ds.rating_levels.clear();
+  f.cfg.train.protocol = "retrain";
+  f.cfg.train.patience = 5;
+  f.cfg.train.lr = 0.2;
+  f.opts.out_dir = symgnn::testing::scratch_dir("trainer_retrain_skipped");
+  int64_t asked = 0;
+  f.opts.retrain_pays = [&asked](const train::RunResult& chosen) {
+    ++asked;
+    EXPECT_GT(chosen.best_epoch, 0);
+    EXPECT_TRUE(chosen.val_predictions.defined());
+    return false;
+  };
+  const auto r = f.run();
+  EXPECT_EQ(asked, 1);
+  EXPECT_FALSE(r.retrained);
+  EXPECT_TRUE(r.final_history.empty());
+  EXPECT_EQ(r.epochs_run, static_cast<int64_t>(r.history.size()));
+  ASSERT_EQ(r.saved.size(), 1u);
+  // The final model's file holds the selection phase's weights under the final config (all
+  // training ratings as its context), where the retrain would have written it.
+  const std::string path = f.opts.out_dir + "/final/run0/model.pt";
+  ASSERT_TRUE(fs::exists(path));
+  RunConfig saved;
+  load_config_text(saved, train::read_model_config(path), path);
+  EXPECT_EQ(saved.data.val_fraction, 0.0);
+  EXPECT_EQ(saved.train.epochs, r.best_epoch);
+  TinyMF loaded(12, 10, f.ctx.global_mean);
+  const std::vector<train::ModuleState> members =
+      train::load_model_members(loaded, path, at::Device(at::kCPU));
+  ASSERT_EQ(members.size(), 1u);
+  TinyMF chosen(12, 10, f.ctx.global_mean);
+  train::set_module_state(chosen, r.saved.front());
+  loaded.eval();
+  chosen.eval();
+  const auto u = torch::tensor(f.ds.test.user, torch::kInt64),
+             i = torch::tensor(f.ds.test.item, torch::kInt64);
+  EXPECT_TRUE(torch::equal(loaded.forward(u, i), chosen.forward(u, i)));
+  // A retrain that pays runs as before.
+  Fixture g;
+  g.ds.rating_levels.clear();
+  g.cfg.train.protocol = "retrain";
+  g.cfg.train.patience = 5;
+  g.cfg.train.lr = 0.2;
+  g.opts.retrain_pays = [](const train::RunResult&) { return true; };
+  const auto paid = g.run();
+  EXPECT_TRUE(paid.retrained);
+  EXPECT_EQ(static_cast<int64_t>(paid.final_history.size()), paid.best_epoch);
+}
+
 TEST(Trainer, MiniBatchesTakeSeveralStepsAnEpochAndResumeExactly) {
   Fixture full;
   full.cfg.train.epochs = 20;
