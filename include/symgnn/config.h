@@ -48,6 +48,7 @@ struct DataConfig {
   std::string unknown_test = "known-mean";
   std::string user_graph_file = "";
   std::string item_graph_file = "";
+  std::string graph_self_loops = "drop";
   std::string user_features_file = "";
   std::string item_features_file = "";
   int64_t synthetic_users = 300;
@@ -70,6 +71,7 @@ struct DataConfig {
     v("unknown_test", unknown_test, "test_file ratings naming an id that is no node (in no training rating, feature or graph row): scored apart by known-mean (the item's mean training rating, else the user's, else the global mean), item-mean, user-mean, global-mean; or error", one_of("known-mean|item-mean|user-mean|global-mean|error"));
     v("user_graph_file", user_graph_file, "ratings CSV: optional user edge list 'a,b[,w]' (original ids)", any());
     v("item_graph_file", item_graph_file, "ratings CSV: optional item edge list 'a,b[,w]' (original ids)", any());
+    v("graph_self_loops", graph_self_loops, "user_graph_file, item_graph_file: a row joining a node to itself (real trust exports hold them: people trust themselves) is dropped, counted on the summary line, or refused (error); rows repeated exactly are dropped either way, a repeat with another weight is always refused", one_of("drop|error"));
     v("user_features_file", user_features_file, "ratings CSV: optional user features 'id,f1,f2,...'", any());
     v("item_features_file", item_features_file, "ratings CSV: optional item features 'id,f1,f2,...'", any());
     v("synthetic_users", synthetic_users, "synthetic: number of users", range(10, 100000));

@@ -87,6 +87,7 @@ struct NodeSet {
   std::vector<std::string> ids;  // original id of each index; empty: the id is the index
   EdgeList graph;                // raw (unnormalised) adjacency, from a file or built
   GraphOrigin graph_origin = GraphOrigin::None;
+  std::string graph_note;                // what reading its graph file left out, e.g. "2 self-loops dropped"
   FeatureMatrix features;                // side features, or empty
   std::string features_origin = "none";  // e.g. "u.user: age, gender, occupation"
 
@@ -120,7 +121,7 @@ struct Dataset {
   RatingList train;       // training ratings (validation already carved out)
   RatingList validation;  // carved from training, never from test
   RatingList test;
-  UnknownRatings test_unknown;  // test ratings naming an id that is no node (ratings CSV only)
+  UnknownRatings test_unknown;       // test ratings naming an id that is no node (ratings CSV only)
   std::vector<float> rating_levels;  // sorted distinct admissible ratings
   float rating_min = 0.0f;
   float rating_max = 0.0f;

@@ -431,10 +431,23 @@ PYBIND11_MODULE(_core, m) {
       "append_graph_journal",
       [](const std::string& dir,
          const std::vector<std::tuple<std::string, std::string, std::string, std::string, double, bool,
-                                      std::vector<double>>>& rows) {
-        infer::append_graph_journal(dir, graph_edits_of(rows));
+                                      std::vector<double>>>& rows,
+         int64_t known) {
+        // `known`: the records the model replayed; a batch is refused where another writer
+        // appended since (the model would not be the directory's); -1: not known, unchecked.
+        return infer::append_graph_journal(
+            dir, graph_edits_of(rows), std::max<int64_t>(known, 0),
+            [&](const std::vector<GraphEdit>& unseen) {
+              if (known >= 0 && !unseen.empty())
+                throw Error(infer::graph_journal_path(dir) + ": " + std::to_string(unseen.size()) +
+                            " graph edit(s) were journalled by another writer since this model was loaded: "
+                            "load it again, then edit (nothing written)");
+            });
       },
-      py::arg("dir"), py::arg("edits"), "appends a batch of graph edits to the model directory's journal");
+      py::arg("dir"), py::arg("edits"), py::arg("known") = -1,
+      "appends a batch of graph edits to the model directory's journal; returns its record number");
+  m.def("graph_journal_records", &infer::graph_journal_records, py::arg("dir"),
+        "the number of records of the model directory's graph journal");
   m.def(
       "read_verified_file", [](const std::string& path) { return py::bytes(read_verified_file(path)); },
       py::arg("path"),

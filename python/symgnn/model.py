@@ -71,8 +71,17 @@ class Model:
             self._adopt(core, files, rows, rows_name, edges, features)
             return
         args = [files.get(k, "") for k in ("new_ratings",) + _NEW_FILES]
-        self._adopt(_core.TrainedModel(self.path, self.device, *args, list(rows), rows_name, self.verbose,
-                                       list(edges), list(features)), files, rows, rows_name, edges, features)
+        # The graph journal's records as this load replayed them (counted before and after,
+        # loaded again while another writer appended): edit_graph refuses a batch where the
+        # journal has grown since (src/infer/graph_journal.h).
+        for _ in range(9):
+            before = _core.graph_journal_records(self.path)
+            core = _core.TrainedModel(self.path, self.device, *args, list(rows), rows_name, self.verbose,
+                                      list(edges), list(features))
+            self._journal_records = _core.graph_journal_records(self.path)
+            if self._journal_records == before:
+                break
+        self._adopt(core, files, rows, rows_name, edges, features)
 
     def _adopt(self, core_model, files, rows=(), rows_name="new ratings", edges=(), features=()):
         self._m = core_model
@@ -229,7 +238,8 @@ class Model:
         if getattr(self, "_base", None) is not None:  # in memory: what save, pickling and growing start from
             self._base = edited if self._base is self._m else self._base.edit_graph(rows)
         if self.path is not None:
-            _core.append_graph_journal(self.path, rows)
+            self._journal_records = _core.append_graph_journal(self.path, rows,
+                                                               getattr(self, "_journal_records", -1))
         self._m = edited
         if edited.users != len(self._user_ids) or edited.items != len(self._item_ids):
             # Nodes the batch created: their ids join the indexes.
@@ -328,6 +338,7 @@ class Model:
         model = Model.__new__(Model)
         model.path, model.device, model.verbose, model._owner = self.path, self.device, self.verbose, None
         model._base = getattr(self, "_base", None)
+        model._journal_records = getattr(self, "_journal_records", -1)
         rows = _new_ratings.rows(users, items, ratings, what)
         if self._new_files or self._new_rows[0]:
             model._load({}, rows, what, edges, features)

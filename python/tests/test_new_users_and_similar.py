@@ -99,7 +99,7 @@ def test_new_user_errors_are_symgnn_errors(fitted):
     with pytest.raises(symgnn.ConfigError, match="is in the model's data"):
         model.recommend_new_user(given, user=known)
     item = next(iter(given))
-    with pytest.raises(symgnn.DataError, match=r"ratings\[1\]: rating '2.500000' is not one of the model's"):
+    with pytest.raises(symgnn.DataError, match=r"ratings\[1\]: rating 2.5 is not one of the model's rating levels \(1 2 3 4 5\)"):
         model.recommend_new_user({item: given[item], model.model_.item_ids[7]: 2.5})
     for bad, match in (({}, "no ratings"), ({item: "five"}, "ratings are numbers"), ("5", "expected a dict"),
                        ([(item, 5, 1)], r"row 0 is .*expected a dict"),
@@ -194,6 +194,39 @@ def test_edit_graph_answers_as_the_command_line_and_is_journalled(tmp_path):
     again = symgnn.load(out).model_  # the journal replayed
     assert list(again.recommend("0", k=5)["item"]) == list(m.recommend("0", k=5)["item"])
     assert len(before) == 5
+
+
+def test_edit_graph_refuses_while_another_writer_has_journalled_since_the_load(tmp_path):
+    """Two writers of one journal (src/infer/graph_journal.h): a batch from a model that has not
+    replayed what `symgnn graph edit` journalled since it was loaded is refused, nothing
+    written; loaded again, it edits."""
+    out = tmp_path / "model"
+    symgnn.SyMGNN(**FAST).fit("synthetic", out=out)
+    m = symgnn.load(out).model_
+    m.edit_graph([("user", "add", "0", "9")])
+    code, text = run_cli("graph", "edit", "--model", out, "--remove-user-edge", "0,9")
+    assert code == 0, text
+    journal = (out / "graph_journal.jsonl").read_text()
+    with pytest.raises(symgnn.Error, match="journalled by another writer since this model was loaded"):
+        m.edit_graph([("user", "remove", "0", "9")])
+    assert (out / "graph_journal.jsonl").read_text() == journal
+    again = symgnn.load(out).model_
+    with pytest.raises(symgnn.ConfigError, match="no edge"):
+        again.edit_graph([("user", "remove", "0", "9")])
+    again.edit_graph([("user", "add", "0", "17")])
+    assert (out / "graph_journal.jsonl").read_text().count("\n") == 3
+
+
+def test_edit_graph_creates_no_node_whose_id_the_files_cannot_hold(tmp_path):
+    """The one id rule (src/data/id_rule.h) holds for nodes created by edit_graph."""
+    out = tmp_path / "model"
+    symgnn.SyMGNN(**FAST).fit("synthetic", out=out)
+    m = symgnn.load(out).model_
+    for bad, why in [("a,b", "holds a comma"), ("a\tb", "holds a tab"), ("a\x00b", "control character"),
+                     ("x" * 2000, "bytes long")]:
+        with pytest.raises(symgnn.ConfigError, match=why):
+            m.edit_graph([{"side": "user", "op": "add", "a": bad, "b": "0", "create": True}])
+    assert not (out / "graph_journal.jsonl").exists()
 
 
 def test_edit_graph_creates_a_user_by_follows_as_the_command_line_does(tmp_path):

@@ -90,10 +90,15 @@ int run_graph_edit(const GraphEditCliOptions& o) {
   // One writer of the directory at a time (a running `symgnn serve` edits through its POST
   // /v1/graph/edges instead, docs/graph_edits.md).
   OutputLock lock(o.model_dir, "--model");
-  const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
-  apply_graph_edits(model, edits);         // checked before anything is written
-  infer::read_graph_journal(o.model_dir);  // a damaged journal is refused before it grows
-  const int64_t record = infer::append_graph_journal(o.model_dir, edits);
+  const auto [model, known] = infer::load_with_journal_count<TrainedModel>(
+      o.model_dir, [&] { return TrainedModel::load(o.model_dir, o.device); });
+  apply_graph_edits(model, edits);  // checked before anything is written
+  // Checked again, under the journal's lock, after any record a running server appended
+  // since the load (infer/graph_journal.h): nothing is written that could not be replayed.
+  const int64_t record =
+      infer::append_graph_journal(o.model_dir, edits, known, [&](const std::vector<GraphEdit>& unseen) {
+        if (!unseen.empty()) apply_graph_edits(infer::replay_unseen(model, unseen, o.model_dir), edits);
+      });
   std::cerr << "graph edit: " << edits.size() << " edit(s) journalled as record " << record << " of "
             << infer::graph_journal_path(o.model_dir)
             << "; every load of the directory replays them (a running server: POST /v1/admin/reload)\n";

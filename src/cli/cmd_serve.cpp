@@ -175,7 +175,10 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--port", o->port, "port to listen on (0: any free port, printed)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "worker threads answering requests")
+  cmd->add_option("--threads", o->threads,
+                  "worker threads answering requests; each holds one connection, and an idle keep-alive "
+                  "connection keeps its worker for up to 1 s: with more idle connections than workers, "
+                  "the next request waits that second (docs/serve.md, \"Connections and workers\")")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   cmd->add_option("--request-timeout", o->request_seconds,

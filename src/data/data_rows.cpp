@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "data/id_rule.h"
 #include "data/parsers.h"
 #include "data/random_split.h"
 #include "data/text_reader.h"
@@ -22,21 +23,10 @@
 namespace symgnn {
 namespace {
 
-/// Why `id` cannot be an id of a file's line ("" where it can): what a file's fields cannot
-/// hold, or lose (the readers trim surrounding spaces).
-std::string rows_id_problem(const std::string& id) {
-  if (id.empty()) return "is empty";
-  if (id.find_first_of("\t\r\n") != std::string::npos) return "holds a tab or a line break";
-  const auto space = [](char c) { return c == ' ' || c == '\f' || c == '\v'; };
-  if (space(id.front()) || space(id.back())) return "has surrounding spaces";
-  return "";
-}
-
+/// The one id rule (data/id_rule.h) for the ids of rows given in memory.
 void rows_check_id(const std::string& id, const std::string& name, size_t row, const char* what) {
-  if (const std::string problem = rows_id_problem(id); !problem.empty())
-    throw DataError(
-        name, static_cast<long>(row) + 1,
-        std::string(what) + " id " + data::quote(id) + " " + problem + ", which no id of a file can");
+  if (const std::string problem = data::id_problem(id); !problem.empty())
+    throw DataError(name, static_cast<long>(row) + 1, data::id_refusal(what, id, problem));
 }
 
 std::string rows_number(double v) {
@@ -103,14 +93,17 @@ std::string rows_features_text(const std::vector<DataRows::FeatureRow>& rows, co
 
 /// A side's graph and features from its rows, as load_ratings_file's load_side reads files.
 void rows_side(NodeSet& side, data::IdIndex& ids, bool has_graph, const std::vector<DataRows::Edge>& edges,
-               const std::vector<DataRows::FeatureRow>& features, const std::string& set, const char* what) {
+               const std::vector<DataRows::FeatureRow>& features, const std::string& set, const char* what,
+               bool drop_loops) {
   if (has_graph) {
     const std::string name = set + " " + what + " graph";
     if (edges.empty()) throw DataError(name + ": no edges");
     const std::string text = rows_edges_text(edges, name);
     data::LineReader in(std::string_view(text), name, /*comments=*/false);
-    side.graph = data::read_edge_list_adding(in, ids, what);
+    data::EdgeRowsLeftOut left_out;
+    side.graph = data::read_edge_list_adding(in, ids, what, drop_loops ? &left_out : nullptr);
     side.graph_origin = GraphOrigin::File;
+    side.graph_note = left_out.text();
   }
   if (!features.empty()) {
     const std::string name = set + " " + what + " features";
@@ -142,8 +135,11 @@ Dataset load_rows(const DataRows& rows, const DataConfig& cfg, bool need_test) {
   data::RatingIndexer train_indexer(set + " ratings", users, items, true, seen, all);
   rows_index(rows.users, rows.items, rows.ratings, &rows.times, set + " ratings", train_indexer, all, &times);
 
-  rows_side(ds.users, users, rows.has_user_graph, rows.user_edges, rows.user_features, set, "user");
-  rows_side(ds.items, items, rows.has_item_graph, rows.item_edges, rows.item_features, set, "item");
+  const bool drop_loops = cfg.graph_self_loops == "drop";
+  rows_side(ds.users, users, rows.has_user_graph, rows.user_edges, rows.user_features, set, "user",
+            drop_loops);
+  rows_side(ds.items, items, rows.has_item_graph, rows.item_edges, rows.item_features, set, "item",
+            drop_loops);
 
   if (rows.has_test) {
     const std::string name = set + " test ratings";

@@ -106,14 +106,27 @@ class RatingIndexer {
 RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& name, IdIndex& users,
                          IdIndex& items, bool add_new, PairRegistry& seen);
 
+/// The rows of an edge list read_edge_list left out: rows joining a node to itself (where
+/// asked to drop them) and rows repeating an earlier row exactly.
+struct EdgeRowsLeftOut {
+  int64_t self_loops = 0;
+  int64_t repeats = 0;
+  /// "2 self-loops and 1 repeated row dropped"; "" when none.
+  std::string text() const;
+};
+
 /// An edge list "a,b[,w]" over original ids of one side (`side` is "user" or "item" in
 /// messages); weight 1 when absent; optional header. Returns the symmetric graph: (a, b)
 /// alone gets (b, a) added; both with different weights is an "asymmetric" DataError.
-/// Zero-weight edges are dropped.
-EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side);
+/// Zero-weight edges are dropped, and exact repeats of a row. A self-loop (a, a) is a
+/// DataError naming its line unless `left_out` is given, which then counts it (and the
+/// repeats) instead (data.graph_self_loops = drop).
+EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side,
+                        EdgeRowsLeftOut* left_out = nullptr);
 /// read_edge_list that appends ids absent from `ids` to it (nodes without ratings, kept
 /// for cold-start) instead of refusing them.
-EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side);
+EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side,
+                               EdgeRowsLeftOut* left_out = nullptr);
 EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
                               const char* side);
 

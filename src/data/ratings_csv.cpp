@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 
+#include "data/id_rule.h"
 #include "data/loaders.h"
 #include "data/parsers.h"
 #include "data/random_split.h"
@@ -150,28 +151,12 @@ RatingIndexer::RatingIndexer(const std::string& name, IdIndex& users, IdIndex& i
       out_(out),
       unknown_(unknown) {}
 
-namespace {
-/// What in `id` the CSV files symgnn writes (predictions, recommendations) could not hold
-/// as one field: they write ids as they are, so a separator or quote would shift columns.
-/// Such ids are refused when read, not found unwritable after training. nullptr: none.
-const char* unwritable(std::string_view id) {
-  for (const char c : id) {
-    if (c == ',') return "a comma";
-    if (c == '"') return "a double quote (quoted fields are not read: the quotes stay part of the id)";
-    if (c == '\r' || c == '\n') return "a line break";
-  }
-  return nullptr;
-}
-}  // namespace
-
 void RatingIndexer::add(const RawRating& r) {
   if (!error_.empty()) return;  // the file is failing: only a parse error could still come first
+  // The one id rule (data/id_rule.h), for ids that become nodes or are kept by name.
   for (const auto& [what, id] : {std::pair{"user", r.user}, std::pair{"item", r.item}})
-    if (const char* bad = add_new_ || unknown_ ? unwritable(id) : nullptr) {
-      error_ = DataError(name_, r.line,
-                         std::string(what) + " id " + quote(id) + " holds " + bad +
-                             ", which the CSV files symgnn writes cannot hold; rename the id")
-                   .what();
+    if (const std::string bad = add_new_ || unknown_ ? id_problem(id) : std::string(); !bad.empty()) {
+      error_ = DataError(name_, r.line, id_refusal(what, id, bad)).what();
       return;
     }
   const int64_t u = add_new_ ? users_.add(r.user) : users_.find(r.user);
@@ -230,7 +215,7 @@ RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& n
 namespace {
 
 /// read_edge_list, appending ids absent from `ids` to it where `add_new`.
-EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new) {
+EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new, EdgeRowsLeftOut* left_out) {
   const std::string& name = in.name();
   // Each directed line as (a << 32 | b, weight, line): 16 bytes, sorted once at the end
   // instead of a tree node per edge. The key does not depend on the node count, which grows
@@ -308,16 +293,28 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
       if (!weight_ok) throw DataError(name, ln.number, "weight " + quote(f[2]) + " is not a number");
       if (!std::isfinite(w) || !std::isfinite(static_cast<float>(w)) || w < 0)
         throw DataError(name, ln.number, "weight " + quote(f[2]) + " is negative or not finite");
-      if (add_new && a < 0) a = ids.add(f[0]);
-      if (add_new && b < 0) b = ids.add(f[1]);
+      for (const auto& [at, id] : {std::pair{&a, f[0]}, std::pair{&b, f[1]}}) {
+        if (!add_new || *at >= 0) continue;
+        if (const std::string bad = id_problem(id); !bad.empty())
+          throw DataError(name, ln.number, id_refusal(side, id, bad));
+        *at = ids.add(id);
+      }
       if (ids.size() > static_cast<int64_t>(kLow))
         throw DataError(name, ln.number, std::string("more than 4294967295 ") + side + "s");
       if (a < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[0]));
       if (b < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[1]));
-      if (a == b)
+      if (a == b) {
+        // Real exports hold them (people trust themselves); the graph layers keep each node's
+        // own row themselves, so the row says nothing: counted and dropped where asked.
+        if (left_out) {
+          ++left_out->self_loops;
+          continue;
+        }
         throw DataError(name, ln.number,
                         "self-loop (" + quote(f[0]) + ", " + quote(f[1]) + "): an edge joins two different " +
-                            side + "s (each node's own row is kept by the graph layers themselves)");
+                            side +
+                            "s (data.graph_self_loops = error; drop them with data.graph_self_loops = drop)");
+      }
       if (static_cast<uint64_t>(ln.number) > UINT32_MAX)
         throw DataError(name, ln.number, "more than 4294967295 lines");
       directed.push_back({key_of(static_cast<uint64_t>(a), static_cast<uint64_t>(b)), static_cast<float>(w),
@@ -329,9 +326,11 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
   }
   check_repeats();
   // First occurrence of each directed edge (all repeats agree by now).
+  const size_t rows = directed.size();
   directed.erase(std::unique(directed.begin(), directed.end(),
                              [](const Directed& x, const Directed& y) { return x.key == y.key; }),
                  directed.end());
+  if (left_out) left_out->repeats += static_cast<int64_t>(rows - directed.size());
   // Both directions of every nonzero edge, each once, sorted by (src, dst). A directed file
   // (trustor, trustee: a follows b, b need not follow a) is read as the undirected graph of
   // its pairs; where both directions are given with different weights, the pair keeps the
@@ -364,13 +363,22 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
 
 }  // namespace
 
-EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side) {
-  // Without add_new nothing is appended: the index stays as given.
-  return read_edges(in, const_cast<IdIndex&>(ids), side, false);
+std::string EdgeRowsLeftOut::text() const {
+  std::string out;
+  if (self_loops > 0) out = std::to_string(self_loops) + (self_loops == 1 ? " self-loop" : " self-loops");
+  if (repeats > 0)
+    out += (out.empty() ? "" : " and ") + std::to_string(repeats) +
+           (repeats == 1 ? " repeated row" : " repeated rows");
+  return out.empty() ? out : out + " dropped";
 }
 
-EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side) {
-  return read_edges(in, ids, side, true);
+EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side, EdgeRowsLeftOut* left_out) {
+  // Without add_new nothing is appended: the index stays as given.
+  return read_edges(in, const_cast<IdIndex&>(ids), side, false, left_out);
+}
+
+EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side, EdgeRowsLeftOut* left_out) {
+  return read_edges(in, ids, side, true, left_out);
 }
 
 EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
@@ -416,6 +424,8 @@ FeatureMatrix read_feature_rows(LineReader& in, IdIndex& ids, const char* side, 
                           count_text(f.size()));
     int64_t id = ids.find(f[0]);
     if (id < 0 && add_new) {
+      if (const std::string bad = id_problem(f[0]); !bad.empty())
+        throw DataError(name, ln.number, id_refusal(side, f[0], bad));
       id = ids.add(f[0]);
       row_line.push_back(0);
     }
@@ -528,12 +538,15 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
   // Graph and feature rows of ids without a training rating add those ids as nodes: a
   // feature table of the whole catalogue is what users have, and those rows are what
   // cold-start prediction needs. The graph is read first, so that its new ids need rows too.
-  const auto load_side = [](NodeSet& side, IdIndex& ids, const std::string& graph_file,
-                            const std::string& features_file, const char* what) {
+  const bool drop_loops = cfg.graph_self_loops == "drop";
+  const auto load_side = [drop_loops](NodeSet& side, IdIndex& ids, const std::string& graph_file,
+                                      const std::string& features_file, const char* what) {
     if (!graph_file.empty()) {
       LineReader in(graph_file, true);
-      side.graph = read_edge_list_adding(in, ids, what);
+      EdgeRowsLeftOut left_out;
+      side.graph = read_edge_list_adding(in, ids, what, drop_loops ? &left_out : nullptr);
       side.graph_origin = GraphOrigin::File;
+      side.graph_note = left_out.text();
     }
     if (!features_file.empty()) {
       LineReader in(features_file, true);

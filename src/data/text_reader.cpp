@@ -280,6 +280,18 @@ bool to_time(std::string_view s, double& out) {
   return true;
 }
 
+std::string number_text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string number_text(float v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
 std::string quote(std::string_view field) {
   constexpr size_t kMax = 40;
   std::string out = "'";

@@ -103,6 +103,10 @@ bool to_time(std::string_view s, double& out);
 /// bytes written as \xNN so that binary input never breaks the line.
 std::string quote(std::string_view field);
 
+/// `v` as a person writes it (3.5, 0.37, 1e-300): the shortest text that reads back as `v`.
+std::string number_text(double v);
+std::string number_text(float v);  // as the float reads back (0.1f is "0.1")
+
 /// Original string ids -> dense indices in order of first appearance.
 class IdIndex {
  public:

@@ -4,6 +4,7 @@
 // its kind is fitted (fit_trained.h, fit_closed_form.h), the report (fit_report.h).
 #include "symgnn/fit.h"
 
+#include <exception>
 #include <filesystem>
 #include <optional>
 
@@ -56,9 +57,13 @@ train::TrainerOptions trainer_options(const RunConfig& cfg, const FitOptions& o,
 
 FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   RunConfig cfg = cfg_in;
-  // Record an absolute path so that `predict` and `--resume` find the data from anywhere.
+  // Record absolute paths so that `predict`, `evaluate --protocol new-users` and `--resume`
+  // find the data from any folder.
   if (cfg.data.source != "synthetic" && fs::exists(cfg.data.source))
     cfg.data.source = fs::canonical(cfg.data.source).string();
+  for (std::string* path : {&cfg.data.test_file, &cfg.data.user_graph_file, &cfg.data.item_graph_file,
+                            &cfg.data.user_features_file, &cfg.data.item_features_file})
+    if (!path->empty() && fs::exists(*path)) *path = fs::canonical(*path).string();
   check_config(cfg);
   runtime::check_device(cfg.train.device, "train.device");
   const ModelKind& kind = model_kind(cfg.model);
@@ -70,6 +75,14 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
     throw ConfigError("WORLD_SIZE=" + std::to_string(dist.world_size) + ": model = " + cfg.model +
                       " is fitted in closed form and has no training to share: run it as one process");
   const std::optional<OutputLock> lock = rank0 ? fitting::open_run_folder(cfg, o, kind) : std::nullopt;
+  // A run that fails before it writes anything but its config leaves the folder as it was
+  // (fitting::forget_unstarted_run); released before the lock is.
+  struct UnstartedRun {
+    std::string dir;
+    ~UnstartedRun() {
+      if (!dir.empty() && std::uncaught_exceptions() > 0) fitting::forget_unstarted_run(dir);
+    }
+  } unstarted{rank0 && !o.resume ? o.out_dir : std::string()};
   train::TrainerOptions topts = trainer_options(cfg, o, dist);
   fitting::PreparedData data = fitting::prepare_data(cfg, o, kind, rank0, dist.world_size, topts.group.get());
   if (rank0) fitting::pin_run(data.ds, cfg, cfg_in, o);

@@ -8,6 +8,7 @@
 #include "data/prediction_file.h"
 #include "symgnn/error.h"
 #include "util/atomic_file.h"
+#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -94,6 +95,17 @@ std::optional<OutputLock> open_run_folder(const RunConfig& cfg, const FitOptions
   RunConfig text = cfg;  // to_text visits the fields
   if (!o.resume) write_text_atomic(o.out_dir + "/config.txt", to_text(text));
   return lock;
+}
+
+void forget_unstarted_run(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name != "config.txt" && name != kChecksumManifest && name != ".symgnn.lock") return;
+  }
+  if (ec) return;
+  fs::remove(fs::path(dir) / "config.txt", ec);
+  fs::remove(fs::path(dir) / kChecksumManifest, ec);
 }
 
 void pin_run(const Dataset& ds, const RunConfig& cfg, const RunConfig& cfg_in, const FitOptions& o) {

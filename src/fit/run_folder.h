@@ -26,6 +26,12 @@ std::optional<OutputLock> open_run_folder(const RunConfig& cfg, const FitOptions
 /// the same model.
 void pin_run(const Dataset& ds, const RunConfig& cfg, const RunConfig& cfg_in, const FitOptions& o);
 
+/// Where `dir` holds nothing but what open_run_folder wrote (config.txt, its manifest and
+/// the lock's file), removes config.txt and the manifest: a run that failed before it started
+/// (bad data, a refused setting) leaves the folder as it found it, so that the same command
+/// runs again once the input is fixed, without --overwrite.
+void forget_unstarted_run(const std::string& dir);
+
 /// The run's files: metrics.json, predictions/{val,test}.csv, the checkpoints pruned
 /// (train.keep_checkpoints = false), a line naming them; and o.metrics_out.
 void write_run_folder(Fitted& f, const Dataset& ds, const RunConfig& cfg, const FitOptions& o,

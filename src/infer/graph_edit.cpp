@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "data/id_rule.h"
 #include "data/parsers.h"
 #include "data/text_reader.h"
 #include "infer/edge_rows.h"
@@ -55,8 +56,11 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
     if (e.a.empty() || e.b.empty()) throw ConfigError(at + "an empty " + e.side + " id");
     if (e.a == e.b)
       throw ConfigError(at + "(" + data::quote(e.a) + ", " + data::quote(e.b) + ") is a self-loop");
-    if (e.op == "add" && (!std::isfinite(static_cast<float>(e.weight)) || e.weight <= 0))
-      throw ConfigError(at + "weight " + std::to_string(e.weight) + ": must be finite and above 0");
+    // Compared as stored (float32): 1e-300 is above 0 as a double and 0 as the graph holds it.
+    if (e.op == "add" &&
+        (!std::isfinite(static_cast<float>(e.weight)) || !(static_cast<float>(e.weight) > 0)))
+      throw ConfigError(at + "weight " + data::number_text(e.weight) +
+                        ": must be finite and above 0 (as a 32-bit float, which the graph holds)");
     const auto node = [&](const std::string& id) {
       int64_t i = index.find(id);
       if (i >= 0) return i;
@@ -64,6 +68,10 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
         throw ConfigError(
             at + data::quote(id) + " is no " + e.side + " of the model" +
             (e.op == "add" ? " (set create to add it as a new " + e.side + ")" : std::string()));
+      // The one id rule (data/id_rule.h): a node created here is written by export and the
+      // lists as any other.
+      if (const std::string bad = data::id_problem(id); !bad.empty())
+        throw ConfigError(at + data::id_refusal(e.side, id, bad));
       i = index.add(id);
       infer::grow_side(side, index);
       if (id == e.a)  // its features, where given (zeros else)

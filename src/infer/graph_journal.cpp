@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symgnn/error.h"
+#include "symgnn/trained_model.h"
 #include "util/checksum.h"
 
 namespace fs = std::filesystem;
@@ -61,21 +62,46 @@ std::string graph_journal_path(const std::string& dir) {
   return (d / kGraphJournalFile).string();
 }
 
-std::vector<std::vector<GraphEdit>> read_graph_journal(const std::string& dir) {
-  const std::string path = graph_journal_path(dir);
+namespace {
+
+/// Whether the journal at `path` exists; DataError where something other than a regular file
+/// (or a link to one) is there: a folder, a FIFO or a dangling link would otherwise read as
+/// "no edits", and the model would answer from its unedited graphs.
+bool journal_present(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status link = fs::symlink_status(path, ec);
+  if (ec || !fs::exists(link)) return false;
+  const fs::file_status target = fs::status(path, ec);
+  if (fs::is_regular_file(target)) return true;
+  const std::string what = fs::is_symlink(link) && !fs::exists(target) ? "a link to nothing"
+                           : fs::is_directory(target)                  ? "a folder"
+                           : fs::is_fifo(target)                       ? "a FIFO"
+                                                                       : "not a regular file";
+  throw DataError(path, 0,
+                  "damaged graph journal (" + what +
+                      "): the directory's graph edits cannot be read; put the journal back or remove it");
+}
+
+/// The batches of the journal text `all` read from `path`, checked record by record.
+std::vector<std::vector<GraphEdit>> parse_journal(const std::string& all, const std::string& path) {
   std::vector<std::vector<GraphEdit>> out;
-  if (!fs::is_regular_file(path)) return out;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(path, 0, "cannot read the graph journal");
-  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   long line = 0;
   for (size_t start = 0; start < all.size();) {
     ++line;
     const size_t end = all.find('\n', start);
     if (end == std::string::npos)
-      throw DataError(path, line, "damaged graph journal record (the last line is cut short)");
+      // Each record is one write() and is acknowledged only after fsync: a line without its
+      // newline is an edit no one was told of, safe to drop.
+      throw DataError(path, line,
+                      "damaged graph journal record (the last line is cut short: a writer stopped mid-write, "
+                      "so its edit was never acknowledged); drop it with `truncate -s " +
+                          std::to_string(start) + " " + path + "` (docs/graph_edits.md)");
     const std::string text = all.substr(start, end - start);
     start = end + 1;
+    if (text.find_first_not_of(" \t\r") == std::string::npos)
+      throw DataError(path, line,
+                      "damaged graph journal (a blank line: every line is a record; remove it, the records "
+                      "around it stay)");
     const size_t tab = text.rfind('\t');
     if (tab == std::string::npos || sha256_hex(std::string_view(text).substr(0, tab)) != text.substr(tab + 1))
       throw DataError(path, line, "damaged graph journal record (its checksum does not match)");
@@ -89,37 +115,90 @@ std::vector<std::vector<GraphEdit>> read_graph_journal(const std::string& dir) {
   return out;
 }
 
+/// A descriptor closed (and its lock released) when it goes out of scope.
+struct Descriptor {
+  int fd = -1;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+std::vector<std::vector<GraphEdit>> read_graph_journal(const std::string& dir) {
+  const std::string path = graph_journal_path(dir);
+  if (!journal_present(path)) return {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError(path, 0, "cannot read the graph journal");
+  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_journal(all, path);
+}
+
+TrainedModel replay_unseen(const TrainedModel& model, const std::vector<GraphEdit>& unseen,
+                           const std::string& dir) {
+  try {
+    return apply_graph_edits(model, unseen);
+  } catch (const ConfigError& e) {
+    throw DataError(
+        graph_journal_path(dir), 0,
+        std::string("a record appended since the model was loaded cannot be replayed: ") + e.what());
+  }
+}
+
+int64_t graph_journal_records(const std::string& dir) {
+  return static_cast<int64_t>(read_graph_journal(dir).size());
+}
+
 std::vector<GraphEdit> journal_edits(const std::vector<std::vector<GraphEdit>>& batches) {
   std::vector<GraphEdit> out;
   for (const auto& b : batches) out.insert(out.end(), b.begin(), b.end());
   return out;
 }
 
-int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch) {
+int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch, int64_t known,
+                             const JournalCheck& check) {
   const std::string path = graph_journal_path(dir);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(path + ": cannot open the graph journal: " + std::strerror(errno));
-  // Held while the records are counted and the next one written, so that two writers (a
-  // server and `symgnn graph edit`, or two threads) never give two records one number.
-  if (::flock(fd, LOCK_EX) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw Error(path + ": cannot lock the graph journal: " + std::strerror(err));
-  }
-  int64_t records = 0;
+  // A folder, FIFO or dangling link is refused, not created through. Without a journal the
+  // batch is checked before the file is made, so that a refused edit leaves no empty
+  // journal behind; it is checked again below only if another writer made one meanwhile.
+  const bool checked_without_journal = !journal_present(path) && known == 0;
+  if (checked_without_journal && check) check({});
+  Descriptor file;
+  file.fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (file.fd < 0) throw Error(path + ": cannot open the graph journal: " + std::strerror(errno));
+  // Held from the reading to the write (and released by the close): two writers never give
+  // two records one number, and each checks its batch against every record before its own.
+  if (::flock(file.fd, LOCK_EX) != 0)
+    throw Error(path + ": cannot lock the graph journal: " + std::strerror(errno));
+  std::string all;
   char buf[1 << 16];
   off_t at = 0;
-  for (ssize_t n; (n = ::pread(fd, buf, sizeof buf, at)) > 0; at += n)
-    records += std::count(buf, buf + n, '\n');
+  ssize_t n = 0;
+  while ((n = ::pread(file.fd, buf, sizeof buf, at)) > 0) {
+    all.append(buf, static_cast<size_t>(n));
+    at += n;
+  }
+  if (n < 0) throw Error(path + ": cannot read the graph journal: " + std::strerror(errno));
+  const std::vector<std::vector<GraphEdit>> held = parse_journal(all, path);  // damaged: refused
+  const auto records = static_cast<int64_t>(held.size());
+  if (records < known)
+    throw DataError(path, 0,
+                    "the graph journal holds " + std::to_string(records) + " record(s), fewer than the " +
+                        std::to_string(known) +
+                        " the model replayed (it was replaced or cut since): reload the model, then edit");
+  if (check && !(checked_without_journal && records == 0)) {
+    std::vector<GraphEdit> unseen;
+    for (size_t k = static_cast<size_t>(known); k < held.size(); ++k)
+      unseen.insert(unseen.end(), held[k].begin(), held[k].end());
+    check(unseen);
+  }
   const std::string json = batch_json(batch, records + 1).dump();
   const std::string record = json + "\t" + sha256_hex(json) + "\n";
   // One write of the whole line: a crash leaves a line cut short at worst, which
-  // read_graph_journal refuses by name.
-  const ssize_t n = ::write(fd, record.data(), record.size());
-  const bool synced = n == static_cast<ssize_t>(record.size()) && ::fsync(fd) == 0;
-  const int err = errno;
-  ::close(fd);  // and the lock with it
-  if (!synced) throw Error(path + ": cannot write the graph journal: " + std::strerror(err));
+  // read_graph_journal refuses by name (and which was never acknowledged).
+  const ssize_t written = ::write(file.fd, record.data(), record.size());
+  if (written != static_cast<ssize_t>(record.size()) || ::fsync(file.fd) != 0)
+    throw Error(path + ": cannot write the graph journal: " + std::strerror(errno));
   return records + 1;
 }
 

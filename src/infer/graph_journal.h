@@ -11,10 +11,18 @@
 /// graphs; `symgnn graph compact` folds it into a new directory's data.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "symgnn/error.h"
 #include "symgnn/graph_edit.h"
+
+namespace symgnn {
+class TrainedModel;
+}
 
 namespace symgnn::infer {
 
@@ -32,10 +40,57 @@ std::string graph_journal_path(const std::string& dir);
 /// The edits of every batch, in order.
 std::vector<GraphEdit> journal_edits(const std::vector<std::vector<GraphEdit>>& batches);
 
-/// Appends `batch` as the next record, numbered after the records the file holds (counted
-/// under an exclusive lock of the file, so that a server and `symgnn graph edit` never number
-/// two records alike), and syncs it to disk. Returns its number. Throws Error naming the file
-/// when it cannot.
-int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch);
+/// Checks a batch against the journal as it is when it would be appended: `unseen` holds the
+/// edits of the records the caller's model has not replayed (those past the first `known`),
+/// in order; it throws to refuse the batch.
+using JournalCheck = std::function<void(const std::vector<GraphEdit>& unseen)>;
+
+/// Appends `batch` as the next record and syncs it to disk; returns its number. Under an
+/// exclusive lock of the file, held from the reading to the write, so that two writers (a
+/// server and `symgnn graph edit`) neither number two records alike nor append an edit that
+/// the other's records make impossible:
+///
+///   - the journal is read whole first; a damaged one (a record cut short by a writer
+///     stopped mid-write, a wrong checksum or number, a path that is not a regular file) is
+///     refused naming the file and line, and nothing is appended;
+///   - `check(unseen)` then sees the records appended since the caller's model read
+///     `known` of them; it throws to refuse, and nothing is appended. A journal holding
+///     fewer than `known` records (replaced since) is refused.
+///
+/// Throws DataError (the journal damaged) or Error (it cannot be opened or written) naming
+/// the file; `check`'s own exception as it is.
+int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch, int64_t known = 0,
+                             const JournalCheck& check = nullptr);
+
+/// The number of records of the journal of `dir` that a load of the directory replayed, for
+/// a model loaded by `load` (it reads the directory): the journal is counted before and
+/// after, and the load repeated while a writer appended in between, so that the count is
+/// the load's own (the journal only grows). Returns the loaded value and its count.
+template <typename Loaded, typename Load>
+std::pair<Loaded, int64_t> load_with_journal_count(const std::string& dir, const Load& load);
+
+/// `model` with `unseen` applied: the records another writer appended to the journal of
+/// `dir` since the model was loaded. DataError naming the journal where they cannot be (a
+/// journal edited by hand, or not this model's).
+TrainedModel replay_unseen(const TrainedModel& model, const std::vector<GraphEdit>& unseen,
+                           const std::string& dir);
+
+/// The number of records the journal of `dir` holds now (0 without one); DataError where it
+/// is damaged.
+int64_t graph_journal_records(const std::string& dir);
+
+template <typename Loaded, typename Load>
+std::pair<Loaded, int64_t> load_with_journal_count(const std::string& dir, const Load& load) {
+  for (int attempt = 0;; ++attempt) {
+    const int64_t before = graph_journal_records(dir);
+    Loaded loaded = load();
+    const int64_t after = graph_journal_records(dir);
+    // Equal counts: nothing was appended while the load read the journal.
+    if (before == after) return {std::move(loaded), after};
+    if (attempt == 8)
+      throw Error(graph_journal_path(dir) +
+                  ": the graph journal grew during each of 9 loads in a row; try again");
+  }
+}
 
 }  // namespace symgnn::infer

@@ -78,17 +78,56 @@ std::string file_bytes(const std::string& path) {
   return os.str();
 }
 
-/// UsageError unless `dir` is absent or an empty directory.
+/// The folder a new directory `target` is written in before it is renamed into place: beside
+/// it (one file system), hidden, unique to the process. A name near the 255-byte limit keeps
+/// its first 120 bytes and a hash of the whole, so that the temporary name fits where the
+/// name itself does.
+fs::path staging_dir(const fs::path& target) {
+  std::string name = target.filename().string();
+  if (name.size() > 160) name = name.substr(0, 120) + "-" + sha256_hex(name).substr(0, 16);
+  return target.parent_path() / ("." + name + ".tmp." + std::to_string(::getpid()));
+}
+
+/// UsageError unless `dir` is absent or an empty directory, and can be made: checked before
+/// any work, the error naming --out as given (a link to nothing, a path under /proc, a parent
+/// that is a file or read-only are found here, not after minutes of work).
 void check_new_dir(const std::string& dir) {
   if (dir.empty()) throw UsageError("--out: an empty path; name the new model directory");
   std::error_code ec;
-  if (!fs::exists(dir, ec)) return;
-  if (!fs::is_directory(dir, ec))
-    throw UsageError("--out " + dir + ": exists and is not a directory; choose a new folder");
-  if (!fs::is_empty(dir, ec))
-    throw UsageError("--out " + dir +
-                     ": exists and is not empty; choose a new folder (a model directory is never "
-                     "written over)");
+  if (fs::is_symlink(fs::symlink_status(dir, ec)) && !fs::exists(fs::status(dir, ec)))
+    throw UsageError("--out " + dir + ": a link to nothing; choose a new folder");
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      throw UsageError("--out " + dir + ": exists and is not a directory; choose a new folder");
+    if (!fs::is_empty(dir, ec))
+      throw UsageError("--out " + dir +
+                       ": exists and is not empty; choose a new folder (a model directory is never "
+                       "written over)");
+  }
+  // Made and removed again: what the write will need, the folder beside the target.
+  const fs::path target = fs::absolute(dir).lexically_normal();
+  fs::create_directories(target.parent_path(), ec);
+  fs::path probe = staging_dir(target);
+  probe += ".probe";  // not the staging folder itself, which a second check may meet full
+  if (ec || (!fs::create_directory(probe, ec) && !fs::is_directory(probe)) || ec)
+    throw UsageError("--out " + dir + ": cannot be made (" +
+                     (ec ? ec.message() : std::string("not a folder")) + "); choose another folder");
+  fs::remove_all(probe, ec);
+}
+
+/// Rethrows the error being handled, `e`, of the same kind, its message naming the directory
+/// the user named where it named the staging folder.
+[[noreturn]] void rethrow_as_named(const Error& e, const fs::path& staging, const std::string& dir) {
+  std::string what = e.what();
+  const std::string from = staging.string();
+  for (size_t at = what.find(from); at != std::string::npos; at = what.find(from, at + dir.size()))
+    what.replace(at, from.size(), dir);
+  if (what == e.what()) throw;
+  if (dynamic_cast<const UsageError*>(&e)) throw UsageError(what);
+  if (dynamic_cast<const DataError*>(&e)) throw DataError(what);
+  if (dynamic_cast<const ConfigError*>(&e)) throw ConfigError(what);
+  if (dynamic_cast<const CheckpointError*>(&e)) throw CheckpointError(what);
+  throw Error(what);
 }
 
 /// The files of `model` (as fitted) in `dir`, nearest parts first so that model.pt's record
@@ -173,11 +212,10 @@ std::vector<std::string> write_checked(const TrainedModel& model, const std::str
                                        const ModelDirFiles& files, const TrainedModel& expected) {
   check_new_dir(dir);
   const fs::path target = fs::absolute(dir).lexically_normal();
-  const fs::path parent = target.parent_path();
-  fs::create_directories(parent);
+  fs::create_directories(target.parent_path());
   // Beside the target, so that the rename stays on one file system; a killed write leaves
   // this folder, never a half-written `dir`.
-  const fs::path tmp = parent / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  const fs::path tmp = staging_dir(target);
   fs::remove_all(tmp);
   std::vector<std::string> written;
   try {
@@ -189,6 +227,10 @@ std::vector<std::string> write_checked(const TrainedModel& model, const std::str
     std::error_code ec;
     if (fs::exists(target, ec)) fs::remove(target);  // empty: checked
     fs::rename(tmp, target);
+  } catch (const Error& e) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    rethrow_as_named(e, tmp, dir);
   } catch (...) {
     std::error_code ec;
     fs::remove_all(tmp, ec);

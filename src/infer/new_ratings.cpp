@@ -4,8 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <tuple>
 #include <unordered_set>
 
+#include "data/id_rule.h"
 #include "data/parsers.h"
 #include "data/text_reader.h"
 #include "infer/edge_rows.h"
@@ -30,15 +32,27 @@ std::unordered_set<uint64_t> known_pairs(const Dataset& ds) {
   return known;
 }
 
-/// Why rating `v` cannot join the model's data ("" where it can): a value off its levels or
-/// outside its range.
+/// A scale of at most this many distinct values (1-5 stars, half stars, 1-10) takes new
+/// ratings on its levels only; more distinct values are a continuous target (log play counts,
+/// prices), where a new value need only lie in the range: the model's priors bin values by
+/// quantile, and a value the training ratings happen not to hold is as good as one they do.
+constexpr size_t kScaleLevels = 20;
+
+/// Why rating `v` cannot join the model's data ("" where it can): a value outside its range,
+/// or off the levels of a rating scale.
 std::string rating_problem(const Dataset& ds, double v) {
   if (!std::isfinite(v)) return "rating is not a finite number";
   const auto f = static_cast<float>(v);
-  if (!ds.rating_levels.empty() &&
-      std::find(ds.rating_levels.begin(), ds.rating_levels.end(), f) == ds.rating_levels.end())
-    return "rating " + data::quote(std::to_string(f)) + " is not one of the model's rating levels";
-  if (f < ds.rating_min || f > ds.rating_max) return "rating outside the model's rating range";
+  if (f < ds.rating_min || f > ds.rating_max)
+    return "rating " + data::number_text(v) + " is outside the model's rating range [" +
+           data::number_text(ds.rating_min) + ", " + data::number_text(ds.rating_max) + "]";
+  const std::vector<float>& levels = ds.rating_levels;
+  if (!levels.empty() && levels.size() <= kScaleLevels &&
+      std::find(levels.begin(), levels.end(), f) == levels.end()) {
+    std::string listed;
+    for (const float l : levels) listed += (listed.empty() ? "" : " ") + data::number_text(l);
+    return "rating " + data::number_text(v) + " is not one of the model's rating levels (" + listed + ")";
+  }
   return "";
 }
 
@@ -75,6 +89,12 @@ void add_rating_rows(Dataset& ds, const std::vector<NewRating>& rows, const std:
     const std::string where = name + "[" + std::to_string(k) + "]";
     if (r.user.empty()) throw DataError(where, 0, "empty user id");
     if (r.item.empty()) throw DataError(where, 0, "empty item id");
+    // The one id rule (data/id_rule.h) for the ids that join the model here.
+    for (const auto& [what, id, index] :
+         {std::tuple{"user", &r.user, &users}, std::tuple{"item", &r.item, &items}})
+      if (index->find(*id) < 0)
+        if (const std::string bad = data::id_problem(*id); !bad.empty())
+          throw DataError(where, 0, data::id_refusal(what, *id, bad));
     const std::string problem = rating_problem(ds, r.rating);
     if (!problem.empty()) throw DataError(where, 0, problem);
     const int64_t u = users.add(r.user), i = items.add(r.item);
@@ -92,24 +112,17 @@ void add_rating_rows(Dataset& ds, const std::vector<NewRating>& rows, const std:
 /// that an id may hold a comma; numbers to the last digit), for that kind's one reader. An
 /// id a line cannot hold (a tab, a line break) is an error naming its row.
 std::string row_field(const std::string& id, const std::string& name, size_t row) {
-  if (id.find_first_of("\t\r\n") != std::string::npos || id.empty())
-    throw DataError(name + "[" + std::to_string(row) + "]: id " + data::quote(id) +
-                    (id.empty() ? " is empty" : " holds a tab or a line break, which no id of a file can"));
+  // The one id rule (data/id_rule.h).
+  if (const std::string bad = data::id_problem(id); !bad.empty())
+    throw DataError(name + "[" + std::to_string(row) + "]: " + data::id_refusal("node", id, bad));
   return id;
-}
-
-std::string number_text(double v) {
-  std::ostringstream os;
-  os.precision(std::numeric_limits<double>::max_digits10);
-  os << v;
-  return os.str();
 }
 
 std::string edges_text(const std::vector<NewEdge>& rows, const std::string& name) {
   std::string text;
   for (size_t k = 0; k < rows.size(); ++k)
     text += row_field(rows[k].a, name, k) + "\t" + row_field(rows[k].b, name, k) + "\t" +
-            number_text(rows[k].weight) + "\n";
+            data::number_text(rows[k].weight) + "\n";
   return text;
 }
 
@@ -117,7 +130,7 @@ std::string features_text(const std::vector<NewFeatureRow>& rows, const std::str
   std::string text;
   for (size_t k = 0; k < rows.size(); ++k) {
     text += row_field(rows[k].id, name, k);
-    for (const double v : rows[k].values) text += "\t" + number_text(v);
+    for (const double v : rows[k].values) text += "\t" + data::number_text(v);
     text += "\n";
   }
   return text;

@@ -731,6 +731,10 @@ Response post_graph_edges(const Request& q, ModelStore& store, const std::string
     now = store.edit_graph(m->name, edits);
   } catch (const ConfigError& e) {
     throw ApiError{400, e.what()};
+  } catch (const DataError& e) {
+    // The directory's journal refuses any edit as it is (cut short by a crash, replaced):
+    // the request was fine, the folder's state conflicts with it; nothing was written.
+    throw ApiError{409, e.what()};
   }
   return json_response(200, {{"model", now->name},
                              {"version", now->version},

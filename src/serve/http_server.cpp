@@ -137,6 +137,11 @@ HttpServer::HttpServer(const Api& api, HttpOptions options)
   server_->Put(".*", with_body);
   server_->Delete(".*", with_body);
   server_->Patch(".*", with_body);
+  // OPTIONS: what the API serves, without a body (it was a 404 "could not be read").
+  server_->Options(".*", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 204;
+    res.set_header("Allow", "GET, HEAD, POST");
+  });
   // What the library answers itself (413 for a body over the limit, 400 for a malformed
   // request line) gets the API's JSON error shape too.
   server_->set_error_handler([](const httplib::Request&, httplib::Response& res) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 
 #include "infer/graph_journal.h"
 #include "symgnn/error.h"
@@ -66,12 +67,24 @@ std::shared_ptr<const ServedModel> ModelStore::edit_graph(const std::string& nam
   for (size_t k = 0; k < names_.size(); ++k) {
     if (!name.empty() && names_[k] != name) continue;
     const auto old = std::atomic_load(&slots_[k]);
-    TrainedModel edited = apply_graph_edits(*old->model, edits);  // refused: nothing changes
-    // Journalled before it is served: an edit a client was told of survives a restart.
-    const int64_t record = infer::append_graph_journal(dirs_[k], edits);
+    // Checked against the journal as it is under its lock, not only against the graphs this
+    // server holds: records another writer (`symgnn graph edit`) appended since the last load
+    // are applied first, so that an edit they make impossible is refused here, and nothing
+    // acknowledged can make the directory unloadable. Journalled before it is served: an
+    // edit a client was told of survives a restart.
+    std::optional<TrainedModel> edited;
+    const int64_t record = infer::append_graph_journal(
+        dirs_[k], edits, old->journal_records, [&](const std::vector<GraphEdit>& unseen) {
+          if (unseen.empty()) {
+            edited.emplace(apply_graph_edits(*old->model, edits));  // refused: nothing changes
+            return;
+          }
+          const TrainedModel caught_up = infer::replay_unseen(*old->model, unseen, dirs_[k]);
+          edited.emplace(apply_graph_edits(caught_up, edits));
+        });
     // Not cached again: every user's scores are seconds on a catalogue the cache is worth
     // having for, per edit; the edited model scores per request from its representations.
-    std::shared_ptr<ServedModel> fresh = served_with(*old, std::move(edited), 0);
+    std::shared_ptr<ServedModel> fresh = served_with(*old, std::move(*edited), 0);
     fresh->journal_records = record;
     std::shared_ptr<const ServedModel> serving = std::move(fresh);
     std::atomic_store(&slots_[k], serving);

@@ -97,10 +97,14 @@ std::shared_ptr<const ServedModel> load_served_model(const std::string& name, co
   m->dir = dir;
   m->device = device;
   m->version = version;
-  auto model = std::make_shared<TrainedModel>(TrainedModel::load(dir, device));
+  // The journal's records counted as the load replayed them (a `symgnn graph edit` may
+  // append meanwhile): the server's next edit replays those it lacks first (model_store.cpp).
+  auto [loaded, records] =
+      infer::load_with_journal_count<TrainedModel>(dir, [&] { return TrainedModel::load(dir, device); });
+  auto model = std::make_shared<TrainedModel>(std::move(loaded));
   m->cached = ready_to_share(*model, cache_pairs);
   m->model = std::move(model);
-  m->journal_records = static_cast<int64_t>(infer::read_graph_journal(dir).size());
+  m->journal_records = records;
   m->users = data::id_index(m->model->dataset().users);
   m->items = data::id_index(m->model->dataset().items);
   // The names given, else those the directory kept (fit.cpp), else the data source's own.

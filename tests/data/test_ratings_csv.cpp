@@ -275,8 +275,13 @@ TEST(RatingsCsv, GraphFileErrors) {
                     "g3.csv:2:", "negative or not finite");
   EXPECT_DATA_ERROR(try_graph("g4.csv", "alice,bob,1\nbob,carol,heavy\n"),
                     "g4.csv:2:", "weight 'heavy' is not a number");
+  cfg.graph_self_loops = "error";
   EXPECT_DATA_ERROR(try_graph("g5.csv", "alice,bob,1\ncarol,carol\n"),
                     "g5.csv:2:", "self-loop ('carol', 'carol')");
+  cfg.graph_self_loops = "drop";
+  // A graph row's new id passes the one id rule (data/id_rule.h), as a rating's does.
+  EXPECT_DATA_ERROR(try_graph("g11.csv", "alice,bob\nalice,\"dan\n"),
+                    "g11.csv:2:", "user id '\"dan' holds a double quote");
   EXPECT_DATA_ERROR(try_graph("g10.csv", "user,item,rating\nalice,heat,4\n"),
                     "g10.csv:1:", "names a ratings file");
   EXPECT_DATA_ERROR(try_graph("g6.csv", "alice,bob,1\nalice\n"), "g6.csv:2:", "expected 2 or 3 fields");
@@ -285,6 +290,35 @@ TEST(RatingsCsv, GraphFileErrors) {
   EXPECT_DATA_ERROR(try_graph("g9.csv", ""), "g9.csv", "file is empty");
   cfg.user_graph_file = dir + "/none.csv";
   EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "none.csv", "cannot open");
+}
+
+TEST(RatingsCsv, SelfLoopsAndExactRepeatsOfARealExportAreDroppedAndCounted) {
+  // Real trust exports hold rows where people trust themselves, and rows given twice: read
+  // as the graph without them, counted on the summary line (data.graph_self_loops = drop,
+  // the default); a repeat with another weight stays refused (it is ambiguous).
+  const auto dir = scratch_dir("csv_loops");
+  auto cfg = with_source(write_file(dir, "r.csv", kTrain));
+  cfg.user_graph_file =
+      write_file(dir, "trust.csv", "alice,bob\ncarol,carol\nbob,carol\nalice,alice\nalice,bob\nbob,carol\n");
+  const Dataset ds = load_ratings_file(cfg.source, cfg);
+  const auto& g = ds.users.graph;
+  EXPECT_EQ(g.src, (std::vector<int64_t>{0, 1, 1, 2}));
+  EXPECT_EQ(g.dst, (std::vector<int64_t>{1, 0, 2, 1}));
+  EXPECT_EQ(ds.users.graph_note, "2 self-loops and 2 repeated rows dropped");
+  // The same graph as the file without those rows.
+  cfg.user_graph_file = write_file(dir, "clean.csv", "alice,bob\nbob,carol\n");
+  const Dataset clean = load_ratings_file(cfg.source, cfg);
+  EXPECT_EQ(clean.users.graph.src, g.src);
+  EXPECT_EQ(clean.users.graph.weight, g.weight);
+  EXPECT_EQ(clean.users.graph_note, "");
+  // Strict: the first self-loop is the error, naming its line and the key.
+  cfg.user_graph_file = dir + "/trust.csv";
+  cfg.graph_self_loops = "error";
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "trust.csv:2:", "data.graph_self_loops = error");
+  // A repeat with another weight is refused under either value.
+  cfg.graph_self_loops = "drop";
+  cfg.user_graph_file = write_file(dir, "conflict.csv", "alice,bob,1\nalice,alice\nalice,bob,2\n");
+  EXPECT_DATA_ERROR(load_ratings_file(cfg.source, cfg), "conflict.csv:3:", "given again");
 }
 
 TEST(RatingsCsv, FeatureFiles) {

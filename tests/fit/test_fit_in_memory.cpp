@@ -189,7 +189,9 @@ TEST(FitInMemory, LoadRowsRefusesWhatFilesCannotHold) {
   refused(r, "differ in length");
   r = mem_rows(false);
   r.user_edges.push_back({"u1", "u1", 1.0});
+  symgnn::apply_override(cfg, "data.graph_self_loops=error");  // the default drops it
   refused(r, "self-loop");
+  symgnn::apply_override(cfg, "data.graph_self_loops=drop");
   refused(DataRows{}, "no ratings");
   symgnn::apply_override(cfg, "data.split=temporal");
   refused(mem_rows(false), "times");

@@ -2,6 +2,7 @@
 // model scores as the model rebuilt by hand on the edited graph, the journal replays on
 // load to the same scores, bad edits and damaged records are one line each.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -113,6 +114,7 @@ TEST(GraphEdit, BadEditsAreOneLineNamingTheEdit) {
       {{"user", "add", "u0", "nobody", 1}, "edits[0]: 'nobody' is no user of the model"},
       {{"user", "add", "u0", "u4", std::nan("")}, "must be finite and above 0"},
       {{"user", "add", "u0", "u4", -1}, "must be finite and above 0"},
+      {{"user", "add", "u0", "u4", 1e-300}, "weight 1e-300: must be finite and above 0 (as a 32-bit float"},
       {{"user", "remove", "u0", "u4", 1}, "no edge ('u0', 'u4') in the user graph to remove"},
       {{"item", "add", "i0", "i1", 1}, "the model uses no item graph"},
       {{"users", "add", "u0", "u4", 1}, "side 'users': must be user or item"},
@@ -170,8 +172,101 @@ TEST(GraphJournal, ADamagedRecordIsRefusedNamingIt) {
   flipped[flipped.find("\"x\"") + 1] = 'z';  // record 2's item id changed under its checksum
   refused(flipped, "graph_journal.jsonl:2: damaged graph journal record (its checksum does not match)");
   refused(text.substr(0, text.size() - 5),
-          "graph_journal.jsonl:2: damaged graph journal record (the last line is cut short)");
+          "graph_journal.jsonl:2: damaged graph journal record (the last line is cut short");
   const size_t second = text.find('\n') + 1;
   refused(text.substr(second) + text.substr(0, second),
           "graph_journal.jsonl:1: damaged graph journal record (not record 1)");
+  refused(text + "\n", "graph_journal.jsonl:3: damaged graph journal (a blank line");
+}
+
+TEST(GraphJournal, AppendingChecksTheJournalAsItIsUnderItsLock) {
+  const std::string d = symgnn::testing::scratch_dir("infer_graph_journal_append");
+  const std::string path = d + "/" + infer::kGraphJournalFile;
+  fs::remove_all(path);
+  ASSERT_EQ(infer::append_graph_journal(d, {{"user", "add", "a", "b", 2.0}}), 1);
+  // A writer that read 1 record sees what another appended since, and refuses by throwing:
+  // nothing is written.
+  ASSERT_EQ(infer::append_graph_journal(d, {{"user", "remove", "a", "b", 1.0}}), 2);
+  std::vector<GraphEdit> seen;
+  EXPECT_THROW(infer::append_graph_journal(d, {{"user", "remove", "a", "b", 1.0}}, 1,
+                                           [&](const std::vector<GraphEdit>& unseen) {
+                                             seen = unseen;
+                                             throw ConfigError("no edge (a, b) to remove");
+                                           }),
+               ConfigError);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].op, "remove");
+  EXPECT_EQ(infer::graph_journal_records(d), 2);
+  // One that read every record sees nothing unseen, and appends.
+  EXPECT_EQ(
+      infer::append_graph_journal(d, {{"user", "add", "a", "b", 1.0}}, 2,
+                                  [](const std::vector<GraphEdit>& unseen) { EXPECT_TRUE(unseen.empty()); }),
+      3);
+  // One that read more records than the journal holds (replaced since) is refused.
+  try {
+    infer::append_graph_journal(d, {{"user", "add", "a", "b", 1.0}}, 5, nullptr);
+    ADD_FAILURE() << "a model newer than its journal appended";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("fewer than the 5 the model replayed"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(infer::graph_journal_records(d), 3);
+
+  // A record cut short by a writer stopped mid-write: appending refuses, saying how to drop
+  // it; the file is unchanged; after the truncate it names, the journal takes edits again.
+  const std::string whole = symgnn::testing::read_file(path);
+  const std::string cut = whole + "{\"seq\":4,\"edits\":[{\"side\":\"us";
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << cut;
+  try {
+    infer::append_graph_journal(d, {{"user", "add", "a", "c", 1.0}});
+    ADD_FAILURE() << "appended after a cut record";
+  } catch (const DataError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("graph_journal.jsonl:4: damaged graph journal record (the last line is cut short"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("truncate -s " + std::to_string(whole.size()) + " " + path), std::string::npos)
+        << what;
+  }
+  EXPECT_EQ(symgnn::testing::read_file(path), cut);
+  fs::resize_file(path, whole.size());
+  EXPECT_EQ(infer::append_graph_journal(d, {{"user", "add", "a", "c", 1.0}}), 4);
+}
+
+TEST(GraphJournal, AJournalThatIsNoRegularFileIsRefusedNotIgnored) {
+  const std::string d = symgnn::testing::scratch_dir("infer_graph_journal_kinds");
+  const std::string path = d + "/" + infer::kGraphJournalFile;
+  auto refused = [&](const std::string& kind) {
+    SCOPED_TRACE(kind);
+    for (int append = 0; append < 2; ++append) {
+      try {
+        if (append)
+          infer::append_graph_journal(d, {{"user", "add", "a", "b", 1.0}});
+        else
+          infer::read_graph_journal(d);
+        ADD_FAILURE() << (append ? "appended" : "read");
+      } catch (const DataError& e) {
+        EXPECT_NE(std::string(e.what()).find("damaged graph journal (" + kind + ")"), std::string::npos)
+            << e.what();
+      }
+    }
+  };
+  fs::remove_all(path);
+  fs::create_directory(path);
+  refused("a folder");
+  fs::remove_all(path);
+  fs::create_symlink(d + "/nowhere", path);
+  refused("a link to nothing");
+  EXPECT_FALSE(fs::exists(d + "/nowhere"));  // not created through the link
+  fs::remove(path);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
+  refused("a FIFO");
+  fs::remove(path);
+  // A link to a journal reads as the journal.
+  const std::string real = d + "/elsewhere.jsonl";
+  fs::remove(real);
+  std::ofstream(real).close();
+  fs::create_symlink(real, path);
+  EXPECT_EQ(infer::append_graph_journal(d, {{"user", "add", "a", "b", 1.0}}), 1);
+  EXPECT_EQ(infer::graph_journal_records(d), 1);
 }

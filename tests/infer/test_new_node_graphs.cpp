@@ -215,8 +215,10 @@ TEST(NewNodeGraphs, EdgesAndFeatureRowsInMemoryEqualTheFiles) {
   EXPECT_NE(error(bad).find("features"), std::string::npos) << error(bad);
   bad = rows;
   bad.user_edge_rows[0].a = "u\t25";
-  EXPECT_NE(error(bad).find("new edges[0]: id "), std::string::npos) << error(bad);
-  EXPECT_NE(error(bad).find("holds a tab or a line break"), std::string::npos) << error(bad);
+  EXPECT_NE(error(bad).find("new edges[0]: node id "), std::string::npos) << error(bad);
+  EXPECT_NE(error(bad).find("holds a tab, which the files symgnn reads and writes cannot hold"),
+            std::string::npos)
+      << error(bad);
 }
 
 TEST(NewNodeGraphs, EdgesBetweenTrainedUsersAreGraphEditsOfTheLoadedModel) {

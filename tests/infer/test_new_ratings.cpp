@@ -17,6 +17,22 @@ using namespace symgnn;
 
 namespace {
 
+/// A low-rank model whose users are placed by the prior encoder from their ratings alone
+/// (what takes new users without retraining), trained on all ratings given.
+RunConfig encoder_config(int64_t epochs) {
+  RunConfig cfg;
+  cfg.model = "lowrank";
+  cfg.data.val_fraction = 0;
+  cfg.lowrank.hidden = 8;
+  cfg.lowrank.layers = 0;
+  cfg.lowrank.prior = "encoder";
+  cfg.lowrank.id_embedding = false;
+  cfg.lowrank.prior_width = 20;
+  cfg.train.epochs = epochs;
+  cfg.train.runs = 1;
+  return cfg;
+}
+
 /// Ratings of a 30 x 20 matrix in which users rate items of their "taste" high: users
 /// u0..u24 in the training CSV, u25..u29 held out for --new-ratings.
 struct Fixture {
@@ -35,21 +51,12 @@ struct Fixture {
         (u < 25 ? train : held) << "u" << u << ",i" << i << "," << r << "\n";
       }
     symgnn::testing::write_file(dir, "held.csv", held.str());
-    RunConfig cfg;
-    cfg.model = "lowrank";
-    cfg.data.val_fraction = 0;
-    cfg.lowrank.hidden = 8;
-    cfg.lowrank.layers = 0;
-    cfg.lowrank.prior = "encoder";
-    cfg.lowrank.id_embedding = false;
-    cfg.lowrank.prior_width = 20;
+    RunConfig cfg = encoder_config(150);
     cfg.lowrank.prior_node_dropout = 0.1;
     cfg.lowrank.prior_dense_dropout = 0.1;
     cfg.lowrank.decoder = "classes";
-    cfg.train.epochs = 150;
     cfg.train.lr = 0.02;
     cfg.train.weight_decay = 0;
-    cfg.train.runs = 1;
     symgnn::testing::train_on_csv(dir, train.str(), cfg);
   }
 };
@@ -161,7 +168,12 @@ TEST(NewRatings, RowsInMemoryEqualTheFileAndBadRowsAreNamed) {
   const std::string rated = base.dataset().items.id_of(base.dataset().train.item[0]);
   const std::string first_user = base.dataset().users.id_of(base.dataset().train.user[0]);
   EXPECT_EQ(error_of({{"new", "i1", 5}, {"new", "i2", 3.5}}),
-            "given[1]: rating '3.500000' is not one of the model's rating levels");
+            "given[1]: rating 3.5 is not one of the model's rating levels (1 5)");
+  EXPECT_EQ(error_of({{"new", "i1", 5}, {"new", "i2", 9}}),
+            "given[1]: rating 9 is outside the model's rating range [1, 5]");  // a two-level scale
+  EXPECT_NE(error_of({{"new\tcomer", "i1", 5}}).find("given[0]: user id 'new\\x09comer' holds a tab"),
+            std::string::npos)
+      << error_of({{"new\tcomer", "i1", 5}});
   EXPECT_EQ(error_of({{"new", "i1", 5}, {"new", "i1", 1}}),
             "given[1]: the pair ('new', 'i1') is given twice");
   EXPECT_EQ(error_of({{first_user, rated, 5}}),
@@ -255,4 +267,37 @@ TEST(NewRatings, ATrainedUsersFreshRatingsRefreshTheirList) {
   symgnn::NewNodes again;
   again.rating_rows.push_back({ds.users.id_of(ds.train.user[0]), ds.items.id_of(ds.train.item[0]), 5});
   EXPECT_THROW(base.with_new_nodes(again), DataError);
+}
+
+TEST(NewRatings, AContinuousTargetTakesAnyValueInItsRange) {
+  // A continuous target (ln(1 + plays): hundreds of distinct values) is no rating scale: a new
+  // user's value need not be one the training ratings hold (issue 65, item 6); one outside
+  // the range is still refused, printed as given.
+  const std::string dir = symgnn::testing::scratch_dir("infer_new_ratings_continuous");
+  std::ostringstream train;
+  train << "user,item,rating\n";
+  for (int u = 0; u < 25; ++u)
+    for (int i = 0; i < 20; ++i)
+      if ((u + 2 * i) % 3 != 0) train << "u" << u << ",i" << i << "," << std::log1p(1.0 + u * 20 + i) << "\n";
+  const TrainedModel base =
+      TrainedModel::load(symgnn::testing::train_on_csv(dir, train.str(), encoder_config(5)));
+  ASSERT_GT(base.dataset().rating_levels.size(), 20u);
+  const float lo = base.dataset().rating_min, hi = base.dataset().rating_max;
+  const double between = 0.5 * (lo + hi) + 1e-4;  // held by no training rating
+  ASSERT_TRUE(std::find(base.dataset().rating_levels.begin(), base.dataset().rating_levels.end(),
+                        static_cast<float>(between)) == base.dataset().rating_levels.end());
+  symgnn::NewNodes n;
+  n.rating_rows = {{"fresh", "i1", between}, {"fresh", "i2", lo}};
+  n.rows_name = "given";
+  const TrainedModel grown = base.with_new_nodes(n);
+  EXPECT_EQ(grown.users(), base.users() + 1);
+  n.rating_rows = {{"fresh", "i1", hi + 1.0}};
+  try {
+    base.with_new_nodes(n);
+    ADD_FAILURE() << "a value outside the range joined";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("given[0]: rating "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("is outside the model's rating range"), std::string::npos)
+        << e.what();
+  }
 }

@@ -97,3 +97,30 @@ TEST(DataAsUsersHaveIt, TestRatingsOfUnseenIdsAreCountedScoredAndReportedApart) 
   EXPECT_NE(out.find("test.csv:"), std::string::npos) << out;
   EXPECT_NE(out.find("unknown item id '99'"), std::string::npos) << out;
 }
+
+TEST(DataAsUsersHaveIt, ATrustExportWithSelfLoopsTrainsAndSaysWhatItDropped) {
+  // People trust themselves in real exports (issue 65, 7b): `train` reads the graph without
+  // those rows and the repeated ones, and the data line counts them; the strict key refuses
+  // the first self-loop in one line naming the file and line, exit 2.
+  const std::string dir = scratch_dir("users_trust_loops");
+  std::string train = "user,item,rating\n", trust;
+  for (int u = 1; u <= 30; ++u) {
+    for (int k = 0; k < 8; ++k) {
+      const int i = 1 + (u * 3 + k * 7) % 20;
+      train += std::to_string(u) + "," + std::to_string(i) + "," + std::to_string(rating(u, i)) + "\n";
+    }
+    trust += std::to_string(u) + "," + std::to_string(1 + u % 30) + "\n";
+    if (u % 10 == 0) trust += std::to_string(u) + "," + std::to_string(u) + "\n";  // a self-loop
+  }
+  trust += "1,2\n";  // given twice
+  const std::string ratings = write_file(dir, "ratings.csv", train),
+                    graph = write_file(dir, "trust.csv", trust);
+  const std::string args = "--data " + ratings + " --set data.user_graph_file=" + graph +
+                           " --preset paper --epochs 2 --no-compare --threads 1";
+  std::string out;
+  ASSERT_EQ(run_symgnn("train " + args + " --out " + dir + "/model", &out), 0) << out;
+  EXPECT_NE(out.find("(3 self-loops and 1 repeated row dropped)"), std::string::npos) << out;
+  EXPECT_EQ(run_symgnn("train " + args + " --set data.graph_self_loops=error", &out), 2) << out;
+  EXPECT_NE(out.find("trust.csv:11: self-loop ('10', '10')"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\n", out.find("trust.csv:11:")), out.size() - 1) << out;
+}

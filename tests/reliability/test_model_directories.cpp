@@ -186,3 +186,70 @@ TEST(ModelDirectories, AFolderThatLostAPartIsRefusedNamingIt) {
   // The whole folder still answers.
   EXPECT_EQ(run_symgnn("recommend --model " + root + "/m --user 1 --k 5", &out), 0) << out;
 }
+
+TEST(ModelDirectories, TheOutputOfRefreshAndCompactIsCheckedFirstAndNamedAsGiven) {
+  // Issue 65, item 7: a valid name near the 255-byte limit is written (its staging folder's
+  // name fits too); an --out that cannot be made is refused before any work, in one line
+  // naming --out as given, exit 2.
+  const std::string root = scratch_dir("model_dirs_out");
+  const std::string csv = write_file(root, "ratings.csv", ratings_csv());
+  const std::string fresh = write_file(root, "fresh.csv", "user,item,rating\n1,3,5\n");
+  std::string out;
+  ASSERT_EQ(
+      run_symgnn("train --epochs 2 --no-compare --threads 1 --quiet --data " + csv + " --out " + root + "/m",
+                 &out),
+      0)
+      << out;
+  const std::string long_name = root + "/" + std::string(248, 'n');
+  ASSERT_EQ(run_symgnn("graph compact --model " + root + "/m --out " + long_name, &out), 0) << out;
+  EXPECT_TRUE(fs::exists(long_name + "/model.pt")) << out;
+  const std::string long_refresh = root + "/" + std::string(248, 'r');
+  ASSERT_EQ(run_symgnn("refresh --model " + root + "/m --ratings " + fresh + " --out " + long_refresh, &out),
+            0)
+      << out;
+  EXPECT_TRUE(fs::exists(long_refresh + "/model.pt")) << out;
+  fs::create_symlink(root + "/nowhere", root + "/dangling");
+  for (const std::string& command :
+       {"graph compact --model " + root + "/m", "refresh --model " + root + "/m --ratings " + fresh}) {
+    SCOPED_TRACE(command);
+    EXPECT_EQ(run_symgnn(command + " --out " + root + "/dangling", &out), 2) << out;
+    EXPECT_NE(out.find("--out " + root + "/dangling: a link to nothing"), std::string::npos) << out;
+    EXPECT_EQ(run_symgnn(command + " --out /proc/self/none/x", &out), 2) << out;
+    EXPECT_NE(out.find("--out /proc/self/none/x: cannot be made"), std::string::npos) << out;
+    EXPECT_EQ(out.find(".tmp."), std::string::npos) << out;
+  }
+  EXPECT_FALSE(fs::exists(root + "/nowhere"));
+}
+
+TEST(ModelDirectories, ARunRefusedForItsInputLeavesTheFolderReusableAndRecordsAbsolutePaths) {
+  // Issue 65 ("Also"): a train that fails on bad input left config.txt in --out, and the same
+  // command, the input fixed, was refused ("already holds a run"); relative test and graph
+  // paths in config.txt made the folder work only from the data's folder.
+  const std::string root = scratch_dir("model_dirs_reusable");
+  write_file(root, "bad.csv", "user,item,rating\n1,2,x\n");
+  write_file(root, "ratings.csv", ratings_csv());
+  write_file(root, "test.csv", "user,item,rating\n1,2,4\n2,3,3\n");
+  std::string out;
+  EXPECT_EQ(run_symgnn("train --epochs 2 --no-compare --threads 1 --quiet --data " + root +
+                           "/bad.csv --out " + root + "/m",
+                       &out),
+            2)
+      << out;
+  EXPECT_FALSE(fs::exists(root + "/m/config.txt"));
+  // From the data's folder, with relative paths: the same folder takes the fixed run.
+  ASSERT_EQ(symgnn::testing::run_command("cd " + root + " && " + symgnn::testing::symgnn_binary() +
+                                             " train --epochs 2 --no-compare --threads 1 --quiet --data "
+                                             "ratings.csv --set data.test_file=test.csv --out m",
+                                         &out),
+            0)
+      << out;
+  const std::string config = read_file(root + "/m/config.txt");
+  EXPECT_NE(config.find("test_file = " + fs::canonical(root).string() + "/test.csv"), std::string::npos)
+      << config;
+  // Read from elsewhere.
+  ASSERT_EQ(symgnn::testing::run_command("cd / && " + symgnn::testing::symgnn_binary() +
+                                             " evaluate --model " + root + "/m --protocol new-users",
+                                         &out),
+            0)
+      << out;
+}

@@ -639,7 +639,7 @@ TEST(ServeApi, GraphEditsAreServedJournalledAndReplayedOnReload) {
     EXPECT_EQ(body_of(list)["items"][k]["item"], ds.items.id_of(lib[0].items[k]));
   // Another writer (symgnn graph edit) journals a record beside the server: the server's next
   // record is numbered after it, and a reload replays all three in order.
-  EXPECT_EQ(symgnn::infer::append_graph_journal(dir, {{"user", "add", a_id, b_id, 3.0}}), 2);
+  EXPECT_EQ(symgnn::infer::append_graph_journal(dir, {{"user", "add", a_id, b_id, 3.0}}, 1, nullptr), 2);
   ASSERT_EQ(post({{"edits", {{{"side", "user"}, {"op", "remove"}, {"a", a_id}, {"b", b_id}}}}}, token).status,
             200);
   EXPECT_EQ(store.get("")->journal_records, 3);

@@ -93,6 +93,10 @@ TEST(ServeHttp, RoutesAnswerOverTheSocketAsTheHandlerDoes) {
   const auto put = c.Put("/v1/predict", "{}", "application/json");
   ASSERT_TRUE(put);
   EXPECT_EQ(put->status, 405);
+  const auto options = c.Options("/v1/recommend");
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->status, 204);
+  EXPECT_EQ(options->get_header_value("Allow"), "GET, HEAD, POST");
   // Over the body limit (1 MiB): refused with a JSON error, the server still answers.
   const auto big = c.Post("/v1/predict", std::string((1 << 20) + 10, ' '), "application/json");
   ASSERT_TRUE(big);

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/serve_process.h"
 #include "common/test_support.h"
 #include "serve/serve_test_model.h"
 #include "symgnn/fit.h"
@@ -39,55 +40,13 @@ std::string model_dir() {
   return dir;
 }
 
-/// Starts `symgnn serve ARGS` with stderr to `log`; returns the child's pid.
-pid_t start(const std::vector<std::string>& args, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    dup2(fd, 1);
-    std::vector<std::string> all = {st::symgnn_binary(), "serve"};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-/// The port the child printed, waiting at most 60 s; -1 when it did not.
-int port_of(const std::string& log) {
-  const std::regex listening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
-  for (const auto until = Clock::now() + std::chrono::seconds(60); Clock::now() < until;) {
-    std::smatch m;
-    const std::string text = st::read_file(log);
-    if (std::regex_search(text, m, listening)) return std::stoi(m[1]);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return -1;
-}
-
-int exit_code(pid_t pid) {
-  int status = 0;
-  for (const auto until = Clock::now() + std::chrono::seconds(60); Clock::now() < until;) {
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
-}
-
 }  // namespace
 
 TEST(ServeProcess, ReloadsOnSighupAndExitsZeroOnSigterm) {
   const std::string dir = st::scratch_dir("serve_process_run");
   const std::string log = dir + "/serve.log";
-  const pid_t pid = start({"--model", "m=" + model_dir(), "--port", "0", "--threads", "2"}, log);
-  const int port = port_of(log);
+  const pid_t pid = st::start_serve({"--model", "m=" + model_dir(), "--port", "0", "--threads", "2"}, log);
+  const int port = st::serve_port(log);
   ASSERT_GT(port, 0) << st::read_file(log);
   httplib::Client c("127.0.0.1", port);
   auto health = c.Get("/healthz");
@@ -101,20 +60,20 @@ TEST(ServeProcess, ReloadsOnSighupAndExitsZeroOnSigterm) {
   }
   EXPECT_EQ(version, 2) << st::read_file(log);
   kill(pid, SIGTERM);
-  EXPECT_EQ(exit_code(pid), 0) << st::read_file(log);
+  EXPECT_EQ(st::exit_code(pid), 0) << st::read_file(log);
   EXPECT_NE(st::read_file(log).find("serve: stopped"), std::string::npos) << st::read_file(log);
 }
 
 TEST(ServeProcess, RefusesABadModelDirectoryWithOneLine) {
   const std::string dir = st::scratch_dir("serve_process_bad");
   const std::string log = dir + "/serve.log";
-  const pid_t pid = start({"--model", dir + "/absent", "--port", "0"}, log);
-  EXPECT_EQ(exit_code(pid), 2);
+  const pid_t pid = st::start_serve({"--model", dir + "/absent", "--port", "0"}, log);
+  EXPECT_EQ(st::exit_code(pid), 2);
   const std::string text = st::read_file(log);
   EXPECT_NE(text.find("absent"), std::string::npos) << text;
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
-  const pid_t twice = start({"--model", "a=" + model_dir(), "--model", "a=" + model_dir()}, log);
-  EXPECT_EQ(exit_code(twice), 2) << st::read_file(log);
+  const pid_t twice = st::start_serve({"--model", "a=" + model_dir(), "--model", "a=" + model_dir()}, log);
+  EXPECT_EQ(st::exit_code(twice), 2) << st::read_file(log);
 }
 
 // docs/reliability.md, "One server per port": a second server on a port already served is
@@ -122,18 +81,18 @@ TEST(ServeProcess, RefusesABadModelDirectoryWithOneLine) {
 TEST(ServeProcess, ASecondServerOnAServedPortIsRefused) {
   const std::string dir = st::scratch_dir("serve_process_twice");
   const pid_t first =
-      start({"--model", "m=" + model_dir(), "--port", "0", "--threads", "2"}, dir + "/first.log");
-  const int port = port_of(dir + "/first.log");
+      st::start_serve({"--model", "m=" + model_dir(), "--port", "0", "--threads", "2"}, dir + "/first.log");
+  const int port = st::serve_port(dir + "/first.log");
   ASSERT_GT(port, 0) << st::read_file(dir + "/first.log");
   const pid_t second =
-      start({"--model", "m=" + model_dir(), "--port", std::to_string(port)}, dir + "/second.log");
-  EXPECT_EQ(exit_code(second), 2) << st::read_file(dir + "/second.log");
+      st::start_serve({"--model", "m=" + model_dir(), "--port", std::to_string(port)}, dir + "/second.log");
+  EXPECT_EQ(st::exit_code(second), 2) << st::read_file(dir + "/second.log");
   const std::string text = st::read_file(dir + "/second.log");
   EXPECT_NE(text.find("cannot listen on 127.0.0.1:" + std::to_string(port)), std::string::npos) << text;
   httplib::Client c("127.0.0.1", port);
   EXPECT_TRUE(c.Get("/healthz"));
   kill(first, SIGTERM);
-  EXPECT_EQ(exit_code(first), 0) << st::read_file(dir + "/first.log");
+  EXPECT_EQ(st::exit_code(first), 0) << st::read_file(dir + "/first.log");
 }
 
 // 64 clients connecting at the same moment to a server of 2 workers: each is queued and
@@ -141,8 +100,8 @@ TEST(ServeProcess, ASecondServerOnAServedPortIsRefused) {
 TEST(ServeProcess, ManyClientsConnectingAtOnceAreAllAnswered) {
   const std::string dir = st::scratch_dir("serve_process_burst");
   const pid_t pid =
-      start({"--model", "m=" + model_dir(), "--port", "0", "--threads", "2"}, dir + "/serve.log");
-  const int port = port_of(dir + "/serve.log");
+      st::start_serve({"--model", "m=" + model_dir(), "--port", "0", "--threads", "2"}, dir + "/serve.log");
+  const int port = st::serve_port(dir + "/serve.log");
   ASSERT_GT(port, 0) << st::read_file(dir + "/serve.log");
   constexpr int kClients = 64;
   std::vector<int> status(kClients, 0);
@@ -157,7 +116,7 @@ TEST(ServeProcess, ManyClientsConnectingAtOnceAreAllAnswered) {
   for (std::thread& t : clients) t.join();
   EXPECT_EQ(std::count(status.begin(), status.end(), 200), kClients);
   kill(pid, SIGTERM);
-  EXPECT_EQ(exit_code(pid), 0) << st::read_file(dir + "/serve.log");
+  EXPECT_EQ(st::exit_code(pid), 0) << st::read_file(dir + "/serve.log");
 }
 
 // docs/reliability.md, "One server per port, and every connection answered": worker
@@ -177,7 +136,7 @@ TEST(ServeProcess, WorkerThreadsThatCannotStartAreOneLineBeforeListening) {
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  EXPECT_EQ(exit_code(pid), 2) << st::read_file(log);
+  EXPECT_EQ(st::exit_code(pid), 2) << st::read_file(log);
   const std::string text = st::read_file(log);
   EXPECT_NE(text.find("cannot start 1024 worker threads"), std::string::npos) << text;
   EXPECT_EQ(text.find("listening"), std::string::npos) << text;
@@ -247,10 +206,10 @@ std::thread trickle(int port, double seconds, std::string* answer) {
 // gets 408; a client after it is answered, on the one worker.
 TEST(ServeProcess, ATricklingClientIsCutAtTheDeadlineAndTheNextOneIsAnswered) {
   const std::string dir = st::scratch_dir("serve_process_trickle");
-  const pid_t pid =
-      start({"--model", "m=" + model_dir(), "--port", "0", "--threads", "1", "--request-timeout", "2"},
-            dir + "/serve.log");
-  const int port = port_of(dir + "/serve.log");
+  const pid_t pid = st::start_serve(
+      {"--model", "m=" + model_dir(), "--port", "0", "--threads", "1", "--request-timeout", "2"},
+      dir + "/serve.log");
+  const int port = st::serve_port(dir + "/serve.log");
   ASSERT_GT(port, 0) << st::read_file(dir + "/serve.log");
   std::string slow;
   std::thread slow_client = trickle(port, 30, &slow);
@@ -268,7 +227,7 @@ TEST(ServeProcess, ATricklingClientIsCutAtTheDeadlineAndTheNextOneIsAnswered) {
   EXPECT_LT(waited, 5.0) << "the trickling client held the only worker";
   EXPECT_EQ(status_of(slow), 408) << slow;
   kill(pid, SIGTERM);
-  EXPECT_EQ(exit_code(pid), 0) << st::read_file(dir + "/serve.log");
+  EXPECT_EQ(st::exit_code(pid), 0) << st::read_file(dir + "/serve.log");
 }
 
 // More connections than the queue holds: the extra ones are answered 503 at once, the
@@ -276,10 +235,10 @@ TEST(ServeProcess, ATricklingClientIsCutAtTheDeadlineAndTheNextOneIsAnswered) {
 // within the deadline.
 TEST(ServeProcess, ConnectionsBeyondTheQueueAreAnswered503AndTheDrainIsBounded) {
   const std::string dir = st::scratch_dir("serve_process_queue");
-  const pid_t pid = start({"--model", "m=" + model_dir(), "--port", "0", "--threads", "1",
-                           "--request-timeout", "3", "--max-queued", "4"},
-                          dir + "/serve.log");
-  const int port = port_of(dir + "/serve.log");
+  const pid_t pid = st::start_serve({"--model", "m=" + model_dir(), "--port", "0", "--threads", "1",
+                                     "--request-timeout", "3", "--max-queued", "4"},
+                                    dir + "/serve.log");
+  const int port = st::serve_port(dir + "/serve.log");
   ASSERT_GT(port, 0) << st::read_file(dir + "/serve.log");
   std::string slow;
   std::thread slow_client = trickle(port, 30, &slow);  // holds the worker for 3 s
@@ -333,7 +292,7 @@ TEST(ServeProcess, ConnectionsBeyondTheQueueAreAnswered503AndTheDrainIsBounded) 
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const auto stop = Clock::now();
   kill(pid, SIGTERM);
-  EXPECT_EQ(exit_code(pid), 0) << st::read_file(dir + "/serve.log");
+  EXPECT_EQ(st::exit_code(pid), 0) << st::read_file(dir + "/serve.log");
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - stop).count(), 6.0) << "the drain is bounded";
   t2.join();
   q.join();
@@ -353,8 +312,8 @@ TEST(ServeProcess, AThousandGraphEditsUnderLoadSurviveASigkill) {
   const std::vector<std::string> args = {
       "--model", "m=" + dir + "/model", "--port",          "0", "--threads",
       "4",       "--admin-token-file",  dir + "/token.txt"};
-  const pid_t pid = start(args, dir + "/serve.log");
-  const int port = port_of(dir + "/serve.log");
+  const pid_t pid = st::start_serve(args, dir + "/serve.log");
+  const int port = st::serve_port(dir + "/serve.log");
   ASSERT_GT(port, 0) << st::read_file(dir + "/serve.log");
   const symgnn::TrainedModel original = symgnn::TrainedModel::load(dir + "/model");
   const auto& users = original.dataset().users;
@@ -395,10 +354,10 @@ TEST(ServeProcess, AThousandGraphEditsUnderLoadSurviveASigkill) {
   EXPECT_EQ(failed.load(), 0);
   EXPECT_GT(answered.load(), 0);
   kill(pid, SIGKILL);
-  exit_code(pid);
+  st::exit_code(pid);
   // Started again: every edit replayed, the model's scores those of the edits applied in memory.
-  const pid_t again = start(args, dir + "/serve2.log");
-  const int port2 = port_of(dir + "/serve2.log");
+  const pid_t again = st::start_serve(args, dir + "/serve2.log");
+  const int port2 = st::serve_port(dir + "/serve2.log");
   ASSERT_GT(port2, 0) << st::read_file(dir + "/serve2.log");
   httplib::Client c("127.0.0.1", port2);
   const auto h = c.Get("/healthz");
@@ -411,5 +370,5 @@ TEST(ServeProcess, AThousandGraphEditsUnderLoadSurviveASigkill) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-5);
   kill(again, SIGTERM);
-  EXPECT_EQ(exit_code(again), 0) << st::read_file(dir + "/serve2.log");
+  EXPECT_EQ(st::exit_code(again), 0) << st::read_file(dir + "/serve2.log");
 }
