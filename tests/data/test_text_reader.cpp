@@ -11,7 +11,7 @@
 using namespace symgnn;
 
 namespace {
-std::string error_of(const std::string& path) {
+std::string reader_error_of(const std::string& path) {
   try {
     data::read_text_file(path);
   } catch (const DataError& e) {
@@ -29,7 +29,7 @@ TEST(TextReader, ReadsTheWholeFile) {
 
 TEST(TextReader, MissingAndEmptyFilesAreDataErrorsNamingThePath) {
   const std::string dir = symgnn::testing::scratch_dir("text_reader");
-  EXPECT_EQ(error_of(dir + "/absent.csv"), dir + "/absent.csv: cannot open (missing or unreadable file)");
+  EXPECT_EQ(reader_error_of(dir + "/absent.csv"), dir + "/absent.csv: cannot open (missing or unreadable file)");
   const std::string empty = symgnn::testing::write_file(dir, "empty.csv", "");
-  EXPECT_EQ(error_of(empty), empty + ": file is empty");
+  EXPECT_EQ(reader_error_of(empty), empty + ": file is empty");
 }

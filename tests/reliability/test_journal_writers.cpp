@@ -89,7 +89,7 @@ struct ServedFolder {
   }
 };
 
-size_t lines_of(const std::string& text) {
+size_t journal_lines(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
@@ -108,7 +108,7 @@ TEST(JournalWriters, AnEditAnotherWriterMadeImpossibleIsRefusedAndTheFolderStill
   const std::string error = body.value("error", "");
   EXPECT_NE(error.find("u9"), std::string::npos) << error;
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
-  EXPECT_EQ(lines_of(f.journal()), 2u);
+  EXPECT_EQ(journal_lines(f.journal()), 2u);
   f.expect_loads();
   // The server has applied the other writer's record: its next edit is numbered after it,
   // and the removal it now holds is the folder's.
@@ -121,7 +121,7 @@ TEST(JournalWriters, AnEditAnotherWriterMadeImpossibleIsRefusedAndTheFolderStill
   EXPECT_EQ(f.post("remove", "u3", "u4").first, 200);
   EXPECT_EQ(f.cli_edit("--remove-user-edge u3,u4", &out), 2) << out;
   EXPECT_NE(out.find("u3"), std::string::npos) << out;
-  EXPECT_EQ(lines_of(f.journal()), 4u);
+  EXPECT_EQ(journal_lines(f.journal()), 4u);
   f.expect_loads();
 }
 
@@ -155,6 +155,6 @@ TEST(JournalWriters, AJournalCutByACrashTakesNoEditUntilTheCutRecordIsDropped) {
   EXPECT_EQ(f.journal(), whole);
   EXPECT_EQ(f.post("add", "u1", "u11").first, 200);
   EXPECT_EQ(f.cli_edit("--add-user-edge u1,u13", &out), 0) << out;
-  EXPECT_EQ(lines_of(f.journal()), 3u);
+  EXPECT_EQ(journal_lines(f.journal()), 3u);
   f.expect_loads();
 }
