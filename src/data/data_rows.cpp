@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <sstream>
 
 #include "data/id_rule.h"
 #include "data/parsers.h"
@@ -27,13 +25,6 @@ namespace {
 void rows_check_id(const std::string& id, const std::string& name, size_t row, const char* what) {
   if (const std::string problem = data::id_problem(id); !problem.empty())
     throw DataError(name, static_cast<long>(row) + 1, data::id_refusal(what, id, problem));
-}
-
-std::string rows_number(double v) {
-  std::ostringstream os;
-  os.precision(std::numeric_limits<double>::max_digits10);
-  os << v;
-  return os.str();
 }
 
 /// Feeds ratings rows to `indexer` as read_ratings hands a file's lines to it: the value a
@@ -55,13 +46,13 @@ void rows_index(const std::vector<std::string>& users, const std::vector<std::st
     rows_check_id(items[k], name, k, "item");
     const double v = values[k];
     if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
-      throw DataError(name, static_cast<long>(k) + 1, "rating " + rows_number(v) + " is not a finite number");
+      throw DataError(name, static_cast<long>(k) + 1, "rating " + data::number_text(v) + " is not a finite number");
     data::RawRating r{users[k], items[k], v, static_cast<long>(k) + 1};
     if (timed) {
       r.time = (*given_times)[k];
       if (!std::isfinite(r.time))
         throw DataError(name, static_cast<long>(k) + 1,
-                        "time " + rows_number(r.time) + " is not a finite number");
+                        "time " + data::number_text(r.time) + " is not a finite number");
     }
     const size_t before = out.size();
     indexer.add(r);
@@ -75,7 +66,7 @@ std::string rows_edges_text(const std::vector<DataRows::Edge>& edges, const std:
   for (size_t k = 0; k < edges.size(); ++k) {
     rows_check_id(edges[k].a, name, k, "node");
     rows_check_id(edges[k].b, name, k, "node");
-    text += edges[k].a + "\t" + edges[k].b + "\t" + rows_number(edges[k].weight) + "\n";
+    text += edges[k].a + "\t" + edges[k].b + "\t" + data::number_text(edges[k].weight) + "\n";
   }
   return text;
 }
@@ -85,7 +76,7 @@ std::string rows_features_text(const std::vector<DataRows::FeatureRow>& rows, co
   for (size_t k = 0; k < rows.size(); ++k) {
     rows_check_id(rows[k].id, name, k, "node");
     text += rows[k].id;
-    for (const double v : rows[k].values) text += "\t" + rows_number(v);
+    for (const double v : rows[k].values) text += "\t" + data::number_text(v);
     text += "\n";
   }
   return text;

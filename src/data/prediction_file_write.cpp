@@ -15,14 +15,6 @@ namespace symgnn::data {
 
 namespace {
 
-/// Shortest text that parses back to exactly `v` (std::to_chars), so files round-trip.
-template <class T>
-std::string shortest(T v) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
-
 /// The reader trims fields and splits on commas without quoting: refuse ids it would misread
 /// (the one id rule, data/id_rule.h; every id that entered the model passed it already).
 void check_id(const std::string& id, const char* side, const std::string& path) {
@@ -46,7 +38,7 @@ void write_predictions_csv(const std::string& path, const std::vector<Prediction
   write_file_atomic(path, [&](std::ostream& out) {
     out << kPredictionHeader << '\n';
     for (const PredictionRow& r : rows)
-      out << r.user << ',' << r.item << ',' << shortest(r.rating) << ',' << shortest(r.prediction) << '\n';
+      out << r.user << ',' << r.item << ',' << number_text(r.rating) << ',' << number_text(r.prediction) << '\n';
   });
 }
 
@@ -62,7 +54,7 @@ void write_predictions_csv(const std::string& path, const Dataset& ds, const Rat
     r.user = ds.users.id_of(split.user[k]);
     r.item = ds.items.id_of(split.item[k]);
     // Ratings are floats: write the float's shortest text ("0.1", not 0.100000001490116...).
-    const std::string rating = shortest(split.value[k]);
+    const std::string rating = number_text(split.value[k]);
     std::from_chars(rating.data(), rating.data() + rating.size(), r.rating);
     r.prediction = predictions[k];
   }
