@@ -101,7 +101,7 @@ void forget_unstarted_run(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name != "config.txt" && name != kChecksumManifest && name != ".symgnn.lock") return;
+    if (name != "config.txt" && name != kChecksumManifest && name != kOutputLockFile) return;
   }
   if (ec) return;
   fs::remove(fs::path(dir) / "config.txt", ec);

@@ -20,7 +20,7 @@ namespace symgnn {
 namespace fs = std::filesystem;
 
 OutputLock::OutputLock(const std::string& dir, const std::string& option) {
-  const std::string path = dir + "/.symgnn.lock";
+  const std::string path = dir + "/" + kOutputLockFile;
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd_ < 0)
     throw Error(path + ": cannot create the lock file of " + option + " (" + std::strerror(errno) + ")");

@@ -8,6 +8,9 @@
 
 namespace symgnn {
 
+/// The lock's file in a locked folder.
+inline constexpr const char* kOutputLockFile = ".symgnn.lock";
+
 class OutputLock {
  public:
   /// Locks `dir` (which must exist); Error naming `option` and the holder's process id when
