@@ -252,7 +252,7 @@ struct LowRankConfig {
     v("cge_bias", cge_bias, "add a learned bias in every CGE layer, phi(Ah U W + b) (false: as printed, no bias)", any());
     v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no side features)", range(0, 4096));
     v("decoder_chunk", decoder_chunk, "training pairs the class decoder (and the dot decoder off the CPU) scores at once: a step over more pairs scores them chunk by chunk and accumulates the representations' gradients, the same loss and gradients with memory O(chunk) instead of O(ratings) (0: all at once); on the CPU the dot decoder takes one fused pass that needs no chunks", range(0, 1e12));
-    v("offset", offset, "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once to the training ratings before training and fixed (shrinkage by cross-validation, the baseline section; models/baseline/offset_model.h); needs decoder dot or auto (auto then picks dot) and objective rating; auto: none or baseline (with biases = false), whichever of two short runs validates better under train.auto, else none (fit/offset_choice.h)", one_of("none|baseline|auto"));
+    v("offset", offset, "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once to the training ratings before training and fixed (shrinkage by cross-validation, the baseline section; models/baseline/offset_model.h); needs decoder dot or auto (auto then picks dot) and objective rating; auto: none or baseline (with biases = false), whichever of two short runs validates better under train.auto (the residuals' first; the ratings' only where the residuals' network alone beats the baseline), else none (fit/offset_choice.h)", one_of("none|baseline|auto"));
   }
 };
 
@@ -323,6 +323,8 @@ struct TrainConfig {
   std::string select = "auto";
   std::string ranker = "none";
   double ranker_budget = 0;
+  std::string cold_lists = "auto";
+  double cold_popularity_weight = 1.0;
   std::string auto_choose = "off";
 
   template <class V>
@@ -356,6 +358,8 @@ struct TrainConfig {
     v("select", select, select_doc(), one_of(select_choices()));
     v("ranker", ranker, "what recommend and evaluate rank by: none (the model's own scores: its ranking head, or its predicted ratings); ease, elsa or itemknn (that ranking kind, fitted beside the model on the same data into DIR/ranker; predicted ratings still come from the model; each also ranks users added by --new-ratings, from their ratings); popularity (the most rated items); auto (for a model that ranks by its predicted ratings: the best on validation NDCG@10 of ease where the data have at most 10,000 items and 2^26 user x item pairs, else elsa, and itemknn and popularity at any width; else none) (fit/ranker.h, docs/recommend.md)", one_of("none|auto|ease|elsa|itemknn|popularity"));
     v("ranker_budget", ranker_budget, "seconds that train.ranker = auto may spend on its candidates: a candidate whose estimated fit (EASE: an n2 x n2 inverse per penalty; elsa: users x items x d a measurement) would pass what is left is not fitted, and the run says so; popularity and itemknn always are; 0: 240 s + 100 s per million training ratings, which keeps EASE at 9,742 items (about 200 s on one thread) and leaves out elsa at 20,000 x 262,000 (about 670 s) (fit/ranker.h)", range(0.0, 1e9));
+    v("cold_lists", cold_lists, "the lists of users without training ratings (created by a graph edit, given with follows alone, or first seen in the test split) where a ranker beside the model ranks, or the model is a kind that scores users from their rated items alone (popularity, itemknn, ease, elsa): neighbours (what the people linked to them in the user graph rated, as a share of the top rating, shrunk toward the items' popularity by train.cold_popularity_weight; popularity alone where none is linked or rated), popularity, model (the model's own scores: a ranker's empty row, or the network beside it), or auto (neighbours or popularity, and the weight, chosen on validation NDCG@10 of the validation users listed as if they had no rating; fit/cold_list_choice.h) (infer/cold_lists.h)", one_of("auto|neighbours|popularity|model"));
+    v("cold_popularity_weight", cold_popularity_weight, "the popularity term's weight in train.cold_lists = neighbours: score = (the linked raters' shares + w x popularity) / (linked raters + w); train.cold_lists = auto writes the weight it chose (infer/cold_lists.h)", range(1e-6, 1e6));
     v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become the bias baseline plus the members kept on cross-fitted validation folds (baseline.combination; fit/baseline_guard.h), the baseline exactly where none is kept; off: the model's predictions as trained", one_of("on|off"));
   }
 };

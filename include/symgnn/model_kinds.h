@@ -101,6 +101,14 @@ inline bool kind_reads_graph(const ModelKind& kind, const std::string& side) {
   return ("|" + std::string(kind.graphs) + "|").find("|" + side + "|") != std::string::npos;
 }
 
+/// Whether `kind` scores a user from their rated items alone (a ranking kind that reads no
+/// user graph: popularity, itemknn, ease, elsa): a user without ratings is no row to it
+/// (infer/cold_lists.h lists them).
+inline bool kind_scores_from_rated_items(const ModelKind& kind) {
+  return kind.fit == FitMethod::closed_form && std::string(kind.objectives) == "ranking" &&
+         !kind_reads_graph(kind, "user");
+}
+
 /// "lowrank|base|sylvester|popularity": the names in table order, the config's choices.
 inline const char* model_kind_choices() {
   static const std::string choices = row_names(kModelKinds);

@@ -35,12 +35,21 @@ struct UserRecommendations {
   std::vector<int64_t> items;  // item indices, best first
   std::vector<float> scores;   // predicted ratings (clipped to the rating range), same order; a model
                                // trained for ranking ranks by its own scores (ranks_by_rating)
+  /// -1: the list holds k items; else it is shorter, holding every candidate the user had
+  /// (their rated items and the filters left fewer than k): short_list_note() says so.
+  int64_t candidates = -1;
 };
 
+/// "" for a full list; else "user 'ID' has 4 candidate items after the filters (...), fewer
+/// than k = 10: the list holds 4" (recommend's stderr, serve's "note", Python's warning).
+std::string short_list_note(const UserRecommendations& r, const std::string& user_id, int64_t k,
+                            const std::string& filters);
+
 /// The k best candidate items of each user of `users` (indices), passed to `sink` in the
-/// order of `users`, one block at a time. Throws ConfigError when k < 1, a user index is
-/// out of range, or a user has fewer than k candidate items, the filter's counted (the
-/// message names the user, how many were left and the filters).
+/// order of `users`, one block at a time. A user with fewer than k candidate items (their
+/// rated items and the filters counted) gets them all, a shorter list
+/// (UserRecommendations::candidates). Throws ConfigError when k < 1, a user index is out of
+/// range, or a user has no candidate item (the message names the user and the filters).
 void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users,
                     const RecommendOptions& opts,
                     const std::function<void(const UserRecommendations&)>& sink);

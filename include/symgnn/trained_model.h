@@ -23,7 +23,8 @@ namespace symgnn {
 
 namespace infer {
 struct ModelParts;  // infer/model_parts.h
-}
+class ColdLists;    // infer/cold_lists.h
+}  // namespace infer
 
 /// One rating given in memory (NewNodes::rating_rows), by original ids.
 struct NewRating {
@@ -205,9 +206,19 @@ class TrainedModel {
   /// model; "" when the model ranks by its own scores. A model loaded with new nodes keeps
   /// only a ranker that places them (elsa, given the same new ratings); with another it
   /// ranks by its own scores (EASE and ItemKNN have no rows for new users). A user without
-  /// ratings (a training user with none, a user a graph edit created) is ranked by the model's
-  /// own scores too: a ranker scores from rated items alone.
+  /// ratings (a training user with none, a user a graph edit created) is no row to a ranker,
+  /// which scores from rated items alone: see cold_listed().
   std::string ranker() const;
+  /// Whether `user`'s list comes from infer/cold_lists.h (what the people linked to them
+  /// rated, shrunk toward popularity): a user without training ratings, where a ranker is
+  /// beside the model or the model is a kind that scores users from their rated items alone
+  /// (popularity, itemknn, ease, elsa), unless train.cold_lists = model.
+  bool cold_listed(int64_t user) const;
+  /// The cold lists of the model's data (built on first use, once; thread-safe).
+  const infer::ColdLists& cold_lists() const;
+  /// What ranks `user`'s list, for people: the cold list's words where cold_listed(), else
+  /// ranker() or, without one, name().
+  std::string ranked_by(int64_t user) const;
   /// The items each user rated in the data the model trained on (train and validation
   /// ratings), sorted ascending: what recommendations exclude.
   const std::vector<std::vector<int64_t>>& seen_items() const;

@@ -561,8 +561,12 @@ PYBIND11_MODULE(_core, m) {
               ro.filter = make_item_filter(h.model, spec, &attributes);
               r = recommend(h.model, u, ro);
             }
+            // Each list with its note: "" for k items, else why it is shorter.
             py::list out;
-            for (const auto& x : r) out.append(py::make_tuple(x.user, x.items, x.scores));
+            for (const auto& x : r)
+              out.append(py::make_tuple(
+                  x.user, x.items, x.scores,
+                  short_list_note(x, h.model.dataset().users.id_of(x.user), k, ro.filter.what)));
             return out;
           },
           py::arg("users"), py::arg("k"), py::arg("include_seen"),

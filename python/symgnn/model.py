@@ -5,6 +5,7 @@ symgnn/trained_model.h."""
 import json
 import os
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -168,8 +169,10 @@ class Model:
         pandas). Filters (docs/recommend.md, "Filters"; the CLI's --exclude, --items, --where):
         `exclude` item ids never shown (a list), or a dict user -> item ids; `items` the
         candidate ids; `where` a dict key -> value the item's attributes must hold, read from
-        `item_attributes` (a file as the CLI's --item-attributes). Always k items, or a
-        symgnn.ConfigError saying how many candidates the filters left."""
+        `item_attributes` (a file as the CLI's --item-attributes). k items a user, or every
+        candidate where fewer are left (a warning says whose list is shorter and why; with
+        pandas, the frame's attrs["short_lists"] maps those users to their count); a user
+        without any candidate is a symgnn.ConfigError."""
         k = _args.count(k)
         idx = self._index(_args.id_list(users, "recommend: users"), self._users, "user")
         exclude_all, exclude_for = [], []
@@ -182,12 +185,19 @@ class Model:
             raise ConfigError(f"where must be a dict key -> value, got {type(where).__name__}")
         rules = [(str(key), str(value)) for key, value in (where or {}).items()]
         attributes = "" if item_attributes is None else _args.path(item_attributes, "item_attributes")
-        rows = []
-        for u, ranked, scores in self._m.recommend(idx, k, not _args.flag(exclude_seen, "exclude_seen"), exclude_all,
-                                                   exclude_for, items is not None, candidates, rules, attributes):
+        rows, short = [], {}
+        for u, ranked, scores, note in self._m.recommend(idx, k, not _args.flag(exclude_seen, "exclude_seen"),
+                                                         exclude_all, exclude_for, items is not None, candidates,
+                                                         rules, attributes):
             rows += [(self._user_ids[u], self._item_ids[i], float(s), r + 1)
                      for r, (i, s) in enumerate(zip(ranked, scores))]
-        return _table(rows, ["user", "item", "prediction", "rank"])
+            if note:
+                short[self._user_ids[u]] = len(ranked)
+                warnings.warn("recommend: " + note, stacklevel=2)
+        table = _table(rows, ["user", "item", "prediction", "rank"])
+        if hasattr(table, "attrs"):
+            table.attrs["short_lists"] = short
+        return table
 
     def rank(self, user, items):
         """The candidate `items` of one user in the model's order, best first (the second stage

@@ -92,8 +92,10 @@ def test_prediction_errors_name_the_id(fitted):
         model.predict(["nobody"], ["0"])
     with pytest.raises(ValueError, match="k must be at least 1"):
         model.recommend("0", k=0)
-    with pytest.raises(symgnn.ConfigError, match="fewer than k"):
-        model.recommend("0", k=100000)
+    # Fewer candidates than k: every candidate, and a warning saying so (not an error).
+    with pytest.warns(UserWarning, match="fewer than k = 100000: the list holds"):
+        everything = model.recommend("0", k=100000)
+    assert len(everything) == everything.attrs["short_lists"]["0"] > 0
     with pytest.raises(symgnn.ConfigError, match="not fitted"):
         symgnn.SyMGNN().predict(["0"], ["0"])
 

@@ -1,6 +1,7 @@
 """Filters of lists and re-ranking a candidate list (docs/recommend.md, "Filters" and "Re-ranking
 a candidate list"): Python's keyword arguments give the answers of the CLI's --exclude,
---items, --where and `symgnn rank`, and a filter leaving fewer than k items is one error."""
+--items, --where and `symgnn rank`; a filter leaving fewer than k items gives the shorter list,
+one leaving none is one error."""
 
 import json
 
@@ -46,12 +47,19 @@ def test_filters_and_rank_answer_as_the_command_line(fitted, tmp_path):
     assert list(ranked["rank"]) == [1, 2, 3, 4]
 
 
-def test_a_filter_leaving_fewer_than_k_is_one_error(fitted):
+def test_a_filter_leaving_fewer_than_k_gives_the_shorter_list_and_none_is_one_error(fitted):
     model, _ = fitted
     m = model.model_
     user, items = m.user_ids[0], m.item_ids
-    with pytest.raises(symgnn.ConfigError, match=r"candidate items after the filters \(items\), fewer than k = 10") as e:
-        m.recommend(user, k=10, items=items[:3])
+    rated = set(m.recommend(user, k=len(items), exclude_seen=False)["item"]) - set(
+        m.recommend(user, k=len(items))["item"])
+    unrated = [i for i in items if i not in rated][:3]
+    with pytest.warns(UserWarning, match=r"has 3 candidate items after the filters \(items\), fewer than k = 10"):
+        shorter = m.recommend(user, k=10, items=unrated + sorted(rated)[:2])
+    assert sorted(shorter["item"]) == sorted(unrated)
+    assert shorter.attrs["short_lists"] == {user: 3}
+    with pytest.raises(symgnn.ConfigError, match=r"has no candidate item after the filters \(items\)") as e:
+        m.recommend(user, k=10, items=sorted(rated)[:2])
     assert "\n" not in str(e.value)
     with pytest.raises(symgnn.DataError, match=r"items: 'no-such-item' is no item of the model"):
         m.recommend(user, k=1, items=["no-such-item"])

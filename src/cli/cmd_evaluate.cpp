@@ -1,10 +1,12 @@
 // `symgnn evaluate`: RMSE, MAE and ranking metrics of a trained model on its test ratings.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "cli/commands.h"
 #include "data/time_split.h"
@@ -275,6 +277,19 @@ int run_evaluate(const EvaluateCliOptions& o) {
              : "(ranked by the " + model.ranker() +
                    " ranker fitted beside the model, train.ranker; the rating errors are the "
                    "model's)\n");
+  {
+    // The test users listed by infer/cold_lists.h: without ratings, no row to a ranker.
+    std::vector<int64_t> test_users(model.dataset().test.user.begin(), model.dataset().test.user.end());
+    std::sort(test_users.begin(), test_users.end());
+    test_users.erase(std::unique(test_users.begin(), test_users.end()), test_users.end());
+    const auto cold = std::count_if(test_users.begin(), test_users.end(), [&](int64_t u) {
+      return u >= 0 && u < model.users() && model.cold_listed(u);
+    });
+    if (cold > 0)
+      os << "(" << cold
+         << " test user(s) without training ratings ranked by what the people linked to them rated, or by "
+            "popularity: train.cold_lists, infer/cold_lists.h)\n";
+  }
   const auto table = [&](const Evaluation& e) {
     ranking_table(os, e);
     beyond_table(os, e);

@@ -57,13 +57,15 @@ int run_rank(const RankCliOptions& o) {
   std::ostringstream os;
   os.precision(std::numeric_limits<float>::max_digits10);
   if (o.format == "csv") os << "user,item,prediction,rank\n";
-  write_list(os, o.format, o.user, r, ds);
+  write_list(os, o.format, o.user, r, ds, model.ranked_by(u));
   if (o.out.empty())
     std::cout << os.str();
   else
     write_text_atomic(o.out, os.str(), Integrity::none);
   std::cerr << "rank: " << r.items.size() << " candidate(s) of user '" << o.user << "' ordered by "
-            << (model.ranker().empty() ? model.name() : "the " + model.ranker() + " ranker beside the model")
+            << (model.cold_listed(u)     ? model.ranked_by(u)
+                : model.ranker().empty() ? model.name()
+                                         : "the " + model.ranker() + " ranker beside the model")
             << new_nodes_summary(model.new_ratings()) << (o.out.empty() ? "" : ", wrote " + o.out) << "\n";
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "data/parsers.h"
 #include "data/text_reader.h"
+#include "infer/cold_lists.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/item_filter.h"
@@ -22,7 +23,7 @@
 namespace symgnn::cli {
 
 void write_list(std::ostream& os, const std::string& format, const std::string& user,
-                const UserRecommendations& r, const Dataset& ds) {
+                const UserRecommendations& r, const Dataset& ds, const std::string& ranked_by) {
   if (format == "csv") {
     for (size_t k = 0; k < r.items.size(); ++k)
       os << user << ',' << ds.items.id_of(r.items[k]) << ',' << r.scores[k] << ',' << k + 1 << '\n';
@@ -33,6 +34,8 @@ void write_list(std::ostream& os, const std::string& format, const std::string& 
   j["items"] = nlohmann::json::array();
   for (const int64_t i : r.items) j["items"].push_back(ds.items.id_of(i));
   j["predictions"] = r.scores;
+  if (!ranked_by.empty()) j["ranked_by"] = ranked_by;
+  if (r.candidates >= 0) j["candidates"] = r.candidates;  // fewer than k: a shorter list
   os << json_text(j) << '\n';
 }
 
@@ -104,14 +107,28 @@ int run_recommend(const RecommendCliOptions& o) {
   std::ostringstream os;
   os.precision(std::numeric_limits<float>::max_digits10);  // round-trips the float exactly
   if (o.format == "csv") os << "user,item,prediction,rank\n";
+  // Users without ratings whose lists come from the people linked to them (infer/cold_lists.h).
+  size_t cold = 0, linked = 0;
+  std::vector<std::string> short_lists;  // users with fewer than k candidates
   recommend_each(model, users, ro, [&](const UserRecommendations& r) {
-    write_list(os, o.format, ds.users.id_of(r.user), r, ds);
+    write_list(os, o.format, ds.users.id_of(r.user), r, ds, model.ranked_by(r.user));
+    if (r.candidates >= 0)
+      short_lists.push_back(short_list_note(r, ds.users.id_of(r.user), o.k, ro.filter.what));
+    if (model.cold_listed(r.user)) {
+      ++cold;
+      linked += model.cold_lists().rated_neighbours(r.user).empty() ? 0 : 1;
+    }
   });
   if (o.out.empty())
     std::cout << os.str();
   else
     write_text_atomic(o.out, os.str(), Integrity::none);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!short_lists.empty())
+    std::cerr << "note: " << short_lists.size() << " list(s) shorter than k = " << o.k << ": "
+              << short_lists.front()
+              << (short_lists.size() > 1 ? " (and " + std::to_string(short_lists.size() - 1) + " more)" : "")
+              << "\n";
   std::cerr
       << "recommend: " << users.size() << " user(s), top " << o.k << " of " << model.items() << " items ("
       << (o.include_seen ? "rated items included" : "rated items excluded")
@@ -123,6 +140,12 @@ int run_recommend(const RecommendCliOptions& o) {
                 "joint or model = ease give better lists, docs/recommend.md)"
               : "")
       << (model.ranker().empty() ? "" : "; ranked by the " + model.ranker() + " ranker beside the model")
+      << (cold == 0 ? ""
+                    : "; " + std::to_string(cold) +
+                          " user(s) without ratings ranked by what the people linked to "
+                          "them rated (" +
+                          std::to_string(linked) + ") or by popularity (" + std::to_string(cold - linked) +
+                          "), infer/cold_lists.h")
       << "\n";
   return 0;
 }

@@ -72,9 +72,11 @@ void add_export_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
 void add_graph_command(CLI::App& app);
 /// One user's list as `recommend` and `rank` print it (cmd_recommend.cpp): CSV rows
-/// user,item,prediction,rank (the header is the caller's) or, for "jsonl", one JSON line.
+/// user,item,prediction,rank (the header is the caller's) or, for "jsonl", one JSON line,
+/// with "ranked_by" (TrainedModel::ranked_by) where given.
 void write_list(std::ostream& os, const std::string& format, const std::string& user,
-                const symgnn::UserRecommendations& r, const symgnn::Dataset& ds);
+                const symgnn::UserRecommendations& r, const symgnn::Dataset& ds,
+                const std::string& ranked_by = "");
 void add_evaluate_command(CLI::App& app);
 void add_sylvester_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);

@@ -7,11 +7,12 @@
 
 #include "fit/sweep_metrics.h"
 #include "infer/model_parts.h"
-#include "models/ranking/ranking_probe.h"
 #include "runtime/runtime.h"
 #include "symgnn/metrics.h"
 #include "symgnn/model.h"
 #include "symgnn/ranking.h"
+#include "symgnn/recommend.h"
+#include "symgnn/trained_model.h"
 #include "train/checkpoint.h"
 #include "train/dataset_stats.h"
 #include "train/epoch_metrics.h"
@@ -36,23 +37,32 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   Fitted f;
+  parts.members = {model};
+  const float lo = parts.ctx.rating_min, hi = parts.ctx.rating_max;
+  // The lists are the TrainedModel's (a ranker beside the model, users without ratings by
+  // infer/cold_lists.h): the figures below rank as recommend and evaluate do.
+  f.result.model = std::make_shared<TrainedModel>(std::move(parts));
+  const TrainedModel& trained = *f.result.model;
   RunMetrics& m = f.result.metrics;
   m.model = model->name();
   f.val_predictions = torch::tensor(c.val_predictions, torch::kDouble);
   f.test_predictions = torch::tensor(c.test_predictions, torch::kDouble);
   // The trainer's epoch metrics (train/epoch_metrics.h), of the one deterministic "run".
   train::MetricValues errors;
-  const float lo = parts.ctx.rating_min, hi = parts.ctx.rating_max;
   const at::Tensor test_truth = truth(ds.test);
   train::add_errors(errors, "val", f.val_predictions, truth(ds.validation), lo, hi);
   for (const auto& [name, value] : c.metrics) errors[name] = value;
   if (!ds.test.empty()) {
-    // Every closed-form kind's test ranking under evaluate's protocol (the candidates exclude
-    // the training and validation ratings the final fit saw), with its test errors.
-    const models::RankingProbe probe = models::test_probe(ds, cfg.train.ranking_block, device);
+    // Every closed-form kind's test ranking is evaluate's (the candidates exclude the training
+    // and validation ratings the final fit saw; ties by item index), of the TrainedModel's
+    // lists (a ranker beside the model, users without ratings by infer/cold_lists.h): the
+    // summary's figure is the one `evaluate` of the directory prints.
     eval::Measurable test = train::predicted(f.test_predictions, test_truth, lo, hi);
-    test.rank =
-        probe.ranker([&](const at::Tensor& users) { return model->score_items(users, ds.items.count); });
+    test.rank = [&](const std::vector<int64_t>& ks) {
+      EvaluateOptions eo;
+      eo.ks = ks;
+      return evaluate(trained, eo).ranking;
+    };
     std::vector<std::string> names = eval::prediction_metrics();
     const std::vector<std::string> rankings = eval::ranking_metrics(10);
     names.insert(names.end(), rankings.begin(), rankings.end());
@@ -72,8 +82,6 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   m.dataset = train::dataset_stats(ds);
   m.version = fitting::version_json();
   if (!o.out_dir.empty()) train::save_model(*model, to_text(cfg), o.out_dir + "/model.pt");
-  parts.members = {model};
-  f.result.model = std::make_shared<TrainedModel>(std::move(parts));
   if (!o.out_dir.empty()) add_ranking(m, {f.result.model}, "the saved model, test ratings");
   f.result.summary = c.summary;
   if (errors.count("test_ndcg@10"))

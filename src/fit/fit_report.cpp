@@ -52,8 +52,12 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
   if (!data.graph_worths.empty()) f.result.metrics.figures["auto"]["graphs"] = graph_json(data.graph_worths);
   if (data.offset_choice.tried)
     f.result.metrics.figures["auto"]["offset_choice"] = offset_choice_json(data.offset_choice);
-  if (!data.graph_choice.sides.empty())
+  if (!data.graph_choice.sides.empty() || data.graph_choice.not_tried)
     f.result.metrics.figures["auto"]["graph_choice"] = graph_choice_json(data.graph_choice);
+  if (data.cold_lists.tried)
+    f.result.metrics.figures["auto"]["cold_lists"] = cold_list_choice_json(data.cold_lists);
+  if (data.epochs_from_short_run > 0)
+    f.result.metrics.figures["auto"]["epochs_from_short_run"] = data.epochs_from_short_run;
   if (ranker.model) {
     f.result.metrics.figures["ranker"] = ranker.record;
     f.result.summary.insert(f.result.summary.end(), ranker.summary.begin(), ranker.summary.end());

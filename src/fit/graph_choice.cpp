@@ -51,12 +51,20 @@ Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallba
   const train::SweepResult s = train::train_sweep(trial_cfg, ds, opts);
   Trial t;
   t.epochs = s.runs.empty() ? 0 : s.runs.front().epochs_run;
+  t.best_epoch = s.runs.empty() ? 0 : s.runs.front().best_epoch;
   const at::Tensor v = s.val_predictions.to(at::kDouble).contiguous();
   const std::vector<double> val(v.data_ptr<double>(), v.data_ptr<double>() + v.numel());
   const BaselineGuard g = fit_baseline_guard(val, ds, trial_cfg.baseline, /*retrained=*/false);
   t.model = g.val_model;
+  t.baseline = g.val_baseline_error;
+  if (g.applied) t.network_weight = g.a;
   t.combination = g.applied ? g.val_combined : g.val_model;
   return t;
+}
+
+bool Trial::network_learns() const {
+  // A NaN baseline (none fitted): nothing says it cannot learn.
+  return network_weight > 0 || !(model >= baseline - kTrialTie);
 }
 
 bool Trial::better_than(const Trial& other) const {
@@ -75,6 +83,17 @@ GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(
       sides.push_back(side);
   }
   if (sides.empty()) return choice;
+  if (made && !made->network_learns()) {
+    // A network that learns nothing with the graphs is not tried without them: the graphs
+    // stay as resolved, said in the config so that --resume does not try either.
+    for (const std::string& side : sides)
+      policy_of(cfg, side) =
+          (side == "user" ? ds.users : ds.items).graph_origin == GraphOrigin::File ? "file" : "knn";
+    choice.not_tried = true;
+    say("train.auto: the graphs are kept as they are, not tried: the network learned nothing in its short "
+        "run (fit/graph_choice.h)");
+    return choice;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const RunConfig trial_cfg = trial_config(cfg);
   choice.trial_epochs = trial_cfg.train.epochs;
@@ -129,7 +148,8 @@ nlohmann::json graph_choice_json(const GraphChoice& c) {
     add_trial_json(side, t.without, "without");
     sides[t.side] = side;
   }
-  return {{"trial_epochs", c.trial_epochs}, {"seconds", c.seconds}, {"sides", sides}};
+  return {
+      {"trial_epochs", c.trial_epochs}, {"seconds", c.seconds}, {"sides", sides}, {"tried", !c.not_tried}};
 }
 
 }  // namespace symgnn::fitting

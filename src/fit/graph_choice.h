@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -44,7 +45,15 @@ struct Trial {
   double combination = 0;  // the combination with the baseline
   double model = 0;        // the model alone
   int64_t epochs = 0;      // epochs it trained (early stopping may end it sooner)
+  double baseline = std::numeric_limits<double>::quiet_NaN();  // the bias baseline alone
+  double network_weight = 1;  // the network's weight in the combination (1: none fitted)
+  int64_t best_epoch = 0;     // the epoch whose weights it kept
   bool better_than(const Trial& other) const;
+  /// Whether the network earned anything on validation: alone it beats the bias baseline (by
+  /// kTrialTie), or the combination keeps it (Douban's network of ratings validates 0.7377
+  /// alone, worse than the baseline, and gains 0.0046 in the combination). Where it did
+  /// neither, a longer run or another form of it is not worth its time (fit/offset_choice.h).
+  bool network_learns() const;
 };
 
 struct GraphTrial {
@@ -58,6 +67,7 @@ struct GraphChoice {
   int64_t trial_epochs = 0;
   double seconds = 0;
   std::vector<GraphTrial> sides;  // empty: nothing to choose
+  bool not_tried = false;         // the network learned nothing in `with_all`: graphs kept
 };
 
 /// The short run's config (the run's own for kTrialEpochDivisor-th of its epochs, one seed,
@@ -76,7 +86,8 @@ void add_trial_json(nlohmann::json& out, const Trial& t, const std::string& name
 /// (symgnn/progress.h). Nothing is tried (an empty choice) without validation ratings,
 /// without a side to choose, or for a run of fewer than kMinChoiceEpochs epochs.
 /// `with_all`, where given, is the short run with every graph as resolved already made (by
-/// fit/offset_choice.h, on cfg as it is now): it is not run again.
+/// fit/offset_choice.h, on cfg as it is now): it is not run again; where its network learned
+/// nothing (Trial::network_learns), the graphs are kept as resolved and nothing is tried.
 GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say,
                           const EpochCallback& on_epoch = nullptr, const Trial* with_all = nullptr);
 

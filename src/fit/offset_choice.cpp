@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "fit/baseline_guard.h"
+#include "symgnn/metrics.h"
 #include "util/text.h"
 
 namespace symgnn::fitting {
@@ -32,13 +33,16 @@ OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, bool may_try,
   const RunConfig trial = trial_config(cfg);
   c.tried = true;
   c.trial_epochs = trial.train.epochs;
-  say("train.auto: choosing what the network learns on validation (lowrank.offset = auto): 2 short runs "
-      "of at most " +
+  say("train.auto: choosing what the network learns on validation (lowrank.offset = auto): up to 2 "
+      "short runs of at most " +
       std::to_string(c.trial_epochs) + " epochs (fit/offset_choice.h)");
   const std::string phase = "choosing what the network learns";
-  c.ratings = run_trial(trial, ds, on_epoch, phase);
+  // The residuals first: where the network cannot beat the baseline on them, the network
+  // of ratings, which must learn the baseline's part too, is not tried.
   c.residuals = run_trial(residual_form(trial), ds, on_epoch, phase);
-  c.residual = c.residuals.better_than(c.ratings);
+  c.ratings_tried = c.residuals.network_learns();
+  if (c.ratings_tried) c.ratings = run_trial(trial, ds, on_epoch, phase);
+  c.residual = !c.ratings_tried || c.residuals.better_than(c.ratings);
   if (c.residual) cfg = residual_form(cfg);
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   say(describe(c));
@@ -47,6 +51,13 @@ OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, bool may_try,
 
 std::string describe(const OffsetChoice& c) {
   if (!c.tried) return "";
+  if (!c.ratings_tried)
+    return "train.auto: the network learns the bias baseline's residuals (lowrank.offset = baseline, "
+           "lowrank.biases = false), and nothing on them: its short run of " +
+           std::to_string(c.residuals.epochs) + " epochs validates " + fixed(c.residuals.model, 4) +
+           " alone against the baseline's " + fixed(c.residuals.baseline, 4) +
+           " and weighs 0 in the combination, so the network of ratings, which must learn the "
+           "baseline's part too, is not tried";
   return std::string("train.auto: the network learns ") +
          (c.residual ? "the bias baseline's residuals (lowrank.offset = baseline, lowrank.biases = false)"
                      : "the ratings (lowrank.offset = none)") +
@@ -60,7 +71,9 @@ nlohmann::json offset_choice_json(const OffsetChoice& c) {
   nlohmann::json out = {
       {"offset", c.residual ? "baseline" : "none"}, {"trial_epochs", c.trial_epochs}, {"seconds", c.seconds}};
   add_trial_json(out, c.residuals, "residuals");
-  add_trial_json(out, c.ratings, "ratings");
+  if (c.ratings_tried) add_trial_json(out, c.ratings, "ratings");
+  out["ratings_tried"] = c.ratings_tried;
+  out[rating_figure("val") + "_baseline"] = c.residuals.baseline;
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "data/dataset_snapshot.h"
 #include "fit/fitted.h"
 #include "fit/prior_choice.h"
+#include "fit/ranker.h"
 #include "models/baseline/combined_model.h"
 #include "models/rating_levels.h"
 #include "runtime/runtime.h"
@@ -61,6 +62,13 @@ PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& 
   train_for_ranking_on_implicit_data(cfg, ds, kind, [&](const std::string& line) {
     if (rank0) say(o, line);
   });
+  // train.cold_lists = auto (fit/cold_list_choice.h) where a list can come from it: a ranker
+  // beside the model, or a kind that scores users from their rated items.
+  if (rank0 && (kind_scores_from_rated_items(kind) ||
+                !choose_ranker(cfg, ds.users.count, ds.items.count).candidates.empty())) {
+    p.cold_lists = choose_cold_lists(cfg, ds);
+    if (p.cold_lists.tried) say(o, describe(p.cold_lists));
+  }
   // lowrank.prior = auto becomes encoder or paper here, on the data's size; the folder's
   // config.txt records what was trained, so that loading and --resume build the same model.
   const std::string prior_note =
@@ -87,6 +95,17 @@ PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& 
           return choose_graphs(
               cfg, ds, [&](const std::string& line) { say(o, line); }, o.on_epoch, made);
         });
+  // A network that learned nothing in its short run is trained for that run's epochs only:
+  // the same config and seed reach the same weights, which is all a longer run was shown to
+  // be worth (real/ciaodvd: 192 epochs, 38 s, for a network given weight 0).
+  if (made && !made->network_learns() && cfg.train.epochs > made->best_epoch) {
+    p.epochs_from_short_run = std::max<int64_t>(1, made->best_epoch);
+    say(o,
+        "train.auto: the network trains " + std::to_string(p.epochs_from_short_run) +
+            " epoch(s), its short run's best, instead of train.epochs = " + std::to_string(cfg.train.epochs) +
+            ": it learned nothing there that a longer run is shown to add");
+    cfg.train.epochs = p.epochs_from_short_run;
+  }
   return p;
 }
 

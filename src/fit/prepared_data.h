@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "fit/cold_list_choice.h"
 #include "fit/graph_choice.h"
 #include "fit/graph_worth.h"
 #include "fit/offset_choice.h"
@@ -25,6 +26,8 @@ struct PreparedData {
   std::vector<GraphWorth> graph_worths;  // train.auto: each graph's worth by a proxy (rank 0)
   GraphChoice graph_choice;              // train.auto: each side's graph by short runs (rank 0, one process)
   OffsetChoice offset_choice;            // lowrank.offset = auto: what the network learns, by short runs
+  int64_t epochs_from_short_run = 0;     // > 0: train.epochs cut to the short run's best (see prepare_data)
+  ColdListChoice cold_lists;             // train.cold_lists = auto: users without ratings' lists
 };
 
 /// Loads cfg's data and settles cfg on it (the keys it decides are rewritten in cfg). Lines

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "data/text_reader.h"
+#include "infer/cold_lists.h"
 #include "infer/explain_occlusion.h"
 #include "infer/model_parts.h"
 #include "models/score_terms.h"
@@ -198,6 +199,37 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
     for (size_t e = 0; e < list->size(); ++e)
       words.ratings.emplace(std::make_pair(list->user[e], list->item[e]), list->value[e]);
 
+  if (options.target == "list" && model.cold_listed(user)) {
+    // A user without ratings: the list is infer/cold_lists.h's, split exactly into the
+    // linked people who rated the item and the item's popularity.
+    out.exact = true;
+    out.model = model.ranked_by(user);
+    out.method =
+        "a user without ratings: what the people linked to them in the user graph rated, each rating "
+        "as a share of the top rating, shrunk toward the items' popularity: score = (the linked raters' "
+        "shares + w x popularity) / (linked raters + w), w = train.cold_popularity_weight "
+        "(infer/cold_lists.h)";
+    std::vector<ExplanationPart> all;
+    for (const infer::ColdPart& c : model.cold_lists().parts(user, item)) {
+      ExplanationPart p;
+      p.value = c.value;
+      out.score += c.value;
+      if (c.user >= 0) {
+        p.source = "neighbour", p.user = c.user, p.item = item, p.rating = c.rating;
+      } else {
+        p.source = "constant";
+        p.text =
+            "its popularity: " + std::to_string(static_cast<int64_t>(c.rating)) + " rating(s) in training";
+      }
+      all.push_back(p);
+    }
+    out.parts = largest(std::move(all), options.top, true);
+    for (auto& p : out.parts) {
+      p.share = out.score != 0 ? p.value / out.score : 0;
+      words.fill(p);
+    }
+    return out;
+  }
   auto* exact = dynamic_cast<models::ExplainsScores*>(parts.members.front().get());
   // A rating target of a ranking kind predicts by its damped biases: no split of inputs.
   const bool exact_here = exact && parts.members.size() == 1 &&

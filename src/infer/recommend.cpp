@@ -70,10 +70,11 @@ std::vector<char> candidate_mask(int64_t n2, int64_t user, const std::vector<int
   return mask;
 }
 
-/// Throws ConfigError where user `user` (id `id`, rated items `seen`) has fewer than k
-/// candidates under `opts`, saying how many and why.
-void check_candidates(int64_t n2, int64_t user, const std::string& id, const std::vector<int64_t>& seen,
-                      const RecommendOptions& opts) {
+/// How many candidate items user `user` (id `id`, rated items `seen`) has under `opts`;
+/// throws ConfigError where none is left, saying why. Fewer than k give a shorter list
+/// (short_list_note says so).
+int64_t check_candidates(int64_t n2, int64_t user, const std::string& id, const std::vector<int64_t>& seen,
+                         const RecommendOptions& opts) {
   const ItemFilter& f = opts.filter;
   const int64_t allowed = f.allowed.empty() ? n2 : std::count(f.allowed.begin(), f.allowed.end(), char{1});
   const auto may_show = [&](int64_t i) { return f.allowed.empty() || f.allowed[static_cast<size_t>(i)]; };
@@ -85,11 +86,11 @@ void check_candidates(int64_t n2, int64_t user, const std::string& id, const std
     for (const int64_t i : it->second)
       candidates -=
           may_show(i) && (opts.include_seen || !std::binary_search(seen.begin(), seen.end(), i)) ? 1 : 0;
-  if (candidates < opts.k)
-    throw ConfigError("recommend: user '" + id + "' has " + std::to_string(candidates) + " candidate items" +
+  if (candidates < 1)
+    throw ConfigError("recommend: user '" + id + "' has no candidate item" +
                       (f.what.empty() ? "" : " after the filters (" + f.what + ")") +
-                      ", fewer than k = " + std::to_string(opts.k) +
                       (opts.include_seen ? "" : " (the items they rated are excluded; see --include-seen)"));
+  return candidates;
 }
 
 /// The list of one user from their scores and the ratings shown beside them.
@@ -99,10 +100,19 @@ UserRecommendations top_of(int64_t n2, int64_t user, const std::vector<int64_t>&
   r.user = user;
   r.items = eval::top_k_items(scores, n2, opts.k, candidate_mask(n2, user, seen, opts));
   for (const int64_t i : r.items) r.scores.push_back(std::clamp(ratings[i], lo, hi));
+  r.candidates = static_cast<int64_t>(r.items.size()) < opts.k ? static_cast<int64_t>(r.items.size()) : -1;
   return r;
 }
 
 }  // namespace
+
+std::string short_list_note(const UserRecommendations& r, const std::string& user_id, int64_t k,
+                            const std::string& filters) {
+  if (r.candidates < 0) return "";
+  return "user '" + user_id + "' has " + std::to_string(r.candidates) + " candidate item" +
+         (r.candidates == 1 ? "" : "s") + (filters.empty() ? "" : " after the filters (" + filters + ")") +
+         ", fewer than k = " + std::to_string(k) + ": the list holds " + std::to_string(r.items.size());
+}
 
 void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users,
                     const RecommendOptions& opts,
@@ -188,6 +198,7 @@ UserRecommendations recommend_folded(const TrainedModel& model, const FoldedUser
   r.user = folded.user;
   r.items =
       eval::top_k_items(folded.scores.data(), n2, opts.k, candidate_mask(n2, folded.user, folded.seen, opts));
+  r.candidates = static_cast<int64_t>(r.items.size()) < opts.k ? static_cast<int64_t>(r.items.size()) : -1;
   const std::vector<float> rated = folded.ratings(r.items);
   for (const float v : rated) r.scores.push_back(std::clamp(v, model.rating_min(), model.rating_max()));
   return r;
@@ -324,6 +335,7 @@ Evaluation evaluate_popularity(const TrainedModel& model, const EvaluateOptions&
   parts.cfg = model.config();
   parts.cfg.model = "popularity";
   parts.cfg.train.device = "cpu";
+  parts.cfg.train.cold_lists = "model";  // the reference as named: popularity for every user
   parts.ds = model.dataset();
   parts.ctx.n1 = model.users();
   parts.ctx.n2 = model.items();

@@ -14,6 +14,7 @@
 
 #include "data/dataset_snapshot.h"
 #include "data/parsers.h"
+#include "infer/cold_lists.h"
 #include "infer/graph_journal.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
@@ -49,6 +50,49 @@ struct TrainedModel::Impl {
   /// score_all_items() of `users` where a ranker is beside the model: the ranker's rows (as
   /// fresh_ranker_rows where some are fresh), the model's own for users without ratings.
   std::vector<float> ranker_rows(const std::vector<int64_t>& users);
+
+  /// train.cold_lists other than model and a ranker beside the model, or a kind that scores users
+  /// from their rated items alone (a ranking kind that reads no user graph): users without
+  /// ratings are listed by infer/cold_lists.h.
+  bool lists_cold = false;
+  std::once_flag cold_once;
+  std::unique_ptr<infer::ColdLists> cold;
+  const infer::ColdLists& cold_lists() {
+    std::call_once(cold_once, [this] {
+      cold = std::make_unique<infer::ColdLists>(parts.ds, parts.cfg.train.cold_popularity_weight,
+                                                parts.cfg.train.cold_lists == "popularity");
+    });
+    return *cold;
+  }
+  bool is_cold(int64_t user) const { return lists_cold && seen[static_cast<size_t>(user)].empty(); }
+  /// score_all_items() of `users`: `rated_rows` of those with ratings, the cold lists' of the
+  /// others (is_cold).
+  template <typename Rows>
+  std::vector<float> with_cold_rows(const std::vector<int64_t>& users, Rows rated_rows);
+  /// The rows of `users`, row-major: `rows` of those `other` leaves, `other_rows` of the rest
+  /// (the callers check the ids).
+  template <typename Other, typename Rows, typename OtherRows>
+  std::vector<float> split_rows(const std::vector<int64_t>& users, Other other, Rows rows,
+                                OtherRows other_rows) {
+    std::vector<int64_t> mine, theirs;
+    std::vector<size_t> mine_at, theirs_at;
+    for (size_t k = 0; k < users.size(); ++k) {
+      const bool o = other(users[k]);
+      (o ? theirs : mine).push_back(users[k]);
+      (o ? theirs_at : mine_at).push_back(k);
+    }
+    if (theirs.empty()) return rows(users);
+    const auto n2 = static_cast<size_t>(parts.ctx.n2);
+    std::vector<float> out(users.size() * n2);
+    const auto place = [&](const std::vector<float>& block, const std::vector<size_t>& at) {
+      for (size_t r = 0; r < at.size(); ++r)
+        std::copy_n(block.begin() + static_cast<std::ptrdiff_t>(r * n2), n2,
+                    out.begin() + static_cast<std::ptrdiff_t>(at[r] * n2));
+    };
+    if (!mine.empty()) place(rows(mine), mine_at);
+    place(other_rows(theirs), theirs_at);
+    return out;
+  }
 
   /// Mean of the members' `score` of the index tensors, on the CPU as float.
   template <typename Score>
@@ -299,6 +343,9 @@ TrainedModel::TrainedModel(infer::ModelParts&& parts) : impl_(std::make_unique<I
   impl_->device = at::Device(parts.cfg.train.device);
   impl_->seen = seen_by_user(parts.ds);
   impl_->parts = std::move(parts);
+  const infer::ModelParts& p = impl_->parts;
+  impl_->lists_cold = p.cfg.train.cold_lists != "model" &&
+                      (p.ranker || kind_scores_from_rated_items(model_kind(p.cfg.model)));
   // Only where needed: eval() drops what a member keeps of its forward (a graph edit's carried
   // representations, infer/graph_edit.cpp).
   for (auto& m : impl_->parts.members)
@@ -548,37 +595,50 @@ std::vector<float> TrainedModel::Impl::rows_of(const std::vector<float>& cache,
   return out;
 }
 
+template <typename Rows>
+std::vector<float> TrainedModel::Impl::with_cold_rows(const std::vector<int64_t>& users, Rows rated_rows) {
+  check_ids(users, parts.ctx.n1, "user");
+  return split_rows(
+      users, [this](int64_t u) { return is_cold(u); }, rated_rows,
+      [this](const std::vector<int64_t>& u) { return cold_lists().rows(u); });
+}
+
 std::vector<float> TrainedModel::Impl::ranker_rows(const std::vector<int64_t>& users) {
   check_ids(users, parts.ctx.n1, "user");
-  // A user without ratings (one a graph edit created, or a training user with none) is no row
-  // to a ranker, which scores from rated items alone: ranked by the model, through the graph.
-  std::vector<int64_t> rated, none;
-  std::vector<size_t> rated_at, none_at;
-  for (size_t k = 0; k < users.size(); ++k) {
-    const bool has = !seen[static_cast<size_t>(users[k])].empty();
-    (has ? rated : none).push_back(users[k]);
-    (has ? rated_at : none_at).push_back(k);
-  }
   const auto of_ranker = [&](const std::vector<int64_t>& u) {
     return fresh_ranker_users.empty() ? parts.ranker->score_all_items(u) : fresh_ranker_rows(u);
   };
-  if (none.empty()) return of_ranker(users);
-  const auto n2 = static_cast<size_t>(parts.ctx.n2);
-  std::vector<float> out(users.size() * n2);
-  const auto place = [&](const std::vector<float>& rows, const std::vector<size_t>& at) {
-    for (size_t r = 0; r < at.size(); ++r)
-      std::copy_n(rows.begin() + static_cast<std::ptrdiff_t>(r * n2), n2,
-                  out.begin() + static_cast<std::ptrdiff_t>(at[r] * n2));
-  };
-  if (!rated.empty()) place(of_ranker(rated), rated_at);
-  place(all_items(none, &models::RatingModel::score_items), none_at);
-  return out;
+  if (lists_cold) return with_cold_rows(users, of_ranker);
+  // train.cold_lists = model: a user without ratings (one a graph edit created, or a training
+  // user with none) is no row to a ranker, which scores from rated items alone: ranked by the
+  // model, through the graph.
+  return split_rows(
+      users, [this](int64_t u) { return seen[static_cast<size_t>(u)].empty(); }, of_ranker,
+      [this](const std::vector<int64_t>& u) { return all_items(u, &models::RatingModel::score_items); });
 }
 
 std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& users) const {
   if (!impl_->cached_scores.empty()) return impl_->rows_of(impl_->cached_scores, users);
   if (impl_->parts.ranker) return impl_->ranker_rows(users);
+  if (impl_->lists_cold)
+    return impl_->with_cold_rows(users, [this](const std::vector<int64_t>& u) {
+      return impl_->all_items(u, &models::RatingModel::score_items);
+    });
   return impl_->all_items(users, &models::RatingModel::score_items);
+}
+
+bool TrainedModel::cold_listed(int64_t user) const {
+  check_ids({user}, users(), "user");
+  return impl_->is_cold(user);
+}
+
+const infer::ColdLists& TrainedModel::cold_lists() const {
+  return impl_->cold_lists();
+}
+
+std::string TrainedModel::ranked_by(int64_t user) const {
+  if (cold_listed(user)) return impl_->cold_lists().ranked_by(user);
+  return ranker().empty() ? name() : ranker();
 }
 
 std::vector<float> TrainedModel::rating_all_items(const std::vector<int64_t>& users) const {

@@ -364,8 +364,16 @@ std::vector<UserRecommendations> lists(const TrainedModel& model, const std::vec
   try {
     return recommend(model, users, o);
   } catch (const ConfigError& e) {
-    throw ApiError{400, for_client(e.what())};  // k beyond a user's candidates
+    throw ApiError{400, for_client(e.what())};  // a user without any candidate
   }
+}
+
+/// A list shorter than k (the user's candidates ran out): "note" says so, "returned" how many.
+void add_short_note(json& out, const UserRecommendations& r, const std::string& user_id, int64_t k,
+                    const ItemFilter& filter) {
+  if (r.candidates < 0) return;
+  out["note"] = short_list_note(r, user_id, k, filter.what);
+  out["returned"] = r.items.size();
 }
 
 json header(const ServedModel& m) {
@@ -381,10 +389,13 @@ Response get_recommend(const Request& q, const ModelStore& store, const ApiLimit
   const auto m = model_named(store, name ? *name : "");
   const bool seen = parse_flag(param(q, "include_seen"), "include_seen");
   const int64_t u = user_index(*m, *user);
-  const auto r = lists(*m->model, {u}, k, seen, resolved(*m->model, query_filter(q), attributes));
+  const ItemFilter filter = resolved(*m->model, query_filter(q), attributes);
+  const auto r = lists(*m->model, {u}, k, seen, filter);
   json out = header(*m);
+  out["ranked_by"] = m->model->ranked_by(u);  // a user without ratings: infer/cold_lists.h
   out["user"] = *user;
   out["items"] = list_json(*m, *m->model, r.front());
+  add_short_note(out, r.front(), *user, k, filter);
   return json_response(200, out);
 }
 
@@ -498,14 +509,15 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
   const NewUser n = new_user(body, m, limits);
   const int64_t u = n.index;
   const TrainedModel& model = n.grown ? *n.grown : *m.model;
+  ItemFilter filter;
   const auto r = [&] {
     try {
-      if (!n.folded)
-        return lists(model, {u}, k, include_seen, resolved(model, body_filter(body), attributes)).front();
+      filter = resolved(model, body_filter(body), attributes);
+      if (!n.folded) return lists(model, {u}, k, include_seen, filter).front();
       RecommendOptions o;
       o.k = k;
       o.include_seen = include_seen;
-      o.filter = resolved(model, body_filter(body), attributes);
+      o.filter = filter;
       try {
         return recommend_folded(model, *n.folded, o);
       } catch (const ConfigError& e) {
@@ -516,10 +528,13 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
     }
   }();
   json out = header(m);
-  out["ranked_by"] = n.folded ? n.folded->ranked_by : model.ranker().empty() ? model.name() : model.ranker();
+  out["ranked_by"] = n.folded ? n.folded->ranked_by : model.ranked_by(u);
   out["user"] = n.known.empty() ? json(nullptr) : json(n.known);
   out["new_user_ratings"] = n.ratings;
   out["items"] = list_json(m, model, r);
+  // Named as the client sent them: "the new user", or the trained user refreshed.
+  add_short_note(out, r, n.folded ? n.folded->id : model.dataset().users.id_of(u), k, filter);
+  if (out.contains("note")) out["note"] = n.as_sent(out["note"].get<std::string>());
   return json_response(200, out);
 }
 
@@ -553,11 +568,17 @@ Response post_recommend(const Request& q, const ModelStore& store, const ApiLimi
     ids.push_back(id_text(u, "\"users\"[]"));
     index.push_back(user_index(*m, ids.back()));
   }
-  const auto r = lists(*m->model, index, k, include_seen, resolved(*m->model, body_filter(body), attributes));
+  const ItemFilter filter = resolved(*m->model, body_filter(body), attributes);
+  const auto r = lists(*m->model, index, k, include_seen, filter);
   json out = header(*m);
   out["results"] = json::array();
-  for (size_t n = 0; n < r.size(); ++n)
-    out["results"].push_back({{"user", ids[n]}, {"items", list_json(*m, *m->model, r[n])}});
+  for (size_t n = 0; n < r.size(); ++n) {
+    json one = {{"user", ids[n]},
+                {"ranked_by", m->model->ranked_by(index[n])},
+                {"items", list_json(*m, *m->model, r[n])}};
+    add_short_note(one, r[n], ids[n], k, filter);
+    out["results"].push_back(std::move(one));
+  }
   return json_response(200, out);
 }
 
@@ -616,7 +637,7 @@ json ranked(const ServedModel& m, const TrainedModel& model, int64_t user,
     throw ApiError{400, what + ": " + std::string(e.what()).substr(6)};  // "rank: item 'x' is given twice"
   }
   json out = header(m);
-  out["ranked_by"] = folded ? folded->ranked_by : model.ranker().empty() ? model.name() : model.ranker();
+  out["ranked_by"] = folded ? folded->ranked_by : model.ranked_by(user);
   out["items"] = list_json(m, model, r);
   return out;
 }

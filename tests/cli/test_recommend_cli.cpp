@@ -134,7 +134,6 @@ TEST(RecommendCli, BadRequestsExitTwoWithOneLine) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"recommend" + m + " --user nobody", "nobody"},
       {"recommend" + m + " --user 0 --k 0", "--k"},
-      {"recommend" + m + " --user 0 --k 300", "fewer than k = 300"},
       {"recommend" + m + " --users " + d + "/empty_users.txt", "empty_users.txt"},
       {"recommend" + m + " --users " + d + "/unknown_users.txt", "unknown_users.txt:2"},
       {"recommend" + m + " --user 0 --all", "exactly one of"},
@@ -303,4 +302,35 @@ TEST(RecommendCli, EveryModelKindWritesTheSameModelDirectory) {
   write_file(d, "pairs.csv", "0,1\n2,3\n");
   ASSERT_EQ(run_symgnn("predict --model " + d + "/syl --pairs " + d + "/pairs.csv", &out), 0) << out;
   EXPECT_NE(out.find("2,3,"), std::string::npos) << out;
+}
+
+// Fewer candidates than k: the shorter list, a field saying how many and a note; no candidate
+// at all: the one error.
+TEST(RecommendCli, FewerCandidatesThanKGiveTheShorterListAndANote) {
+  const std::string& d = model_dir();
+  const std::string m = " --model " + d + "/run";
+  std::string out;
+  ASSERT_EQ(run_symgnn("recommend" + m + " --user 0 --k 100000 --format jsonl", &out), 0) << out;
+  const nlohmann::json unrated = first_json_line(out);
+  const size_t n = unrated.at("items").size();
+  ASSERT_GT(n, 0u);
+  EXPECT_EQ(unrated.at("candidates").get<size_t>(), n);
+  EXPECT_NE(out.find("note: 1 list(s) shorter than k = 100000: user '0' has " + std::to_string(n) +
+                     " candidate items, fewer than k = 100000: the list holds " + std::to_string(n)),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(run_symgnn("recommend" + m + " --user 0 --k 100000 --include-seen --format jsonl", &out), 0)
+      << out;
+  const nlohmann::json all = first_json_line(out);
+  // Every item, fewer than k too: the catalogue's count.
+  EXPECT_EQ(all.at("candidates").get<size_t>(), all.at("items").size());
+  std::set<std::string> rated;
+  for (const auto& i : all.at("items")) rated.insert(i.get<std::string>());
+  for (const auto& i : unrated.at("items")) rated.erase(i.get<std::string>());
+  ASSERT_FALSE(rated.empty());
+  std::string ids;
+  for (const std::string& i : rated) ids += i + "\n";
+  write_file(d, "rated_only.txt", ids);
+  EXPECT_EQ(run_symgnn("recommend" + m + " --user 0 --k 3 --items " + d + "/rated_only.txt", &out), 2) << out;
+  EXPECT_NE(out.find("user '0' has no candidate item after the filters"), std::string::npos) << out;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -216,4 +217,96 @@ TEST(OffsetChoice, NothingIsTriedWhereNothingMayBeAndAutoBecomesNone) {
   cfg.lowrank.offset = "baseline";  // the user's own choice stands
   EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, true, record, nullptr).tried);
   EXPECT_EQ(cfg.lowrank.offset, "baseline");
+}
+
+TEST(OffsetChoice, ANetworkLearnsOnlyWhereItBeatsTheBaselineAlone) {
+  using symgnn::fitting::Trial;
+  Trial t;
+  t.model = 0.8937;
+  t.baseline = 0.8936;              // real/ciaodvd's residual network: no better than the baseline
+  EXPECT_TRUE(t.network_learns());  // the combination did not say
+  t.network_weight = 0;             // and gave it nothing
+  EXPECT_FALSE(t.network_learns());
+  t.model = 0.8936 - symgnn::fitting::kTrialTie / 2;  // within the tie
+  EXPECT_FALSE(t.network_learns());
+  t.model = 0.8900;
+  EXPECT_TRUE(t.network_learns());
+  t.model = 0.7377;  // Douban's network of ratings: worse alone, kept in the combination
+  t.baseline = 0.7360;
+  t.network_weight = 0.59;
+  EXPECT_TRUE(t.network_learns());
+  Trial none;
+  none.network_weight = 0;
+  EXPECT_TRUE(none.network_learns());  // no baseline fitted: nothing says it cannot
+}
+
+TEST(GraphChoice, AfterANetworkThatLearnedNothingTheGraphsAreKeptUntried) {
+  symgnn::Dataset ds = grouped_with_test(true, 6);
+  const size_t edges = ds.users.graph.size();
+  symgnn::RunConfig cfg = choice_config();
+  symgnn::fitting::Trial made;
+  made.combination = made.baseline = 0.9;
+  made.model = 0.95;
+  made.network_weight = 0;
+  lines.clear();
+  const auto g = symgnn::fitting::choose_graphs(cfg, ds, record, nullptr, &made);
+  EXPECT_TRUE(g.sides.empty());
+  EXPECT_TRUE(g.not_tried);
+  EXPECT_EQ(cfg.graph.user_graph, "file");  // said, so that --resume does not try either
+  EXPECT_EQ(ds.users.graph.size(), edges);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("not tried"), std::string::npos) << lines[0];
+  EXPECT_FALSE(symgnn::fitting::graph_choice_json(g).at("tried").get<bool>());
+}
+
+// Ratings that are the user's and the item's bias plus noise, and a network whose steps are
+// too small to move its output from zero (train.lr at its floor): the residual network
+// learns nothing, so the network of ratings and the graphs are not tried and the run trains
+// the short run's best epochs; the result is the baseline's.
+TEST(OffsetChoice, ARunWhoseNetworkLearnsNothingStopsAtItsShortRun) {
+  std::mt19937 rng(11);
+  const int64_t users = 200, items = 60;
+  std::normal_distribution<double> bias(0.0, 0.3), noise(0.0, 1.0);
+  std::vector<double> bu(users), bi(items);
+  for (double& b : bu) b = bias(rng);
+  for (double& b : bi) b = bias(rng);
+  const std::string dir = symgnn::testing::scratch_dir("offset_learns_nothing");
+  {
+    std::ofstream out(dir + "/ratings.csv");
+    out << "user,item,rating\n";
+    std::vector<int64_t> order(items);
+    std::iota(order.begin(), order.end(), 0);
+    for (int64_t u = 0; u < users; ++u) {
+      std::shuffle(order.begin(), order.end(), rng);  // 12 distinct items a user
+      for (int k = 0; k < 12; ++k) {
+        const int64_t i = order[k];
+        out << "u" << u << ",i" << i << ","
+            << std::clamp(std::round(3.0 + bu[u] + bi[i] + noise(rng)), 1.0, 5.0) << "\n";
+      }
+    }
+    std::ofstream graph(dir + "/user_graph.csv");
+    std::uniform_int_distribution<int64_t> user(0, users - 1);
+    for (int64_t u = 0; u < users; ++u) graph << "u" << u << ",u" << user(rng) << "\n";
+  }
+  symgnn::RunConfig cfg = choice_config();
+  cfg.data.source = dir + "/ratings.csv";
+  cfg.data.user_graph_file = dir + "/user_graph.csv";
+  cfg.train.lr = 1e-8;
+  symgnn::FitOptions fo;
+  fo.out_dir = dir + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const nlohmann::json& a = r.metrics.figures.at("auto");
+  const nlohmann::json& offset = a.at("offset_choice");
+  ASSERT_FALSE(offset.at("ratings_tried").get<bool>()) << offset.dump();
+  EXPECT_EQ(offset.at("offset"), "baseline");
+  EXPECT_GE(offset.at("val_rmse_model_residuals").get<double>(),
+            offset.at("val_rmse_baseline").get<double>() - symgnn::fitting::kTrialTie);
+  EXPECT_FALSE(a.at("graph_choice").at("tried").get<bool>());
+  const int64_t epochs = a.at("epochs_from_short_run").get<int64_t>();
+  EXPECT_GE(epochs, 1);
+  EXPECT_LT(epochs, cfg.train.epochs);
+  std::ifstream in(fo.out_dir + "/config.txt");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("epochs = " + std::to_string(epochs) + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("user_graph = file"), std::string::npos) << text;
 }

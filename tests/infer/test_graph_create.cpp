@@ -14,6 +14,7 @@
 #include "infer/model_parts.h"
 #include "infer_test_util.h"
 #include "symgnn/error.h"
+#include "symgnn/explain.h"
 #include "symgnn/graph_edit.h"
 #include "symgnn/model.h"
 #include "symgnn/model_dir.h"
@@ -25,7 +26,8 @@ namespace {
 
 /// A low-rank model reading a user graph (pairs of follows) and an item graph (chains of the
 /// items of one taste: the even items, the odd items), with `ranker`; its directory.
-std::string two_graph_model(const std::string& tag, const std::string& ranker, bool item_features = false) {
+std::string two_graph_model(const std::string& tag, const std::string& ranker, bool item_features = false,
+                            const std::string& cold_lists = "neighbours") {
   const std::string d = symgnn::testing::scratch_dir("infer_graph_create_" + tag);
   symgnn::testing::write_file(d, "ratings.csv", symgnn::testing::two_taste_csv(24, 18, 0.4, 5));
   std::string follows, links;
@@ -47,6 +49,7 @@ std::string two_graph_model(const std::string& tag, const std::string& ranker, b
                               "graph.item_graph=file", "train.epochs=8", "lowrank.hidden=8"})
     apply_override(cfg, s);
   apply_override(cfg, "train.ranker=" + ranker);
+  apply_override(cfg, "train.cold_lists=" + cold_lists);
   FitOptions o;
   o.out_dir = d + "/run";
   o.overwrite = true;
@@ -134,20 +137,89 @@ TEST(GraphCreate, ANewItemJoinsByItsEdgesAloneAndIsFoundFromThem) {
             1e-5);
 }
 
-TEST(GraphCreate, ANewUserJoinsByFollowsAloneAndGetsTheModelsList) {
-  const std::string dir = two_graph_model("user", "ease");
-  const TrainedModel m = TrainedModel::load(dir);
+namespace {
+
+/// "newcomer", created by follows of u0, u2 and u4.
+std::vector<GraphEdit> newcomer_follows() {
   std::vector<GraphEdit> edits;
   for (const char* to : {"u0", "u2", "u4"}) {
     GraphEdit e{"user", "add", "newcomer", to, 1.0};
     e.create = true;
     edits.push_back(e);
   }
-  const TrainedModel edited = apply_graph_edits(m, edits);
+  return edits;
+}
+
+}  // namespace
+
+TEST(GraphCreate, ANewUserJoinsByFollowsAloneAndIsListedByThem) {
+  const std::string dir = two_graph_model("user_cold", "ease");
+  const TrainedModel m = TrainedModel::load(dir);
+  const TrainedModel edited = apply_graph_edits(m, newcomer_follows());
+  const int64_t u = edited.user_index("newcomer");
+  ASSERT_EQ(u, m.users());
+  ASSERT_TRUE(edited.cold_listed(u));
+  EXPECT_FALSE(edited.cold_listed(0));
+  // Their list, by brute force: the followed users' ratings as shares of the 1-5 scale,
+  // popularity (counts over the most rated item's) as one more voice (infer/cold_lists.h).
+  const Dataset& ds = edited.dataset();
+  std::vector<double> count(static_cast<size_t>(edited.items())), sum(count.size());
+  std::set<int64_t> raters;
+  for (const RatingList* list : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < list->size(); ++e) {
+      const int64_t v = list->user[e], i = list->item[e];
+      count[static_cast<size_t>(i)] += 1;
+      if (v == 0 || v == 2 || v == 4) {
+        raters.insert(v);
+        sum[static_cast<size_t>(i)] += (list->value[e] - ds.rating_min) / (ds.rating_max - ds.rating_min);
+      }
+    }
+  ASSERT_EQ(raters.size(), 3u);
+  const double most = *std::max_element(count.begin(), count.end());
+  const std::vector<float> row = edited.score_all_items({u});
+  ASSERT_EQ(row.size(), count.size());
+  for (size_t i = 0; i < count.size(); ++i)
+    EXPECT_NEAR(row[i], (sum[i] + count[i] / most) / 4.0, 1e-6) << "item " << i;
+  EXPECT_NE(edited.ranked_by(u).find("the 3 people linked"), std::string::npos) << edited.ranked_by(u);
+  EXPECT_EQ(edited.ranked_by(0), "ease");
+  // The explanation of their top item names the people they follow who rated it; exact.
+  const auto top = static_cast<int64_t>(std::max_element(row.begin(), row.end()) - row.begin());
+  ExplainOptions eo;
+  eo.target = "list";
+  const Explanation e = explain(edited, u, top, eo);
+  EXPECT_TRUE(e.exact);
+  EXPECT_NEAR(e.score, row[static_cast<size_t>(top)], 1e-6);
+  double parts = 0;
+  int named = 0;
+  for (const ExplanationPart& p : e.parts) {
+    parts += p.value;
+    if (p.source == "neighbour") {
+      ++named;
+      EXPECT_TRUE(p.linked) << p.text;
+      EXPECT_NE(p.text.find("whom you follow"), std::string::npos) << p.text;
+    }
+  }
+  EXPECT_NEAR(parts, e.score, 1e-6);
+  EXPECT_GT(named, 0);
+  // A user nobody rated beside: popularity's list.
+  GraphEdit alone{"user", "add", "loner", "newcomer", 1.0};
+  alone.create = true;
+  const TrainedModel lonely = apply_graph_edits(edited, {alone});
+  const int64_t l = lonely.user_index("loner");
+  const std::vector<float> pop = lonely.score_all_items({l});
+  for (size_t i = 0; i < count.size(); ++i) EXPECT_NEAR(pop[i], count[i] / most, 1e-6);
+  EXPECT_NE(lonely.ranked_by(l).find("popularity"), std::string::npos);
+}
+
+TEST(GraphCreate, ANewUserJoinsByFollowsAloneAndGetsTheModelsListUnderColdListsModel) {
+  const std::string dir = two_graph_model("user", "ease", false, "model");
+  const TrainedModel m = TrainedModel::load(dir);
+  const TrainedModel edited = apply_graph_edits(m, newcomer_follows());
   ASSERT_EQ(edited.users(), m.users() + 1);
   const int64_t u = edited.user_index("newcomer");
   ASSERT_EQ(u, m.users());
   EXPECT_TRUE(edited.seen_items()[static_cast<size_t>(u)].empty());
+  EXPECT_FALSE(edited.cold_listed(u));
   // The ranker (EASE) has nothing to score them from; their list is the model's own scores,
   // which differ between items (no list of ties).
   const std::vector<float> row = edited.score_all_items({u});

@@ -139,16 +139,35 @@ TEST(Recommend, BadRequestsAreErrorsNamingTheProblem) {
   RecommendOptions opts;
   opts.k = 0;
   EXPECT_THROW(recommend(m, {0}, opts), ConfigError);
-  opts.k = 20;  // every user rated some items: fewer than 20 candidates
+  opts.k = 20;  // every user rated some items: fewer than 20 candidates, a shorter list
+  const UserRecommendations shorter = recommend(m, {3}, opts)[0];
+  const auto unrated = static_cast<int64_t>(20 - m.seen_items()[3].size());
+  ASSERT_GT(unrated, 0);
+  EXPECT_EQ(static_cast<int64_t>(shorter.items.size()), unrated);
+  EXPECT_EQ(shorter.candidates, unrated);
+  const std::string note = short_list_note(shorter, "u3", 20, "");
+  EXPECT_NE(note.find("user 'u3' has " + std::to_string(unrated) + " candidate items, fewer than k = 20"),
+            std::string::npos)
+      << note;
+  opts.include_seen = true;  // all 20 items are candidates then: a full list, no note
+  const UserRecommendations full = recommend(m, {3}, opts)[0];
+  EXPECT_EQ(full.items.size(), 20u);
+  EXPECT_EQ(full.candidates, -1);
+  EXPECT_EQ(short_list_note(full, "u3", 20, ""), "");
+  // No candidate at all: the one error, naming the user and the filters.
+  opts.include_seen = false;
+  opts.filter.allowed.assign(20, 0);
+  opts.filter.allowed[static_cast<size_t>(m.seen_items()[3][0])] = 1;
+  opts.filter.what = "items";
   try {
     recommend(m, {3}, opts);
     ADD_FAILURE() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("user 'u3'"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("fewer than k = 20"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("user 'u3' has no candidate item after the filters (items)"),
+              std::string::npos)
+        << e.what();
   }
-  opts.include_seen = true;  // all 20 items are candidates then
-  EXPECT_EQ(recommend(m, {3}, opts)[0].items.size(), 20u);
+  opts.filter = ItemFilter{};
   opts.k = 1;
   EXPECT_THROW(recommend(m, {30}, opts), ConfigError);
 }

@@ -234,12 +234,23 @@ def main():
         until_list("#recs", part_a, "the list with where=part=A")
         assert all(int(i[1:]) % 2 == 0 for i in part_a), "where=part=A answered " + str(part_a)
 
+        # Three candidates, fewer than k: the shorter list, and the note saying so.
         fill("f-where", "")
-        fill("f-items", "m0 m1 m2")
+        three = want[:3]
+        fill("f-items", " ".join(three))
         press("f-apply")
-        status, refusal = call(port, base + "&items=m0,m1,m2")
-        assert status == 400 and "fewer than k" in refusal["error"], refusal
-        until("the refusal of items=m0,m1,m2",
+        short = get(port, base + "&items=" + ",".join(three))
+        assert "fewer than k" in short["note"] and short["returned"] == 3, short
+        until_list("#recs", items_of(short), "the shorter list of items=" + ",".join(three))
+        until("the note of the shorter list", lambda: driver.find_element(By.ID, "recs-note").text == short["note"],
+              lambda: "'%s', the server says '%s'" % (driver.find_element(By.ID, "recs-note").text, short["note"]))
+
+        # Only rated items as candidates: none left, the one refusal.
+        fill("f-items", " ".join(rated[:2]))
+        press("f-apply")
+        status, refusal = call(port, base + "&items=" + ",".join(rated[:2]))
+        assert status == 400 and "no candidate item" in refusal["error"], refusal
+        until("the refusal of items=" + ",".join(rated[:2]),
               lambda: driver.find_element(By.ID, "recs-error").text == refusal["error"] and not shown("#recs"),
               lambda: "'%s' and %s, the server says '%s'" % (
                   driver.find_element(By.ID, "recs-error").text, shown("#recs"), refusal["error"]))

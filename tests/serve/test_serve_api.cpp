@@ -254,7 +254,8 @@ TEST(ServeApi, BadRequestsGetOneLineJsonErrors) {
   error_of(f.get("/v1/recommend", {{"user", user}, {"model", "absent"}}), 404);
   for (const char* k : {"0", "-1", "2.5", "ten", "", "1001", "99999999999"})
     error_of(f.get("/v1/recommend", {{"user", user}, {"k", k}}), 400);
-  error_of(f.get("/v1/recommend", {{"user", user}, {"k", "30"}}), 400);  // beyond the candidates
+  // k beyond the candidates: the shorter list and a note, not an error.
+  EXPECT_EQ(f.get("/v1/recommend", {{"user", user}, {"k", "30"}}).status, 200);
   error_of(f.get("/v1/recommend", {{"user", user}, {"include_seen", "maybe"}}), 400);
   error_of(f.get("/nowhere"), 404);
   error_of(f.get("/v1/predict"), 405);
@@ -372,9 +373,9 @@ TEST(ServeApi, ANewUsersErrorsNameWhatTheClientSent) {
   const int64_t n_items = f.store.get("")->model->items();
   const std::string two =
       R"({"item": ")" + items.id_of(2) + R"(", "rating": 5}, {"item": ")" + items.id_of(4) + "\"";
-  for (const std::string& body :
-       {R"({"k": 3, "ratings": [)" + two + R"(, "rating": 2.5}]})",
-        R"({"k": )" + std::to_string(n_items) + R"(, "ratings": [)" + two + R"(, "rating": 1}]})"}) {
+  const std::string only_rated = R"(, "items": [")" + items.id_of(2) + R"(", ")" + items.id_of(4) + R"("]})";
+  for (const std::string& body : {R"({"k": 3, "ratings": [)" + two + R"(, "rating": 2.5}]})",
+                                  R"({"k": 3, "ratings": [)" + two + R"(, "rating": 1}])" + only_rated}) {
     const std::string e = error_of(f.post("/v1/recommend", body), 400);
     EXPECT_EQ(e.find("/tmp"), std::string::npos) << e;
     EXPECT_EQ(e.find("symgnn-serve"), std::string::npos) << e;
@@ -383,12 +384,20 @@ TEST(ServeApi, ANewUsersErrorsNameWhatTheClientSent) {
   const std::string levels =
       error_of(f.post("/v1/recommend", R"({"k": 3, "ratings": [)" + two + R"(, "rating": 2.5}]})"), 400);
   EXPECT_NE(levels.find("\"ratings\"[1]"), std::string::npos) << levels;
-  const std::string too_many =
-      error_of(f.post("/v1/recommend", R"({"k": )" + std::to_string(n_items) + R"(, "ratings": [)" + two +
-                                           R"(, "rating": 1}]})"),
-               400);
-  EXPECT_NE(too_many.find("the new user has"), std::string::npos) << too_many;
-  EXPECT_NE(too_many.find("\"include_seen\""), std::string::npos) << too_many;
+  const std::string none_left = error_of(
+      f.post("/v1/recommend", R"({"k": 3, "ratings": [)" + two + R"(, "rating": 1}])" + only_rated), 400);
+  EXPECT_NE(none_left.find("the new user has no candidate item"), std::string::npos) << none_left;
+  EXPECT_NE(none_left.find("\"include_seen\""), std::string::npos) << none_left;
+  // Fewer candidates than k: the shorter list, its note naming the new user as sent.
+  const Response shorter = f.post("/v1/recommend", R"({"k": )" + std::to_string(n_items) +
+                                                       R"(, "ratings": [)" + two + R"(, "rating": 1}]})");
+  ASSERT_EQ(shorter.status, 200) << shorter.body;
+  EXPECT_EQ(body_of(shorter)["returned"], n_items - 2);
+  const std::string note = body_of(shorter)["note"].get<std::string>();
+  EXPECT_NE(note.find("the new user has " + std::to_string(n_items - 2) + " candidate items"),
+            std::string::npos)
+      << note;
+  EXPECT_EQ(note.find("symgnn-serve"), std::string::npos) << note;
 }
 
 // Filters (symgnn/item_filter.h) through GET and POST give the library's lists; /v1/rank
@@ -450,13 +459,29 @@ TEST(ServeApi, FiltersAndRankAnswerAsTheLibrary) {
   EXPECT_NE(error_of(f.get("/v1/recommend", {{"model", "ease"}, {"user", user}, {"where", "size=big"}}), 400)
                 .find("no attribute 'size'"),
             std::string::npos);
-  EXPECT_NE(
-      error_of(
-          f.get("/v1/recommend",
-                {{"model", "ease"}, {"user", user}, {"k", "3"}, {"items", list.substr(0, list.find(','))}}),
-          400)
-          .find("after the filters (items), fewer than k = 3"),
-      std::string::npos);
+  // Fewer candidates than k: the shorter list with a note and how many; none: the one refusal.
+  const std::vector<int64_t>& rated = model.seen_items()[5];
+  ASSERT_FALSE(rated.empty());
+  int64_t unrated = 0;
+  while (std::binary_search(rated.begin(), rated.end(), unrated)) ++unrated;
+  const Response shorter =
+      f.get("/v1/recommend", {{"model", "ease"},
+                              {"user", user},
+                              {"k", "3"},
+                              {"items", items.id_of(unrated) + "," + items.id_of(rated[0])}});
+  ASSERT_EQ(shorter.status, 200) << shorter.body;
+  EXPECT_EQ(body_of(shorter)["returned"], 1);
+  ASSERT_EQ(body_of(shorter)["items"].size(), 1u);
+  EXPECT_EQ(body_of(shorter)["items"][0]["item"], items.id_of(unrated));
+  EXPECT_NE(body_of(shorter)["note"].get<std::string>().find(
+                "has 1 candidate item after the filters (items), fewer than k = 3: the list holds 1"),
+            std::string::npos)
+      << shorter.body;
+  EXPECT_NE(error_of(f.get("/v1/recommend",
+                           {{"model", "ease"}, {"user", user}, {"k", "3"}, {"items", items.id_of(rated[0])}}),
+                     400)
+                .find("has no candidate item after the filters (items)"),
+            std::string::npos);
   EXPECT_EQ(error_of(f.get("/v1/rank", {{"model", "ease"}, {"user", user}, {"items", "nope"}}), 400),
             "items: 'nope' is no item of the model");
 }

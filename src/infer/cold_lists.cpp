@@ -1,0 +1,116 @@
+// The lists of users without training ratings (cold_lists.h).
+#include "infer/cold_lists.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace symgnn::infer {
+
+ColdLists::ColdLists(const Dataset& ds, double popularity_weight, bool popularity_only, bool validation)
+    : lo_(ds.rating_min), hi_(ds.rating_max), weight_(popularity_weight), popularity_only_(popularity_only) {
+  const auto n1 = static_cast<size_t>(std::max<int64_t>(ds.users.count, 0));
+  const auto n2 = static_cast<size_t>(std::max<int64_t>(ds.items.count, 0));
+  count_.assign(n2, 0);
+  // Each user's (item, rating), training then validation; a pair in both keeps the first.
+  std::vector<std::vector<std::pair<int64_t, float>>> by_user(n1);
+  for (const RatingList* list : {&ds.train, &ds.validation}) {
+    if (list == &ds.validation && !validation) continue;
+    for (size_t e = 0; e < list->size(); ++e) {
+      const int64_t u = list->user[e], i = list->item[e];
+      if (u < 0 || static_cast<size_t>(u) >= n1 || i < 0 || static_cast<size_t>(i) >= n2) continue;
+      by_user[static_cast<size_t>(u)].emplace_back(i, list->value[e]);
+    }
+  }
+  for (auto& rated : by_user) {
+    std::stable_sort(rated.begin(), rated.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    rated.erase(std::unique(rated.begin(), rated.end(),
+                            [](const auto& a, const auto& b) { return a.first == b.first; }),
+                rated.end());
+    for (const auto& [i, r] : rated) {
+      rated_item_.push_back(i);
+      rated_value_.push_back(r);
+      ++count_[static_cast<size_t>(i)];
+    }
+    rated_ptr_.push_back(static_cast<int64_t>(rated_item_.size()));
+  }
+  const int64_t most = count_.empty() ? 0 : *std::max_element(count_.begin(), count_.end());
+  popularity_.resize(n2);
+  for (size_t i = 0; i < n2; ++i)
+    popularity_[i] = most > 0 ? static_cast<double>(count_[i]) / static_cast<double>(most) : 0.0;
+  // The user graph, both directions, without self-loops, each neighbour once.
+  std::vector<std::vector<int64_t>> links(n1);
+  const EdgeList& g = ds.users.graph;
+  for (size_t e = 0; e < g.size(); ++e) {
+    const int64_t s = g.src[e], d = g.dst[e];
+    if (s == d || s < 0 || d < 0 || static_cast<size_t>(s) >= n1 || static_cast<size_t>(d) >= n1) continue;
+    links[static_cast<size_t>(s)].push_back(d);
+    links[static_cast<size_t>(d)].push_back(s);
+  }
+  for (auto& l : links) {
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
+    graph_idx_.insert(graph_idx_.end(), l.begin(), l.end());
+    graph_ptr_.push_back(static_cast<int64_t>(graph_idx_.size()));
+  }
+}
+
+const float* ColdLists::rating_of(int64_t v, int64_t item) const {
+  const auto first = rated_item_.begin() + rated_ptr_[static_cast<size_t>(v)];
+  const auto last = rated_item_.begin() + rated_ptr_[static_cast<size_t>(v) + 1];
+  const auto it = std::lower_bound(first, last, item);
+  if (it == last || *it != item) return nullptr;
+  return &rated_value_[static_cast<size_t>(it - rated_item_.begin())];
+}
+
+std::vector<int64_t> ColdLists::rated_neighbours(int64_t user) const {
+  std::vector<int64_t> out;
+  if (popularity_only_ || user < 0 || static_cast<size_t>(user) + 1 >= graph_ptr_.size()) return out;
+  for (int64_t k = graph_ptr_[static_cast<size_t>(user)]; k < graph_ptr_[static_cast<size_t>(user) + 1];
+       ++k) {
+    const int64_t v = graph_idx_[static_cast<size_t>(k)];
+    if (has_ratings(v)) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<float> ColdLists::rows(const std::vector<int64_t>& users) const {
+  const size_t n2 = count_.size();
+  std::vector<float> out(users.size() * n2);
+  std::vector<double> sum(n2);
+  for (size_t r = 0; r < users.size(); ++r) {
+    const std::vector<int64_t> linked = rated_neighbours(users[r]);
+    std::fill(sum.begin(), sum.end(), 0.0);
+    for (const int64_t v : linked)
+      for (int64_t k = rated_ptr_[static_cast<size_t>(v)]; k < rated_ptr_[static_cast<size_t>(v) + 1]; ++k)
+        sum[static_cast<size_t>(rated_item_[static_cast<size_t>(k)])] +=
+            share(rated_value_[static_cast<size_t>(k)]);
+    const double denominator = static_cast<double>(linked.size()) + weight_;
+    float* row = out.data() + r * n2;
+    for (size_t i = 0; i < n2; ++i)
+      row[i] = static_cast<float>((sum[i] + weight_ * popularity_[i]) / denominator);
+  }
+  return out;
+}
+
+std::vector<ColdPart> ColdLists::parts(int64_t user, int64_t item) const {
+  std::vector<ColdPart> out;
+  if (item < 0 || static_cast<size_t>(item) >= count_.size()) return out;
+  const std::vector<int64_t> linked = rated_neighbours(user);
+  const double denominator = static_cast<double>(linked.size()) + weight_;
+  for (const int64_t v : linked)
+    if (const float* r = rating_of(v, item)) out.push_back({v, *r, share(*r) / denominator});
+  out.push_back({-1, static_cast<float>(count_[static_cast<size_t>(item)]),
+                 weight_ * popularity_[static_cast<size_t>(item)] / denominator});
+  return out;
+}
+
+std::string ColdLists::ranked_by(int64_t user) const {
+  if (popularity_only_) return "popularity (no rating; train.cold_lists)";
+  const size_t linked = rated_neighbours(user).size();
+  if (linked == 0) return "popularity (no rating, and nobody linked in the user graph who rated)";
+  return "the " + std::to_string(linked) + (linked == 1 ? " person" : " people") +
+         " linked in the user graph who rated, shrunk toward popularity";
+}
+
+}  // namespace symgnn::infer

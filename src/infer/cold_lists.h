@@ -1,0 +1,78 @@
+/// @file
+/// The lists of users without training ratings (train.cold_lists = neighbours): a user
+/// created by a graph edit, given with follows alone, or first seen in the test split is no
+/// row to a ranker that scores users from their rated items (EASE, ItemKNN, the item-based
+/// ranker: an empty row scores every item 0), so their list comes from the people linked to
+/// them, shrunk toward the items' popularity:
+///
+///   score(u, i) = (sum_{v in V_u, v rated i} r~_vi + w x p_i) / (|V_u| + w)
+///
+/// V_u: u's neighbours in the model's user graph (both directions of an edge, counted once,
+/// unweighted) who rated anything; r~_vi = (r_vi - lo) / (hi - lo), the rating as a share of
+/// the scale (a top rating counts 1, the lowest 0; 1 where every rating is equal, as in
+/// implicit data); p_i = n_i / max_j n_j, the item's count of ratings as a share of the most
+/// rated item's; w, the popularity term's weight (train.cold_popularity_weight: chosen on
+/// validation by fit/cold_list_choice.h under train.cold_lists = auto). Ratings are the
+/// training and validation ratings the model knows. With nobody linked who rated, or under
+/// train.cold_lists = popularity, the list is popularity's. The split is exact: each
+/// neighbour's rating and the popularity term are the parts of the score, which explain names.
+///
+/// One function for every place a list is made (TrainedModel::score_all_items: recommend,
+/// evaluate, serve, Python and the train summary's figures), so that they agree.
+///
+/// Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "symgnn/dataset.h"
+
+namespace symgnn::infer {
+
+/// One part of score(u, i): a linked user's rating of the item (user >= 0), or the popularity
+/// term (user -1, rating the item's count of ratings).
+struct ColdPart {
+  int64_t user = -1;
+  float rating = 0;
+  double value = 0;
+};
+
+class ColdLists {
+ public:
+  /// `popularity_weight` w above; `popularity_only`: every list popularity's; `validation`:
+  /// whether ds.validation's ratings count (fit/cold_list_choice.h leaves them out to
+  /// judge the lists on them).
+  explicit ColdLists(const Dataset& ds, double popularity_weight = 1.0, bool popularity_only = false,
+                     bool validation = true);
+
+  int64_t items() const { return static_cast<int64_t>(count_.size()); }
+  /// The neighbours of `user` in the user graph who rated anything, ascending.
+  std::vector<int64_t> rated_neighbours(int64_t user) const;
+  /// score(user, i) of every item, row-major, one row per user.
+  std::vector<float> rows(const std::vector<int64_t>& users) const;
+  /// The parts of score(user, item), the linked users' first (ascending), popularity's last;
+  /// they sum to the score.
+  std::vector<ColdPart> parts(int64_t user, int64_t item) const;
+  /// What ranks `user`'s list, for people: "the 3 people linked to them in the user graph
+  /// who rated, shrunk toward popularity", or "popularity (no rating and nobody linked who rated)".
+  std::string ranked_by(int64_t user) const;
+
+ private:
+  float lo_ = 0, hi_ = 0;
+  double weight_ = 1.0;
+  bool popularity_only_ = false;
+  std::vector<int64_t> count_;                      // n_i: ratings of each item
+  std::vector<double> popularity_;                  // p_i
+  std::vector<int64_t> graph_ptr_{0}, graph_idx_;   // the user graph's neighbours, CSR
+  std::vector<int64_t> rated_ptr_{0}, rated_item_;  // each user's rated items, CSR by item
+  std::vector<float> rated_value_;
+
+  double share(float r) const { return hi_ > lo_ ? (static_cast<double>(r) - lo_) / (hi_ - lo_) : 1.0; }
+  bool has_ratings(int64_t v) const { return rated_ptr_[v + 1] > rated_ptr_[v]; }
+  /// v's rating of `item`, or nullptr.
+  const float* rating_of(int64_t v, int64_t item) const;
+};
+
+}  // namespace symgnn::infer
