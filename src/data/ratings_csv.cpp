@@ -310,10 +310,13 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
           ++left_out->self_loops;
           continue;
         }
-        throw DataError(name, ln.number,
-                        "self-loop (" + quote(f[0]) + ", " + quote(f[1]) + "): an edge joins two different " +
-                            side +
-                            "s (data.graph_self_loops = error; drop them with data.graph_self_loops = drop)");
+        // The training files' key names the way out; edges given later (new nodes) have none.
+        throw DataError(
+            name, ln.number,
+            "self-loop (" + quote(f[0]) + ", " + quote(f[1]) + "): an edge joins two different " + side +
+                "s" +
+                (add_new ? " (data.graph_self_loops = error; drop them with data.graph_self_loops = drop)"
+                         : ""));
       }
       if (static_cast<uint64_t>(ln.number) > UINT32_MAX)
         throw DataError(name, ln.number, "more than 4294967295 lines");

@@ -152,6 +152,14 @@ TEST(NewNodeGraphs, FilesTheModelCannotUseAreErrorsNamingThem) {
   std::string e = error_of<DataError>(n);
   EXPECT_NE(e.find("unknown_edge.csv"), std::string::npos) << e;
 
+  // A self-loop: the line, and no training key (data.graph_self_loops reads the training files).
+  n = f.nodes(false, false);
+  symgnn::testing::write_file(f.dir, "loop.csv", "u25,u1\nu25,u25\n");
+  n.user_graph_file = f.dir + "/loop.csv";
+  e = error_of<DataError>(n);
+  EXPECT_NE(e.find("loop.csv:2: self-loop ('u25', 'u25')"), std::string::npos) << e;
+  EXPECT_EQ(e.find("data.graph_self_loops"), std::string::npos) << e;
+
   n = f.nodes(false, false);
   symgnn::testing::write_file(f.dir, "wide.csv", "u25,1,0,0\nu26,0,1,0\nu27,1,0,0\nu28,0,1,0\nu29,1,0,0\n");
   n.user_features_file = f.dir + "/wide.csv";
