@@ -4,6 +4,7 @@
 #include <torch/types.h>
 
 #include <chrono>
+#include <optional>
 
 #include "fit/sweep_metrics.h"
 #include "infer/model_parts.h"
@@ -52,16 +53,20 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   const at::Tensor test_truth = truth(ds.test);
   train::add_errors(errors, "val", f.val_predictions, truth(ds.validation), lo, hi);
   for (const auto& [name, value] : c.metrics) errors[name] = value;
+  std::optional<Evaluation> at_10;
   if (!ds.test.empty()) {
     // Every closed-form kind's test ranking is evaluate's (the candidates exclude the training
     // and validation ratings the final fit saw; ties by item index), of the TrainedModel's
     // lists (a ranker beside the model, users without ratings by infer/cold_lists.h): the
     // summary's figure is the one `evaluate` of the directory prints.
+    // At k = 10 it is add_ranking's evaluation too, kept for it below.
     eval::Measurable test = train::predicted(f.test_predictions, test_truth, lo, hi);
     test.rank = [&](const std::vector<int64_t>& ks) {
       EvaluateOptions eo;
       eo.ks = ks;
-      return evaluate(trained, eo).ranking;
+      Evaluation e = evaluate(trained, eo);
+      if (ks == std::vector<int64_t>{10}) at_10 = e;
+      return e.ranking;
     };
     std::vector<std::string> names = eval::prediction_metrics();
     const std::vector<std::string> rankings = eval::ranking_metrics(10);
@@ -82,7 +87,8 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   m.dataset = train::dataset_stats(ds);
   m.version = fitting::version_json();
   if (!o.out_dir.empty()) train::save_model(*model, to_text(cfg), o.out_dir + "/model.pt");
-  if (!o.out_dir.empty()) add_ranking(m, {f.result.model}, "the saved model, test ratings");
+  if (!o.out_dir.empty())
+    add_ranking(m, {f.result.model}, "the saved model, test ratings", at_10 ? &*at_10 : nullptr);
   f.result.summary = c.summary;
   if (errors.count("test_ndcg@10"))
     f.result.summary.push_back(model->name() + ": test NDCG@10 " + fixed(errors["test_ndcg@10"], 4) +

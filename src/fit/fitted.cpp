@@ -24,7 +24,7 @@ std::vector<double> values(const at::Tensor& t) {
 }
 
 void add_ranking(RunMetrics& m, const std::vector<std::shared_ptr<TrainedModel>>& models,
-                 const std::string& of) {
+                 const std::string& of, const Evaluation* first) {
   if (models.empty() || models.front()->dataset().test.empty()) return;
   EvaluateOptions eo;
   eo.ks = {10};
@@ -32,7 +32,7 @@ void add_ranking(RunMetrics& m, const std::vector<std::shared_ptr<TrainedModel>>
   Evaluation popularity;
   for (size_t k = 0; k < models.size(); ++k)
     with_memory_context("evaluating the ranking of run " + std::to_string(k), [&] {
-      runs.push_back(evaluate(*models[k], eo));
+      runs.push_back(k == 0 && first ? *first : evaluate(*models[k], eo));
       if (k == 0) popularity = evaluate_popularity(*models[k], eo);
     });
   m.evaluation = fitting::evaluation_json(runs[0]);

@@ -12,6 +12,10 @@
 #include "symgnn/dataset.h"
 #include "symgnn/fit.h"
 
+namespace symgnn {
+struct Evaluation;  // symgnn/recommend.h
+}
+
 namespace symgnn::fitting {
 
 struct Fitted {
@@ -30,8 +34,9 @@ at::Tensor truth(const RatingList& r);
 std::vector<double> values(const at::Tensor& t);
 
 /// Ranking at 10 of each fitted model (run 0's first), the popularity baseline beside them,
-/// and run 0's whole evaluation: metrics.json's "evaluation" and "ranking_at_10".
+/// and run 0's whole evaluation: metrics.json's "evaluation" and "ranking_at_10". `first`,
+/// where given, is run 0's evaluate() at k = 10 already made (not made again).
 void add_ranking(RunMetrics& m, const std::vector<std::shared_ptr<TrainedModel>>& models,
-                 const std::string& of);
+                 const std::string& of, const Evaluation* first = nullptr);
 
 }  // namespace symgnn::fitting
