@@ -56,11 +56,11 @@ ColdListChoice choose_cold_lists(RunConfig& cfg, const Dataset& ds) {
   for (size_t e = 0; e < ds.train.size(); ++e)
     if (const int64_t s = slot[static_cast<size_t>(ds.train.user[e])]; s >= 0)
       excluded[static_cast<size_t>(s)][static_cast<size_t>(ds.train.item[e])] = 1;
-  c.popularity = ndcg_at_10(infer::ColdLists(ds, 1.0, true, false).rows(users), relevant, excluded, n2);
+  c.popularity = ndcg_at_10(plain.rows(users, 1.0, true), relevant, excluded, n2);
   double best = c.popularity;
   c.chosen = "popularity";
   for (const double w : kColdWeights) {
-    const double ndcg = ndcg_at_10(infer::ColdLists(ds, w, false, false).rows(users), relevant, excluded, n2);
+    const double ndcg = ndcg_at_10(plain.rows(users, w, false), relevant, excluded, n2);
     c.by_weight.emplace_back(w, ndcg);
     if (ndcg > best) best = ndcg, c.chosen = "neighbours", c.weight = w;
   }

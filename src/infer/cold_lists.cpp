@@ -75,20 +75,25 @@ std::vector<int64_t> ColdLists::rated_neighbours(int64_t user) const {
 }
 
 std::vector<float> ColdLists::rows(const std::vector<int64_t>& users) const {
+  return rows(users, weight_, popularity_only_);
+}
+
+std::vector<float> ColdLists::rows(const std::vector<int64_t>& users, double weight,
+                                   bool popularity_only) const {
   const size_t n2 = count_.size();
   std::vector<float> out(users.size() * n2);
   std::vector<double> sum(n2);
   for (size_t r = 0; r < users.size(); ++r) {
-    const std::vector<int64_t> linked = rated_neighbours(users[r]);
+    const std::vector<int64_t> linked = popularity_only ? std::vector<int64_t>{} : rated_neighbours(users[r]);
     std::fill(sum.begin(), sum.end(), 0.0);
     for (const int64_t v : linked)
       for (int64_t k = rated_ptr_[static_cast<size_t>(v)]; k < rated_ptr_[static_cast<size_t>(v) + 1]; ++k)
         sum[static_cast<size_t>(rated_item_[static_cast<size_t>(k)])] +=
             share(rated_value_[static_cast<size_t>(k)]);
-    const double denominator = static_cast<double>(linked.size()) + weight_;
+    const double denominator = static_cast<double>(linked.size()) + weight;
     float* row = out.data() + r * n2;
     for (size_t i = 0; i < n2; ++i)
-      row[i] = static_cast<float>((sum[i] + weight_ * popularity_[i]) / denominator);
+      row[i] = static_cast<float>((sum[i] + weight * popularity_[i]) / denominator);
   }
   return out;
 }

@@ -52,6 +52,9 @@ class ColdLists {
   std::vector<int64_t> rated_neighbours(int64_t user) const;
   /// score(user, i) of every item, row-major, one row per user.
   std::vector<float> rows(const std::vector<int64_t>& users) const;
+  /// rows() at another popularity weight (popularity_only: popularity's lists): the choice of
+  /// fit/cold_list_choice.h tries several on one index.
+  std::vector<float> rows(const std::vector<int64_t>& users, double weight, bool popularity_only) const;
   /// The parts of score(user, item), the linked users' first (ascending), popularity's last;
   /// they sum to the score.
   std::vector<ColdPart> parts(int64_t user, int64_t item) const;
