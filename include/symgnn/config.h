@@ -181,6 +181,7 @@ struct BaselineConfig {
   std::string combination = "members";
   std::string neighbour_shrinkages = "1,2,5,10,20,50,100";
   int64_t combination_folds = 5;
+  int64_t knn_neighbours = 40;
 
   template <class V>
   void visit(V&& v) {
@@ -190,9 +191,10 @@ struct BaselineConfig {
     v("folds", folds, "cross-validation folds", range(2, 100));
     v("sweeps", sweeps, "most alternating sweeps (item biases, then user biases) of one fit; a fit stops earlier when no bias moves by 1e-6 of the rating range", range(1, 100000));
     v("seed", seed, "seed of the shuffle that deals the ratings into the folds", at_least(0));
-    v("combination", combination, "train.auto's final combination of a trained rating model: members (the baseline plus non-negative weights of the members that gain on combination_folds cross-fitted folds of the validation ratings by more than their spread: the network's residual and each graph's neighbour member, the shrunk mean residual of a user's graph neighbours on the item or of the user on the item's graph neighbours; the baseline exactly when none is kept; fit/member_selection.h, models/baseline/neighbour_residuals.h) or weights (c + a x model + b x baseline, least squares on all validation ratings, a, b >= 0: round 4's form)", one_of("members|weights"));
+    v("combination", combination, "train.auto's final combination of a trained rating model: members (the baseline plus non-negative weights of the members that gain on combination_folds cross-fitted folds of the validation ratings by more than their spread: the network's residual, each graph's neighbour member (the shrunk mean residual of a user's graph neighbours on the item, or of the user on the item's graph neighbours) and the item k-NN member (knn_neighbours); the baseline exactly when none is kept; fit/member_selection.h, models/baseline/neighbour_residuals.h) or weights (c + a x model + b x baseline, least squares on all validation ratings, a, b >= 0: round 4's form)", one_of("members|weights"));
     v("neighbour_shrinkages", neighbour_shrinkages, "candidate shrinkages lambda of the neighbour members, sum of the neighbours' residuals / (lambda + their count), one chosen per graph on the cross-fitted folds", any());
     v("combination_folds", combination_folds, "folds of the validation ratings that the members' weights are cross-fitted on", range(2, 50));
+    v("knn_neighbours", knn_neighbours, "the item k-NN member of combination = members (Koren's neighbourhood model on the baseline): the user's residuals on the knn_neighbours items most similar to the item (shrunk Pearson correlation of the residuals over their co-raters), similarity-weighted and shrunk by a lambda of neighbour_shrinkages; 0: no such member. Not tried where the co-rated pairs (sum over users of their ratings squared) pass 2e9 (models/baseline/similar_items.h)", range(0, 10000));
   }
 };
 

@@ -37,6 +37,9 @@ struct ExplanationPart {
   /// rated: the item is linked to the explained one in the item graph; neighbour and path:
   /// the user is linked to you in the user graph.
   bool linked = false;
+  /// rated: the item is among the explained one's most similar (the item k-NN member of
+  /// train.auto's combination: the same people rate both alike).
+  bool similar = false;
   int64_t count = 0;  // rest: how many parts it sums
   double value = 0;   // its part of the score (occlusion: the score's drop without it)
   double share = 0;   // value / score (exact), value / sum of |value| (occlusion)

@@ -24,22 +24,31 @@ std::vector<double> predictions(const models::Biases& b, const RatingList& r, fl
   return out;
 }
 
-/// The neighbour member of one side at each validation rating, at the shrinkage of the grid
-/// whose member alone predicts the residuals `t` best on the cross-fitted folds.
+/// A neighbour member (a graph's side, or item k-NN) at each validation rating, at the
+/// shrinkage of the grid whose member alone predicts the residuals `t` best on the
+/// cross-fitted folds.
 struct SideMember {
   bool present = false;
   double shrinkage = 1;
   std::vector<double> values;
 };
 
-SideMember side_member(const models::NeighbourResiduals& idx, bool user_side, const RatingList& val,
+enum class Member { user_graph, item_graph, item_knn };
+
+SideMember side_member(const models::NeighbourResiduals& idx, Member which, const RatingList& val,
                        const std::vector<double>& grid, const std::vector<double>& t, int64_t folds) {
   SideMember m;
-  if (!(user_side ? idx.has_user_graph() : idx.has_item_graph()) || grid.empty()) return m;
+  const bool has = which == Member::user_graph   ? idx.has_user_graph()
+                   : which == Member::item_graph ? idx.has_item_graph()
+                                                 : idx.has_similar_items();
+  if (!has || grid.empty()) return m;
   std::vector<models::NeighbourSum> sums(val.size());
   bool any = false;
   for (size_t e = 0; e < val.size(); ++e) {
-    sums[e] = user_side ? idx.user_sum(val.user[e], val.item[e]) : idx.item_sum(val.user[e], val.item[e]);
+    const int64_t u = val.user[e], i = val.item[e];
+    sums[e] = which == Member::user_graph   ? idx.user_sum(u, i)
+              : which == Member::item_graph ? idx.item_sum(u, i)
+                                            : idx.knn_sum(u, i);
     any = any || sums[e].count > 0;
   }
   if (!any) return m;
@@ -68,15 +77,18 @@ void choose_members(BaselineGuard& g, const std::vector<double>& val_model, cons
   columns.push_back(std::move(net));
   // The graphs the network reads, as the saved model's context holds them (both directions
   // of a directed edge, without self-loops; the identity gives a side no member).
-  const models::NeighbourResiduals idx(ds.train, on_train,
-                                       models::neighbour_graph(graph::normalized_adjacency(ds.users)),
-                                       models::neighbour_graph(graph::normalized_adjacency(ds.items)));
+  // The item k-NN member's neighbourhoods come from the same training residuals.
+  const models::NeighbourResiduals idx(
+      ds.train, on_train, models::neighbour_graph(graph::normalized_adjacency(ds.users)),
+      models::neighbour_graph(graph::normalized_adjacency(ds.items)), cfg.knn_neighbours);
   const std::vector<double> grid =
       models::parse_shrinkages(cfg.neighbour_shrinkages, "baseline.neighbour_shrinkages");
-  const SideMember user_member = side_member(idx, true, val, grid, t, cfg.combination_folds);
-  const SideMember item_member = side_member(idx, false, val, grid, t, cfg.combination_folds);
+  const SideMember user_member = side_member(idx, Member::user_graph, val, grid, t, cfg.combination_folds);
+  const SideMember item_member = side_member(idx, Member::item_graph, val, grid, t, cfg.combination_folds);
+  const SideMember knn_member = side_member(idx, Member::item_knn, val, grid, t, cfg.combination_folds);
   if (user_member.present) columns.push_back({"the user graph's neighbours", user_member.values});
   if (item_member.present) columns.push_back({"the item graph's neighbours", item_member.values});
+  if (knn_member.present) columns.push_back({kKnnMemberName, knn_member.values});
   g.folds = cfg.combination_folds;
   g.selection = select_members(columns, t, cfg.combination_folds);
   g.c = 0;
@@ -91,10 +103,16 @@ void choose_members(BaselineGuard& g, const std::vector<double>& val_model, cons
     g.neighbours.item = g.selection.members[k++].weight;
     g.neighbours.item_shrinkage = item_member.shrinkage;
   }
+  if (knn_member.present) {
+    g.neighbours.knn = g.selection.members[k++].weight;
+    g.neighbours.knn_shrinkage = knn_member.shrinkage;
+  }
+  g.knn_neighbours = knn_member.present ? cfg.knn_neighbours : 0;
   g.val_neighbours.assign(t.size(), 0.0);
   for (size_t e = 0; e < t.size(); ++e) {
     if (user_member.present) g.val_neighbours[e] += g.neighbours.user * user_member.values[e];
     if (item_member.present) g.val_neighbours[e] += g.neighbours.item * item_member.values[e];
+    if (knn_member.present) g.val_neighbours[e] += g.neighbours.knn * knn_member.values[e];
   }
 }
 
@@ -197,6 +215,9 @@ std::string describe(const BaselineGuard& g) {
     if (g.neighbours.item > 0)
       form += " + " + fixed(g.neighbours.item, 3) + " x item graph's neighbours (lambda " +
               fixed(g.neighbours.item_shrinkage, 0) + ")";
+    if (g.neighbours.knn > 0)
+      form += " + " + fixed(g.neighbours.knn, 3) + " x item k-NN (" + std::to_string(g.knn_neighbours) +
+              " similar items, lambda " + fixed(g.neighbours.knn_shrinkage, 0) + ")";
     return "train.auto: validation " + rating_label() + " " + fixed(g.val_model, 4) + " (network), " +
            fixed(g.val_baseline_error, 4) + " (bias baseline), " + fixed(g.val_combined, 4) + " (" + form +
            "; members kept where they gain on " + std::to_string(g.folds) + " cross-fitted folds of the " +
@@ -251,9 +272,13 @@ nlohmann::json guard_json(const BaselineGuard& g, double model_test, double mode
               {"model", g.a},
               {"baseline", g.b},
               {"user_neighbours", g.neighbours.user},
-              {"item_neighbours", g.neighbours.item}}},
+              {"item_neighbours", g.neighbours.item},
+              {"item_knn", g.neighbours.knn}}},
             {"neighbour_shrinkage",
-             {{"user", g.neighbours.user_shrinkage}, {"item", g.neighbours.item_shrinkage}}},
+             {{"user", g.neighbours.user_shrinkage},
+              {"item", g.neighbours.item_shrinkage},
+              {"item_knn", g.neighbours.knn_shrinkage}}},
+            {"knn_neighbours", g.knn_neighbours},
             {"folds", g.folds},
             {"validation_ratings", g.val_ratings},
             {val + "_model", g.val_model},

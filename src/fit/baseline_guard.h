@@ -2,7 +2,7 @@
 // baseline's (models/baseline/combined_model.h holds the weights in the saved model).
 //
 // baseline.combination = members (the default): baseline + w_net (model - baseline) +
-// w_U n_U + w_I n_I, the members chosen and weighted on cross-fitted folds of the validation
+// w_U n_U + w_I n_I + w_K n_K, the members chosen and weighted on cross-fitted folds of the validation
 // ratings (fit/member_selection.h) and the neighbour members' shrinkages on the same folds
 // (models/baseline/neighbour_residuals.h); no member kept: the baseline exactly. A member
 // that gains on validation only by fitting its noise is not kept, so the combination does
@@ -28,6 +28,9 @@
 
 namespace symgnn::fitting {
 
+/// The item k-NN member's name in the verdict and metrics.json's members.
+inline constexpr const char* kKnnMemberName = "the similar items (item k-NN)";
+
 /// Fewer validation ratings than this leave the model as trained: three weights fitted to
 /// a handful of ratings would follow their noise.
 inline constexpr size_t kMinCombinationRatings = 20;
@@ -37,7 +40,8 @@ struct BaselineGuard {
   std::string note;  // why not applied ("" when applied)
   std::string mode;  // baseline.combination
   double c = 0, a = 1, b = 0;
-  models::NeighbourWeights neighbours;  // members mode: the graphs' members kept
+  models::NeighbourWeights neighbours;  // members mode: the neighbour members kept
+  int64_t knn_neighbours = 0;           // members mode: k of the item k-NN member where tried
   MemberSelection selection;            // members mode: every member tried, kept or not
   int64_t folds = 0;                    // members mode: the cross-fitted folds
   std::vector<double> val_neighbours;   // w_U n_U + w_I n_I of each validation rating

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "data/text_reader.h"
@@ -84,7 +85,8 @@ struct Words {
     if (p.source == "rated") {
       p.linked = item_edges.count({item, p.item}) > 0;
       p.text = "you rated " + item_name(p.item) + " " + rating_words(p.rating) +
-               (p.linked ? ", which is linked to it in the item graph" : "");
+               (p.linked ? ", which is linked to it in the item graph" : "") +
+               (p.similar ? std::string(p.linked ? " and" : ",") + " which the same people rate alike" : "");
     } else if (p.source == "neighbour" || p.source == "path") {
       p.linked = user_edges.count({user, p.user}) > 0;
       const std::string who = user_name(p.user) + (p.linked ? ", " + linked_user_words(user_side) + "," : "");
@@ -115,6 +117,7 @@ ExplanationPart rating_part(const models::ScoreTerm& t, const Words& w) {
   }
   p.user = t.user, p.item = t.item;
   p.source = t.user == w.user ? "rated" : t.item == w.item ? "neighbour" : "path";
+  p.similar = p.source == "rated" && t.what == models::kSimilarItemTerm;
   if (const float* r = w.rating_of(t.user, t.item)) p.rating = *r;
   return p;
 }
@@ -131,6 +134,33 @@ std::vector<ExplanationPart> largest(std::vector<ExplanationPart> parts, int64_t
   parts.resize(static_cast<size_t>(top));
   if (sum_rest) parts.push_back(rest);
   return parts;
+}
+
+/// The mean of the members' splits: the parts of one input (rating, or a named constant)
+/// averaged over the members, in the order they first appear.
+models::ScoreTerms mean_terms(const std::vector<models::ExplainsScores*>& members, int64_t user, int64_t item,
+                              const Dataset& ds) {
+  models::ScoreTerms out;
+  std::map<std::tuple<int64_t, int64_t, std::string>, size_t> at;
+  const auto m = static_cast<double>(members.size());
+  for (models::ExplainsScores* member : members) {
+    models::ScoreTerms t = member->score_terms(user, item, ds);
+    if (out.method.empty()) out.method = t.method;
+    out.score += t.score / m;
+    for (models::ScoreTerm& term : t.terms) {
+      const auto key = std::make_tuple(term.user, term.item, term.what);
+      const auto [it, added] = at.emplace(key, out.terms.size());
+      if (added) {
+        term.value /= m;
+        out.terms.push_back(std::move(term));
+      } else {
+        out.terms[it->second].value += term.value / m;
+      }
+    }
+  }
+  if (members.size() > 1)
+    out.method += " (the mean over the " + std::to_string(members.size()) + " saved weight sets)";
+  return out;
 }
 
 /// The candidates occlusion recomputes: the user's and the item's graph edges first (at most
@@ -230,12 +260,16 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
     }
     return out;
   }
-  auto* exact = dynamic_cast<models::ExplainsScores*>(parts.members.front().get());
+  // Every member splits its score (one member, or train.average_last's snapshots of a
+  // combination): the split of their mean is the mean of their splits, part by part.
+  std::vector<models::ExplainsScores*> exact;
+  for (const auto& m : parts.members)
+    if (auto* e = dynamic_cast<models::ExplainsScores*>(m.get()); e && e->splits_scores()) exact.push_back(e);
   // A rating target of a ranking kind predicts by its damped biases: no split of inputs.
-  const bool exact_here = exact && parts.members.size() == 1 &&
+  const bool exact_here = !exact.empty() && exact.size() == parts.members.size() &&
                           (options.target == "list" || parts.members.front()->ranks_by_rating());
   if (exact_here) {
-    const models::ScoreTerms terms = exact->score_terms(user, item, ds);
+    const models::ScoreTerms terms = mean_terms(exact, user, item, ds);
     out.exact = true;
     out.method = terms.method;
     out.score = terms.score;
@@ -288,6 +322,7 @@ nlohmann::json explanation_json(const Explanation& e) {
     if (p.item >= 0) j["item"] = p.item_id;
     if (p.source == "rated" || p.source == "neighbour" || p.source == "path") j["rating"] = p.rating;
     if (p.source != "constant" && p.source != "rest") j["linked"] = p.linked;
+    if (p.similar) j["similar"] = true;
     if (p.source == "rest") j["count"] = p.count;
     parts.push_back(std::move(j));
   }

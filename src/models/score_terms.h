@@ -10,6 +10,8 @@
 ///   Eq. 1, binary (sylvester_binary_model.h)               s(u, j) = sum_{(v,i) rated} G_vi,
 ///   Eq. 1 for ratings (sylvester/completion_model.h)       r(u, j) = mu + sum G_vi (r_vi - mu) / (sum G_vi +
 ///   lambda (1-a))
+///   train.auto's members (baseline/combined_model.h)      r(u, j) = baseline + network's correction +
+///                                                          the neighbour members' residuals
 ///
 /// with G_vi = (1-a) sum_k a^k (At1^k)_uv (At2^k)_ji, the weight Eq. 1's fixed point gives
 /// the rating (v, i) at (u, j) (sylvester/path_weights.h).
@@ -25,7 +27,10 @@ namespace symgnn::models {
 
 /// One part of a score: from the rating (user, item) of the data where both are set (its
 /// value in `rating`), else a part no single rating owns, named by `what` ("the mean
-/// rating", "the deep path").
+/// rating", "the deep path"). A rating part's `what` may say why it counts:
+/// kSimilarItemTerm, an item among the explained one's most similar.
+inline constexpr const char* kSimilarItemTerm = "similar";
+
 struct ScoreTerm {
   int64_t user = -1;
   int64_t item = -1;
@@ -51,6 +56,9 @@ class ExplainsScores {
   /// ratings added after the fit in its training list). Throws ConfigError where the saved
   /// state lacks what the split needs (a directory written before it was kept).
   virtual ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) = 0;
+  /// Whether this model's score splits so (the combination with the bias baseline splits
+  /// only where a neighbour member is kept; elsewhere occlusion explains its network).
+  virtual bool splits_scores() const { return true; }
 };
 
 /// The distinct items `user` rated in ds.train and ds.validation, ascending, with the value

@@ -17,6 +17,7 @@
 #include "fit/member_selection.h"
 #include "fit/rating_error_util.h"
 #include "symgnn/data_rows.h"
+#include "symgnn/explain.h"
 #include "symgnn/fit.h"
 #include "symgnn/trained_model.h"
 
@@ -162,6 +163,28 @@ symgnn::RunConfig small_run() {
   return cfg;
 }
 
+/// Checks that the run's model, in memory and `loaded`, predicts the test ratings alike and
+/// at the run's test RMSE, and that a user's row of ratings (recommend's path) holds the
+/// members as the pairs do; returns the loaded model's test predictions.
+std::vector<float> predicts_as_the_run(const symgnn::FitResult& r, const symgnn::TrainedModel& loaded) {
+  const symgnn::RatingList& test = loaded.dataset().test;
+  const std::vector<float> p = loaded.predict(test.user, test.item);
+  const std::vector<float> q = r.model->predict(test.user, test.item);
+  EXPECT_EQ(p.size(), q.size());
+  for (size_t k = 0; k < p.size() && k < q.size(); ++k) EXPECT_NEAR(p[k], q[k], 1e-5) << k;
+  EXPECT_NEAR(st::rmse_of(p, test), r.metrics.mean("test_rmse"), 1e-5);
+  const int64_t user = test.user.front();
+  std::vector<int64_t> users(static_cast<size_t>(loaded.items()), user), items;
+  for (int64_t i = 0; i < loaded.items(); ++i) items.push_back(i);
+  const std::vector<float> pairs = loaded.predict(users, items);
+  const std::vector<float> row = loaded.rating_all_items({user});
+  EXPECT_EQ(row.size(), pairs.size());
+  const float lo = loaded.rating_min(), hi = loaded.rating_max();
+  for (size_t i = 0; i < row.size() && i < pairs.size(); ++i)
+    EXPECT_NEAR(std::clamp(row[i], lo, hi), pairs[i], 1e-5) << i;
+  return p;
+}
+
 }  // namespace
 
 TEST(CombinationMembers, AUserGraphWhoseNeighboursRateAlikeJoinsTheSavedModel) {
@@ -182,23 +205,80 @@ TEST(CombinationMembers, AUserGraphWhoseNeighboursRateAlikeJoinsTheSavedModel) {
   // The test figure beats the baseline's by the members' margin.
   const double baseline_test = r.metrics.figures["baseline"]["test_rmse"].get<double>();
   EXPECT_LT(r.metrics.mean("test_rmse"), baseline_test - 0.05);
-  // In memory and loaded: the same predictions, and the run's test RMSE.
   const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
   const symgnn::RatingList& test = loaded.dataset().test;
-  const std::vector<float> p = loaded.predict(test.user, test.item);
-  const std::vector<float> q = r.model->predict(test.user, test.item);
-  ASSERT_EQ(p.size(), q.size());
-  for (size_t k = 0; k < p.size(); ++k) ASSERT_NEAR(p[k], q[k], 1e-5) << k;
-  EXPECT_NEAR(st::rmse_of(p, test), r.metrics.mean("test_rmse"), 1e-5);
-  // A user's row of scores (recommend's path) holds the members as the pairs do.
-  const int64_t user = test.user.front();
-  std::vector<int64_t> users(static_cast<size_t>(loaded.items()), user), items;
-  for (int64_t i = 0; i < loaded.items(); ++i) items.push_back(i);
-  const std::vector<float> pairs = loaded.predict(users, items);
-  const std::vector<float> row = loaded.rating_all_items({user});
-  ASSERT_EQ(row.size(), pairs.size());
+  const std::vector<float> p = predicts_as_the_run(r, loaded);
   const float lo = loaded.rating_min(), hi = loaded.rating_max();
-  for (size_t i = 0; i < row.size(); ++i) EXPECT_NEAR(std::clamp(row[i], lo, hi), pairs[i], 1e-5) << i;
+  // The rating's explanation is exact: the baseline, the members' ratings by whose they are.
+  symgnn::ExplainOptions eo;
+  eo.target = "rating";
+  eo.top = 1000;
+  int neighbour_parts = 0;
+  for (size_t k = 0; k < 20 && k < test.size(); ++k) {
+    const symgnn::Explanation e = symgnn::explain(loaded, test.user[k], test.item[k], eo);
+    ASSERT_TRUE(e.exact) << e.method;
+    double sum = 0;
+    for (const auto& part : e.parts) {
+      sum += part.value;
+      if (part.source == "neighbour") {
+        ++neighbour_parts;
+        EXPECT_NE(part.text.find("rated it"), std::string::npos) << part.text;
+      }
+    }
+    EXPECT_NEAR(sum, e.score, 1e-4);
+    EXPECT_NEAR(std::clamp(static_cast<float>(e.score), lo, hi), p[k], 1e-4);
+  }
+  EXPECT_GT(neighbour_parts, 0);
+}
+
+TEST(CombinationMembers, SimilarItemsJoinWhereNoGraphIsGiven) {
+  // The group tastes without either graph: what a user gave the items that their raters
+  // rate alike (item k-NN) is the member, kept in the saved model and predicted alike loaded.
+  symgnn::RunConfig cfg = small_run();
+  symgnn::DataRows rows = tastes(true);
+  rows.has_user_graph = rows.has_item_graph = false;
+  rows.user_edges.clear();
+  rows.item_edges.clear();
+  const symgnn::Dataset ds = symgnn::load_rows(rows, cfg.data);
+  symgnn::FitOptions fo;
+  fo.data = &ds;
+  fo.out_dir = st::scratch_dir("members_knn") + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const nlohmann::json& g = r.metrics.figures["auto"]["combination"];
+  EXPECT_GT(g["weights"]["item_knn"].get<double>(), 0.2) << g.dump();
+  EXPECT_EQ(g["knn_neighbours"].get<int64_t>(), cfg.baseline.knn_neighbours);
+  EXPECT_LT(g["val_rmse_combination"].get<double>(), g["val_rmse_baseline"].get<double>() - 0.05) << g.dump();
+  ASSERT_FALSE(r.summary.empty());
+  EXPECT_NE(r.summary[0].find("item k-NN"), std::string::npos) << r.summary[0];
+  const double baseline_test = r.metrics.figures["baseline"]["test_rmse"].get<double>();
+  EXPECT_LT(r.metrics.mean("test_rmse"), baseline_test - 0.05);
+  const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
+  const symgnn::RatingList& test = loaded.dataset().test;
+  predicts_as_the_run(r, loaded);
+  // Explained exactly: the user's ratings of the similar items are the parts.
+  symgnn::ExplainOptions eo;
+  eo.target = "rating";
+  eo.top = 1000;
+  const symgnn::Explanation e = symgnn::explain(loaded, test.user[0], test.item[0], eo);
+  ASSERT_TRUE(e.exact) << e.method;
+  double sum = 0;
+  int rated = 0;
+  for (const auto& part : e.parts) {
+    sum += part.value;
+    if (part.source != "rated") continue;
+    ++rated;
+    EXPECT_TRUE(part.similar);
+    EXPECT_NE(part.text.find("which the same people rate alike"), std::string::npos) << part.text;
+  }
+  EXPECT_NEAR(sum, e.score, 1e-4);
+  EXPECT_GT(rated, 0);
+  // baseline.knn_neighbours = 0: no such member is tried.
+  cfg.baseline.knn_neighbours = 0;
+  symgnn::FitOptions none;
+  none.data = &ds;
+  const symgnn::FitResult off = symgnn::fit(cfg, none);
+  for (const auto& m : off.metrics.figures["auto"]["combination"]["members"])
+    EXPECT_EQ(m["name"].get<std::string>().find("k-NN"), std::string::npos) << m.dump();
 }
 
 TEST(CombinationMembers, ARandomGraphIsNotKeptAndWeightsModeKeepsRound4sForm) {

@@ -10,7 +10,7 @@ namespace symgnn::models {
 
 CombinedModel::CombinedModel(const BaselineConfig& cfg, const ModelContext& ctx,
                              std::shared_ptr<RatingModel> inner)
-    : sweeps_(cfg.sweeps) {
+    : sweeps_(cfg.sweeps), knn_neighbours_(cfg.knn_neighbours) {
   inner_ = register_module("inner", std::move(inner));
   baseline_ = register_module("baseline", std::make_shared<BaselineModel>(cfg, ctx));
   const at::Device device = ctx.train_values.defined() ? ctx.train_values.device() : at::Device(at::kCPU);
@@ -18,6 +18,11 @@ CombinedModel::CombinedModel(const BaselineConfig& cfg, const ModelContext& ctx,
   weights_ = register_buffer("combination", torch::tensor({0.0f, 1.0f, 0.0f}, opts));
   shrinkage_ = register_buffer("shrinkage", torch::zeros({2}, opts));
   neighbour_members_ = register_buffer("neighbour_members", torch::empty({0}, opts));
+  // The item k-NN member's neighbourhoods as (item, neighbour) rows and their similarities,
+  // fitted with the combination and saved with it (registered empty: none, and the length
+  // follows from the fit).
+  knn_pairs_ = register_buffer("knn_pairs", torch::empty({0, 2}, opts.dtype(torch::kLong)));
+  knn_similarity_ = register_buffer("knn_similarity", torch::empty({0}, opts));
   reset_context(ctx);
 }
 
@@ -36,6 +41,7 @@ std::shared_ptr<const CombinedModel::NeighbourIndex> CombinedModel::index() {
   if (!index_) {
     Biases b = baseline_->biases();
     NeighbourResiduals r(context_ratings(ctx_), b, neighbour_graph(ctx_.at1), neighbour_graph(ctx_.at2));
+    if (neighbours().knn != 0) r.set_similar_items(similar_items_held());
     index_ = std::make_shared<const NeighbourIndex>(NeighbourIndex{std::move(r), std::move(b)});
   }
   return index_;
@@ -43,10 +49,12 @@ std::shared_ptr<const CombinedModel::NeighbourIndex> CombinedModel::index() {
 
 NeighbourWeights CombinedModel::neighbours() const {
   NeighbourWeights w;
-  if (neighbour_members_.numel() != 4) return w;
+  const int64_t n = neighbour_members_.numel();
+  if (n != 4 && n != 6) return w;
   const at::Tensor t = neighbour_members_.detach().to(at::kCPU, at::kDouble).contiguous();
   const double* p = t.data_ptr<double>();
   w.user = p[0], w.user_shrinkage = p[1], w.item = p[2], w.item_shrinkage = p[3];
+  if (n == 6) w.knn = p[4], w.knn_shrinkage = p[5];
   return w;
 }
 
@@ -57,9 +65,11 @@ void CombinedModel::set_neighbours(const NeighbourWeights& w) {
     neighbour_members_.set_(torch::empty({0}, opts));
     return;
   }
-  neighbour_members_.set_(torch::tensor({static_cast<float>(w.user), static_cast<float>(w.user_shrinkage),
-                                         static_cast<float>(w.item), static_cast<float>(w.item_shrinkage)},
-                                        opts));
+  std::vector<float> v = {static_cast<float>(w.user), static_cast<float>(w.user_shrinkage),
+                          static_cast<float>(w.item), static_cast<float>(w.item_shrinkage)};
+  // Four entries where no k-NN member is kept: the form of the directories before it.
+  if (w.knn != 0) v.insert(v.end(), {static_cast<float>(w.knn), static_cast<float>(w.knn_shrinkage)});
+  neighbour_members_.set_(torch::tensor(v, opts));
 }
 
 at::Tensor CombinedModel::neighbour_terms(const at::Tensor& users, const at::Tensor& items,
@@ -76,6 +86,7 @@ at::Tensor CombinedModel::neighbour_terms(const at::Tensor& users, const at::Ten
     double t = 0;
     if (w.user != 0) t += w.user * idx->residuals.user_sum(up[k], ip[k]).term(w.user_shrinkage);
     if (w.item != 0) t += w.item * idx->residuals.item_sum(up[k], ip[k]).term(w.item_shrinkage);
+    if (w.knn != 0) t += w.knn * idx->residuals.knn_sum(up[k], ip[k]).term(w.knn_shrinkage);
     o[k] = static_cast<float>(t);
   }
   return out.to(like.device(), like.scalar_type());
@@ -125,8 +136,44 @@ ScoreFactors CombinedModel::score_factors() {
   return f;
 }
 
+SparseRows CombinedModel::similar_items_held() const {
+  const at::Tensor pairs = knn_pairs_.detach().to(at::kCPU, at::kLong).contiguous();
+  const at::Tensor sim = knn_similarity_.detach().to(at::kCPU, at::kDouble).contiguous();
+  SparseRows s;
+  const int64_t kept = pairs.size(0);
+  const int64_t* p = pairs.data_ptr<int64_t>();
+  // Saved in row order (item ascending, neighbours ascending within an item).
+  for (int64_t e = 0; e < kept; ++e) {
+    const int64_t i = p[2 * e];
+    while (s.rows() <= i) s.ptr.push_back(s.ptr.back());
+    s.idx.push_back(p[2 * e + 1]);
+    s.value.push_back(sim.data_ptr<double>()[e]);
+    ++s.ptr.back();
+  }
+  return s;
+}
+
+void CombinedModel::hold_similar_items(const SparseRows& s) {
+  std::vector<int64_t> pairs;
+  std::vector<float> sim;
+  for (int64_t i = 0; i < s.rows(); ++i)
+    for (int64_t k = s.ptr[static_cast<size_t>(i)]; k < s.ptr[static_cast<size_t>(i) + 1]; ++k) {
+      pairs.push_back(i);
+      pairs.push_back(s.idx[static_cast<size_t>(k)]);
+      sim.push_back(static_cast<float>(s.value[static_cast<size_t>(k)]));
+    }
+  const auto kept = static_cast<int64_t>(sim.size());
+  knn_pairs_.set_(torch::tensor(pairs, torch::kLong).reshape({kept, 2}).to(knn_pairs_.device()));
+  knn_similarity_.set_(torch::tensor(sim, torch::kFloat).to(knn_similarity_.device()));
+}
+
 void CombinedModel::set_combination(const Combination& w, const Biases& biases, const Shrinkage& shrinkage) {
   torch::NoGradGuard no_grad;
+  // The k-NN member's neighbourhoods from the ratings the model holds, under these biases.
+  hold_similar_items(
+      w.neighbours.knn != 0
+          ? NeighbourResiduals(context_ratings(ctx_), biases, {}, {}, knn_neighbours_).similar_items()
+          : SparseRows{});
   weights_.copy_(torch::tensor({static_cast<float>(w.c), static_cast<float>(w.a), static_cast<float>(w.b)}));
   shrinkage_.copy_(torch::tensor({static_cast<float>(shrinkage.user), static_cast<float>(shrinkage.item)}));
   baseline_->set(biases);

@@ -3,23 +3,26 @@
 /// the weights are chosen in fit/baseline_guard.h):
 ///
 ///   rating(u, i) = c + a * f(u, i) + b * (mu + b_u + b_i) + w_U * n_U(u, i) + w_I * n_I(u, i)
+///                  + w_K * n_K(u, i)
 ///
 /// f is the wrapped model (low-rank or base SyMGNN), mu + b_u + b_i the bias baseline
-/// (bias_fit.h), n_U and n_I the graphs' neighbour members (neighbour_residuals.h: the shrunk
+/// (bias_fit.h), n_U, n_I and n_K the neighbour members (neighbour_residuals.h: the shrunk
 /// mean residual of the user's graph neighbours on the item, of the user on the item's graph
-/// neighbours), computed from the context's training ratings and graphs under the
-/// combination's biases. baseline.combination = members (the default) keeps c = 0 and
-/// b = 1 - a, so that with no member kept the model is the baseline exactly. The model is built as the
-/// identity (c = 0, a = 1, b = 0, biases zero), so training is the wrapped model's own: its loss, its
-/// regulariser, its name. After training, symgnn::fit fits (c, a, b) to the validation ratings and sets them
-/// with the baseline's biases (set_combination); they are buffers, saved in model.pt and loaded with it:
-/// "combination" [3] = (c, a, b), "shrinkage" [2] = the baseline's (lambda_u, lambda_i),
-/// "baseline.global_mean", "baseline.user_bias" [n1], "baseline.item_bias" [n2],
-/// "neighbour_members" [4] = (w_U, lambda_U, w_I, lambda_I) (registered empty: no member, as
-/// in directories written before it; a user folded in gets the members as the grown model
-/// computes them, and a model with members takes graph edits by rebuilding). The wrapped
-/// model's parameters are "inner.*". Nodes added by --new-ratings get the biases of their
-/// own ratings (nodes_added), as the offset model's do.
+/// neighbours, of the user on the item's most similar items), computed from the context's training ratings
+/// and graphs under the combination's biases. baseline.combination = members (the default) keeps c = 0 and b
+/// = 1 - a, so that with no member kept the model is the baseline exactly. The model is built as the identity
+/// (c = 0, a = 1, b = 0, biases zero), so training is the wrapped model's own: its loss, its regulariser, its
+/// name. After training, symgnn::fit fits (c, a, b) to the validation ratings and sets them with the
+/// baseline's biases (set_combination); they are buffers, saved in model.pt and loaded with it: "combination"
+/// [3] = (c, a, b), "shrinkage" [2] = the baseline's (lambda_u, lambda_i), "baseline.global_mean",
+/// "baseline.user_bias" [n1], "baseline.item_bias" [n2], "neighbour_members" [4] = (w_U, lambda_U, w_I,
+/// lambda_I), or [6] with (w_K, lambda_K) where the k-NN member is kept, whose neighbourhoods
+/// (baseline.knn_neighbours of each item, found from the model's ratings when the combination is set) are
+/// "knn_pairs" [kept, 2] and "knn_similarity" [kept]: ratings added later join the residuals, not the
+/// neighbourhoods (registered empty: no member, as in directories written before it; a user folded in gets
+/// the members as the grown model computes them, and a model with members takes graph edits by rebuilding).
+/// The wrapped model's parameters are "inner.*". Nodes added by --new-ratings get the biases of their own
+/// ratings (nodes_added), as the offset model's do.
 #pragma once
 
 #include <memory>
@@ -27,6 +30,7 @@
 
 #include "models/baseline/baseline_model.h"
 #include "models/baseline/neighbour_residuals.h"
+#include "models/score_terms.h"
 #include "symgnn/model.h"
 
 namespace symgnn::models {
@@ -39,7 +43,7 @@ struct Combination {
   NeighbourWeights neighbours;  // none by default
 };
 
-class CombinedModel : public RatingModel {
+class CombinedModel : public RatingModel, public ExplainsScores {
  public:
   CombinedModel(const BaselineConfig& cfg, const ModelContext& ctx, std::shared_ptr<RatingModel> inner);
 
@@ -65,6 +69,12 @@ class CombinedModel : public RatingModel {
   /// The inner model's (the bias baseline reads no graph).
   bool take_graph_edit(RatingModel& before) override;
 
+  /// The rating split exactly (combined_terms.cpp): the bias baseline, the network's
+  /// correction, and each neighbour member's ratings, one part each (a linked user's rating
+  /// of the item, the user's rating of a linked or similar item).
+  ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) override;
+  bool splits_scores() const override { return neighbours().any(); }
+
   /// Holds the weights and the baseline's biases (fitted under `shrinkage`).
   void set_combination(const Combination& w, const Biases& biases, const Shrinkage& shrinkage) override;
   /// Holds the neighbour members' weights (w.any() false: none).
@@ -76,8 +86,13 @@ class CombinedModel : public RatingModel {
   std::shared_ptr<BaselineModel> baseline_;
   at::Tensor weights_;            // [3] float: c, a, b
   at::Tensor shrinkage_;          // [2] float: lambda_u, lambda_i
-  at::Tensor neighbour_members_;  // [4] float or empty: w_U, lambda_U, w_I, lambda_I
+  at::Tensor neighbour_members_;  // [4], [6] float or empty: w_U, lambda_U, w_I, lambda_I, w_K, lambda_K
+  at::Tensor knn_pairs_;          // [kept, 2] long: (item, neighbour), in row order
+  at::Tensor knn_similarity_;     // [kept] float: s of each pair
   int64_t sweeps_ = 0;
+  int64_t knn_neighbours_ = 0;
+  SparseRows similar_items_held() const;
+  void hold_similar_items(const SparseRows& s);
   // What the neighbour members read: the context's training ratings and graphs, held as the
   // context's own tensors (no copy) and indexed on first use, with the biases held at that
   // time; a model whose members are all 0 never builds it (set_combination and nodes_added

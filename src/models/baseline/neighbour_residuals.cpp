@@ -9,38 +9,39 @@ namespace symgnn::models {
 namespace {
 
 /// CSR of (key, other, value) triples by key, others ascending within a key.
-void index_by(const std::vector<int64_t>& key, const std::vector<int64_t>& other,
-              const std::vector<double>& value, int64_t keys, std::vector<int64_t>& ptr,
-              std::vector<int64_t>& idx, std::vector<double>& val) {
+SparseRows index_by(const std::vector<int64_t>& key, const std::vector<int64_t>& other,
+                    const std::vector<double>& value, int64_t keys) {
+  SparseRows out;
+  std::vector<int64_t>& ptr = out.ptr;
   ptr.assign(static_cast<size_t>(keys) + 1, 0);
   for (const int64_t k : key) ++ptr[static_cast<size_t>(k) + 1];
   for (size_t k = 1; k < ptr.size(); ++k) ptr[k] += ptr[k - 1];
-  idx.resize(key.size());
-  val.resize(key.size());
+  out.idx.resize(key.size());
+  out.value.resize(key.size());
   std::vector<int64_t> next(ptr.begin(), ptr.end() - 1);
   for (size_t e = 0; e < key.size(); ++e) {
     const auto at = static_cast<size_t>(next[static_cast<size_t>(key[e])]++);
-    idx[at] = other[e];
-    val[at] = value[e];
+    out.idx[at] = other[e];
+    out.value[at] = value[e];
   }
   std::vector<std::pair<int64_t, double>> row;
   for (size_t k = 0; k + 1 < ptr.size(); ++k) {
     const auto lo = static_cast<size_t>(ptr[k]), hi = static_cast<size_t>(ptr[k + 1]);
     row.clear();
-    for (size_t e = lo; e < hi; ++e) row.emplace_back(idx[e], val[e]);
+    for (size_t e = lo; e < hi; ++e) row.emplace_back(out.idx[e], out.value[e]);
     std::sort(row.begin(), row.end());
-    for (size_t e = lo; e < hi; ++e) idx[e] = row[e - lo].first, val[e] = row[e - lo].second;
+    for (size_t e = lo; e < hi; ++e) out.idx[e] = row[e - lo].first, out.value[e] = row[e - lo].second;
   }
+  return out;
 }
 
-/// The value at (key, other) of a CSR built by index_by, or nullptr.
-const double* find(const std::vector<int64_t>& ptr, const std::vector<int64_t>& idx,
-                   const std::vector<double>& val, int64_t key, int64_t other) {
-  if (key < 0 || key + 1 >= static_cast<int64_t>(ptr.size())) return nullptr;
-  const auto first = idx.begin() + ptr[static_cast<size_t>(key)],
-             last = idx.begin() + ptr[static_cast<size_t>(key) + 1];
+/// The value at (key, other) of `rows`, or nullptr.
+const double* find(const SparseRows& rows, int64_t key, int64_t other) {
+  if (key < 0 || key >= rows.rows()) return nullptr;
+  const auto first = rows.idx.begin() + rows.ptr[static_cast<size_t>(key)],
+             last = rows.idx.begin() + rows.ptr[static_cast<size_t>(key) + 1];
   const auto it = std::lower_bound(first, last, other);
-  return it != last && *it == other ? &val[static_cast<size_t>(it - idx.begin())] : nullptr;
+  return it != last && *it == other ? &rows.value[static_cast<size_t>(it - rows.idx.begin())] : nullptr;
 }
 
 }  // namespace
@@ -65,7 +66,7 @@ NeighbourGraph neighbour_graph(const graph::SparseMatrix& at) {
 }
 
 NeighbourResiduals::NeighbourResiduals(const RatingList& ratings, const Biases& b, NeighbourGraph users,
-                                       NeighbourGraph items)
+                                       NeighbourGraph items, int64_t knn_neighbours)
     : users_(std::move(users)), items_(std::move(items)) {
   const auto n1 = static_cast<int64_t>(b.user.size()), n2 = static_cast<int64_t>(b.item.size());
   std::vector<int64_t> u, i;
@@ -76,21 +77,30 @@ NeighbourResiduals::NeighbourResiduals(const RatingList& ratings, const Biases& 
     i.push_back(ratings.item[k]);
     e.push_back(ratings.value[k] - b.predict(ratings.user[k], ratings.item[k]));
   }
-  index_by(u, i, e, n1, by_user_ptr_, by_user_item_, by_user_value_);
-  index_by(i, u, e, n2, by_item_ptr_, by_item_user_, by_item_value_);
+  by_user_ = index_by(u, i, e, n1);
+  by_item_ = index_by(i, u, e, n2);
+  if (knn_neighbours > 0) set_similar_items(models::similar_items(by_user_, by_item_, knn_neighbours));
+}
+
+void NeighbourResiduals::set_similar_items(SparseRows similar) {
+  const int64_t n2 = by_item_.rows();
+  similar.ptr.resize(static_cast<size_t>(std::min(similar.rows(), n2)) + 1);
+  similar.idx.resize(static_cast<size_t>(similar.ptr.back()));
+  similar.value.resize(similar.idx.size());
+  similar.ptr.resize(static_cast<size_t>(n2) + 1, similar.ptr.back());
+  similar_ = std::move(similar);
+  similar_of_ = transpose(similar_, n2);
 }
 
 const double* NeighbourResiduals::residual(int64_t u, int64_t i) const {
-  return find(by_user_ptr_, by_user_item_, by_user_value_, u, i);
+  return find(by_user_, u, i);
 }
 
 NeighbourSum NeighbourResiduals::user_sum(int64_t u, int64_t i) const {
   NeighbourSum s;
   if (u < 0 || u >= users_.nodes()) return s;
   for (int64_t k = users_.ptr[static_cast<size_t>(u)]; k < users_.ptr[static_cast<size_t>(u) + 1]; ++k)
-    if (const double* r =
-            find(by_user_ptr_, by_user_item_, by_user_value_, users_.idx[static_cast<size_t>(k)], i))
-      s.sum += *r, s.count += 1;
+    if (const double* r = find(by_user_, users_.idx[static_cast<size_t>(k)], i)) s.sum += *r, s.count += 1;
   return s;
 }
 
@@ -98,9 +108,18 @@ NeighbourSum NeighbourResiduals::item_sum(int64_t u, int64_t i) const {
   NeighbourSum s;
   if (i < 0 || i >= items_.nodes()) return s;
   for (int64_t k = items_.ptr[static_cast<size_t>(i)]; k < items_.ptr[static_cast<size_t>(i) + 1]; ++k)
-    if (const double* r =
-            find(by_user_ptr_, by_user_item_, by_user_value_, u, items_.idx[static_cast<size_t>(k)]))
-      s.sum += *r, s.count += 1;
+    if (const double* r = find(by_user_, u, items_.idx[static_cast<size_t>(k)])) s.sum += *r, s.count += 1;
+  return s;
+}
+
+NeighbourSum NeighbourResiduals::knn_sum(int64_t u, int64_t i) const {
+  NeighbourSum s;
+  if (i < 0 || i >= similar_.rows()) return s;
+  for (int64_t k = similar_.ptr[static_cast<size_t>(i)]; k < similar_.ptr[static_cast<size_t>(i) + 1]; ++k)
+    if (const double* r = find(by_user_, u, similar_.idx[static_cast<size_t>(k)])) {
+      const double w = similar_.value[static_cast<size_t>(k)];
+      s.sum += w * *r, s.count += w;
+    }
   return s;
 }
 
@@ -110,11 +129,17 @@ std::vector<int64_t> NeighbourResiduals::user_neighbours(int64_t u) const {
           users_.idx.begin() + users_.ptr[static_cast<size_t>(u) + 1]};
 }
 
+std::vector<int64_t> NeighbourResiduals::item_neighbours(int64_t i) const {
+  if (i < 0 || i >= items_.nodes()) return {};
+  return {items_.idx.begin() + items_.ptr[static_cast<size_t>(i)],
+          items_.idx.begin() + items_.ptr[static_cast<size_t>(i) + 1]};
+}
+
 void NeighbourResiduals::add_row(int64_t u, const NeighbourWeights& w, float* row, int64_t n2) const {
   std::vector<std::pair<int64_t, double>> rated;
-  if (u >= 0 && u + 1 < static_cast<int64_t>(by_user_ptr_.size()))
-    for (int64_t k = by_user_ptr_[static_cast<size_t>(u)]; k < by_user_ptr_[static_cast<size_t>(u) + 1]; ++k)
-      rated.emplace_back(by_user_item_[static_cast<size_t>(k)], by_user_value_[static_cast<size_t>(k)]);
+  if (u >= 0 && u < by_user_.rows())
+    for (int64_t k = by_user_.ptr[static_cast<size_t>(u)]; k < by_user_.ptr[static_cast<size_t>(u) + 1]; ++k)
+      rated.emplace_back(by_user_.idx[static_cast<size_t>(k)], by_user_.value[static_cast<size_t>(k)]);
   add_row(user_neighbours(u), rated, w, row, n2);
 }
 
@@ -132,12 +157,12 @@ void NeighbourResiduals::add_row(const std::vector<int64_t>& neighbours,
   };
   if (w.user != 0) {
     for (const int64_t v : neighbours) {
-      if (v < 0 || v + 1 >= static_cast<int64_t>(by_user_ptr_.size())) continue;
-      for (int64_t k = by_user_ptr_[static_cast<size_t>(v)]; k < by_user_ptr_[static_cast<size_t>(v) + 1];
+      if (v < 0 || v >= by_user_.rows()) continue;
+      for (int64_t k = by_user_.ptr[static_cast<size_t>(v)]; k < by_user_.ptr[static_cast<size_t>(v) + 1];
            ++k) {
-        const int64_t j = by_user_item_[static_cast<size_t>(k)];
+        const int64_t j = by_user_.idx[static_cast<size_t>(k)];
         if (j < n2)
-          sum[static_cast<size_t>(j)] += by_user_value_[static_cast<size_t>(k)],
+          sum[static_cast<size_t>(j)] += by_user_.value[static_cast<size_t>(k)],
               count[static_cast<size_t>(j)] += 1;
       }
     }
@@ -152,6 +177,18 @@ void NeighbourResiduals::add_row(const std::vector<int64_t>& neighbours,
       }
     }
     add(w.item, w.item_shrinkage);
+  }
+  if (w.knn != 0) {
+    for (const auto& [j, e] : rated) {
+      if (j < 0 || j >= similar_of_.rows()) continue;
+      for (int64_t k = similar_of_.ptr[static_cast<size_t>(j)];
+           k < similar_of_.ptr[static_cast<size_t>(j) + 1]; ++k) {
+        const int64_t i = similar_of_.idx[static_cast<size_t>(k)];
+        const double s = similar_of_.value[static_cast<size_t>(k)];
+        if (i < n2) sum[static_cast<size_t>(i)] += s * e, count[static_cast<size_t>(i)] += s;
+      }
+    }
+    add(w.knn, w.knn_shrinkage);
   }
 }
 

@@ -6,6 +6,11 @@
 ///
 ///   user side:  n_U(u, i) = sum_{v ~ u, v rated i} e_vi / (lambda_U + #{v ~ u : v rated i})
 ///   item side:  n_I(u, i) = sum_{j ~ i, u rated j} e_uj / (lambda_I + #{j ~ i : u rated j})
+///   item k-NN:  n_K(u, i) = sum_{j in N_k(i), u rated j} s_ij e_uj / (lambda_K + sum of those s_ij)
+///
+/// The third needs no graph: N_k(i) are the k items most similar to i by the shrunk Pearson
+/// correlation s_ij of their residuals (similar_items.h; Koren's neighbourhood model on the
+/// baseline, with N_k(i) fixed per item so that a pair reads k entries).
 ///
 /// v ~ u: an off-diagonal entry of the side's normalised graph At (graph::normalized_adjacency,
 /// the graph the network reads, both directions of a directed edge), counted once and
@@ -21,17 +26,19 @@
 #include <vector>
 
 #include "models/baseline/bias_fit.h"
+#include "models/baseline/similar_items.h"
 #include "symgnn/dataset.h"
 #include "symgnn/graph.h"
 
 namespace symgnn::models {
 
-/// The weights and shrinkages of the two members in a combination (0 weight: not kept).
+/// The weights and shrinkages of the three members in a combination (0 weight: not kept).
 struct NeighbourWeights {
   double user = 0, user_shrinkage = 1;
   double item = 0, item_shrinkage = 1;
+  double knn = 0, knn_shrinkage = 1;
 
-  bool any() const { return user != 0 || item != 0; }
+  bool any() const { return user != 0 || item != 0 || knn != 0; }
 };
 
 /// A side's neighbours as CSR (ptr has n + 1 entries, idx ascending per row).
@@ -47,7 +54,8 @@ struct NeighbourGraph {
 /// the identity (or a matrix without off-diagonal entries) gives every node no neighbour.
 NeighbourGraph neighbour_graph(const graph::SparseMatrix& at);
 
-/// One member's raw sums at a pair: the residuals' sum and how many neighbours gave one.
+/// One member's raw sums at a pair: the residuals' sum and how many neighbours gave one
+/// (item k-NN: the similarity-weighted sum and the similarities' sum).
 struct NeighbourSum {
   double sum = 0;
   double count = 0;
@@ -58,30 +66,41 @@ struct NeighbourSum {
 class NeighbourResiduals {
  public:
   /// The residuals of `ratings` under `b` (nodes the biases do not cover are ignored),
-  /// indexed by user and by item, and each side's graph (empty: no member on that side).
-  NeighbourResiduals(const RatingList& ratings, const Biases& b, NeighbourGraph users, NeighbourGraph items);
+  /// indexed by user and by item, and each side's graph (empty: no member on that side);
+  /// `knn_neighbours` > 0: each item's most similar items (similar_items.h) for n_K.
+  NeighbourResiduals(const RatingList& ratings, const Biases& b, NeighbourGraph users, NeighbourGraph items,
+                     int64_t knn_neighbours = 0);
 
   /// The training residual of (u, i), or nullptr where u did not rate i.
   const double* residual(int64_t u, int64_t i) const;
   NeighbourSum user_sum(int64_t u, int64_t i) const;
   NeighbourSum item_sum(int64_t u, int64_t i) const;
-  /// w.user * n_U(u, j) + w.item * n_I(u, j) added to row[j] for every item j < n2.
+  NeighbourSum knn_sum(int64_t u, int64_t i) const;
+  /// w.user * n_U(u, j) + w.item * n_I(u, j) + w.knn * n_K(u, j) added to row[j] for every item j < n2.
   void add_row(int64_t u, const NeighbourWeights& w, float* row, int64_t n2) const;
   /// The same for a user given by their graph neighbours and their rated items' residuals
   /// (a user folded in, RatingModel::fold_user, whose ratings the index need not hold).
   void add_row(const std::vector<int64_t>& neighbours, const std::vector<std::pair<int64_t, double>>& rated,
                const NeighbourWeights& w, float* row, int64_t n2) const;
-  /// A trained user's graph neighbours (none past the graph's nodes).
+  /// A trained user's graph neighbours (none past the graph's nodes); an item's alike.
   std::vector<int64_t> user_neighbours(int64_t u) const;
+  std::vector<int64_t> item_neighbours(int64_t i) const;
 
   bool has_user_graph() const { return !users_.empty(); }
   bool has_item_graph() const { return !items_.empty(); }
+  bool has_similar_items() const { return !similar_.empty(); }
+  /// Item i's k-NN neighbourhood: (j, s_ij), j ascending.
+  const SparseRows& similar_items() const { return similar_; }
+  /// Neighbourhoods found before (a saved model's, fitted with it): rows past the index's
+  /// items are dropped, items the index has beyond them have none.
+  void set_similar_items(SparseRows similar);
 
  private:
   // Residuals by user (items ascending) and by item (users ascending).
-  std::vector<int64_t> by_user_ptr_, by_user_item_, by_item_ptr_, by_item_user_;
-  std::vector<double> by_user_value_, by_item_value_;
+  SparseRows by_user_, by_item_;
   NeighbourGraph users_, items_;
+  // N_k(i) by item, and its transpose (row j: the items whose neighbourhood holds j).
+  SparseRows similar_, similar_of_;
 };
 
 }  // namespace symgnn::models
