@@ -57,6 +57,11 @@ struct Explanation {
   bool exact = false;  // the parts (with "rest") sum to `score`
   double score = 0;
   std::vector<ExplanationPart> parts;  // largest |value| first, then "rest" where exact
+  /// An exact split in one sentence, over all its parts (not only those shown), where
+  /// ratings of linked or similar items or of linked people count: "2 people you follow
+  /// rated it (4.5 on average); you rated 3 items the same people rate alike (3 on
+  /// average)". Empty elsewhere.
+  std::string sentence;
 };
 
 struct ExplainOptions {

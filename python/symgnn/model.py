@@ -261,7 +261,9 @@ class Model:
         """Why the model scores `item` for `user` (the CLI's `symgnn explain`, docs/explain.md):
         a dict with the score, the method and its parts, largest first, each with its source
         ("rated", "neighbour", "path", "user_edge", "item_edge", "constant", "rest"), the
-        ids it names, its value, its share of the score and a sentence. `target` "list" (the
+        ids it names, its value, its share of the score and a sentence, and "sentence", the
+        exact split in one sentence where linked or similar ratings count ("2 people you
+        follow rated it (4.5 on average)"; else ""). `target` "list" (the
         score the lists rank by) or "rating" (the predicted rating). Exact for the kinds
         linear in their inputs (the parts sum to the score); for the learned kinds, occlusion
         over at most `candidates` inputs (one forward pass each)."""

@@ -35,6 +35,7 @@ void print_text(std::ostream& os, const Explanation& e, const std::string& item_
      << "': " << (e.target == "list" ? "list score " : "predicted rating ") << fixed(e.score, 4) << " ("
      << e.model << (e.exact ? "; exact: the parts sum to it" : "; occlusion") << ")\n";
   os << "  " << e.method << "\n";
+  if (!e.sentence.empty()) os << "  in a sentence: " << e.sentence << "\n";
   for (const ExplanationPart& p : e.parts) {
     char line[64];
     std::snprintf(line, sizeof line, "  %+10.4f %5.0f%%  ", p.value, 100 * p.share);

@@ -106,6 +106,46 @@ struct Words {
   }
 };
 
+/// An exact split's parts in one sentence (Explanation::sentence): the linked people who
+/// rated the item, your ratings of the items linked to it or rated alike, each group's
+/// count and mean rating. `all` are every part, filled (linked, similar) by Words.
+std::string in_a_sentence(const std::vector<ExplanationPart>& all, const NodeSet& user_side) {
+  struct Group {
+    int64_t count = 0;
+    double sum = 0;
+    void add(float r) { ++count, sum += r; }
+    std::string mean() const {
+      const double m = sum / static_cast<double>(count);
+      return "(" + fixed(m, std::abs(m - std::round(m)) < 0.005 ? 0 : 2) + (count > 1 ? " on average)" : ")");
+    }
+  };
+  Group people, linked_items, similar_items;
+  for (const ExplanationPart& p : all) {
+    if (p.source == "neighbour" && p.linked) people.add(p.rating);
+    if (p.source == "rated" && p.linked) linked_items.add(p.rating);
+    if (p.source == "rated" && p.similar) similar_items.add(p.rating);
+  }
+  std::vector<std::string> said;
+  const auto plural = [](int64_t n, const std::string& one, const std::string& many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  if (people.count > 0)
+    said.push_back(user_side.graph_origin == GraphOrigin::File
+                       ? plural(people.count, "person you follow", "people you follow") + " rated it " +
+                             people.mean()
+                       : plural(people.count, "user like you", "users like you") +
+                             " (the k-NN user graph) rated it " + people.mean());
+  if (linked_items.count > 0)
+    said.push_back("you rated " + plural(linked_items.count, "item", "items") +
+                   " linked to it in the item graph " + linked_items.mean());
+  if (similar_items.count > 0)
+    said.push_back("you rated " + plural(similar_items.count, "item", "items") +
+                   " the same people rate alike " + similar_items.mean());
+  std::string out;
+  for (const std::string& s : said) out += (out.empty() ? "" : "; ") + s;
+  return out;
+}
+
 /// The rating parts of an exact split, named by who rated what.
 ExplanationPart rating_part(const models::ScoreTerm& t, const Words& w) {
   ExplanationPart p;
@@ -275,7 +315,11 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
     out.score = terms.score;
     std::vector<ExplanationPart> all;
     all.reserve(terms.terms.size());
-    for (const auto& t : terms.terms) all.push_back(rating_part(t, words));
+    for (const auto& t : terms.terms) {
+      all.push_back(rating_part(t, words));
+      words.fill(all.back());
+    }
+    out.sentence = in_a_sentence(all, graphs.users);
     out.parts = largest(std::move(all), options.top, true);
     for (auto& p : out.parts) p.share = out.score != 0 ? p.value / out.score : 0;
   } else if (model_kind(parts.cfg.model).fit == FitMethod::trained) {
@@ -326,8 +370,9 @@ nlohmann::json explanation_json(const Explanation& e) {
     if (p.source == "rest") j["count"] = p.count;
     parts.push_back(std::move(j));
   }
-  return {{"user", e.user_id},  {"item", e.item_id}, {"target", e.target}, {"model", e.model},
-          {"method", e.method}, {"exact", e.exact},  {"score", e.score},   {"parts", parts}};
+  return {{"user", e.user_id}, {"item", e.item_id},  {"target", e.target},
+          {"model", e.model},  {"method", e.method}, {"exact", e.exact},
+          {"score", e.score},  {"parts", parts},     {"sentence", e.sentence}};
 }
 
 }  // namespace symgnn

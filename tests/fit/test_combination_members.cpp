@@ -227,6 +227,14 @@ TEST(CombinationMembers, AUserGraphWhoseNeighboursRateAlikeJoinsTheSavedModel) {
     }
     EXPECT_NEAR(sum, e.score, 1e-4);
     EXPECT_NEAR(std::clamp(static_cast<float>(e.score), lo, hi), p[k], 1e-4);
+    // In one sentence: the people followed who rated it, counted over every part.
+    int64_t followed = 0;
+    for (const auto& part : e.parts) followed += part.source == "neighbour" && part.linked;
+    if (followed > 0) {
+      const std::string want = std::to_string(followed) + (followed == 1 ? " person you follow rated it"
+                                                                         : " people you follow rated it");
+      EXPECT_NE(e.sentence.find(want), std::string::npos) << e.sentence;
+    }
   }
   EXPECT_GT(neighbour_parts, 0);
 }
@@ -272,6 +280,10 @@ TEST(CombinationMembers, SimilarItemsJoinWhereNoGraphIsGiven) {
   }
   EXPECT_NEAR(sum, e.score, 1e-4);
   EXPECT_GT(rated, 0);
+  EXPECT_NE(e.sentence.find("you rated " + std::to_string(rated) + (rated == 1 ? " item" : " items") +
+                            " the same people rate alike"),
+            std::string::npos)
+      << e.sentence;
   // baseline.knn_neighbours = 0: no such member is tried.
   cfg.baseline.knn_neighbours = 0;
   symgnn::FitOptions none;
