@@ -388,7 +388,7 @@ Loaded load_saved(const std::string& path, const std::string& device, const NewN
   RunConfig cfg;
   const train::ModelRecord record = train::read_model_record(model_path);
   load_config_text(cfg, record.config, model_path);
-  train::check_folder_parts(model_path, record.parts);
+  train::check_folder_parts(model_path, record.parts, record.part_checksums);
   cfg.train.device = device;
   Loaded out;
   std::vector<NewNodes> refreshes =

@@ -383,7 +383,12 @@ void save_model(models::RatingModel& model, const std::string& config_text, cons
   // The parts of the folder loading needs (train/model_folder.h), so that a folder that
   // loses one is refused rather than answering from something else.
   std::string parts;
-  for (const std::string& part : folder_parts(path)) parts += (parts.empty() ? "" : ",") + part;
+  // Each with its checksum where it has one ("dataset.bin=<sha256>"), so that a part copied
+  // from another run is refused as a missing one is.
+  for (const std::string& part : folder_parts(path)) {
+    const std::string sum = part_checksum(path, part);
+    parts += (parts.empty() ? "" : ",") + part + (sum.empty() ? "" : "=" + sum);
+  }
   archive.write("parts", c10::IValue(parts));
   archive.write("member_count", c10::IValue(count));
   for (int64_t k = 0; k < count; ++k) {
@@ -411,8 +416,12 @@ ModelRecord read_model_record(const std::string& path) {
     if (!parts.isString()) throw CheckpointError(path + ": entry 'parts' is not a string");
     std::string part;
     std::istringstream in(parts.toStringRef());
-    while (std::getline(in, part, ','))
-      if (!part.empty()) r.parts.push_back(part);
+    while (std::getline(in, part, ',')) {
+      if (part.empty()) continue;
+      const size_t eq = part.find('=');
+      r.parts.push_back(part.substr(0, eq));
+      if (eq != std::string::npos) r.part_checksums[part.substr(0, eq)] = part.substr(eq + 1);
+    }
   }
   return r;
 }

@@ -7,6 +7,7 @@
 #include <torch/optim/adamw.h>
 #include <torch/serialize/archive.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,7 @@ std::vector<ModuleState> load_model_members(models::RatingModel& model, const st
 struct ModelRecord {
   std::string config;
   std::vector<std::string> parts;
+  std::map<std::string, std::string> part_checksums;  // by part, where recorded (part_checksum)
 };
 ModelRecord read_model_record(const std::string& path);
 

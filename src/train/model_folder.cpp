@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "data/dataset_snapshot.h"
 #include "symgnn/error.h"
+#include "util/checksum.h"
 
 namespace fs = std::filesystem;
 
@@ -65,10 +67,58 @@ std::vector<std::string> folder_parts(const std::string& model_path) {
   return parts;
 }
 
-void check_folder_parts(const std::string& model_path, const std::vector<std::string>& recorded) {
+namespace {
+
+/// The SHA-256 a sealed file's header line names (util/checksum.h), "" where it has none.
+std::string sealed_checksum(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  if (!in || !std::getline(in, line)) return "";
+  static const std::string prefix = "symgnn-sealed-1 sha256=";
+  if (line.compare(0, prefix.size(), prefix) != 0 || line.size() < prefix.size() + 64) return "";
+  return line.substr(prefix.size(), 64);
+}
+
+/// The part's file, where the folder has it: what a message names.
+fs::path part_path(const std::string& model_path, const std::string& part) {
+  const std::string snapshot = find_snapshot(model_path);
+  const fs::path run = run_folder_of(model_path, snapshot);
+  if (part == kDataPart) return snapshot.empty() ? run / data::kSnapshotFile : fs::path(snapshot);
+  if (part == kRankerPart) return run / kRankerFolder / "model.pt";
+  return folder_of(model_path) / kRefreshFolder;
+}
+
+}  // namespace
+
+std::string part_checksum(const std::string& model_path, const std::string& part) {
+  const fs::path path = part_path(model_path, part);
+  if (part == kDataPart) return sealed_checksum(path.string());
+  if (part == kRankerPart) {
+    std::string hash;
+    for (const manifest::Entry& e : manifest::read(path.parent_path().string()))
+      if (e.name == path.filename().string()) hash = e.hash;  // the last listed: the file in place
+    return hash;
+  }
+  return "";
+}
+
+void check_folder_parts(const std::string& model_path, const std::vector<std::string>& recorded,
+                        const std::map<std::string, std::string>& checksums) {
   const std::vector<std::string> now = folder_parts(model_path);
   for (const std::string& part : recorded) {
-    if (std::find(now.begin(), now.end(), part) != now.end()) continue;
+    if (std::find(now.begin(), now.end(), part) != now.end()) {
+      const auto it = checksums.find(part);
+      if (it == checksums.end() || it->second.empty()) continue;
+      const std::string here = part_checksum(model_path, part);
+      if (here == it->second) continue;
+      throw DataError(
+          part_path(model_path, part).string() + ": not the " + part + " " + model_path +
+          " was saved with (its checksum " +
+          (here.empty() ? std::string("is unreadable") : here.substr(0, 12)) + ", the model records " +
+          it->second.substr(0, 12) +
+          "): a part from another run; restore this run's or copy the whole model folder, or train "
+          "again");
+    }
     const fs::path dir = run_folder_of(model_path, find_snapshot(model_path));
     if (part == kDataPart)
       throw DataError((dir / data::kSnapshotFile).string() + ": missing; " + model_path +

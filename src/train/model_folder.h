@@ -7,6 +7,7 @@
 // answering from the training files as they are now or ranking without the ranker.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,16 @@ std::string find_snapshot(const std::string& model_path);
 /// kRefreshPart where the model's own folder has a refresh/ folder.
 std::vector<std::string> folder_parts(const std::string& model_path);
 
+/// A part's checksum as the folder holds it now, so that a part from another run is told
+/// from the one the model was saved with: dataset.bin's SHA-256 from its sealed header line,
+/// the ranker's model.pt's as its folder's manifest lists it; "" where the part has none to
+/// read (refresh/, whose files their own checksums guard; a file older than the checksums).
+std::string part_checksum(const std::string& model_path, const std::string& part);
+
 /// DataError naming the part's path when `recorded` (the parts save_model found) lists one
-/// that folder_parts(model_path) no longer finds.
-void check_folder_parts(const std::string& model_path, const std::vector<std::string>& recorded);
+/// that folder_parts(model_path) no longer finds, or one whose checksum then (`checksums`,
+/// by part; older records have none) is not its checksum now.
+void check_folder_parts(const std::string& model_path, const std::vector<std::string>& recorded,
+                        const std::map<std::string, std::string>& checksums = {});
 
 }  // namespace symgnn::train
