@@ -73,6 +73,19 @@ std::string answers(const std::string& dir, const std::string& pairs) {
   return all;
 }
 
+/// predict, recommend and evaluate of model `dir` (and of its run0/) each refuse it with exit 2
+/// in one line holding every one of `said`.
+void expect_refused(const std::string& dir, const std::string& pairs, const std::vector<std::string>& said) {
+  std::string out;
+  for (const std::string& cmd :
+       {"predict --model " + dir + " --pairs " + pairs, "recommend --model " + dir + " --user 1 --k 5",
+        "evaluate --model " + dir, "predict --model " + dir + "/run0 --pairs " + pairs}) {
+    EXPECT_EQ(run_symgnn(cmd, &out), 2) << cmd << "\n" << out;
+    for (const std::string& s : said) EXPECT_NE(out.find(s), std::string::npos) << cmd << "\n" << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << cmd << "\n" << out;
+  }
+}
+
 }  // namespace
 
 TEST(ModelDirectories, ACopiedDirectoryAnswersWithoutItsTrainingFiles) {
@@ -172,17 +185,9 @@ TEST(ModelDirectories, AFolderThatLostAPartIsRefusedNamingIt) {
   fs::remove(data_folder + "/dataset.bin");
   fs::create_directories(data_folder + "/dataset.bin");
   fs::remove_all(no_ranker + "/ranker");
-  for (const auto& [dir, missing] :
-       std::vector<std::pair<std::string, std::string>>{{no_data, no_data + "/dataset.bin: missing"},
-                                                        {data_folder, data_folder + "/dataset.bin: missing"},
-                                                        {no_ranker, no_ranker + "/ranker/model.pt: missing"}})
-    for (const std::string& cmd :
-         {"predict --model " + dir + " --pairs " + pairs, "recommend --model " + dir + " --user 1 --k 5",
-          "evaluate --model " + dir, "predict --model " + dir + "/run0 --pairs " + pairs}) {
-      EXPECT_EQ(run_symgnn(cmd, &out), 2) << cmd << "\n" << out;
-      EXPECT_NE(out.find(missing), std::string::npos) << cmd << "\n" << out;
-      EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << cmd << "\n" << out;
-    }
+  expect_refused(no_data, pairs, {no_data + "/dataset.bin: missing"});
+  expect_refused(data_folder, pairs, {data_folder + "/dataset.bin: missing"});
+  expect_refused(no_ranker, pairs, {no_ranker + "/ranker/model.pt: missing"});
   // The whole folder still answers.
   EXPECT_EQ(run_symgnn("recommend --model " + root + "/m --user 1 --k 5", &out), 0) << out;
 }
@@ -208,17 +213,10 @@ TEST(ModelDirectories, APartFromAnotherRunIsRefusedNamingIt) {
                 fs::copy_options::overwrite_existing);
   fs::remove_all(their_ranker + "/ranker");
   fs::copy(root + "/other/ranker", their_ranker + "/ranker", fs::copy_options::recursive);
-  for (const auto& [dir, refused] : std::vector<std::pair<std::string, std::string>>{
-           {their_data, their_data + "/dataset.bin: not the dataset.bin "},
-           {their_ranker, their_ranker + "/ranker/model.pt: not the ranker "}})
-    for (const std::string& cmd :
-         {"predict --model " + dir + " --pairs " + pairs, "recommend --model " + dir + " --user 1 --k 5",
-          "evaluate --model " + dir, "predict --model " + dir + "/run0 --pairs " + pairs}) {
-      EXPECT_EQ(run_symgnn(cmd, &out), 2) << cmd << "\n" << out;
-      EXPECT_NE(out.find(refused), std::string::npos) << cmd << "\n" << out;
-      EXPECT_NE(out.find("a part from another run"), std::string::npos) << cmd << "\n" << out;
-      EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << cmd << "\n" << out;
-    }
+  expect_refused(their_data, pairs,
+                 {their_data + "/dataset.bin: not the dataset.bin ", "a part from another run"});
+  expect_refused(their_ranker, pairs,
+                 {their_ranker + "/ranker/model.pt: not the ranker ", "a part from another run"});
   // Both whole folders still answer, and a copy of the whole folder too.
   EXPECT_EQ(run_symgnn("recommend --model " + root + "/m --user 1 --k 5", &out), 0) << out;
   EXPECT_EQ(run_symgnn("recommend --model " + root + "/other --user 1 --k 5", &out), 0) << out;
