@@ -2,6 +2,7 @@
 #include "fit/cold_list_choice.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "infer/cold_lists.h"
 #include "symgnn/ranking.h"
@@ -10,14 +11,13 @@
 namespace symgnn::fitting {
 namespace {
 
-/// NDCG@10 of `lists` (every user's scores, row-major) against `relevant`, each user's
-/// training items excluded.
-double ndcg_at_10(const std::vector<float>& lists, const std::vector<std::vector<int64_t>>& relevant,
-                  const std::vector<std::vector<char>>& excluded, int64_t n2) {
-  eval::RankingAccumulator acc({10}, n2);
+/// Adds the top 10 of each row of `lists` (the block's users' scores, row-major) to `acc`
+/// against their relevant items, each user's `excluded` items left out.
+void add_block(eval::RankingAccumulator& acc, const std::vector<float>& lists,
+               const std::vector<const std::vector<int64_t>*>& relevant,
+               const std::vector<std::vector<char>>& excluded, int64_t n2) {
   for (size_t r = 0; r < relevant.size(); ++r)
-    acc.add(eval::top_k_items(lists.data() + r * static_cast<size_t>(n2), n2, 10, excluded[r]), relevant[r]);
-  return acc.report().at_k.front().ndcg;
+    acc.add(eval::top_k_items(lists.data() + r * static_cast<size_t>(n2), n2, 10, excluded[r]), *relevant[r]);
 }
 
 }  // namespace
@@ -35,8 +35,16 @@ ColdListChoice choose_cold_lists(RunConfig& cfg, const Dataset& ds) {
   for (size_t e = 0; e < ds.validation.size(); ++e)
     if (ds.validation.value[e] >= relevant_min)
       relevant_of[static_cast<size_t>(ds.validation.user[e])].push_back(ds.validation.item[e]);
+  // Every candidate (popularity, then the linked people's list at each weight) scores each
+  // judged user's whole row: the users judged are bounded by that work.
+  const int64_t candidates = 1 + static_cast<int64_t>(std::size(kColdWeights));
+  const auto most_users = std::max<int64_t>(
+      kMinColdChoiceUsers,
+      std::min<int64_t>(kMaxColdChoiceUsers,
+                        static_cast<int64_t>(kColdChoiceScores /
+                                             static_cast<double>(std::max<int64_t>(n2, 1) * candidates))));
   std::vector<int64_t> users;
-  for (int64_t u = 0; u < ds.users.count && static_cast<int64_t>(users.size()) < kMaxColdChoiceUsers; ++u)
+  for (int64_t u = 0; u < ds.users.count && static_cast<int64_t>(users.size()) < most_users; ++u)
     if (!relevant_of[static_cast<size_t>(u)].empty() && !plain.rated_neighbours(u).empty())
       users.push_back(u);
   c.users = static_cast<int64_t>(users.size());
@@ -45,24 +53,38 @@ ColdListChoice choose_cold_lists(RunConfig& cfg, const Dataset& ds) {
     cfg.train.cold_lists = c.chosen;
     return c;
   }
-  std::vector<std::vector<int64_t>> relevant;
-  std::vector<std::vector<char>> excluded;
   std::vector<int64_t> slot(static_cast<size_t>(ds.users.count), -1);
-  for (const int64_t u : users) {
-    slot[static_cast<size_t>(u)] = static_cast<int64_t>(relevant.size());
-    relevant.push_back(relevant_of[static_cast<size_t>(u)]);
-    excluded.emplace_back(static_cast<size_t>(n2), char{0});
-  }
+  for (size_t k = 0; k < users.size(); ++k) slot[static_cast<size_t>(users[k])] = static_cast<int64_t>(k);
+  std::vector<std::vector<int64_t>> trained(users.size());
   for (size_t e = 0; e < ds.train.size(); ++e)
-    if (const int64_t s = slot[static_cast<size_t>(ds.train.user[e])]; s >= 0)
-      excluded[static_cast<size_t>(s)][static_cast<size_t>(ds.train.item[e])] = 1;
-  c.popularity = ndcg_at_10(plain.rows(users, 1.0, true), relevant, excluded, n2);
+    if (const int64_t k = slot[static_cast<size_t>(ds.train.user[e])]; k >= 0)
+      trained[static_cast<size_t>(k)].push_back(ds.train.item[e]);
+  std::vector<eval::RankingAccumulator> acc(static_cast<size_t>(candidates),
+                                            eval::RankingAccumulator({10}, n2));
+  // In blocks of users, so that the rows held stay kColdChoiceBlockScores long.
+  const auto block =
+      static_cast<size_t>(std::max<int64_t>(1, kColdChoiceBlockScores / std::max<int64_t>(n2, 1)));
+  for (size_t b0 = 0; b0 < users.size(); b0 += block) {
+    const size_t b1 = std::min(users.size(), b0 + block);
+    const std::vector<int64_t> part(users.begin() + static_cast<std::ptrdiff_t>(b0),
+                                    users.begin() + static_cast<std::ptrdiff_t>(b1));
+    std::vector<const std::vector<int64_t>*> relevant;
+    std::vector<std::vector<char>> excluded(b1 - b0, std::vector<char>(static_cast<size_t>(n2), 0));
+    for (size_t k = b0; k < b1; ++k) {
+      relevant.push_back(&relevant_of[static_cast<size_t>(users[k])]);
+      for (const int64_t i : trained[k]) excluded[k - b0][static_cast<size_t>(i)] = 1;
+    }
+    add_block(acc[0], plain.rows(part, 1.0, true), relevant, excluded, n2);
+    for (size_t w = 0; w < std::size(kColdWeights); ++w)
+      add_block(acc[w + 1], plain.rows(part, kColdWeights[w], false), relevant, excluded, n2);
+  }
+  c.popularity = acc[0].report().at_k.front().ndcg;
   double best = c.popularity;
   c.chosen = "popularity";
-  for (const double w : kColdWeights) {
-    const double ndcg = ndcg_at_10(plain.rows(users, w, false), relevant, excluded, n2);
-    c.by_weight.emplace_back(w, ndcg);
-    if (ndcg > best) best = ndcg, c.chosen = "neighbours", c.weight = w;
+  for (size_t w = 0; w < std::size(kColdWeights); ++w) {
+    const double ndcg = acc[w + 1].report().at_k.front().ndcg;
+    c.by_weight.emplace_back(kColdWeights[w], ndcg);
+    if (ndcg > best) best = ndcg, c.chosen = "neighbours", c.weight = kColdWeights[w];
   }
   cfg.train.cold_lists = c.chosen;
   if (c.chosen == "neighbours") cfg.train.cold_popularity_weight = c.weight;

@@ -30,6 +30,12 @@ inline constexpr double kColdWeights[] = {1, 3, 10, 30, 100};
 inline constexpr int64_t kMinColdChoiceUsers = 20;
 /// The most validation users judged (the first by index): the choice stays a second's work.
 inline constexpr int64_t kMaxColdChoiceUsers = 5000;
+/// ...and at most this many scores over all candidates (users x items x candidates), so that
+/// a wide catalogue judges fewer users (at least kMinColdChoiceUsers) rather than taking
+/// minutes: 2^28 is about 150 users at 260,000 items, the cap at 7,000 items.
+inline constexpr double kColdChoiceScores = double(int64_t{1} << 28);
+/// Users scored at once: a block holds at most this many scores (64 MB of floats).
+inline constexpr int64_t kColdChoiceBlockScores = int64_t{1} << 24;
 
 struct ColdListChoice {
   bool tried = false;

@@ -21,7 +21,40 @@
 
 namespace symgnn::fitting {
 
-Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, const RankerSource& ranker) {
+namespace {
+
+/// The test lists' figures of `trained` into `errors`, ranked as `evaluate` ranks (the
+/// candidates exclude the training and validation ratings the final fit saw; ties by item
+/// index) the TrainedModel's lists (a ranker beside the model, users without ratings by
+/// infer/cold_lists.h), so that the summary's figure is the one `evaluate` of the directory
+/// prints. Returns the evaluation at k = 10 (add_ranking's too) where it was made.
+std::optional<Evaluation> measure_test_lists(const TrainedModel& trained, const Dataset& ds,
+                                             const at::Tensor& test_predictions, float lo, float hi,
+                                             train::MetricValues& errors) {
+  std::optional<Evaluation> at_10;
+  eval::Measurable test = train::predicted(test_predictions, truth(ds.test), lo, hi);
+  test.rank = [&](const std::vector<int64_t>& ks) {
+    EvaluateOptions eo;
+    eo.ks = ks;
+    Evaluation e = evaluate(trained, eo);
+    if (ks == std::vector<int64_t>{10}) at_10 = e;
+    return e.ranking;
+  };
+  eval::add_figures(errors, eval::measure(test, "test", eval::ranking_metrics(10)));
+  return at_10;
+}
+
+/// "itemknn: test NDCG@10 0.1809, test RMSE 0.8831"
+std::string test_line(const models::RatingModel& model, const train::MetricValues& errors) {
+  return model.name() + ": test NDCG@10 " + fixed(errors.at("test_ndcg@10"), 4) + ", test " + rating_label() +
+         " " + fixed(train::metric_of(errors, rating_figure("test")), 4) +
+         (model.ranks_by_rating() ? " (ranked by predicted rating)" : "");
+}
+
+}  // namespace
+
+Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, const RankerSource& ranker,
+                       bool test_lists) {
   const at::Device device(cfg.train.device);
   infer::ModelParts parts;
   parts.cfg = cfg;
@@ -55,23 +88,9 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   for (const auto& [name, value] : c.metrics) errors[name] = value;
   std::optional<Evaluation> at_10;
   if (!ds.test.empty()) {
-    // Every closed-form kind's test ranking is evaluate's (the candidates exclude the training
-    // and validation ratings the final fit saw; ties by item index), of the TrainedModel's
-    // lists (a ranker beside the model, users without ratings by infer/cold_lists.h): the
-    // summary's figure is the one `evaluate` of the directory prints.
-    // At k = 10 it is add_ranking's evaluation too, kept for it below.
-    eval::Measurable test = train::predicted(f.test_predictions, test_truth, lo, hi);
-    test.rank = [&](const std::vector<int64_t>& ks) {
-      EvaluateOptions eo;
-      eo.ks = ks;
-      Evaluation e = evaluate(trained, eo);
-      if (ks == std::vector<int64_t>{10}) at_10 = e;
-      return e.ranking;
-    };
-    std::vector<std::string> names = eval::prediction_metrics();
-    const std::vector<std::string> rankings = eval::ranking_metrics(10);
-    names.insert(names.end(), rankings.begin(), rankings.end());
-    eval::add_figures(errors, eval::measure(test, "test", names));
+    eval::add_figures(errors, eval::measure(train::predicted(f.test_predictions, test_truth, lo, hi), "test",
+                                            eval::prediction_metrics()));
+    if (test_lists) at_10 = measure_test_lists(trained, ds, f.test_predictions, lo, hi, errors);
   }
   SeedMetrics run;
   run.metrics = errors;
@@ -87,15 +106,29 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   m.dataset = train::dataset_stats(ds);
   m.version = fitting::version_json();
   if (!o.out_dir.empty()) train::save_model(*model, to_text(cfg), o.out_dir + "/model.pt");
-  if (!o.out_dir.empty())
+  if (!o.out_dir.empty() && test_lists)
     add_ranking(m, {f.result.model}, "the saved model, test ratings", at_10 ? &*at_10 : nullptr);
   f.result.summary = c.summary;
-  if (errors.count("test_ndcg@10"))
-    f.result.summary.push_back(model->name() + ": test NDCG@10 " + fixed(errors["test_ndcg@10"], 4) +
-                               ", test " + rating_label() + " " +
-                               fixed(train::metric_of(errors, rating_figure("test")), 4) +
-                               (model->ranks_by_rating() ? " (ranked by predicted rating)" : ""));
+  if (errors.count("test_ndcg@10")) f.result.summary.push_back(test_line(*model, errors));
   return f;
+}
+
+void add_test_lists(Fitted& f, const Dataset& ds, const FitOptions& o) {
+  if (ds.test.empty() || !f.result.model) return;
+  const TrainedModel& trained = *f.result.model;
+  const infer::ModelParts& parts = trained.parts();
+  train::MetricValues errors;
+  const std::optional<Evaluation> at_10 =
+      measure_test_lists(trained, ds, f.test_predictions, parts.ctx.rating_min, parts.ctx.rating_max, errors);
+  RunMetrics& m = f.result.metrics;
+  for (const auto& [name, value] : errors) {
+    m.set(name, {value});
+    if (!m.runs.empty()) m.runs.front().metrics[name] = value;
+  }
+  if (!o.out_dir.empty())
+    add_ranking(m, {f.result.model}, "the saved model, test ratings", at_10 ? &*at_10 : nullptr);
+  if (!m.runs.empty()) errors[rating_figure("test")] = m.runs.front().metrics.at(rating_figure("test"));
+  if (errors.count("test_ndcg@10")) f.result.summary.push_back(test_line(*parts.members.front(), errors));
 }
 
 }  // namespace symgnn::fitting

@@ -19,6 +19,14 @@ using RankerSource = std::function<std::shared_ptr<const TrainedModel>()>;
 /// `ranker` is called once the model is built, so that a kind that refuses the data's size
 /// (the dense Sylvester kinds) does so before the ranker's fit and evaluation (seconds to
 /// minutes on a large set), not after.
-Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, const RankerSource& ranker);
+/// `test_lists` false: the test ratings' rating figures only, not the test lists' (ranking
+/// every test user over the whole catalogue, the larger part of a candidate ranker's fit on a
+/// wide one); add_test_lists adds them to the candidate that is kept.
+Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, const RankerSource& ranker,
+                       bool test_lists = true);
+
+/// The test lists' figures (NDCG@10, ...) of a fit made without them, in its metrics, its
+/// folder's metrics.json figures and its summary, as fit_closed_form makes them.
+void add_test_lists(Fitted& f, const Dataset& ds, const FitOptions& o);
 
 }  // namespace symgnn::fitting

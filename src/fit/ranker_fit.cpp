@@ -66,8 +66,10 @@ RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& 
     }
     say(o, "fitting the " + kind + " ranker" + (choose ? " candidate" : "") +
                " that recommend and evaluate rank by (train.ranker = " + cfg.train.ranker + ")");
+    // A candidate's test lists are measured once it is kept (below): ranking every test user
+    // over the catalogue is most of a candidate's fit on a wide one, and is no part of the choice.
     Fitted f = with_memory_context("fitting the " + kind + " ranker",
-                                   [&] { return fit_closed_form(rcfg, ds, ro, nullptr); });
+                                   [&] { return fit_closed_form(rcfg, ds, ro, nullptr, !choose); });
     if (!ro.out_dir.empty()) f.result.metrics.write(ro.out_dir + "/metrics.json");
     const double ndcg =
         f.result.metrics.metrics.count("val_ndcg@10") ? f.result.metrics.mean("val_ndcg@10") : -1.0;
@@ -89,6 +91,13 @@ RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& 
     const std::string dir = infer::ranker_dir(o.out_dir);
     fs::remove_all(dir);
     fs::rename(won_dir, dir);
+  }
+  if (choose && won.result.model) {
+    FitOptions wo;
+    wo.log = o.log;
+    if (!o.out_dir.empty()) wo.out_dir = infer::ranker_dir(o.out_dir);
+    add_test_lists(won, ds, wo);
+    if (!wo.out_dir.empty()) won.result.metrics.write(wo.out_dir + "/metrics.json");
   }
   const RunMetrics& m = won.result.metrics;
   record = {{"kind", won_kind}, {"dir", "ranker"}, {"figures", m.figures}};
