@@ -85,9 +85,6 @@ void combine_sweep(train::SweepResult& s, const fitting::BaselineGuard& g, const
   if (val_sum.defined()) s.val_predictions = val_sum / n;
 }
 
-/// Sets train.auto's combination into every member of run `r`'s `parts` and saves them
-/// again where the trainer wrote them (DIR/[final/]run<r>/model.pt, and DIR/model.pt, run
-/// 0's copy).
 /// "; 5.28 M parameters, 69 per training rating": what the network's width costs beside
 /// the data (the prior encoder's width follows the data, fit/prior_choice.h).
 std::string parameters_said(const train::SweepResult& s, const Dataset& ds) {
@@ -97,6 +94,9 @@ std::string parameters_said(const train::SweepResult& s, const Dataset& ds) {
          " per training rating";
 }
 
+/// Sets train.auto's combination into every member of run `r`'s `parts` and saves them
+/// again where the trainer wrote them (DIR/[final/]run<r>/model.pt, and DIR/model.pt, run
+/// 0's copy).
 void set_combination(infer::ModelParts& parts, size_t r, const fitting::BaselineGuard& g,
                      const RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   std::vector<train::ModuleState> states;
@@ -189,11 +189,11 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
     }
     f.verdict = fitting::verdict(*guard);
   }
-  f.result.summary.push_back(s.model_name + (combined ? " with the bias baseline" : "") + " on " + ds.name +
-                             ": test " + label + " " + fixed(s.mean(test), 4) + " +- " +
-                             fixed(s.std_of(test), 4) + " over " + std::to_string(s.runs.size()) +
-                             " run(s) (validation " + fixed(s.mean(rating_figure("val")), 4) + ")" +
-                             (combined ? "; the model alone " + fixed(model_test, 4) : "") + parameters_said(s, ds));
+  f.result.summary.push_back(
+      s.model_name + (combined ? " with the bias baseline" : "") + " on " + ds.name + ": test " + label +
+      " " + fixed(s.mean(test), 4) + " +- " + fixed(s.std_of(test), 4) + " over " +
+      std::to_string(s.runs.size()) + " run(s) (validation " + fixed(s.mean(rating_figure("val")), 4) + ")" +
+      (combined ? "; the model alone " + fixed(model_test, 4) : "") + parameters_said(s, ds));
   if (objective_ranks(cfg.train.objective) && m.metrics.count("test_ndcg@10"))
     f.result.summary.push_back("test NDCG@10 " + fixed(m.mean("test_ndcg@10"), 4) + " +- " +
                                fixed(m.std_of("test_ndcg@10"), 4) + " (validation " +

@@ -164,9 +164,9 @@ TEST(BaselineGuard, NewUsersGetTheBiasesOfTheirOwnRatings) {
 
 TEST(BaselineGuard, ANetworkGivenWeightZeroIsNotRetrainedAndTheRunIsTheBaseline) {
   // The residual network that barely moves from zero, without graphs and without the item
-  // k-NN member (so without neighbour members): the combination keeps the baseline alone, so the retrain on all ratings is
-  // skipped (train/trainer.h, retrain_pays), and the saved run predicts what --model
-  // baseline does, loaded or in memory.
+  // k-NN member (so without neighbour members): the combination keeps the baseline alone,
+  // so the retrain on all ratings is skipped (train/trainer.h, retrain_pays), and the saved
+  // run predicts what --model baseline does, loaded or in memory.
   symgnn::RunConfig cfg = small_config();
   cfg.graph.user_graph = cfg.graph.item_graph = "identity";
   cfg.baseline.knn_neighbours = 0;
