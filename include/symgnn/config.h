@@ -327,6 +327,9 @@ struct TrainConfig {
   double ranker_budget = 0;
   std::string cold_lists = "auto";
   double cold_popularity_weight = 1.0;
+  std::string ranker_graph = "auto";
+  double ranker_graph_weight = 0.5;
+  double ranker_graph_shrinkage = 3.0;
   std::string auto_choose = "off";
 
   template <class V>
@@ -362,6 +365,9 @@ struct TrainConfig {
     v("ranker_budget", ranker_budget, "seconds that train.ranker = auto may spend on its candidates: a candidate whose estimated fit (EASE: an n2 x n2 inverse per penalty; elsa: users x items x d a measurement) would pass what is left is not fitted, and the run says so; popularity and itemknn always are; 0: 240 s + 100 s per million training ratings, which keeps EASE at 9,742 items (about 200 s on one thread) and leaves out elsa at 20,000 x 262,000 (about 670 s) (fit/ranker.h)", range(0.0, 1e9));
     v("cold_lists", cold_lists, "the lists of users without training ratings (created by a graph edit, given with follows alone, or first seen in the test split) where a ranker beside the model ranks, or the model is a kind that scores users from their rated items alone (popularity, itemknn, ease, elsa): neighbours (what the people linked to them in the user graph rated, as a share of the top rating, shrunk toward the items' popularity by train.cold_popularity_weight; popularity alone where none is linked or rated), popularity, model (the model's own scores: a ranker's empty row, or the network beside it), or auto (neighbours or popularity, and the weight, chosen on validation NDCG@10 of the validation users listed as if they had no rating; fit/cold_list_choice.h) (infer/cold_lists.h)", one_of("auto|neighbours|popularity|model"));
     v("cold_popularity_weight", cold_popularity_weight, "the popularity term's weight in train.cold_lists = neighbours: score = (the linked raters' shares + w x popularity) / (linked raters + w); train.cold_lists = auto writes the weight it chose (infer/cold_lists.h)", range(1e-6, 1e6));
+    v("ranker_graph", ranker_graph, "the user graph's term on the lists of the ranker beside the model (train.ranker): user (each user's ranker row, scaled so that its largest entry is 1, plus train.ranker_graph_weight x what the people linked to them in the user graph rated: score = s(u, i) / max_j |s(u, j)| + beta x sum of the linked raters' shares of the top rating / (linked raters + train.ranker_graph_shrinkage)), none (the ranker's scores alone), or auto (user, and its weight and shrinkage, where they gain on validation NDCG@10 over the ranker alone by more than the gain's standard error over the users judged, with the ranker refit on the training ratings alone; else none; fit/ranker_graph_choice.h) (infer/ranker_graph_term.h)", one_of("auto|user|none"));
+    v("ranker_graph_weight", ranker_graph_weight, "beta of train.ranker_graph = user: the weight of the linked raters' term beside the ranker's scaled row; train.ranker_graph = auto writes the weight it chose (infer/ranker_graph_term.h)", range(0.0, 1e6));
+    v("ranker_graph_shrinkage", ranker_graph_shrinkage, "the linked raters' term of train.ranker_graph = user divides by (linked raters + this), so that one linked rater counts less than many; train.ranker_graph = auto writes the value it chose (infer/ranker_graph_term.h)", range(0.0, 1e6));
     v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become the bias baseline plus the members kept on cross-fitted validation folds (baseline.combination; fit/baseline_guard.h), the baseline exactly where none is kept; off: the model's predictions as trained", one_of("on|off"));
   }
 };

@@ -209,6 +209,12 @@ class TrainedModel {
   /// ratings (a training user with none, a user a graph edit created) is no row to a ranker,
   /// which scores from rated items alone: see cold_listed().
   std::string ranker() const;
+  /// The ranker's own scores of every item for each of `users` (row-major), before the user
+  /// graph's term that score_all_items() adds under train.ranker_graph = user
+  /// (infer/ranker_graph_term.h); empty without a ranker.
+  std::vector<float> ranker_scores(const std::vector<int64_t>& users) const;
+  /// Whether the user graph's term joins the ranker's lists (train.ranker_graph = user).
+  bool ranker_graph_term() const;
   /// Whether `user`'s list comes from infer/cold_lists.h (what the people linked to them
   /// rated, shrunk toward popularity): a user without training ratings, where a ranker is
   /// beside the model or the model is a kind that scores users from their rated items alone

@@ -63,6 +63,7 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   auto model = models::make_model(cfg, parts.ctx);
   model->to(device);
   parts.ranker = ranker ? ranker() : nullptr;
+  parts.cfg = cfg;  // as the ranker's fit resolved it (train.ranker_graph)
   // The kinds that run their own epochs (elsa) allocate the same n_items x d tensors every
   // step; mapped afresh each time, their page faults cost more than the arithmetic.
   runtime::keep_large_blocks_in_heap();

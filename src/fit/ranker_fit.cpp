@@ -8,6 +8,7 @@
 
 #include "fit/fit_closed_form.h"
 #include "fit/ranker.h"
+#include "fit/ranker_graph_choice.h"
 #include "infer/model_parts.h"
 #include "util/atomic_file.h"
 #include "util/memory_check.h"
@@ -17,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace symgnn::fitting {
 
-RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
+RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   RankerFit out;
   nlohmann::json& record = out.record;
   std::vector<std::string>& summary = out.summary;
@@ -118,6 +119,19 @@ RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& 
   }
   for (const std::string& line : over) summary.push_back(line);
   for (const std::string& line : won.result.summary) summary.push_back("ranker: " + line);
+  // The user graph's term on the kept ranker's lists (train.ranker_graph = auto).
+  if (won.result.model) {
+    RunConfig rcfg = cfg;
+    rcfg.model = won_kind;
+    rcfg.train.ranker = "none";
+    const RankerGraphChoice g = with_memory_context("choosing the user graph's term on the lists", [&] {
+      return choose_ranker_graph(cfg, ds, rcfg, m.figures, [&](const std::string& line) { say(o, line); });
+    });
+    if (!g.chosen.empty()) {
+      record["graph"] = ranker_graph_choice_json(g);
+      summary.push_back(describe(g));
+    }
+  }
   out.model = won.result.model;
   return out;
 }

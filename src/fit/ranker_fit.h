@@ -21,7 +21,9 @@ struct RankerFit {
 };
 
 /// Several candidates (train.ranker = auto) are each fitted into DIR/ranker.<kind>, and the
-/// one with the best validation NDCG@10 becomes DIR/ranker (the others are removed).
-RankerFit fit_ranker(const RunConfig& cfg, const Dataset& ds, const FitOptions& o);
+/// one with the best validation NDCG@10 becomes DIR/ranker (the others are removed). Then
+/// train.ranker_graph = auto is resolved in `cfg` for the ranker kept
+/// (fit/ranker_graph_choice.h).
+RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o);
 
 }  // namespace symgnn::fitting

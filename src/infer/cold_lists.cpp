@@ -64,8 +64,12 @@ const float* ColdLists::rating_of(int64_t v, int64_t item) const {
 }
 
 std::vector<int64_t> ColdLists::rated_neighbours(int64_t user) const {
+  return popularity_only_ ? std::vector<int64_t>{} : linked_raters(user);
+}
+
+std::vector<int64_t> ColdLists::linked_raters(int64_t user) const {
   std::vector<int64_t> out;
-  if (popularity_only_ || user < 0 || static_cast<size_t>(user) + 1 >= graph_ptr_.size()) return out;
+  if (user < 0 || static_cast<size_t>(user) + 1 >= graph_ptr_.size()) return out;
   for (int64_t k = graph_ptr_[static_cast<size_t>(user)]; k < graph_ptr_[static_cast<size_t>(user) + 1];
        ++k) {
     const int64_t v = graph_idx_[static_cast<size_t>(k)];
@@ -107,6 +111,51 @@ std::vector<ColdPart> ColdLists::parts(int64_t user, int64_t item) const {
     if (const float* r = rating_of(v, item)) out.push_back({v, *r, share(*r) / denominator});
   out.push_back({-1, static_cast<float>(count_[static_cast<size_t>(item)]),
                  weight_ * popularity_[static_cast<size_t>(item)] / denominator});
+  return out;
+}
+
+std::vector<float> ColdLists::linked_rows(const std::vector<int64_t>& users, double shrinkage) const {
+  const size_t n2 = count_.size();
+  std::vector<float> out;
+  out.reserve(users.size() * n2);
+  for (const int64_t u : users) {
+    const std::vector<float> row = linked_row(linked_raters(u), shrinkage);
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
+}
+
+std::vector<float> ColdLists::linked_row(std::vector<int64_t> neighbours, double shrinkage) const {
+  const size_t n2 = count_.size();
+  std::vector<float> row(n2, 0.0f);
+  const std::vector<int64_t> linked = linked_raters_among(std::move(neighbours));
+  if (linked.empty()) return row;
+  std::vector<double> sum(n2, 0.0);
+  for (const int64_t v : linked)
+    for (int64_t k = rated_ptr_[static_cast<size_t>(v)]; k < rated_ptr_[static_cast<size_t>(v) + 1]; ++k)
+      sum[static_cast<size_t>(rated_item_[static_cast<size_t>(k)])] +=
+          share(rated_value_[static_cast<size_t>(k)]);
+  const double denominator = static_cast<double>(linked.size()) + shrinkage;
+  for (size_t i = 0; i < n2; ++i) row[i] = static_cast<float>(sum[i] / denominator);
+  return row;
+}
+
+std::vector<int64_t> ColdLists::linked_raters_among(std::vector<int64_t> neighbours) const {
+  std::sort(neighbours.begin(), neighbours.end());
+  neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
+  std::vector<int64_t> linked;
+  for (const int64_t v : neighbours)
+    if (v >= 0 && static_cast<size_t>(v) + 1 < rated_ptr_.size() && has_ratings(v)) linked.push_back(v);
+  return linked;
+}
+
+std::vector<ColdPart> ColdLists::linked_parts(int64_t user, int64_t item, double shrinkage) const {
+  std::vector<ColdPart> out;
+  if (item < 0 || static_cast<size_t>(item) >= count_.size()) return out;
+  const std::vector<int64_t> linked = linked_raters(user);
+  const double denominator = static_cast<double>(linked.size()) + shrinkage;
+  for (const int64_t v : linked)
+    if (const float* r = rating_of(v, item)) out.push_back({v, *r, share(*r) / denominator});
   return out;
 }
 

@@ -58,6 +58,20 @@ class ColdLists {
   /// The parts of score(user, item), the linked users' first (ascending), popularity's last;
   /// they sum to the score.
   std::vector<ColdPart> parts(int64_t user, int64_t item) const;
+  /// The linked raters' term alone, which the user graph adds to a ranker's lists
+  /// (infer/ranker_graph_term.h): linked(u, i) = sum_{v in V_u, v rated i} r~_vi /
+  /// (|V_u| + shrinkage), row-major, one row per user (zeros for a user nobody linked rated
+  /// with). V_u as above, whatever train.cold_lists says.
+  std::vector<float> linked_rows(const std::vector<int64_t>& users, double shrinkage) const;
+  /// linked(u, :) of a user whose neighbours are given (a new user's follows): those of
+  /// `neighbours` who rated, each once.
+  std::vector<float> linked_row(std::vector<int64_t> neighbours, double shrinkage) const;
+  /// The parts of linked(user, item): one per linked rater of the item, ascending.
+  std::vector<ColdPart> linked_parts(int64_t user, int64_t item, double shrinkage) const;
+  /// V_u: `user`'s neighbours who rated anything, ascending (whatever train.cold_lists says).
+  std::vector<int64_t> linked_raters(int64_t user) const;
+  /// Those of `neighbours` (user indices, any order) who rated, ascending and each once.
+  std::vector<int64_t> linked_raters_among(std::vector<int64_t> neighbours) const;
   /// What ranks `user`'s list, for people: "the 3 people linked to them in the user graph
   /// who rated, shrunk toward popularity", or "popularity (no rating and nobody linked who rated)".
   std::string ranked_by(int64_t user) const;

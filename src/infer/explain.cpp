@@ -16,6 +16,7 @@
 #include "infer/cold_lists.h"
 #include "infer/explain_occlusion.h"
 #include "infer/model_parts.h"
+#include "infer/ranker_graph_term.h"
 #include "models/score_terms.h"
 #include "symgnn/error.h"
 #include "symgnn/model_kinds.h"
@@ -309,14 +310,38 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
   const bool exact_here = !exact.empty() && exact.size() == parts.members.size() &&
                           (options.target == "list" || parts.members.front()->ranks_by_rating());
   if (exact_here) {
-    const models::ScoreTerms terms = mean_terms(exact, user, item, ds);
+    models::ScoreTerms terms = mean_terms(exact, user, item, ds);
+    // The user graph's term on the ranker's list (infer/ranker_graph_term.h): the ranker's
+    // parts scaled as its row is, then one part per linked rater of the item.
+    std::vector<infer::ColdPart> linked;
+    const bool graph_term = by_ranker && model.ranker_graph_term();
+    if (graph_term) {
+      const std::vector<float> row = model.ranker_scores({user});
+      const double scale = infer::ranker_row_scale(row.data(), model.items());
+      for (auto& t : terms.terms) t.value /= scale;
+      terms.score /= scale;
+      terms.method += "; scaled by 1 / " + std::to_string(scale) + " (the row's largest score), plus " +
+                      std::to_string(model.config().train.ranker_graph_weight) +
+                      " x the shares of the top rating that the people linked in the user graph gave it, " +
+                      "over (linked raters + " + std::to_string(model.config().train.ranker_graph_shrinkage) +
+                      ") (infer/ranker_graph_term.h)";
+      linked = model.cold_lists().linked_parts(user, item, model.config().train.ranker_graph_shrinkage);
+    }
     out.exact = true;
     out.method = terms.method;
     out.score = terms.score;
     std::vector<ExplanationPart> all;
-    all.reserve(terms.terms.size());
+    all.reserve(terms.terms.size() + linked.size());
     for (const auto& t : terms.terms) {
       all.push_back(rating_part(t, words));
+      words.fill(all.back());
+    }
+    for (const infer::ColdPart& c : linked) {
+      ExplanationPart p;
+      p.source = "neighbour", p.user = c.user, p.item = item, p.rating = c.rating;
+      p.value = model.config().train.ranker_graph_weight * c.value;
+      out.score += p.value;
+      all.push_back(p);
       words.fill(all.back());
     }
     out.sentence = in_a_sentence(all, graphs.users);

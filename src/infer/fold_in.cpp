@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "infer/model_parts.h"
+#include "infer/ranker_graph_term.h"
 #include "models/closed_form/interaction_model.h"
 #include "symgnn/error.h"
 #include "symgnn/model.h"
@@ -171,7 +172,7 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
     // EASE's x W is linear in the rated items: a trained user's row as served (held where the
     // server cached its scores) plus the new items' rows, rather than the sum over every item a
     // heavy user rated. (A user who rated nothing before is served the model's own row.)
-    out.scores = score_all_items({known});
+    out.scores = ranker_graph_term() ? ranker_scores({known}) : score_all_items({known});
     const at::Tensor added =
         ranker.front()->score_rated_items({fresh}).to(torch::kCPU, torch::kFloat).contiguous();
     const float* a = added.data_ptr<float>();
@@ -199,6 +200,19 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
     return v;
   };
   out.ranked_by = p.ranker->name();
+  if (ranker_graph_term()) {
+    // The user graph's term (infer/ranker_graph_term.h): a known user's linked raters from the
+    // graph, a new user's from the follows given.
+    const infer::ColdLists& c = cold_lists();
+    const std::vector<int64_t> linked = c.linked_raters(known >= 0 ? known : -1);
+    const double shrinkage = p.cfg.train.ranker_graph_shrinkage;
+    const std::vector<float> term = c.linked_row(known >= 0 ? linked : f.neighbours, shrinkage);
+    infer::mix_user_graph_term(out.scores.data(), term.data(), n2, p.cfg.train.ranker_graph_weight);
+    const size_t count = known >= 0 ? linked.size() : c.linked_raters_among(f.neighbours).size();
+    if (count > 0)
+      out.ranked_by += " and the " + std::to_string(count) + (count == 1 ? " person" : " people") +
+                       " linked in the user graph who rated";
+  }
   out.ranks_by_rating = false;
   return out;
 }

@@ -29,12 +29,15 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
     if (e.op != "add" && e.op != "remove")
       throw ConfigError(at + "op " + data::quote(e.op) + ": must be add or remove");
     NodeSet& side = e.side == "user" ? ds.users : ds.items;
-    if (!kind_reads_graph(kind, e.side))
+    // The lists read the user graph where its term joins the ranker's (infer/ranker_graph_term.h),
+    // also beside a kind that reads none.
+    const bool kind_reads = kind_reads_graph(kind, e.side);
+    if (!kind_reads && !(e.side == "user" && model.ranker_graph_term()))
       throw ConfigError(at + "model = " + parts.cfg.model + " reads no " + e.side + " graph");
     if (side.graph_origin == GraphOrigin::Identity || side.graph_origin == GraphOrigin::None)
       throw ConfigError(at + "the model uses no " + e.side + " graph (graph." + e.side +
                         "_graph = identity): there is no graph to edit");
-    if (kind.fit == FitMethod::closed_form)
+    if (kind.fit == FitMethod::closed_form && kind_reads)
       throw ConfigError(at + "model = " + parts.cfg.model +
                         " keeps scores solved on its graphs: an edited graph needs a new fit (symgnn train)");
     if (e.create && e.op != "add") throw ConfigError(at + "create: only an edge added creates a node");

@@ -18,6 +18,7 @@
 #include "infer/graph_journal.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
+#include "infer/ranker_graph_term.h"
 #include "infer/refresh.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
@@ -50,6 +51,14 @@ struct TrainedModel::Impl {
   /// score_all_items() of `users` where a ranker is beside the model: the ranker's rows (as
   /// fresh_ranker_rows where some are fresh), the model's own for users without ratings.
   std::vector<float> ranker_rows(const std::vector<int64_t>& users);
+  /// The ranker's own rows of `users` (as fresh_ranker_rows where some are fresh), before
+  /// the user graph's term.
+  std::vector<float> raw_ranker_rows(const std::vector<int64_t>& users) const {
+    return fresh_ranker_users.empty() ? parts.ranker->score_all_items(users) : fresh_ranker_rows(users);
+  }
+  /// train.ranker_graph = user (infer/ranker_graph_term.h): the linked raters' term joins the
+  /// ranker's rows.
+  bool ranker_graph_term() const { return parts.ranker && parts.cfg.train.ranker_graph == "user"; }
 
   /// train.cold_lists other than model and a ranker beside the model, or a kind that scores users
   /// from their rated items alone (a ranking kind that reads no user graph): users without
@@ -606,7 +615,11 @@ std::vector<float> TrainedModel::Impl::with_cold_rows(const std::vector<int64_t>
 std::vector<float> TrainedModel::Impl::ranker_rows(const std::vector<int64_t>& users) {
   check_ids(users, parts.ctx.n1, "user");
   const auto of_ranker = [&](const std::vector<int64_t>& u) {
-    return fresh_ranker_users.empty() ? parts.ranker->score_all_items(u) : fresh_ranker_rows(u);
+    std::vector<float> rows = raw_ranker_rows(u);
+    if (ranker_graph_term())
+      infer::add_user_graph_term(rows, u, parts.ctx.n2, cold_lists(), parts.cfg.train.ranker_graph_weight,
+                                 parts.cfg.train.ranker_graph_shrinkage);
+    return rows;
   };
   if (lists_cold) return with_cold_rows(users, of_ranker);
   // train.cold_lists = model: a user without ratings (one a graph edit created, or a training
@@ -632,12 +645,28 @@ bool TrainedModel::cold_listed(int64_t user) const {
   return impl_->is_cold(user);
 }
 
+std::vector<float> TrainedModel::ranker_scores(const std::vector<int64_t>& users) const {
+  if (!impl_->parts.ranker) return {};
+  check_ids(users, this->users(), "user");
+  return impl_->raw_ranker_rows(users);
+}
+
+bool TrainedModel::ranker_graph_term() const {
+  return impl_->ranker_graph_term();
+}
+
 const infer::ColdLists& TrainedModel::cold_lists() const {
   return impl_->cold_lists();
 }
 
 std::string TrainedModel::ranked_by(int64_t user) const {
   if (cold_listed(user)) return impl_->cold_lists().ranked_by(user);
+  if (impl_->ranker_graph_term()) {
+    const size_t linked = impl_->cold_lists().linked_raters(user).size();
+    if (linked > 0)
+      return ranker() + " and the " + std::to_string(linked) + (linked == 1 ? " person" : " people") +
+             " linked in the user graph who rated";
+  }
   return ranker().empty() ? name() : ranker();
 }
 

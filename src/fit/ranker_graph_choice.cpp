@@ -1,0 +1,209 @@
+// train.ranker_graph = auto, chosen on validation (ranker_graph_choice.h).
+#include "fit/ranker_graph_choice.h"
+
+#include <torch/types.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iterator>
+
+#include "infer/cold_lists.h"
+#include "infer/ranker_graph_term.h"
+#include "symgnn/model.h"
+#include "symgnn/ranking.h"
+#include "util/text.h"
+
+namespace symgnn::fitting {
+namespace {
+
+/// NDCG@10 of one user's top 10 against their relevant items (ascending), as
+/// eval::RankingAccumulator computes it: binary gains, 1 / log2(position + 1).
+double ndcg_at_10(const std::vector<int64_t>& top, const std::vector<int64_t>& relevant) {
+  double dcg = 0, ideal = 0;
+  for (size_t p = 0; p < top.size() && p < 10; ++p)
+    if (std::binary_search(relevant.begin(), relevant.end(), top[p]))
+      dcg += 1.0 / std::log2(static_cast<double>(p) + 2.0);
+  for (size_t p = 0; p < relevant.size() && p < 10; ++p)
+    ideal += 1.0 / std::log2(static_cast<double>(p) + 2.0);
+  return ideal > 0 ? dcg / ideal : 0.0;
+}
+
+/// The ranker of kind ranker_cfg.model refit on ds's training ratings alone, at the setting
+/// its fit chose (RatingModel::pin_chosen_setting from `figures`).
+std::shared_ptr<models::RatingModel> refit_on_training(RunConfig rcfg, const Dataset& ds,
+                                                       const nlohmann::json& figures) {
+  const at::Device device(rcfg.train.device);
+  const models::ModelContext ctx = models::make_context(ds).to(device);
+  auto model = models::make_model(rcfg, ctx);
+  if (!model->pin_chosen_setting(rcfg, figures, "ranker").empty()) model = models::make_model(rcfg, ctx);
+  model->to(device);
+  Dataset training_only = ds;
+  training_only.validation = RatingList{};
+  training_only.test = RatingList{};
+  model->fit(training_only, device, nullptr);
+  return model;
+}
+
+double mean_of(const std::vector<double>& x) {
+  double s = 0;
+  for (const double v : x) s += v;
+  return x.empty() ? 0.0 : s / static_cast<double>(x.size());
+}
+
+}  // namespace
+
+RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg,
+                                      const nlohmann::json& figures,
+                                      const std::function<void(const std::string&)>& log) {
+  RankerGraphChoice c;
+  if (cfg.train.ranker_graph != "auto") return c;
+  const auto t0 = std::chrono::steady_clock::now();
+  c.chosen = "none";
+  cfg.train.ranker_graph = c.chosen;
+  const int64_t n2 = ds.items.count;
+  // The linked raters' training ratings (validation left out: the lists are judged on them).
+  const infer::ColdLists linked(ds, 1.0, false, /*validation=*/false);
+  const double relevant_min = eval::default_relevant_min(ds.rating_min, ds.rating_max);
+  std::vector<std::vector<int64_t>> relevant_of(static_cast<size_t>(ds.users.count));
+  for (size_t e = 0; e < ds.validation.size(); ++e)
+    if (ds.validation.value[e] >= relevant_min)
+      relevant_of[static_cast<size_t>(ds.validation.user[e])].push_back(ds.validation.item[e]);
+  const auto most_users = std::max<int64_t>(
+      kMinRankerGraphUsers,
+      std::min<int64_t>(
+          kMaxRankerGraphUsers,
+          static_cast<int64_t>(kRankerGraphScores / static_cast<double>(std::max<int64_t>(n2, 1)))));
+  std::vector<int64_t> users;
+  for (int64_t u = 0; u < ds.users.count && static_cast<int64_t>(users.size()) < most_users; ++u)
+    if (!relevant_of[static_cast<size_t>(u)].empty() && !linked.linked_raters(u).empty()) users.push_back(u);
+  c.users = static_cast<int64_t>(users.size());
+  if (c.users < kMinRankerGraphUsers) {
+    c.why = std::to_string(c.users) + " validation user(s) with a relevant item have someone linked in the " +
+            "user graph who rated, fewer than " + std::to_string(kMinRankerGraphUsers) + " to judge on";
+    return c;
+  }
+  c.tried = true;
+  for (auto& r : relevant_of) std::sort(r.begin(), r.end());
+  std::vector<int64_t> slot(static_cast<size_t>(ds.users.count), -1);
+  for (size_t k = 0; k < users.size(); ++k) slot[static_cast<size_t>(users[k])] = static_cast<int64_t>(k);
+  std::vector<std::vector<int64_t>> trained(users.size());
+  for (size_t e = 0; e < ds.train.size(); ++e)
+    if (const int64_t k = slot[static_cast<size_t>(ds.train.user[e])]; k >= 0)
+      trained[static_cast<size_t>(k)].push_back(ds.train.item[e]);
+
+  if (log)
+    log("train.ranker_graph = auto: refitting the " + ranker_cfg.model + " ranker on the training ratings");
+  const std::shared_ptr<models::RatingModel> ranker = refit_on_training(ranker_cfg, ds, figures);
+  const at::Device device(ranker_cfg.train.device);
+
+  const size_t weights = std::size(kRankerGraphWeights), shrinkages = std::size(kRankerGraphShrinkages);
+  // ndcg[p][k]: point p's NDCG@10 of judged user k; point 0 the ranker alone.
+  std::vector<std::vector<double>> ndcg(1 + weights * shrinkages, std::vector<double>(users.size()));
+  const auto block = static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(n2, 1)));
+  const auto width = static_cast<size_t>(n2);
+  std::vector<float> mixed(width);
+  std::vector<char> excluded(width);
+  torch::NoGradGuard no_grad;
+  for (size_t b0 = 0; b0 < users.size(); b0 += block) {
+    const size_t b1 = std::min(users.size(), b0 + block);
+    const std::vector<int64_t> part(users.begin() + static_cast<std::ptrdiff_t>(b0),
+                                    users.begin() + static_cast<std::ptrdiff_t>(b1));
+    const at::Tensor rows_t = ranker->score_items(torch::tensor(part, torch::kInt64).to(device), n2)
+                                  .to(torch::kCPU, torch::kFloat)
+                                  .contiguous();
+    const float* rows = rows_t.data_ptr<float>();
+    std::vector<std::vector<float>> terms;
+    for (const double s : kRankerGraphShrinkages) terms.push_back(linked.linked_rows(part, s));
+    for (size_t r = 0; r < part.size(); ++r) {
+      const size_t k = b0 + r;
+      std::fill(excluded.begin(), excluded.end(), 0);
+      for (const int64_t i : trained[k]) excluded[static_cast<size_t>(i)] = 1;
+      const float* row = rows + r * width;
+      const std::vector<int64_t>& relevant = relevant_of[static_cast<size_t>(part[r])];
+      ndcg[0][k] = ndcg_at_10(eval::top_k_items(row, n2, 10, excluded), relevant);
+      for (size_t si = 0; si < shrinkages; ++si)
+        for (size_t wi = 0; wi < weights; ++wi) {
+          std::copy_n(row, width, mixed.begin());
+          infer::mix_user_graph_term(mixed.data(), terms[si].data() + r * width, n2, kRankerGraphWeights[wi]);
+          ndcg[1 + si * weights + wi][k] =
+              ndcg_at_10(eval::top_k_items(mixed.data(), n2, 10, excluded), relevant);
+        }
+    }
+  }
+  c.without = mean_of(ndcg[0]);
+  // The best point (its gain over the ranker alone may be nothing), judged by the gain's spread.
+  size_t best = 1;
+  for (size_t si = 0; si < shrinkages; ++si)
+    for (size_t wi = 0; wi < weights; ++wi) {
+      const size_t p = 1 + si * weights + wi;
+      c.points.push_back({kRankerGraphWeights[wi], kRankerGraphShrinkages[si], mean_of(ndcg[p])});
+      if (mean_of(ndcg[p]) > mean_of(ndcg[best])) best = p;
+    }
+  std::vector<double> gain(users.size());
+  for (size_t k = 0; k < users.size(); ++k) gain[k] = ndcg[best][k] - ndcg[0][k];
+  c.gain = mean_of(gain);
+  double ss = 0;
+  for (const double g : gain) ss += (g - c.gain) * (g - c.gain);
+  const double n = static_cast<double>(gain.size());
+  c.gain_se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0;
+  c.slices = {{"1-2", 0, 0, 0}, {"3-9", 0, 0, 0}, {"10+", 0, 0, 0}};
+  for (size_t k = 0; k < users.size(); ++k) {
+    const size_t degree = linked.linked_raters(users[k]).size();
+    RankerGraphChoice::Slice& slice = c.slices[degree <= 2 ? 0 : degree <= 9 ? 1 : 2];
+    ++slice.users, slice.without += ndcg[0][k], slice.with += ndcg[best][k];
+  }
+  for (auto& slice : c.slices)
+    if (slice.users > 0) slice.without /= double(slice.users), slice.with /= double(slice.users);
+  const RankerGraphChoice::Point& point = c.points[best - 1];
+  c.weight = point.weight, c.shrinkage = point.shrinkage;
+  if (c.gain > 0 && c.gain > c.gain_se) {
+    c.chosen = "user";
+    cfg.train.ranker_graph = c.chosen;
+    cfg.train.ranker_graph_weight = c.weight;
+    cfg.train.ranker_graph_shrinkage = c.shrinkage;
+  }
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return c;
+}
+
+std::string describe(const RankerGraphChoice& c) {
+  if (c.chosen.empty()) return "";
+  const std::string what = c.chosen == "user" ? "take the user graph's term" : "take no user graph term";
+  if (!c.tried)
+    return "train.auto: the ranker's lists " + what + ": " + c.why + " (fit/ranker_graph_choice.h)";
+  double best = -1;
+  for (const auto& p : c.points) best = std::max(best, p.ndcg);
+  return "train.auto: the ranker's lists " + what + ": validation NDCG@10 " + fixed(best, 4) +
+         " at its best point (weight " + fixed(c.weight, 2) + ", shrinkage " + fixed(c.shrinkage, 0) +
+         ") against " + fixed(c.without, 4) + " by the ranker alone (gain " + fixed(c.gain, 4) + " +- " +
+         fixed(c.gain_se, 4) + "), " + std::to_string(c.users) +
+         " validation users with a linked rater judged, " + fixed(c.seconds, 1) +
+         " s (fit/ranker_graph_choice.h)";
+}
+
+nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c) {
+  nlohmann::json out = {{"chosen", c.chosen}, {"validation_users", c.users}};
+  if (!c.tried) {
+    out["why"] = c.why;
+    return out;
+  }
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : c.points)
+    points.push_back({{"weight", p.weight}, {"shrinkage", p.shrinkage}, {"val_ndcg@10", p.ndcg}});
+  out["val_ndcg@10_ranker_alone"] = c.without;
+  out["points"] = points;
+  out["gain"] = c.gain;
+  out["gain_standard_error"] = c.gain_se;
+  out["seconds"] = c.seconds;
+  nlohmann::json slices = nlohmann::json::object();
+  for (const auto& slice : c.slices)
+    slices[slice.linked] = {{"users", slice.users},
+                            {"val_ndcg@10_ranker_alone", slice.without},
+                            {"val_ndcg@10_with_term", slice.with}};
+  if (!c.slices.empty()) out["by_linked_raters"] = slices;
+  out["best_point"] = {{"weight", c.weight}, {"shrinkage", c.shrinkage}};
+  return out;
+}
+
+}  // namespace symgnn::fitting

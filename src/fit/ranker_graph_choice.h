@@ -1,0 +1,71 @@
+/// @file
+/// train.ranker_graph = auto: whether the user graph's term joins the lists of the ranker
+/// beside the model (infer/ranker_graph_term.h), with which weight and shrinkage, chosen on
+/// validation. The ranker kept by train.ranker (fit/ranker_fit.h) was refit on training +
+/// validation, so it is refit once more on the training ratings alone at the setting it
+/// chose (its metrics' figures: EASE's lambda, elsa's width and epochs); its rows then rank
+/// each judged validation user's unrated items, alone and with the term at each point of
+/// kRankerGraphWeights x kRankerGraphShrinkages, the linked raters' ratings being their
+/// training ones. Judged: validation users with a relevant validation item and someone linked
+/// in the user graph who rated (the others' lists do not change). The best point is kept
+/// where its mean gain in NDCG@10 over those users exceeds the gain's standard error (the
+/// rule of the rating members, fit/member_selection.h); otherwise train.ranker_graph = none.
+/// The choice is written into the config (train.ranker_graph, _weight, _shrinkage).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+
+namespace symgnn::fitting {
+
+inline constexpr double kRankerGraphWeights[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2};
+inline constexpr double kRankerGraphShrinkages[] = {0, 3, 10};
+inline constexpr int64_t kMinRankerGraphUsers = 20;
+/// The most validation users judged, and at most this many of their scores (users x items),
+/// so that the choice stays seconds on a wide catalogue: 2^27 is 8,000 users at 16,000 items.
+inline constexpr int64_t kMaxRankerGraphUsers = 10000;
+inline constexpr double kRankerGraphScores = double(int64_t{1} << 27);
+
+struct RankerGraphChoice {
+  bool tried = false;
+  std::string why;      // why nothing was tried, or ""
+  int64_t users = 0;    // validation users judged
+  double without = -1;  // their NDCG@10 by the ranker alone
+  struct Point {
+    double weight = 0, shrinkage = 0, ndcg = 0;
+  };
+  std::vector<Point> points;  // each point tried
+  double gain = 0,
+         gain_se = 0;  // the best point's mean gain over `without` (may be <= 0), its standard error
+  /// The judged users by their count of linked raters (1-2, 3-9, 10 and more): how many, and
+  /// their NDCG@10 by the ranker alone and at the best point.
+  struct Slice {
+    std::string linked;
+    int64_t users = 0;
+    double without = 0, with = 0;
+  };
+  std::vector<Slice> slices;
+  std::string chosen;                // "user" or "none"
+  double weight = 0, shrinkage = 0;  // the best point's (written into the config where kept)
+  double seconds = 0;
+};
+
+/// Resolves cfg.train.ranker_graph = auto (another value is left as it is) for the ranker of
+/// kind ranker_cfg.model whose fit reported `figures` (its metrics.json figures).
+RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg,
+                                      const nlohmann::json& figures,
+                                      const std::function<void(const std::string&)>& log);
+
+/// "train.auto: the ranker's lists take the user graph's term: validation NDCG@10 0.1101 at its
+/// best point (weight 0.05, shrinkage 0) against 0.1086 by the ranker alone (gain 0.0015 +-
+/// 0.0009), 791 validation users with a linked rater judged, 3.8 s"
+std::string describe(const RankerGraphChoice& c);
+nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c);
+
+}  // namespace symgnn::fitting

@@ -1,0 +1,110 @@
+// train.ranker_graph = auto (fit/ranker_graph_choice.h): the user graph's term joins the
+// ranker's lists where the people linked share tastes, and stays out where they do not or
+// where nobody linked rated.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "fit/ranker_graph_choice.h"
+#include "symgnn/config.h"
+#include "symgnn/dataset.h"
+
+namespace {
+
+enum class Links { none, same_group, other_group };
+
+/// 300 users in 3 groups, 30 items; group g likes items 10g..10g+9: each user rates 6 of them
+/// 5 in training, 2 more 5 in validation, and 2 other items 1, so that the items' popularity
+/// cannot tell the groups apart. Each user is linked to 5 users of their own group, or of
+/// another group, or to nobody.
+symgnn::Dataset group_tastes(Links links) {
+  std::mt19937 rng(5);
+  symgnn::Dataset ds;
+  ds.users.count = 300;
+  ds.items.count = 30;
+  ds.rating_min = 1;
+  ds.rating_max = 5;
+  std::uniform_int_distribution<int64_t> any(0, 29), mate(0, 99);
+  for (int64_t u = 0; u < 300; ++u) {
+    const int64_t g = u % 3;
+    std::vector<int64_t> liked;
+    for (int64_t i = 0; i < 10; ++i) liked.push_back(10 * g + i);
+    std::shuffle(liked.begin(), liked.end(), rng);
+    for (int k = 0; k < 6; ++k) ds.train.add(u, liked[static_cast<size_t>(k)], 5);
+    for (int k = 6; k < 8; ++k) ds.validation.add(u, liked[static_cast<size_t>(k)], 5);
+    for (int k = 0; k < 2; ++k) ds.train.add(u, (10 * (g + 1 + k) + any(rng) % 10) % 30, 1);
+  }
+  ds.users.graph.num_nodes = 300;
+  ds.items.graph.num_nodes = 30;
+  // Resolved as the loaders leave them (graph::resolve_graphs): the file's, the identity.
+  ds.users.graph_origin = symgnn::GraphOrigin::File;
+  ds.items.graph_origin = symgnn::GraphOrigin::Identity;
+  if (links != Links::none)
+    for (int64_t u = 0; u < 300; ++u)
+      for (int k = 0; k < 5; ++k) {
+        const int64_t group = links == Links::same_group ? u % 3 : (u + 1) % 3;
+        const int64_t v = 3 * mate(rng) + group;
+        if (v != u) ds.users.graph.add(u, v, 1.0f);
+      }
+  return ds;
+}
+
+symgnn::RunConfig popularity_ranker() {
+  symgnn::RunConfig r;
+  r.model = "popularity";
+  r.train.ranker = "none";
+  r.train.threads = 1;
+  return r;
+}
+
+}  // namespace
+
+TEST(RankerGraphChoice, LinkedPeopleWhoShareTastesJoinTheRankersLists) {
+  symgnn::RunConfig cfg;
+  ASSERT_EQ(cfg.train.ranker_graph, "auto");
+  const auto c = symgnn::fitting::choose_ranker_graph(cfg, group_tastes(Links::same_group),
+                                                      popularity_ranker(), nlohmann::json::object(), nullptr);
+  ASSERT_TRUE(c.tried) << c.why;
+  EXPECT_EQ(c.users, 300);
+  EXPECT_EQ(c.chosen, "user") << symgnn::fitting::describe(c);
+  EXPECT_EQ(cfg.train.ranker_graph, "user");
+  EXPECT_DOUBLE_EQ(cfg.train.ranker_graph_weight, c.weight);
+  EXPECT_DOUBLE_EQ(cfg.train.ranker_graph_shrinkage, c.shrinkage);
+  // Popularity cannot tell the groups apart; the linked people's items can.
+  EXPECT_GT(c.gain, 0.2) << symgnn::fitting::describe(c);
+  EXPECT_GT(c.gain, 3 * c.gain_se);
+  EXPECT_EQ(c.points.size(), std::size(symgnn::fitting::kRankerGraphWeights) *
+                                 std::size(symgnn::fitting::kRankerGraphShrinkages));
+  const nlohmann::json j = symgnn::fitting::ranker_graph_choice_json(c);
+  EXPECT_EQ(j.at("chosen"), "user");
+  EXPECT_NEAR(j.at("val_ndcg@10_ranker_alone").get<double>(), c.without, 1e-12);
+}
+
+TEST(RankerGraphChoice, LinksAcrossTastesStayOut) {
+  symgnn::RunConfig cfg;
+  const auto c = symgnn::fitting::choose_ranker_graph(cfg, group_tastes(Links::other_group),
+                                                      popularity_ranker(), nlohmann::json::object(), nullptr);
+  ASSERT_TRUE(c.tried);
+  EXPECT_EQ(c.chosen, "none") << symgnn::fitting::describe(c);
+  EXPECT_EQ(cfg.train.ranker_graph, "none");
+  EXPECT_NE(symgnn::fitting::describe(c).find("take no user graph term"), std::string::npos);
+}
+
+TEST(RankerGraphChoice, NobodyLinkedNothingTriedAndAUsersChoiceStands) {
+  symgnn::RunConfig cfg;
+  const auto c = symgnn::fitting::choose_ranker_graph(cfg, group_tastes(Links::none), popularity_ranker(),
+                                                      nlohmann::json::object(), nullptr);
+  EXPECT_FALSE(c.tried);
+  EXPECT_EQ(c.users, 0);
+  EXPECT_EQ(cfg.train.ranker_graph, "none");
+  EXPECT_NE(c.why.find("fewer than 20"), std::string::npos) << c.why;
+  cfg.train.ranker_graph = "user";  // the user's own choice
+  cfg.train.ranker_graph_weight = 0.7;
+  const auto d = symgnn::fitting::choose_ranker_graph(cfg, group_tastes(Links::same_group),
+                                                      popularity_ranker(), nlohmann::json::object(), nullptr);
+  EXPECT_TRUE(d.chosen.empty());
+  EXPECT_EQ(cfg.train.ranker_graph, "user");
+  EXPECT_DOUBLE_EQ(cfg.train.ranker_graph_weight, 0.7);
+}
