@@ -76,6 +76,9 @@ int run_graph_edit(const GraphEditCliOptions& o) {
         std::find_if(edits.begin(), edits.end(), [&](const GraphEdit& e) { return e.create && e.a == f[0]; });
     if (edit == edits.end())
       throw UsageError("--features " + text + ": no added edge names " + f[0] + " first (A of A,B)");
+    if (!edit->features.empty())
+      throw UsageError("--features " + text + ": the features of " + f[0] +
+                       " are given twice (once per node)");
     for (size_t c = 1; c < f.size(); ++c) {
       double v = 0;
       if (!number_of(f[c], v)) throw UsageError("--features " + text + ": " + f[c] + " is not a number");

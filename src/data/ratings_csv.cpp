@@ -92,8 +92,8 @@ void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& s
     if (timed && !to_time(f[3], r.time))
       throw DataError(name, ln.number,
                       "time " + quote(f[3]) +
-                          " is not a number (the 4th column is the rating's time: unix seconds or a UTC date "
-                          "YYYY-MM-DD[THH:MM:SS])");
+                          " is not a time (the 4th column is the rating's time: unix seconds up to "
+                          "253402300799, the last second of the year 9999, or a UTC date YYYY-MM-DD[THH:MM:SS])");
     sink(r);
   } while (in.next(ln));
 }

@@ -261,7 +261,7 @@ bool read_digits(std::string_view s, size_t at, size_t n, int64_t& out) {
 }  // namespace
 
 bool to_time(std::string_view s, double& out) {
-  if (to_double(s, out)) return std::isfinite(out);
+  if (to_double(s, out)) return std::isfinite(out) && std::fabs(out) <= kLatestTime;
   if (!s.empty() && s.back() == 'Z') s.remove_suffix(1);
   int64_t y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
   if (!read_digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !read_digits(s, 5, 2, mo) || s[7] != '-' ||
@@ -292,11 +292,50 @@ std::string number_text(float v) {
   return std::string(buf, r.ptr);
 }
 
+namespace {
+
+/// The length of the UTF-8 character starting at s[k] (2-4 bytes, no overlong form, no
+/// surrogate, at most U+10FFFF), or 0 where the bytes there are not one.
+size_t utf8_length(std::string_view s, size_t k) {
+  const auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char c = b(k);
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (k + n > s.size() || b(k + 1) < lo || b(k + 1) > hi) return 0;
+  for (size_t i = 2; i < n; ++i)
+    if (b(k + i) < 0x80 || b(k + i) > 0xBF) return 0;
+  return n;
+}
+
+}  // namespace
+
 std::string quote(std::string_view field) {
   constexpr size_t kMax = 40;
   std::string out = "'";
-  for (size_t k = 0; k < field.size() && k < kMax; ++k) {
+  size_t k = 0;
+  while (k < field.size() && k < kMax) {
     const auto c = static_cast<unsigned char>(field[k]);
+    // Text as typed (UTF-8 characters whole, never cut inside one); control bytes, the quote
+    // and bytes that are no UTF-8 as \xNN, so that binary input never breaks the line.
+    if (const size_t n = c >= 0x80 ? utf8_length(field, k) : 0; n > 0) {
+      if (k + n > kMax) break;
+      out.append(field.substr(k, n));
+      k += n;
+      continue;
+    }
     if (c < 0x20 || c >= 0x7f || c == '\'') {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02X", c);
@@ -304,8 +343,9 @@ std::string quote(std::string_view field) {
     } else {
       out += static_cast<char>(c);
     }
+    ++k;
   }
-  if (field.size() > kMax) out += "...";
+  if (k < field.size()) out += "...";
   out += "'";
   return out;
 }

@@ -94,13 +94,18 @@ void split_fields(std::string_view line, Delimiter d, std::vector<std::string_vi
 bool to_int(std::string_view s, int64_t& out);
 bool to_double(std::string_view s, double& out);
 
-/// A rating's time as unix seconds: a finite number (integer or decimal), or a UTC date
-/// YYYY-MM-DD, optionally with a time THH:MM:SS ('T' or one space) and a final 'Z'. False
-/// on anything else, an impossible date included (2023-02-30).
+/// The latest time a rating may carry, in unix seconds: 9999-12-31T23:59:59Z (and as far
+/// before 1970). A number past it (1e30) is no time anyone recorded.
+inline constexpr double kLatestTime = 253402300799.0;
+
+/// A rating's time as unix seconds: a finite number (integer or decimal) within
+/// +-kLatestTime, or a UTC date YYYY-MM-DD, optionally with a time THH:MM:SS ('T' or one
+/// space) and a final 'Z'. False on anything else, an impossible date included (2023-02-30).
 bool to_time(std::string_view s, double& out);
 
-/// A field quoted for a one-line message: 'text', cut to 40 bytes, control and non-ASCII
-/// bytes written as \xNN so that binary input never breaks the line.
+/// A field quoted for a one-line message: 'text', cut to 40 bytes (never inside a UTF-8
+/// character), UTF-8 text as typed, control bytes and bytes that are no UTF-8 written as
+/// \xNN so that binary input never breaks the line.
 std::string quote(std::string_view field);
 
 /// `v` as a person writes it (3.5, 0.37, 1e-300): the shortest text that reads back as `v`.

@@ -27,6 +27,17 @@ namespace fs = std::filesystem;
 namespace symgnn {
 namespace {
 
+/// The data's paths made absolute, so that what the folder records (config.txt, model.pt,
+/// metrics.json) lets `predict`, `evaluate --protocol new-users` and `--resume` find the data
+/// from any folder. The data are read by the paths as given, which their messages name.
+void make_paths_absolute(RunConfig& cfg) {
+  if (cfg.data.source != "synthetic" && fs::exists(cfg.data.source))
+    cfg.data.source = fs::canonical(cfg.data.source).string();
+  for (std::string* path : {&cfg.data.test_file, &cfg.data.user_graph_file, &cfg.data.item_graph_file,
+                            &cfg.data.user_features_file, &cfg.data.item_features_file})
+    if (!path->empty() && fs::exists(*path)) *path = fs::canonical(*path).string();
+}
+
 /// The trainer's options of the run; in a multi-process run (torchrun's variables,
 /// docs/scale.md) this process joins its group, after rank 0 holds the folder (a rank 0 that
 /// refuses it never serves the rendezvous, and the others stop at its timeout), and the
@@ -57,13 +68,6 @@ train::TrainerOptions trainer_options(const RunConfig& cfg, const FitOptions& o,
 
 FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   RunConfig cfg = cfg_in;
-  // Record absolute paths so that `predict`, `evaluate --protocol new-users` and `--resume`
-  // find the data from any folder.
-  if (cfg.data.source != "synthetic" && fs::exists(cfg.data.source))
-    cfg.data.source = fs::canonical(cfg.data.source).string();
-  for (std::string* path : {&cfg.data.test_file, &cfg.data.user_graph_file, &cfg.data.item_graph_file,
-                            &cfg.data.user_features_file, &cfg.data.item_features_file})
-    if (!path->empty() && fs::exists(*path)) *path = fs::canonical(*path).string();
   check_config(cfg);
   runtime::check_device(cfg.train.device, "train.device");
   const ModelKind& kind = model_kind(cfg.model);
@@ -74,7 +78,9 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   if (kind.fit == FitMethod::closed_form && dist.world_size > 1)
     throw ConfigError("WORLD_SIZE=" + std::to_string(dist.world_size) + ": model = " + cfg.model +
                       " is fitted in closed form and has no training to share: run it as one process");
-  const std::optional<OutputLock> lock = rank0 ? fitting::open_run_folder(cfg, o, kind) : std::nullopt;
+  RunConfig recorded = cfg;
+  make_paths_absolute(recorded);
+  const std::optional<OutputLock> lock = rank0 ? fitting::open_run_folder(recorded, o, kind) : std::nullopt;
   // A run that fails before it writes anything but its config leaves the folder as it was
   // (fitting::forget_unstarted_run); released before the lock is.
   struct UnstartedRun {
@@ -85,6 +91,7 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   } unstarted{rank0 && !o.resume ? o.out_dir : std::string()};
   train::TrainerOptions topts = trainer_options(cfg, o, dist);
   fitting::PreparedData data = fitting::prepare_data(cfg, o, kind, rank0, dist.world_size, topts.group.get());
+  make_paths_absolute(cfg);  // read; from here on what the folder records
   if (rank0) fitting::pin_run(data.ds, cfg, cfg_in, o);
   // The ranker before the model's evaluation, which ranks with it: first for a trained kind
   // (seconds, before hours of training), once the model is built for a closed-form one (a

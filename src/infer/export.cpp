@@ -3,6 +3,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -80,10 +81,32 @@ ModelFactors score_factors(const TrainedModel& model) {
   return out;
 }
 
+namespace {
+
+/// Every file an export may write: what an older export into the same folder may have left.
+const char* const kExportFiles[] = {"users.txt",
+                                    "items.txt",
+                                    "seen_indptr.npy",
+                                    "seen_indices.npy",
+                                    "item_weights.npy",
+                                    "user_factors.npy",
+                                    "item_factors.npy",
+                                    "user_bias.npy",
+                                    "item_bias.npy",
+                                    "user_representations.npy",
+                                    "item_representations.npy",
+                                    "scoring.txt",
+                                    "export.json"};
+
+}  // namespace
+
 ExportSummary export_model(const TrainedModel& model, const std::string& out_dir) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) throw Error(out_dir + ": cannot create the folder (" + ec.message() + ")");
+  // Into a folder that holds an older export, that export's files go: one beside the new
+  // export.json (another model's factors, say) would read as part of this one.
+  const bool older = fs::exists(out_dir + "/export.json", ec);
   ExportSummary s;
   const auto write = [&](const std::string& name, const std::string& bytes) {
     write_text_atomic(out_dir + "/" + name, bytes, Integrity::none);
@@ -175,6 +198,10 @@ ExportSummary export_model(const TrainedModel& model, const std::string& out_dir
   record["files"] = s.files;
   write("scoring.txt", text);
   write("export.json", json_text(record, 2) + "\n");
+  if (older)
+    for (const char* name : kExportFiles)
+      if (std::find(s.files.begin(), s.files.end(), name) == s.files.end())
+        fs::remove(out_dir + "/" + name, ec);
   return s;
 }
 

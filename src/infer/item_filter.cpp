@@ -65,6 +65,13 @@ ItemAttributes read_item_attributes(const std::string& path) {
     if (f.empty() || f[0].empty()) throw DataError(path, number, "empty item id");
     const std::string id(f[0]);
     if (a.of.count(id)) throw DataError(path, number, "item " + data::quote(id) + " is given twice");
+    // A table's row holds every column (an empty field is an empty value): a row cut short is
+    // a broken line, not an item without those attributes.
+    if (table && f.size() < header.size() + 1)
+      throw DataError(path, number,
+                      std::to_string(f.size()) + " column(s), the header has " +
+                          std::to_string(header.size() + 1) +
+                          " (leave a field empty for an item without that attribute)");
     std::map<std::string, std::string>& row = a.of[id];
     for (size_t c = 1; c < f.size(); ++c) {
       std::string key, value;

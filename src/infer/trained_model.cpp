@@ -451,13 +451,31 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   }
   // The graph edits a server accepted since (infer/graph_journal.h), replayed last, in one
   // recompute; what the model reports of its loading stays.
-  const std::vector<GraphEdit> edits = infer::journal_edits(infer::read_graph_journal(path));
+  const std::vector<std::vector<GraphEdit>> batches = infer::read_graph_journal(path);
+  const std::vector<GraphEdit> edits = infer::journal_edits(batches);
   if (edits.empty()) return out;
   TrainedModel edited = [&] {
     try {
       return apply_graph_edits(out, edits);
     } catch (const ConfigError& e) {  // a journal another model's data cannot take
-      throw DataError(infer::graph_journal_path(path), 0, e.what());
+      // "edits[K]: ..." counts over every record: named by its record (line) and place in it.
+      const std::string what = e.what();
+      const size_t close = what.find("]: ");
+      long line = 0;
+      std::string said = what;
+      if (what.rfind("edits[", 0) == 0 && close != std::string::npos && close > 6 && close < 26 &&
+          what.find_first_not_of("0123456789", 6) == close) {
+        size_t k = std::stoul(what.substr(6, close - 6));
+        for (size_t b = 0; b < batches.size(); ++b) {
+          if (k < batches[b].size()) {
+            line = static_cast<long>(b) + 1;
+            said = "edits[" + std::to_string(k) + "]" + what.substr(close + 1);
+            break;
+          }
+          k -= batches[b].size();
+        }
+      }
+      throw DataError(infer::graph_journal_path(path), line, said);
     }
   }();
   edited.impl_->added = out.impl_->added;

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -42,9 +44,14 @@ std::string quoted(const std::string& s) {
   return "'" + (s.size() > 60 ? s.substr(0, 60) + "..." : s) + "'";
 }
 
+/// The query's one value for `key` (nullptr: none). A key given twice (?k=5&k=10) is
+/// refused rather than one of its values taken; the repeatable keys (exclude, items, where)
+/// are read apart (query_filter).
 const std::string* param(const Request& q, const std::string& key) {
-  const auto it = q.params.find(key);
-  return it == q.params.end() ? nullptr : &it->second;
+  const auto [first, last] = q.params.equal_range(key);
+  if (first == last) return nullptr;
+  if (std::next(first) != last) throw ApiError{400, key + " is given more than once: give it once"};
+  return &first->second;
 }
 
 /// The whole number the query gives for `key` (k, offset, limit), in [lo, hi]; `fallback`
@@ -459,12 +466,21 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
         throw ApiError{400, "\"edges\": must be an array of at most " +
                                 std::to_string(limits.max_new_ratings) +
                                 " user ids or {\"user\": ID, \"weight\": W}"};
+      std::set<std::string> linked;
+      size_t at = 0;
       for (const json& e : edges) {
+        const std::string where = "\"edges\"[" + std::to_string(at++) + "]";
         const bool object = e.is_object();
         if (object && (!e.contains("user") || (e.contains("weight") && !e["weight"].is_number())))
           throw ApiError{400, "\"edges\": each entry must be a user id or {\"user\": ID, \"weight\": W}"};
-        nodes.user_edge_rows.push_back({new_user, id_text(object ? e["user"] : e, "\"edges\"[]"),
-                                        object && e.contains("weight") ? e["weight"].get<double>() : 1.0});
+        const std::string to = id_text(object ? e["user"] : e, "\"edges\"[]");
+        // An unknown id is 404 as everywhere else; a neighbour named twice is no weight doubled.
+        if (m.model->user_index(to) < 0)
+          throw ApiError{404, where + ": unknown user " + quoted(to) + " (not in the model's data)"};
+        if (!linked.insert(to).second)
+          throw ApiError{400, where + ": user " + quoted(to) + " is given twice: name each neighbour once"};
+        nodes.user_edge_rows.push_back(
+            {new_user, to, object && e.contains("weight") ? e["weight"].get<double>() : 1.0});
       }
     }
     if (body.contains("features")) {

@@ -47,8 +47,8 @@ extern "C" int accept(int fd, struct sockaddr* __restrict addr, socklen_t* __res
 namespace symgnn::serve {
 
 ConnectionPool::ConnectionPool(size_t threads, size_t max_queued, std::chrono::milliseconds request_time,
-                               std::shared_ptr<const std::atomic<bool>> stopping)
-    : request_time_(request_time), stopping_(std::move(stopping)), max_queued_(max_queued) {
+                               Shared shared)
+    : request_time_(request_time), shared_(std::move(shared)), max_queued_(max_queued) {
   for (size_t k = 0; k < std::max<size_t>(1, threads); ++k) workers_.emplace_back([this] { work(); });
   watchdog_ = std::thread([this] { watch(); });
 }
@@ -78,6 +78,7 @@ void ConnectionPool::enqueue(std::function<void()> fn) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (job.socket < 0 || jobs_.size() < max_queued_ || shutdown_) {
+      if (shared_.busy) ++*shared_.busy;
       jobs_.push_back(std::move(job));
       wake_.notify_one();
       return;
@@ -144,17 +145,18 @@ void ConnectionPool::work() {
       job = std::move(jobs_.front());
       jobs_.pop_front();
     }
-    if (job.socket >= 0 && stopping_ && stopping_->load()) {
+    if (job.socket >= 0 && shared_.stopping && shared_.stopping->load()) {
       refuse(std::move(job), stopping_refusal());
-      continue;
+    } else {
+      const uint64_t id = start_watching(job.socket);
+      current_pool = this;
+      current_id = id;
+      job.fn();
+      current_pool = nullptr;
+      current_id = 0;
+      stop_watching(id);
     }
-    const uint64_t id = start_watching(job.socket);
-    current_pool = this;
-    current_id = id;
-    job.fn();
-    current_pool = nullptr;
-    current_id = 0;
-    stop_watching(id);
+    if (shared_.busy) --*shared_.busy;
   }
 }
 
@@ -167,8 +169,13 @@ void ConnectionPool::watch() {
     if (stopped_) return;
     tick_.wait_for(lock, std::chrono::milliseconds(100));
     const auto now = std::chrono::steady_clock::now();
+    // Draining, a connection being read has kDrainGrace from when it began (or from the
+    // drain, which is at most this tick), not its whole deadline.
+    const bool draining = shared_.draining && shared_.draining->load();
+    const auto limit = draining ? std::min<std::chrono::steady_clock::duration>(request_time_, kDrainGrace)
+                                : std::chrono::steady_clock::duration(request_time_);
     for (auto& [id, w] : watched_) {
-      if (!w.reading || now - w.reading_since < request_time_) continue;
+      if (!w.reading || now - w.reading_since < limit) continue;
       // The worker waits in a read: the shutdown ends it, and the library closes the
       // connection.
       send_now(w.socket, too_slow);

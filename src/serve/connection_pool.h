@@ -6,10 +6,13 @@
 //    ends, and the worker is free again, however slowly the bytes trickle in;
 //  - at most `max_queued` accepted connections wait for a worker: one more is answered
 //    503 at once, with a JSON body and Retry-After, and closed;
-//  - once `stopping` is set (SIGTERM, before the library stops listening), a connection
-//    still waiting for a worker is answered 503 ("the server is stopping") and closed: the
-//    library would close it unanswered. Requests in flight are answered, each within its
-//    deadline, so the drain is bounded.
+//  - once `draining` is set (SIGTERM), a connection still being read (a slow client, an
+//    idle keep-alive) gets kDrainGrace instead of its deadline, and the connections waiting
+//    for a worker are answered as the workers free up; `busy` counts the connections queued
+//    or on a worker, which the server waits for (serve/http_server.h);
+//  - once `stopping` is set (the drain's end, before the library stops listening), a
+//    connection still waiting for a worker is answered 503 ("the server is stopping") and
+//    closed: the library would close it unanswered.
 // The pool learns each connection's socket from the accept() the library calls on the
 // listening thread just before it hands the connection over (connection_pool.cpp).
 #pragma once
@@ -32,8 +35,15 @@ namespace symgnn::serve {
 
 class ConnectionPool : public httplib::TaskQueue {
  public:
-  ConnectionPool(size_t threads, size_t max_queued, std::chrono::milliseconds request_time,
-                 std::shared_ptr<const std::atomic<bool>> stopping);
+  /// What the server shares with its pool (the drain, above).
+  struct Shared {
+    std::shared_ptr<const std::atomic<bool>> stopping, draining;
+    std::shared_ptr<std::atomic<int64_t>> busy;
+  };
+  /// A connection being read when the drain begins is cut after this long.
+  static constexpr std::chrono::milliseconds kDrainGrace{500};
+
+  ConnectionPool(size_t threads, size_t max_queued, std::chrono::milliseconds request_time, Shared shared);
   ~ConnectionPool() override;
 
   void enqueue(std::function<void()> fn) override;
@@ -66,7 +76,7 @@ class ConnectionPool : public httplib::TaskQueue {
   void stop_watching(uint64_t id);
 
   const std::chrono::milliseconds request_time_;
-  const std::shared_ptr<const std::atomic<bool>> stopping_;
+  const Shared shared_;
   const size_t max_queued_;
   std::vector<std::thread> workers_;
   std::thread watchdog_;

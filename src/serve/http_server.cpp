@@ -76,8 +76,9 @@ HttpServer::HttpServer(const Api& api, HttpOptions options)
   const auto threads = static_cast<size_t>(std::max(1, options_.threads));
   const size_t queued = threads * static_cast<size_t>(std::max(1, options_.max_queued_per_thread));
   const auto deadline = std::chrono::milliseconds(static_cast<int64_t>(options_.request_seconds * 1000));
-  server_->new_task_queue = [threads, queued, deadline, stopping = stopping_] {
-    return new ConnectionPool(threads, queued, deadline, stopping);
+  server_->new_task_queue = [threads, queued, deadline, stopping = stopping_, draining = draining_,
+                             busy = busy_] {
+    return new ConnectionPool(threads, queued, deadline, {stopping, draining, busy});
   };
   // The deadline counts while a request is read: it stops when the answer begins (below, in
   // the handlers) and starts again when the answer is written (the library's logger hook).
@@ -180,6 +181,10 @@ void HttpServer::run() {
 }
 
 void HttpServer::stop() {
+  draining_->store(true);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(kDrainSeconds);
+  while (busy_->load() > 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   stopping_->store(true);
   server_->stop();
 }

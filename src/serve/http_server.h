@@ -36,7 +36,8 @@ class HttpServer {
   int bind();
   /// Answers requests until stop(); returns after the requests in flight are answered.
   void run();
-  /// Safe from any thread, also before run() starts answering.
+  /// Safe from any thread, also before run() starts answering. Drains first: the requests
+  /// that have arrived are answered (within kDrainSeconds), then the library stops.
   void stop();
 
  private:
@@ -44,9 +45,15 @@ class HttpServer {
   HttpOptions options_;
   std::unique_ptr<httplib::Server> server_;
   int listening_socket_ = -1;  // set when the library opens it (bind())
-  /// Set by stop() before the library stops listening: the pool then answers the
-  /// connections still waiting 503 (serve/connection_pool.h).
+  /// The drain (serve/connection_pool.h): stop() sets `draining_` first, so that the pool
+  /// cuts connections still being read (a slow client, an idle keep-alive) after a short
+  /// grace and answers the connections that wait for a worker; once none waits or runs
+  /// (`busy_`), or after kDrainSeconds, it sets `stopping_` and the library stops listening:
+  /// a connection that arrives later is answered 503.
   std::shared_ptr<std::atomic<bool>> stopping_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<std::atomic<bool>> draining_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<std::atomic<int64_t>> busy_ = std::make_shared<std::atomic<int64_t>>(0);
+  static constexpr double kDrainSeconds = 3.0;
   static constexpr int kListenBacklog = 1024;
   static constexpr int kIdleSeconds = 1;  // an idle connection's hold on a worker
 };

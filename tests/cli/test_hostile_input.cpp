@@ -45,6 +45,29 @@ TEST(HostileInput, NoTestRatingLeftIsAnError) {
   EXPECT_NE(out.find("4 (train"), std::string::npos) << out;
 }
 
+TEST(HostileInput, GarbageTheReadersOnceTookIsRefusedInOneLine) {
+  const std::string dir = scratch_dir("cli_garbage");
+  std::string out;
+  // A rating's time past the year 9999; the file named as given (relative), not made absolute.
+  write_file(dir, "timed.csv", "a,x,4,1000\na,y,3,1e30\nb,x,5,1002\nb,y,2,1003\n");
+  EXPECT_EQ(symgnn::testing::run_command("cd '" + dir + "' && '" + symgnn::testing::symgnn_binary() +
+                                             "' train --data timed.csv --epochs 2 --quiet 2>&1",
+                                         &out),
+            2)
+      << out;
+  EXPECT_EQ(out.rfind("symgnn: error: timed.csv:2: time '1e30' is not a time", 0), 0u) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  // The features of a node a graph edit creates, given twice (once concatenated): refused
+  // before any model is read.
+  EXPECT_EQ(run_symgnn("graph edit --model " + dir +
+                           " --create --add-user-edge new,a --features new,1 "
+                           "--features new,2",
+                       &out),
+            2)
+      << out;
+  EXPECT_NE(out.find("--features new,2: the features of new are given twice"), std::string::npos) << out;
+}
+
 TEST(HostileInput, ADirectoryGivenForAFileIsSaidToBeOne) {
   const std::string dir = scratch_dir("cli_directory_as_file");
   const std::string conf = write_file(dir, "base.conf", "model = lowrank\n");

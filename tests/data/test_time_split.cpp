@@ -97,8 +97,12 @@ TEST(RatingTimes, NumbersAndUtcDates) {
   EXPECT_EQ(t, 951782400.0);
   EXPECT_TRUE(data::to_time("1969-12-31T23:59:59", t));
   EXPECT_EQ(t, -1.0);
+  EXPECT_TRUE(data::to_time("253402300799", t));  // 9999-12-31T23:59:59Z, the last time taken
+  EXPECT_TRUE(data::to_time("9999-12-31T23:59:59", t));
+  EXPECT_EQ(t, 253402300799.0);
   for (const char* bad : {"", "yesterday", "nan", "inf", "1e400", "2023-02-29", "2023-13-01", "2023-1-01",
-                          "2023-01-01T24:00:00", "2023-01-01T12:00", "12:00:00", "2023/01/01"}) {
+                          "2023-01-01T24:00:00", "2023-01-01T12:00", "12:00:00", "2023/01/01", "1e30",
+                          "-1e30", "253402300800"}) {
     SCOPED_TRACE(bad);
     EXPECT_FALSE(data::to_time(bad, t));
   }
@@ -131,7 +135,7 @@ TEST(RatingTimes, NonNumericTimeNamesFileAndLine) {
   const auto dir = scratch_dir("times_bad");
   const std::string path = write_file(dir, "r.csv", "user,item,rating,timestamp\na,x,5,30\nb,x,3,soon\n");
   EXPECT_DATA_ERROR(data::load_ratings_file(path, csv_config(path, "u1")), "r.csv:3:", "time 'soon'",
-                    "not a number");
+                    "is not a time");
   // Without a header, the 4th column is the time as well.
   const std::string bare = write_file(dir, "bare.csv", "a,x,5,30\nb,x,3,1998-02-30\n");
   EXPECT_DATA_ERROR(data::load_ratings_file(bare, csv_config(bare, "u1")),

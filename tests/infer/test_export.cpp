@@ -117,4 +117,15 @@ TEST(Export, AKindWhoseScoresAreNoProductSaysSoAndExportsRepresentations) {
   EXPECT_TRUE(fs::exists(out + "/item_representations.npy"));
   EXPECT_FALSE(fs::exists(out + "/item_factors.npy"));
   EXPECT_NE(read_all(out + "/scoring.txt").find("no product of factors"), std::string::npos);
+  // Into the folder of an older export (EASE's weights): its files do not stay beside the new
+  // export.json; a file of the user's own does.
+  const std::string into = symgnn::testing::scratch_dir("infer_export_into_older");
+  export_model(TrainedModel::load(fit_for_export("ease_older", {"model=ease"})), into);
+  ASSERT_TRUE(fs::exists(into + "/item_weights.npy"));
+  symgnn::testing::write_file(into, "notes.txt", "mine\n");
+  export_model(m, into);
+  EXPECT_FALSE(fs::exists(into + "/item_weights.npy"));
+  EXPECT_FALSE(fs::exists(into + "/user_bias.npy"));
+  EXPECT_TRUE(fs::exists(into + "/item_representations.npy"));
+  EXPECT_TRUE(fs::exists(into + "/notes.txt"));
 }

@@ -270,3 +270,36 @@ TEST(GraphJournal, AJournalThatIsNoRegularFileIsRefusedNotIgnored) {
   EXPECT_EQ(infer::append_graph_journal(d, {{"user", "add", "a", "b", 1.0}}), 1);
   EXPECT_EQ(infer::graph_journal_records(d), 1);
 }
+
+TEST(GraphEdit, AJournalThatDoesNotReplayNamesItsRecordAndEdit) {
+  // Two journals of records valid in turn; the first two lines of one and the third of the
+  // other (each line checked by its own checksum and number, so all three read) remove an
+  // edge that only the other's second record added.
+  const auto lines_of = [](const std::string& dir) {
+    std::ifstream in(infer::graph_journal_path(dir));
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  const std::string a = followed_model("journal_a");
+  EXPECT_EQ(infer::append_graph_journal(a, {{"user", "add", "u1", "u5", 1}}), 1);
+  EXPECT_EQ(infer::append_graph_journal(a, {{"user", "add", "u2", "u6", 1}, {"user", "add", "u0", "u4", 1}}),
+            2);
+  EXPECT_EQ(infer::append_graph_journal(a, {{"user", "remove", "u0", "u4", 1}}), 3);
+  const std::string b = followed_model("journal_b");
+  EXPECT_EQ(infer::append_graph_journal(b, {{"user", "add", "u1", "u5", 1}}), 1);
+  EXPECT_EQ(infer::append_graph_journal(b, {{"user", "add", "u2", "u6", 1}, {"user", "add", "u3", "u7", 1}}),
+            2);
+  const std::vector<std::string> from_a = lines_of(a), from_b = lines_of(b);
+  ASSERT_EQ(from_a.size(), 3u);
+  ASSERT_EQ(from_b.size(), 2u);
+  std::ofstream(infer::graph_journal_path(b)) << from_b[0] << "\n" << from_b[1] << "\n" << from_a[2] << "\n";
+  try {
+    TrainedModel::load(b);
+    ADD_FAILURE() << "a journal that does not replay was loaded";
+  } catch (const DataError& e) {
+    // Line 3, its first edit; not "edits[3]" of the records run together, not line 0.
+    const std::string want = infer::graph_journal_path(b) + ":3: edits[0]: no edge ('u0', 'u4')";
+    EXPECT_EQ(std::string(e.what()).rfind(want, 0), 0u) << e.what();
+  }
+}

@@ -147,6 +147,13 @@ TEST(ItemFilter, BadFiltersAreOneLineErrors) {
             d + "/twice.txt:2: item 'i1' is given twice");
   EXPECT_EQ(data_error([&] { read_item_attributes(d + "/wide.csv"); }),
             d + "/wide.csv:2: 3 columns, the header has 2");
+  // A row cut short is refused by line; an empty field is an empty value.
+  symgnn::testing::write_file(d, "short.csv", "item,genre,year\ni1,drama,1990\ni2,comedy\n");
+  EXPECT_EQ(data_error([&] { read_item_attributes(d + "/short.csv"); }),
+            d + "/short.csv:3: 2 column(s), the header has 3 (leave a field empty for an item without that "
+                "attribute)");
+  symgnn::testing::write_file(d, "blank.csv", "item,genre,year\ni1,drama,1990\ni2,comedy,\n");
+  EXPECT_EQ(read_item_attributes(d + "/blank.csv").of.at("i2").at("year"), "");
   ItemFilterSpec spec;
   read_candidates(d + "/unknown.txt", spec);
   EXPECT_EQ(data_error([&] { make_item_filter(m, spec, nullptr); }),

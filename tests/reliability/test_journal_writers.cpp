@@ -158,3 +158,46 @@ TEST(JournalWriters, AJournalCutByACrashTakesNoEditUntilTheCutRecordIsDropped) {
   EXPECT_EQ(journal_lines(f.journal()), 3u);
   f.expect_loads();
 }
+
+// Issue 65 item 3: an id that a graph edit creates follows the rule every other door applies
+// (src/data/id_rule.h), through the server and the CLI alike, so that what the folder then
+// writes (an export's users.txt, recommend --all's CSV) holds one line per user.
+TEST(JournalWriters, IdsThatAGraphEditCreatesFollowTheIdRule) {
+  const ServedFolder f("journal_writers_ids");
+  ASSERT_GT(f.port, 0) << st::read_file(f.dir + "/serve.log");
+  const auto create = [&](const std::string& id) {
+    httplib::Client c("127.0.0.1", f.port);
+    c.set_read_timeout(60);
+    c.set_bearer_token_auth(f.token);
+    const json body = {
+        {"edits", {{{"side", "user"}, {"op", "add"}, {"a", id}, {"b", "u1"}, {"create", true}}}}};
+    const auto r = c.Post("/v1/graph/edges", body.dump(), "application/json");
+    return r ? std::make_pair(r->status, r->body) : std::make_pair(-1, std::string());
+  };
+  for (const std::string& bad :
+       {std::string("line\nbreak"), std::string("a,b"), std::string("tab\there"), std::string("nul\0x", 5),
+        std::string(2000, 'x'), std::string(" padded")}) {
+    const auto [status, body] = create(bad);
+    EXPECT_EQ(status, 400) << body.substr(0, 200);
+  }
+  std::string out;
+  EXPECT_EQ(f.cli_edit("--create --add-user-edge \"$(printf 'new\\tone')\",u1", &out), 2) << out;
+  EXPECT_NE(out.find("tab"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_EQ(f.journal(), "") << "nothing refused was journalled";
+  // A good id joins; what the folder writes then has one line per user.
+  EXPECT_EQ(create("newcomer").first, 200);
+  ASSERT_EQ(st::run_symgnn("export --model " + f.model + " --out " + f.dir + "/export", &out), 0) << out;
+  const std::string users = st::read_file(f.dir + "/export/users.txt");
+  EXPECT_EQ(std::count(users.begin(), users.end(), '\n'), 31) << users;
+  ASSERT_EQ(st::run_symgnn("recommend --model " + f.model + " --all --k 2 --out " + f.dir + "/all.csv", &out),
+            0)
+      << out;
+  std::ifstream csv(f.dir + "/all.csv");
+  int rows = 0;
+  for (std::string line; std::getline(csv, line);) {
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 3) << line;  // user,item,rating,rank
+    ++rows;
+  }
+  EXPECT_GT(rows, 31);
+}

@@ -254,6 +254,10 @@ TEST(ServeApi, BadRequestsGetOneLineJsonErrors) {
   error_of(f.get("/v1/recommend", {{"user", user}, {"model", "absent"}}), 404);
   for (const char* k : {"0", "-1", "2.5", "ten", "", "1001", "99999999999"})
     error_of(f.get("/v1/recommend", {{"user", user}, {"k", k}}), 400);
+  // A key given twice is refused, not one of its values taken.
+  EXPECT_EQ(error_of(f.get("/v1/recommend", {{"user", user}, {"k", "5"}, {"k", "10"}}), 400),
+            "k is given more than once: give it once");
+  error_of(f.get("/v1/recommend", {{"user", user}, {"user", user}}), 400);
   // k beyond the candidates: the shorter list and a note, not an error.
   EXPECT_EQ(f.get("/v1/recommend", {{"user", user}, {"k", "30"}}).status, 200);
   error_of(f.get("/v1/recommend", {{"user", user}, {"include_seen", "maybe"}}), 400);
@@ -548,12 +552,16 @@ TEST(ServeApi, ANewUsersEdgesAreRowsInMemoryAndCheckedAsTheLibraryChecksThem) {
   const json j = body_of(r);
   ASSERT_EQ(j["items"].size(), 5u);
   for (size_t n = 0; n < 5; ++n) EXPECT_EQ(j["items"][n]["item"], ds.items.id_of(want.items[n]));
-  // Bad edges: the reader's sentence, naming "edges" and its line (row 1 is line 2).
-  EXPECT_NE(error_of(f.post("/v1/recommend",
+  // Bad edges: an unknown user is 404 as every unknown id, naming the entry; a neighbour
+  // named twice is refused, not counted twice.
+  EXPECT_EQ(error_of(f.post("/v1/recommend",
                             "{" + rating + R"(, "edges": [")" + ds.users.id_of(2) + R"(", "nobody"]})"),
-                     400)
-                .find("\"edges\":2: "),
-            std::string::npos);
+                     404),
+            "\"edges\"[1]: unknown user 'nobody' (not in the model's data)");
+  EXPECT_EQ(error_of(f.post("/v1/recommend", "{" + rating + R"(, "edges": [")" + ds.users.id_of(2) +
+                                                 R"(", ")" + ds.users.id_of(2) + R"("]})"),
+                     400),
+            "\"edges\"[1]: user '" + ds.users.id_of(2) + "' is given twice: name each neighbour once");
   EXPECT_EQ(error_of(f.post("/v1/recommend", "{" + rating + R"(, "user": ")" + ds.users.id_of(2) +
                                                  R"(", "edges": [")" + ds.users.id_of(3) + R"("]})"),
                      400),
