@@ -169,7 +169,7 @@ void fit_weights(const std::vector<double>& model, const std::vector<double>& ba
 }
 
 BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dataset& ds,
-                                 const BaselineConfig& cfg, bool retrained) {
+                                 const BaselineConfig& cfg, bool final_on_all) {
   BaselineGuard g;
   if (ds.validation.size() < kMinCombinationRatings || val_model.size() != ds.validation.size()) {
     g.note = "train.auto: " + std::to_string(ds.validation.size()) +
@@ -185,7 +185,7 @@ BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dat
   const models::Biases on_train =
       models::fit_biases(ds.train, ds.users.count, ds.items.count, g.shrinkage, cfg.sweeps);
   g.val_baseline = predictions(on_train, ds.validation, lo, hi);
-  g.final_biases = retrained ? models::fit_final_biases(ds, g.shrinkage, cfg.sweeps) : on_train;
+  g.final_biases = final_on_all ? models::fit_final_biases(ds, g.shrinkage, cfg.sweeps) : on_train;
 
   std::vector<double> y(ds.validation.value.begin(), ds.validation.value.end());
   g.mode = cfg.combination;

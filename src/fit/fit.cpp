@@ -98,12 +98,9 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   // kind that refuses the data's size says so first).
   fitting::RankerFit ranker;
   const auto fit_the_ranker = [&] {
-    if (rank0) {
-      const std::string graph_term = cfg.train.ranker_graph;
-      ranker = fitting::fit_ranker(cfg, data.ds, o);
-      // config.txt records what the lists are made of (train.ranker_graph resolved).
-      if (cfg.train.ranker_graph != graph_term) fitting::record_config(cfg, o);
-    }
+    // train.ranker_graph = auto is resolved in cfg, which the saved models record (config.txt
+    // keeps auto, as for the other choices: --resume makes it again, the same way).
+    if (rank0) ranker = fitting::fit_ranker(cfg, data.ds, o);
     return ranker.model;
   };
   fitting::Fitted f = kind.fit == FitMethod::trained

@@ -129,7 +129,7 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
     topts.retrain_pays = [&](const train::RunResult& chosen) {
       early_guard = with_memory_context("weighing the model against the bias baseline", [&] {
         return fitting::fit_baseline_guard(values(chosen.val_predictions), ds, cfg.baseline,
-                                           /*retrained=*/true);
+                                           /*final_on_all=*/true);
       });
       return !early_guard->applied || early_guard->a > 0;
     };
@@ -159,9 +159,11 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   std::optional<fitting::BaselineGuard> guard = early_guard;
   if (models::combines_with_baseline(cfg) && !guard)
     guard = with_memory_context("weighing the model against the bias baseline", [&] {
+      // The final baseline is fitted to training + validation whatever the protocol: an
+      // early-stopped network needed the validation ratings apart, the baseline does not.
       return fitting::fit_baseline_guard(
           s.val_predictions.defined() ? values(s.val_predictions) : std::vector<double>{}, ds, cfg.baseline,
-          retrained);
+          /*final_on_all=*/true);
     });
   const bool combined = guard && guard->applied;
   std::vector<std::shared_ptr<TrainedModel>> models;

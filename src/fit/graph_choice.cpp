@@ -54,7 +54,7 @@ Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallba
   t.best_epoch = s.runs.empty() ? 0 : s.runs.front().best_epoch;
   const at::Tensor v = s.val_predictions.to(at::kDouble).contiguous();
   const std::vector<double> val(v.data_ptr<double>(), v.data_ptr<double>() + v.numel());
-  const BaselineGuard g = fit_baseline_guard(val, ds, trial_cfg.baseline, /*retrained=*/false);
+  const BaselineGuard g = fit_baseline_guard(val, ds, trial_cfg.baseline, /*final_on_all=*/false);
   t.model = g.val_model;
   t.baseline = g.val_baseline_error;
   if (g.applied) t.network_weight = g.a;

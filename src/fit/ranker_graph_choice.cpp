@@ -53,6 +53,47 @@ double mean_of(const std::vector<double>& x) {
 
 }  // namespace
 
+std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* term, int64_t n2,
+                                                 const std::vector<double>& weights,
+                                                 const std::vector<char>& excluded) {
+  // The term only raises the items it is above 0 for: the top 10 with it is among the scaled
+  // row's top 10 (in the lists' order: score, then index) and those items. One pass over the
+  // catalogue, not one per weight.
+  const auto width = static_cast<size_t>(n2);
+  const double scale = infer::ranker_row_scale(row, n2);
+  std::vector<float> scaled(width);
+  for (size_t i = 0; i < width; ++i) scaled[i] = static_cast<float>(static_cast<double>(row[i]) / scale);
+  std::vector<int64_t> candidates = eval::top_k_items(scaled.data(), n2, 10, excluded);
+  for (size_t i = 0; i < width; ++i)
+    if (term[i] > 0 && (excluded.empty() || !excluded[i])) candidates.push_back(static_cast<int64_t>(i));
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  std::vector<float> score(candidates.size());
+  std::vector<size_t> order(candidates.size());
+  std::vector<std::vector<int64_t>> out;
+  for (const double weight : weights) {
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      const auto i = static_cast<size_t>(candidates[c]);
+      // As infer::mix_user_graph_term computes it.
+      score[c] =
+          static_cast<float>(static_cast<double>(row[i]) / scale + weight * static_cast<double>(term[i]));
+      order[c] = c;
+    }
+    const size_t keep = std::min<size_t>(10, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                      [&](size_t a, size_t b) {  // eval::top_k_items' order: NaN last
+                        const bool a_nan = std::isnan(score[a]), b_nan = std::isnan(score[b]);
+                        if (a_nan != b_nan) return b_nan;
+                        if (!a_nan && score[a] != score[b]) return score[a] > score[b];
+                        return candidates[a] < candidates[b];
+                      });
+    std::vector<int64_t> listed(keep);
+    for (size_t c = 0; c < keep; ++c) listed[c] = candidates[order[c]];
+    out.push_back(std::move(listed));
+  }
+  return out;
+}
+
 RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg,
                                       const nlohmann::json& figures,
                                       const std::function<void(const std::string&)>& log) {
@@ -102,8 +143,8 @@ RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const R
   std::vector<std::vector<double>> ndcg(1 + weights * shrinkages, std::vector<double>(users.size()));
   const auto block = static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(n2, 1)));
   const auto width = static_cast<size_t>(n2);
-  std::vector<float> mixed(width);
   std::vector<char> excluded(width);
+  const std::vector<double> weights_list(std::begin(kRankerGraphWeights), std::end(kRankerGraphWeights));
   torch::NoGradGuard no_grad;
   for (size_t b0 = 0; b0 < users.size(); b0 += block) {
     const size_t b1 = std::min(users.size(), b0 + block);
@@ -122,13 +163,12 @@ RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const R
       const float* row = rows + r * width;
       const std::vector<int64_t>& relevant = relevant_of[static_cast<size_t>(part[r])];
       ndcg[0][k] = ndcg_at_10(eval::top_k_items(row, n2, 10, excluded), relevant);
-      for (size_t si = 0; si < shrinkages; ++si)
-        for (size_t wi = 0; wi < weights; ++wi) {
-          std::copy_n(row, width, mixed.begin());
-          infer::mix_user_graph_term(mixed.data(), terms[si].data() + r * width, n2, kRankerGraphWeights[wi]);
-          ndcg[1 + si * weights + wi][k] =
-              ndcg_at_10(eval::top_k_items(mixed.data(), n2, 10, excluded), relevant);
-        }
+      for (size_t si = 0; si < shrinkages; ++si) {
+        const std::vector<std::vector<int64_t>> lists =
+            tops_with_term(row, terms[si].data() + r * width, n2, weights_list, excluded);
+        for (size_t wi = 0; wi < weights; ++wi)
+          ndcg[1 + si * weights + wi][k] = ndcg_at_10(lists[wi], relevant);
+      }
     }
   }
   c.without = mean_of(ndcg[0]);

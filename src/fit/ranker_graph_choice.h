@@ -28,9 +28,9 @@ inline constexpr double kRankerGraphWeights[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5
 inline constexpr double kRankerGraphShrinkages[] = {0, 3, 10};
 inline constexpr int64_t kMinRankerGraphUsers = 20;
 /// The most validation users judged, and at most this many of their scores (users x items),
-/// so that the choice stays seconds on a wide catalogue: 2^27 is 8,000 users at 16,000 items.
+/// so that the choice stays seconds on a wide catalogue: 2^26 is 4,000 users at 16,000 items, 258 at 260,000.
 inline constexpr int64_t kMaxRankerGraphUsers = 10000;
-inline constexpr double kRankerGraphScores = double(int64_t{1} << 27);
+inline constexpr double kRankerGraphScores = double(int64_t{1} << 26);
 
 struct RankerGraphChoice {
   bool tried = false;
@@ -55,6 +55,14 @@ struct RankerGraphChoice {
   double weight = 0, shrinkage = 0;  // the best point's (written into the config where kept)
   double seconds = 0;
 };
+
+/// The top 10 of a ranker's row (n2 scores) with the term (n2 entries, >= 0) at each of
+/// `weights`, mixed as infer::mix_user_graph_term mixes them and ordered as the lists are
+/// (score, then index), the excluded items left out (empty: none): the choice's measurement,
+/// found among the scaled row's top 10 and the items the term raises.
+std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* term, int64_t n2,
+                                                 const std::vector<double>& weights,
+                                                 const std::vector<char>& excluded);
 
 /// Resolves cfg.train.ranker_graph = auto (another value is left as it is) for the ranker of
 /// kind ranker_cfg.model whose fit reported `figures` (its metrics.json figures).

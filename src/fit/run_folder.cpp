@@ -108,12 +108,6 @@ void forget_unstarted_run(const std::string& dir) {
   fs::remove(fs::path(dir) / kChecksumManifest, ec);
 }
 
-void record_config(const RunConfig& cfg, const FitOptions& o) {
-  if (o.out_dir.empty()) return;
-  RunConfig text = cfg;  // to_text visits the fields
-  write_text_atomic(o.out_dir + "/config.txt", to_text(text));
-}
-
 void pin_run(const Dataset& ds, const RunConfig& cfg, const RunConfig& cfg_in, const FitOptions& o) {
   if (o.out_dir.empty()) return;
   pin_data(ds, cfg.data, o);

@@ -26,10 +26,6 @@ std::optional<OutputLock> open_run_folder(const RunConfig& cfg, const FitOptions
 /// the same model.
 void pin_run(const Dataset& ds, const RunConfig& cfg, const RunConfig& cfg_in, const FitOptions& o);
 
-/// config.txt written again with `cfg` (a choice made during the run that loading must
-/// repeat: train.ranker_graph); nothing without an output folder.
-void record_config(const RunConfig& cfg, const FitOptions& o);
-
 /// Where `dir` holds nothing but what open_run_folder wrote (config.txt, its manifest and
 /// the lock's file), removes config.txt and the manifest: a run that failed before it started
 /// (bad data, a refused setting) leaves the folder as it found it, so that the same command

@@ -8,8 +8,10 @@
 #include <string>
 
 #include "fit/ranker_graph_choice.h"
+#include "infer/ranker_graph_term.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
+#include "symgnn/ranking.h"
 
 namespace {
 
@@ -107,4 +109,30 @@ TEST(RankerGraphChoice, NobodyLinkedNothingTriedAndAUsersChoiceStands) {
   EXPECT_TRUE(d.chosen.empty());
   EXPECT_EQ(cfg.train.ranker_graph, "user");
   EXPECT_DOUBLE_EQ(cfg.train.ranker_graph_weight, 0.7);
+}
+
+TEST(RankerGraphChoice, TheMeasurementsListsEqualTheMixedRowsTopTen) {
+  // Rows with ties and negative scores, sparse terms, some items excluded: the shortcut's
+  // lists against mixing the whole row (infer::mix_user_graph_term) and ranking it.
+  std::mt19937 rng(11);
+  const int64_t n2 = 300;
+  const std::vector<double> weights = {0, 0.01, 0.2, 1, 5};
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<float> row(n2), term(n2, 0.0f);
+    std::uniform_int_distribution<int> level(-20, 40);
+    for (auto& x : row) x = static_cast<float>(level(rng)) / 7.0f;  // many ties
+    std::uniform_int_distribution<int64_t> any(0, n2 - 1);
+    for (int k = 0; k < 25; ++k)
+      term[static_cast<size_t>(any(rng))] = static_cast<float>(level(rng) + 21) / 30.0f;
+    std::vector<char> excluded(n2, 0);
+    for (int k = 0; k < 30; ++k) excluded[static_cast<size_t>(any(rng))] = 1;
+    const auto lists = symgnn::fitting::tops_with_term(row.data(), term.data(), n2, weights, excluded);
+    ASSERT_EQ(lists.size(), weights.size());
+    for (size_t w = 0; w < weights.size(); ++w) {
+      std::vector<float> mixed = row;
+      symgnn::infer::mix_user_graph_term(mixed.data(), term.data(), n2, weights[w]);
+      EXPECT_EQ(lists[w], symgnn::eval::top_k_items(mixed.data(), n2, 10, excluded))
+          << "trial " << trial << " weight " << weights[w];
+    }
+  }
 }

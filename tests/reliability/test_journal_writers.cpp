@@ -174,9 +174,8 @@ TEST(JournalWriters, IdsThatAGraphEditCreatesFollowTheIdRule) {
     const auto r = c.Post("/v1/graph/edges", body.dump(), "application/json");
     return r ? std::make_pair(r->status, r->body) : std::make_pair(-1, std::string());
   };
-  for (const std::string& bad :
-       {std::string("line\nbreak"), std::string("a,b"), std::string("tab\there"), std::string("nul\0x", 5),
-        std::string(2000, 'x'), std::string(" padded")}) {
+  for (const std::string& bad : {std::string("line\nbreak"), std::string("a,b"), std::string("tab\there"),
+                                 std::string("nul\0x", 5), std::string(2000, 'x'), std::string(" padded")}) {
     const auto [status, body] = create(bad);
     EXPECT_EQ(status, 400) << body.substr(0, 200);
   }
