@@ -155,6 +155,22 @@ std::vector<GraphEdit> journal_edits(const std::vector<std::vector<GraphEdit>>& 
   return out;
 }
 
+DataError journal_replay_error(const std::string& path, const std::vector<std::vector<GraphEdit>>& batches,
+                               const std::string& message) {
+  const size_t close = message.find("]: ");
+  if (message.rfind("edits[", 0) != 0 || close == std::string::npos || close <= 6 || close >= 26 ||
+      message.find_first_not_of("0123456789", 6) != close)
+    return DataError(path, 0, message);
+  size_t k = std::stoul(message.substr(6, close - 6));
+  for (size_t b = 0; b < batches.size(); ++b) {
+    if (k < batches[b].size())
+      return DataError(path, static_cast<long>(b) + 1,
+                       "edits[" + std::to_string(k) + "]" + message.substr(close + 1));
+    k -= batches[b].size();
+  }
+  return DataError(path, 0, message);
+}
+
 int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch, int64_t known,
                              const JournalCheck& check) {
   const std::string path = graph_journal_path(dir);

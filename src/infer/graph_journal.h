@@ -40,6 +40,12 @@ std::string graph_journal_path(const std::string& dir);
 /// The edits of every batch, in order.
 std::vector<GraphEdit> journal_edits(const std::vector<std::vector<GraphEdit>>& batches);
 
+/// The error of a journal (at `path`) that does not replay: apply_graph_edits' message
+/// "edits[K]: ..." counts over the records run together; the DataError names the record's
+/// line and the edit's place in it ("graph_journal.jsonl:3: edits[0]: ...").
+DataError journal_replay_error(const std::string& path, const std::vector<std::vector<GraphEdit>>& batches,
+                               const std::string& message);
+
 /// Checks a batch against the journal as it is when it would be appended: `unseen` holds the
 /// edits of the records the caller's model has not replayed (those past the first `known`),
 /// in order; it throws to refuse the batch.

@@ -458,24 +458,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
     try {
       return apply_graph_edits(out, edits);
     } catch (const ConfigError& e) {  // a journal another model's data cannot take
-      // "edits[K]: ..." counts over every record: named by its record (line) and place in it.
-      const std::string what = e.what();
-      const size_t close = what.find("]: ");
-      long line = 0;
-      std::string said = what;
-      if (what.rfind("edits[", 0) == 0 && close != std::string::npos && close > 6 && close < 26 &&
-          what.find_first_not_of("0123456789", 6) == close) {
-        size_t k = std::stoul(what.substr(6, close - 6));
-        for (size_t b = 0; b < batches.size(); ++b) {
-          if (k < batches[b].size()) {
-            line = static_cast<long>(b) + 1;
-            said = "edits[" + std::to_string(k) + "]" + what.substr(close + 1);
-            break;
-          }
-          k -= batches[b].size();
-        }
-      }
-      throw DataError(infer::graph_journal_path(path), line, said);
+      throw infer::journal_replay_error(infer::graph_journal_path(path), batches, e.what());
     }
   }();
   edited.impl_->added = out.impl_->added;
