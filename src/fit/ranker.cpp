@@ -32,7 +32,14 @@ double ranker_budget_seconds(const RunConfig& cfg, int64_t ratings) {
 double estimated_seconds(const std::string& kind, const RunConfig& cfg, int64_t users, int64_t items,
                          int threads) {
   const double t = std::max(1, threads), n = static_cast<double>(items);
-  if (kind == "ease") return (entries(cfg.ease.lambdas) + 1) * n * n * n * 3e-11 / t;
+  if (kind == "ease") {
+    const double m = static_cast<double>(users), c = entries(cfg.ease.lambdas);
+    // Fewer users than items (models/closed_form/ease_model.h): each candidate an m x m
+    // inverse and three m x m x n products, the final fit also X^T K X and X B (m n^2 each).
+    if (m < n)
+      return (c * (m * m * m + 3 * m * m * n) + m * m * m + 2 * m * m * n + 2 * m * n * n) * 3e-11 / t;
+    return (c + 1) * n * n * n * 3e-11 / t;
+  }
   if (kind == "elsa") return static_cast<double>(users) * n * first_width(cfg.elsa.dims) * 1e-9 / t;
   return 0;
 }

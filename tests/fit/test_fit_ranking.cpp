@@ -390,8 +390,12 @@ TEST(FitRanking, AutoRankerLeavesOutWhatWouldPassItsBudget) {
   cfg.ease.lambdas = defaults.ease.lambdas;  // six penalties
   cfg.elsa.dims = defaults.elsa.dims;        // first width 128
   // The estimates grow with the work and shrink with the threads; the sparse kinds cost none.
-  EXPECT_NEAR(estimated_seconds("ease", cfg, 1000, 9742, 1), 7 * std::pow(9742.0, 3) * 3e-11, 1e-6);
-  EXPECT_NEAR(estimated_seconds("ease", cfg, 1000, 9742, 2), 3.5 * std::pow(9742.0, 3) * 3e-11, 1e-6);
+  EXPECT_NEAR(estimated_seconds("ease", cfg, 12000, 9742, 1), 7 * std::pow(9742.0, 3) * 3e-11, 1e-6);
+  EXPECT_NEAR(estimated_seconds("ease", cfg, 12000, 9742, 2), 3.5 * std::pow(9742.0, 3) * 3e-11, 1e-6);
+  // Fewer users than items: Woodbury's form, an m x m inverse (ml-latest-small: about 6 s).
+  const double m = 610, n = 9742,
+               woodbury = 6 * (m * m * m + 3 * m * m * n) + m * m * m + 2 * m * m * n + 2 * m * n * n;
+  EXPECT_NEAR(estimated_seconds("ease", cfg, 610, 9742, 1), woodbury * 3e-11, 1e-6);
   EXPECT_NEAR(estimated_seconds("elsa", cfg, 19533, 16121, 1), 19533.0 * 16121 * 128 * 1e-9, 1e-6);
   EXPECT_EQ(estimated_seconds("itemknn", cfg, 1000, 100000, 1), 0.0);
   EXPECT_EQ(estimated_seconds("popularity", cfg, 1000, 100000, 1), 0.0);

@@ -12,7 +12,9 @@
 ///
 /// lambda is chosen among ease.lambdas on validation NDCG@10, then B is refit on training +
 /// validation (models/closed_form/interaction_model.h). One n2 x n2 inverse (LAPACK through
-/// LibTorch) per candidate.
+/// LibTorch) per candidate; where users are fewer than items, one n1 x n1 inverse through
+/// Woodbury's identity, P = (I - X^T (X X^T + lambda I)^-1 X) / lambda, and the candidates
+/// are scored without forming B.
 #pragma once
 
 #include "models/closed_form/interaction_model.h"
@@ -29,9 +31,14 @@ class EaseModel : public InteractionModel {
   std::string setting_name() const override { return "ease.lambda"; }
   std::string settings_key() const override { return "ease.lambdas"; }
   at::Tensor item_weights(const at::Tensor& x, double lambda) const override;
+  /// X B; where users are fewer than items, through P's Woodbury form without forming B.
+  at::Tensor interaction_scores(const at::Tensor& x, double lambda) const override;
   bool keeps_item_weights() const override { return true; }  // new users are x B
 
  private:
+  /// Whether X has fewer rows (users) than columns (items): P is then taken through
+  /// (X X^T + lambda I)^-1, n1 x n1, instead of (X^T X + lambda I)^-1, n2 x n2.
+  static bool fewer_users(const at::Tensor& x);
   std::vector<double> lambdas_;
 };
 

@@ -67,11 +67,12 @@ at::Tensor InteractionModel::interaction_scores(const at::Tensor& x, double sett
 
 void InteractionModel::prepare(const Dataset&, const at::Device&) {}
 
-void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, double setting) {
+void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, double setting,
+                              bool keep_weights) {
   torch::NoGradGuard no_grad;
   const at::Device device = scores_.device();
   const at::Tensor x = interactions(n1_, n2_, ratings, device);
-  if (keeps_item_weights()) {
+  if (keeps_item_weights() && keep_weights) {
     const at::Tensor w = item_weights(x, setting);
     scores_.copy_(torch::mm(x, w));
     assign_buffer(item_weights_, w);
@@ -195,7 +196,7 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
     nlohmann::json tried = nlohmann::json::array();
     for (const double setting : candidates) {
-      fit_on({&ds.train}, setting);
+      fit_on({&ds.train}, setting, false);  // scored on validation only: W is not kept
       const double ndcg =
           probe.empty()
               ? 0.0
@@ -208,7 +209,7 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
     if (!probe.empty()) out.metrics["val_ndcg@10"] = best_ndcg;
     out.details["tried"] = tried;
   }
-  fit_on({&ds.train, &ds.validation}, best);
+  fit_on({&ds.train, &ds.validation}, best, true);
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
   out.details[setting_name()] = best;
   out.details["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

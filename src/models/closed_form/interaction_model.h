@@ -77,8 +77,9 @@ class InteractionModel : public DampedBiasModel, public ExplainsScores {
   double fitted_setting() const;
 
  private:
-  /// Scores and biases from `ratings` with the setting.
-  void fit_on(const std::vector<const RatingList*>& ratings, double setting);
+  /// Scores and biases from `ratings` with the setting; W too where the kind keeps it and
+  /// `keep_weights` (the final fit; a candidate's is scored on validation alone).
+  void fit_on(const std::vector<const RatingList*>& ratings, double setting, bool keep_weights);
   at::Tensor scores_;  // [n1, n2] float: X W of the final fit
   // [trained n2, n2] float: W of the final fit where keeps_item_weights(), else no rows.
   // Registered with no rows: a directory written before W was kept loads without it.
