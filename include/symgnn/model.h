@@ -74,6 +74,11 @@ struct ClosedFormFit {
   nlohmann::json details = nlohmann::json::object();
   /// Lines for the console (the chosen values and how they scored).
   std::vector<std::string> summary;
+  /// The kind's state as fitted on ds.train alone at the setting chosen, where the fit had it
+  /// at hand (elsa: its best measured epoch), by name as train/run_state.h's ModuleState
+  /// (buffers prefixed "buffer:"); empty otherwise. fit/ranker_graph_choice.h reads it instead
+  /// of fitting the kind on the training ratings again.
+  std::map<std::string, at::Tensor> training_state;
 };
 
 /// A kind's ranking scores (RatingModel::score_items) as a product of factors, what

@@ -82,6 +82,7 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   m.model = model->name();
   f.val_predictions = torch::tensor(c.val_predictions, torch::kDouble);
   f.test_predictions = torch::tensor(c.test_predictions, torch::kDouble);
+  f.training_state = c.training_state;
   // The trainer's epoch metrics (train/epoch_metrics.h), of the one deterministic "run".
   train::MetricValues errors;
   const at::Tensor test_truth = truth(ds.test);

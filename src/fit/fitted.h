@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ struct Fitted {
   FitResult result;
   at::Tensor val_predictions, test_predictions;  // CPU float64, in the split's order
   std::string verdict;  // train.auto's members: what was kept (fit/baseline_guard.h verdict())
+  std::map<std::string, at::Tensor> training_state;  // a closed-form kind's (models::ClosedFormFit)
 };
 
 /// `line` to o.log, where there is one.

@@ -12,6 +12,7 @@
 #include "infer/ranker_graph_term.h"
 #include "symgnn/model.h"
 #include "symgnn/ranking.h"
+#include "train/checkpoint.h"
 #include "util/text.h"
 
 namespace symgnn::fitting {
@@ -29,15 +30,21 @@ double ndcg_at_10(const std::vector<int64_t>& top, const std::vector<int64_t>& r
   return ideal > 0 ? dcg / ideal : 0.0;
 }
 
-/// The ranker of kind ranker_cfg.model refit on ds's training ratings alone, at the setting
-/// its fit chose (RatingModel::pin_chosen_setting from `figures`).
+/// The ranker of kind ranker_cfg.model on ds's training ratings alone, at the setting its fit
+/// chose (RatingModel::pin_chosen_setting from `figures`): the state its fit kept of that, or
+/// fitted again.
 std::shared_ptr<models::RatingModel> refit_on_training(RunConfig rcfg, const Dataset& ds,
-                                                       const nlohmann::json& figures) {
+                                                       const nlohmann::json& figures,
+                                                       const std::map<std::string, at::Tensor>& state) {
   const at::Device device(rcfg.train.device);
   const models::ModelContext ctx = models::make_context(ds).to(device);
   auto model = models::make_model(rcfg, ctx);
   if (!model->pin_chosen_setting(rcfg, figures, "ranker").empty()) model = models::make_model(rcfg, ctx);
   model->to(device);
+  if (!state.empty()) {
+    train::set_module_state(*model, state);
+    return model;
+  }
   Dataset training_only = ds;
   training_only.validation = RatingList{};
   training_only.test = RatingList{};
@@ -96,6 +103,7 @@ std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* 
 
 RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg,
                                       const nlohmann::json& figures,
+                                      const std::map<std::string, at::Tensor>& training_state,
                                       const std::function<void(const std::string&)>& log) {
   RankerGraphChoice c;
   if (cfg.train.ranker_graph != "auto") return c;
@@ -133,9 +141,10 @@ RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const R
     if (const int64_t k = slot[static_cast<size_t>(ds.train.user[e])]; k >= 0)
       trained[static_cast<size_t>(k)].push_back(ds.train.item[e]);
 
-  if (log)
+  if (log && training_state.empty())
     log("train.ranker_graph = auto: refitting the " + ranker_cfg.model + " ranker on the training ratings");
-  const std::shared_ptr<models::RatingModel> ranker = refit_on_training(ranker_cfg, ds, figures);
+  const std::shared_ptr<models::RatingModel> ranker =
+      refit_on_training(ranker_cfg, ds, figures, training_state);
   const at::Device device(ranker_cfg.train.device);
 
   const size_t weights = std::size(kRankerGraphWeights), shrinkages = std::size(kRankerGraphShrinkages);

@@ -2,8 +2,9 @@
 /// train.ranker_graph = auto: whether the user graph's term joins the lists of the ranker
 /// beside the model (infer/ranker_graph_term.h), with which weight and shrinkage, chosen on
 /// validation. The ranker kept by train.ranker (fit/ranker_fit.h) was refit on training +
-/// validation, so it is refit once more on the training ratings alone at the setting it
-/// chose (its metrics' figures: EASE's lambda, elsa's width and epochs); its rows then rank
+/// validation, so it is taken as fitted on the training ratings alone at the setting it
+/// chose: the state its fit kept of that (elsa's best measured epoch), or refit once more
+/// (its metrics' figures: EASE's lambda, elsa's width and epochs); its rows then rank
 /// each judged validation user's unrated items, alone and with the term at each point of
 /// kRankerGraphWeights x kRankerGraphShrinkages, the linked raters' ratings being their
 /// training ones. Judged: validation users with a relevant validation item and someone linked
@@ -13,8 +14,11 @@
 /// The choice is written into the config (train.ranker_graph, _weight, _shrinkage).
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -66,8 +70,11 @@ std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* 
 
 /// Resolves cfg.train.ranker_graph = auto (another value is left as it is) for the ranker of
 /// kind ranker_cfg.model whose fit reported `figures` (its metrics.json figures).
+/// `training_state`: the ranker as fitted on the training ratings at that setting, where its
+/// fit kept it (models::ClosedFormFit::training_state); empty: it is fitted again here.
 RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg,
                                       const nlohmann::json& figures,
+                                      const std::map<std::string, at::Tensor>& training_state,
                                       const std::function<void(const std::string&)>& log);
 
 /// "train.auto: the ranker's lists take the user graph's term: validation NDCG@10 0.1101 at its

@@ -11,6 +11,7 @@
 #include "infer/ranker_graph_term.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
+#include "symgnn/model.h"
 #include "symgnn/ranking.h"
 
 namespace {
@@ -66,8 +67,8 @@ symgnn::RunConfig popularity_ranker() {
 TEST(RankerGraphChoice, LinkedPeopleWhoShareTastesJoinTheRankersLists) {
   symgnn::RunConfig cfg;
   ASSERT_EQ(cfg.train.ranker_graph, "auto");
-  const auto c = symgnn::fitting::choose_ranker_graph(cfg, group_tastes(Links::same_group),
-                                                      popularity_ranker(), nlohmann::json::object(), nullptr);
+  const auto c = symgnn::fitting::choose_ranker_graph(
+      cfg, group_tastes(Links::same_group), popularity_ranker(), nlohmann::json::object(), {}, nullptr);
   ASSERT_TRUE(c.tried) << c.why;
   EXPECT_EQ(c.users, 300);
   EXPECT_EQ(c.chosen, "user") << symgnn::fitting::describe(c);
@@ -86,8 +87,8 @@ TEST(RankerGraphChoice, LinkedPeopleWhoShareTastesJoinTheRankersLists) {
 
 TEST(RankerGraphChoice, LinksAcrossTastesStayOut) {
   symgnn::RunConfig cfg;
-  const auto c = symgnn::fitting::choose_ranker_graph(cfg, group_tastes(Links::other_group),
-                                                      popularity_ranker(), nlohmann::json::object(), nullptr);
+  const auto c = symgnn::fitting::choose_ranker_graph(
+      cfg, group_tastes(Links::other_group), popularity_ranker(), nlohmann::json::object(), {}, nullptr);
   ASSERT_TRUE(c.tried);
   EXPECT_EQ(c.chosen, "none") << symgnn::fitting::describe(c);
   EXPECT_EQ(cfg.train.ranker_graph, "none");
@@ -97,18 +98,58 @@ TEST(RankerGraphChoice, LinksAcrossTastesStayOut) {
 TEST(RankerGraphChoice, NobodyLinkedNothingTriedAndAUsersChoiceStands) {
   symgnn::RunConfig cfg;
   const auto c = symgnn::fitting::choose_ranker_graph(cfg, group_tastes(Links::none), popularity_ranker(),
-                                                      nlohmann::json::object(), nullptr);
+                                                      nlohmann::json::object(), {}, nullptr);
   EXPECT_FALSE(c.tried);
   EXPECT_EQ(c.users, 0);
   EXPECT_EQ(cfg.train.ranker_graph, "none");
   EXPECT_NE(c.why.find("fewer than 20"), std::string::npos) << c.why;
   cfg.train.ranker_graph = "user";  // the user's own choice
   cfg.train.ranker_graph_weight = 0.7;
-  const auto d = symgnn::fitting::choose_ranker_graph(cfg, group_tastes(Links::same_group),
-                                                      popularity_ranker(), nlohmann::json::object(), nullptr);
+  const auto d = symgnn::fitting::choose_ranker_graph(
+      cfg, group_tastes(Links::same_group), popularity_ranker(), nlohmann::json::object(), {}, nullptr);
   EXPECT_TRUE(d.chosen.empty());
   EXPECT_EQ(cfg.train.ranker_graph, "user");
   EXPECT_DOUBLE_EQ(cfg.train.ranker_graph_weight, 0.7);
+}
+
+TEST(RankerGraphChoice, TheItemBasedRankersKeptStateIsItsFitOnTrainingAndChoosesAlike) {
+  // elsa keeps its best measured epoch's state (ClosedFormFit::training_state): the same as
+  // fitting it on the training ratings again at the setting it chose, so the choice that reads
+  // it measures what the refit would have given. Tolerance 1e-6: the same arithmetic twice.
+  symgnn::RunConfig rcfg;
+  rcfg.model = "elsa";
+  rcfg.train.ranker = "none";
+  rcfg.train.threads = 1;
+  rcfg.elsa.dims = "8";
+  rcfg.elsa.deep_hidden = "0";
+  rcfg.elsa.epochs = 30;
+  const symgnn::Dataset ds = group_tastes(Links::same_group);
+  const symgnn::models::ModelContext ctx = symgnn::models::make_context(ds);
+  const at::Device cpu(at::kCPU);
+  const symgnn::models::ClosedFormFit fitted = symgnn::models::make_model(rcfg, ctx)->fit(ds, cpu, {});
+  ASSERT_FALSE(fitted.training_state.empty());
+  symgnn::RunConfig pinned = rcfg;
+  auto again = symgnn::models::make_model(pinned, ctx);
+  ASSERT_FALSE(again->pin_chosen_setting(pinned, fitted.details, "test").empty());
+  again = symgnn::models::make_model(pinned, ctx);
+  symgnn::Dataset training_only = ds;
+  training_only.validation = symgnn::RatingList{};
+  again->fit(training_only, cpu, {});
+  for (const auto& b : again->named_buffers()) {
+    const at::Tensor& kept = fitted.training_state.at("buffer:" + b.key());
+    ASSERT_EQ(kept.sizes(), b.value().sizes()) << b.key();
+    if (kept.numel() == 0) continue;
+    EXPECT_LT((kept.to(at::kDouble) - b.value().to(at::kDouble)).abs().max().item<double>(), 1e-6) << b.key();
+  }
+  symgnn::RunConfig with_state, refitting;
+  const auto a = symgnn::fitting::choose_ranker_graph(with_state, ds, rcfg, fitted.details,
+                                                      fitted.training_state, nullptr);
+  const auto b = symgnn::fitting::choose_ranker_graph(refitting, ds, rcfg, fitted.details, {}, nullptr);
+  ASSERT_TRUE(a.tried && b.tried);
+  EXPECT_NEAR(a.without, b.without, 1e-9);
+  ASSERT_EQ(a.points.size(), b.points.size());
+  for (size_t p = 0; p < a.points.size(); ++p) EXPECT_NEAR(a.points[p].ndcg, b.points[p].ndcg, 1e-9) << p;
+  EXPECT_EQ(a.chosen, b.chosen);
 }
 
 TEST(RankerGraphChoice, TheMeasurementsListsEqualTheMixedRowsTopTen) {

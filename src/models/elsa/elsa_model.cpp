@@ -315,6 +315,10 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
     if (best.ndcg < 0 || ndcg > best.ndcg + cfg_.min_gain) {
       best.ndcg = ndcg;
       best.epoch = epoch;
+      best.state.clear();
+      at::NoGradGuard no_grad;
+      for (const auto& p : named_parameters()) best.state[p.key()] = p.value().detach().clone();
+      for (const auto& b : named_buffers()) best.state["buffer:" + b.key()] = b.value().detach().clone();
       since = 0;
     } else if (++since >= cfg_.patience) {
       break;
@@ -355,6 +359,7 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
   };
   int64_t d = dims_.front(), epochs = cfg_.epochs, hidden = deep_.front();
   double ndcg = -1;
+  std::map<std::string, at::Tensor> best_state;  // the chosen training's, at its best epoch
   nlohmann::json tried = nlohmann::json::array();
   if (!ds.validation.empty()) {
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
@@ -393,7 +398,8 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
             log("elsa " + now + ": validation NDCG@10 " + fixed(t.ndcg, 4) + " at epoch " +
                 std::to_string(t.epoch));
           const double bar = h > 0 && hidden == 0 && ndcg >= 0 ? cfg_.min_gain : 0.0;
-          if (t.ndcg > ndcg + bar) ndcg = t.ndcg, d = width, hidden = h, epochs = t.epoch;
+          if (t.ndcg > ndcg + bar)
+            ndcg = t.ndcg, d = width, hidden = h, epochs = t.epoch, best_state = t.state;
         }
       out.metrics["val_ndcg@10"] = ndcg;
     }
@@ -411,6 +417,7 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
   out.details["elsa.epochs"] = epochs;
   out.details["elsa.deep_hidden"] = hidden;
   out.details["candidates"] = tried;
+  out.training_state = std::move(best_state);
   out.details["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.summary.push_back("elsa on " + ds.name + ": " + chosen +
                         (ndcg >= 0 ? " (validation NDCG@10 " + fixed(ndcg, 4) + ")" : "") +

@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,12 +82,15 @@ class ElsaModel : public DampedBiasModel, public ExplainsScores {
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
   /// What one training reached: the epoch whose encoder scored best on the probe (the last
-  /// epoch without one), its NDCG@10 (-1 without a probe), and the curve (epoch, NDCG@10)
-  /// of the measured epochs.
+  /// epoch without one), its NDCG@10 (-1 without a probe), the curve (epoch, NDCG@10) of the
+  /// measured epochs, and the model's state at that epoch (with a probe; by name as
+  /// ClosedFormFit::training_state): what a training of that many epochs alone reaches, the
+  /// same seed drawing the same numbers.
   struct Trained {
     int64_t epoch = 0;
     double ndcg = -1;
     std::vector<std::pair<int64_t, double>> curve;
+    std::map<std::string, at::Tensor> state;
   };
 
  private:
