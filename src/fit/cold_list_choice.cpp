@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "fit/judged_users.h"
 #include "infer/cold_lists.h"
 #include "symgnn/ranking.h"
 #include "util/text.h"
@@ -30,35 +31,19 @@ ColdListChoice choose_cold_lists(RunConfig& cfg, const Dataset& ds) {
   // The validation users with a relevant validation item and someone linked who rated in
   // training: the users whose lists the choice changes.
   const infer::ColdLists plain(ds, 1.0, false, /*validation=*/false);
-  const double relevant_min = eval::default_relevant_min(ds.rating_min, ds.rating_max);
-  std::vector<std::vector<int64_t>> relevant_of(static_cast<size_t>(ds.users.count));
-  for (size_t e = 0; e < ds.validation.size(); ++e)
-    if (ds.validation.value[e] >= relevant_min)
-      relevant_of[static_cast<size_t>(ds.validation.user[e])].push_back(ds.validation.item[e]);
   // Every candidate (popularity, then the linked people's list at each weight) scores each
   // judged user's whole row: the users judged are bounded by that work.
   const int64_t candidates = 1 + static_cast<int64_t>(std::size(kColdWeights));
-  const auto most_users = std::max<int64_t>(
-      kMinColdChoiceUsers,
-      std::min<int64_t>(kMaxColdChoiceUsers,
-                        static_cast<int64_t>(kColdChoiceScores /
-                                             static_cast<double>(std::max<int64_t>(n2, 1) * candidates))));
-  std::vector<int64_t> users;
-  for (int64_t u = 0; u < ds.users.count && static_cast<int64_t>(users.size()) < most_users; ++u)
-    if (!relevant_of[static_cast<size_t>(u)].empty() && !plain.rated_neighbours(u).empty())
-      users.push_back(u);
+  const JudgedUsers judged = judged_validation_users(
+      ds, judged_user_cap(kColdChoiceScores, n2 * candidates, kMinColdChoiceUsers, kMaxColdChoiceUsers),
+      [&](int64_t u) { return !plain.rated_neighbours(u).empty(); });
+  const std::vector<int64_t>& users = judged.users;
   c.users = static_cast<int64_t>(users.size());
   if (c.users < kMinColdChoiceUsers) {
     c.chosen = "popularity";
     cfg.train.cold_lists = c.chosen;
     return c;
   }
-  std::vector<int64_t> slot(static_cast<size_t>(ds.users.count), -1);
-  for (size_t k = 0; k < users.size(); ++k) slot[static_cast<size_t>(users[k])] = static_cast<int64_t>(k);
-  std::vector<std::vector<int64_t>> trained(users.size());
-  for (size_t e = 0; e < ds.train.size(); ++e)
-    if (const int64_t k = slot[static_cast<size_t>(ds.train.user[e])]; k >= 0)
-      trained[static_cast<size_t>(k)].push_back(ds.train.item[e]);
   std::vector<eval::RankingAccumulator> acc(static_cast<size_t>(candidates),
                                             eval::RankingAccumulator({10}, n2));
   // In blocks of users, so that the rows held stay kColdChoiceBlockScores long.
@@ -71,8 +56,8 @@ ColdListChoice choose_cold_lists(RunConfig& cfg, const Dataset& ds) {
     std::vector<const std::vector<int64_t>*> relevant;
     std::vector<std::vector<char>> excluded(b1 - b0, std::vector<char>(static_cast<size_t>(n2), 0));
     for (size_t k = b0; k < b1; ++k) {
-      relevant.push_back(&relevant_of[static_cast<size_t>(users[k])]);
-      for (const int64_t i : trained[k]) excluded[k - b0][static_cast<size_t>(i)] = 1;
+      relevant.push_back(&judged.relevant[k]);
+      for (const int64_t i : judged.trained[k]) excluded[k - b0][static_cast<size_t>(i)] = 1;
     }
     add_block(acc[0], plain.rows(part, 1.0, true), relevant, excluded, n2);
     for (size_t w = 0; w < std::size(kColdWeights); ++w)

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "fit/judged_users.h"
 #include "infer/cold_lists.h"
 #include "infer/ranker_graph_term.h"
 #include "symgnn/model.h"
@@ -113,19 +114,10 @@ RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const R
   const int64_t n2 = ds.items.count;
   // The linked raters' training ratings (validation left out: the lists are judged on them).
   const infer::ColdLists linked(ds, 1.0, false, /*validation=*/false);
-  const double relevant_min = eval::default_relevant_min(ds.rating_min, ds.rating_max);
-  std::vector<std::vector<int64_t>> relevant_of(static_cast<size_t>(ds.users.count));
-  for (size_t e = 0; e < ds.validation.size(); ++e)
-    if (ds.validation.value[e] >= relevant_min)
-      relevant_of[static_cast<size_t>(ds.validation.user[e])].push_back(ds.validation.item[e]);
-  const auto most_users = std::max<int64_t>(
-      kMinRankerGraphUsers,
-      std::min<int64_t>(
-          kMaxRankerGraphUsers,
-          static_cast<int64_t>(kRankerGraphScores / static_cast<double>(std::max<int64_t>(n2, 1)))));
-  std::vector<int64_t> users;
-  for (int64_t u = 0; u < ds.users.count && static_cast<int64_t>(users.size()) < most_users; ++u)
-    if (!relevant_of[static_cast<size_t>(u)].empty() && !linked.linked_raters(u).empty()) users.push_back(u);
+  const JudgedUsers judged = judged_validation_users(
+      ds, judged_user_cap(kRankerGraphScores, n2, kMinRankerGraphUsers, kMaxRankerGraphUsers),
+      [&](int64_t u) { return !linked.linked_raters(u).empty(); });
+  const std::vector<int64_t>& users = judged.users;
   c.users = static_cast<int64_t>(users.size());
   if (c.users < kMinRankerGraphUsers) {
     c.why = std::to_string(c.users) + " validation user(s) with a relevant item have someone linked in the " +
@@ -133,13 +125,6 @@ RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const R
     return c;
   }
   c.tried = true;
-  for (auto& r : relevant_of) std::sort(r.begin(), r.end());
-  std::vector<int64_t> slot(static_cast<size_t>(ds.users.count), -1);
-  for (size_t k = 0; k < users.size(); ++k) slot[static_cast<size_t>(users[k])] = static_cast<int64_t>(k);
-  std::vector<std::vector<int64_t>> trained(users.size());
-  for (size_t e = 0; e < ds.train.size(); ++e)
-    if (const int64_t k = slot[static_cast<size_t>(ds.train.user[e])]; k >= 0)
-      trained[static_cast<size_t>(k)].push_back(ds.train.item[e]);
 
   if (log && training_state.empty())
     log("train.ranker_graph = auto: refitting the " + ranker_cfg.model + " ranker on the training ratings");
@@ -168,9 +153,9 @@ RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const R
     for (size_t r = 0; r < part.size(); ++r) {
       const size_t k = b0 + r;
       std::fill(excluded.begin(), excluded.end(), 0);
-      for (const int64_t i : trained[k]) excluded[static_cast<size_t>(i)] = 1;
+      for (const int64_t i : judged.trained[k]) excluded[static_cast<size_t>(i)] = 1;
       const float* row = rows + r * width;
-      const std::vector<int64_t>& relevant = relevant_of[static_cast<size_t>(part[r])];
+      const std::vector<int64_t>& relevant = judged.relevant[k];
       ndcg[0][k] = ndcg_at_10(eval::top_k_items(row, n2, 10, excluded), relevant);
       for (size_t si = 0; si < shrinkages; ++si) {
         const std::vector<std::vector<int64_t>> lists =

@@ -1,0 +1,40 @@
+// The validation users a list choice judges (judged_users.h).
+#include "fit/judged_users.h"
+
+#include <algorithm>
+
+#include "symgnn/ranking.h"
+
+namespace symgnn::fitting {
+
+JudgedUsers judged_validation_users(const Dataset& ds, int64_t most,
+                                    const std::function<bool(int64_t)>& eligible) {
+  const double relevant_min = eval::default_relevant_min(ds.rating_min, ds.rating_max);
+  std::vector<std::vector<int64_t>> relevant_of(static_cast<size_t>(ds.users.count));
+  for (size_t e = 0; e < ds.validation.size(); ++e)
+    if (ds.validation.value[e] >= relevant_min)
+      relevant_of[static_cast<size_t>(ds.validation.user[e])].push_back(ds.validation.item[e]);
+  JudgedUsers j;
+  std::vector<int64_t> slot(static_cast<size_t>(ds.users.count), -1);
+  for (int64_t u = 0; u < ds.users.count && static_cast<int64_t>(j.users.size()) < most; ++u) {
+    std::vector<int64_t>& relevant = relevant_of[static_cast<size_t>(u)];
+    if (relevant.empty() || !eligible(u)) continue;
+    slot[static_cast<size_t>(u)] = static_cast<int64_t>(j.users.size());
+    j.users.push_back(u);
+    std::sort(relevant.begin(), relevant.end());
+    j.relevant.push_back(std::move(relevant));
+  }
+  j.trained.resize(j.users.size());
+  for (size_t e = 0; e < ds.train.size(); ++e)
+    if (const int64_t k = slot[static_cast<size_t>(ds.train.user[e])]; k >= 0)
+      j.trained[static_cast<size_t>(k)].push_back(ds.train.item[e]);
+  return j;
+}
+
+int64_t judged_user_cap(double scores, int64_t per_user, int64_t least, int64_t most) {
+  return std::max<int64_t>(
+      least, std::min<int64_t>(
+                 most, static_cast<int64_t>(scores / static_cast<double>(std::max<int64_t>(per_user, 1)))));
+}
+
+}  // namespace symgnn::fitting

@@ -1,0 +1,32 @@
+/// @file
+/// The validation users a list choice judges (fit/cold_list_choice.h,
+/// fit/ranker_graph_choice.h): those with a relevant validation item (rated at least
+/// eval::default_relevant_min) whom the choice can change (`eligible`: someone linked to them
+/// rated), in id order and at most as many as the choice's work allows, with their relevant
+/// validation items and their training items.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "symgnn/dataset.h"
+
+namespace symgnn::fitting {
+
+struct JudgedUsers {
+  std::vector<int64_t> users;                  // ascending ids
+  std::vector<std::vector<int64_t>> relevant;  // by position in `users`: relevant items, ascending
+  std::vector<std::vector<int64_t>> trained;   // by position in `users`: training items, in ds.train's order
+};
+
+/// The users judged, at most `most` (judged_user_cap).
+JudgedUsers judged_validation_users(const Dataset& ds, int64_t most,
+                                    const std::function<bool(int64_t)>& eligible);
+
+/// How many users a choice judges when each costs `per_user` scores and all of them at most
+/// `scores`: within [least, most], so that a wide catalogue judges fewer users rather than
+/// taking minutes (and still enough to judge on).
+int64_t judged_user_cap(double scores, int64_t per_user, int64_t least, int64_t most);
+
+}  // namespace symgnn::fitting
