@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <torch/types.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,46 @@ inline void expect_scored_as_twin(const TrainedModel& m, int64_t twin) {
   const std::vector<float> a = m.score_all_items({twin}), b = m.score_all_items({newcomer});
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5) << "item " << i;
+}
+
+/// Whom each user of group_tastes is linked to in the user graph.
+enum class GroupLinks { none, same_group, other_group };
+
+/// 300 users in 3 groups, 30 items; group g likes items 10g..10g+9: each user rates 6 of them
+/// 5 in training, 2 more 5 in validation, and 2 other items 1, so that the items' popularity
+/// cannot tell the groups apart. Each user is linked to 5 users of their own group, or of
+/// another group, or to nobody; the graphs resolved as the loaders leave them
+/// (graph::resolve_graphs: the file's for the users, the identity for the items). `seed`
+/// draws the ratings and the links.
+inline Dataset group_tastes(unsigned seed, GroupLinks links) {
+  std::mt19937 rng(seed);
+  Dataset ds;
+  ds.users.count = 300;
+  ds.items.count = 30;
+  ds.rating_min = 1;
+  ds.rating_max = 5;
+  std::uniform_int_distribution<int64_t> any(0, 29), mate(0, 99);
+  for (int64_t u = 0; u < 300; ++u) {
+    const int64_t g = u % 3;
+    std::vector<int64_t> liked;
+    for (int64_t i = 0; i < 10; ++i) liked.push_back(10 * g + i);
+    std::shuffle(liked.begin(), liked.end(), rng);
+    for (int k = 0; k < 6; ++k) ds.train.add(u, liked[static_cast<size_t>(k)], 5);
+    for (int k = 6; k < 8; ++k) ds.validation.add(u, liked[static_cast<size_t>(k)], 5);
+    for (int k = 0; k < 2; ++k) ds.train.add(u, (10 * (g + 1 + k) + any(rng) % 10) % 30, 1);
+  }
+  ds.users.graph.num_nodes = 300;
+  ds.items.graph.num_nodes = 30;
+  ds.users.graph_origin = GraphOrigin::File;
+  ds.items.graph_origin = GraphOrigin::Identity;
+  if (links != GroupLinks::none)
+    for (int64_t u = 0; u < 300; ++u)
+      for (int k = 0; k < 5; ++k) {
+        const int64_t group = links == GroupLinks::same_group ? u % 3 : (u + 1) % 3;
+        const int64_t v = 3 * mate(rng) + group;
+        if (v != u) ds.users.graph.add(u, v, 1.0f);
+      }
+  return ds;
 }
 
 }  // namespace symgnn::testing

@@ -9,42 +9,17 @@
 #include <string>
 
 #include "fit/cold_list_choice.h"
+#include "fit/ranking_test_util.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 
 namespace {
 
-/// 300 users in 3 groups, 30 items; group g likes items 10g..10g+9: each user rates 6 of them
-/// 5 in training, 2 more 5 in validation, and 2 other items 1. With `linked`, each user is
-/// linked to 5 users of their own group.
+/// The cold lists' tests' data: fit/ranking_test_util.h's groups, drawn from seed 3, each
+/// user linked to 5 of their own group or to nobody.
 symgnn::Dataset group_tastes(bool linked) {
-  std::mt19937 rng(3);
-  symgnn::Dataset ds;
-  ds.users.count = 300;
-  ds.items.count = 30;
-  ds.rating_min = 1;
-  ds.rating_max = 5;
-  std::uniform_int_distribution<int64_t> any(0, 29), mate(0, 99);
-  for (int64_t u = 0; u < 300; ++u) {
-    const int64_t g = u % 3;
-    std::vector<int64_t> liked;
-    for (int64_t i = 0; i < 10; ++i) liked.push_back(10 * g + i);
-    std::shuffle(liked.begin(), liked.end(), rng);
-    for (int k = 0; k < 6; ++k) ds.train.add(u, liked[static_cast<size_t>(k)], 5);
-    for (int k = 6; k < 8; ++k) ds.validation.add(u, liked[static_cast<size_t>(k)], 5);
-    for (int k = 0; k < 2; ++k) {
-      const int64_t other = (10 * (g + 1 + k) + any(rng) % 10) % 30;
-      ds.train.add(u, other, 1);
-    }
-  }
-  ds.users.graph.num_nodes = 300;
-  if (linked)
-    for (int64_t u = 0; u < 300; ++u)
-      for (int k = 0; k < 5; ++k) {
-        const int64_t v = 3 * mate(rng) + u % 3;  // the same group
-        if (v != u) ds.users.graph.add(u, v, 1.0f);
-      }
-  return ds;
+  return symgnn::testing::group_tastes(
+      3, linked ? symgnn::testing::GroupLinks::same_group : symgnn::testing::GroupLinks::none);
 }
 
 }  // namespace

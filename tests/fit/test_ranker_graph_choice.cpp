@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fit/ranker_graph_choice.h"
+#include "fit/ranking_test_util.h"
 #include "infer/ranker_graph_term.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
@@ -16,42 +17,11 @@
 
 namespace {
 
-enum class Links { none, same_group, other_group };
+using Links = symgnn::testing::GroupLinks;
 
-/// 300 users in 3 groups, 30 items; group g likes items 10g..10g+9: each user rates 6 of them
-/// 5 in training, 2 more 5 in validation, and 2 other items 1, so that the items' popularity
-/// cannot tell the groups apart. Each user is linked to 5 users of their own group, or of
-/// another group, or to nobody.
+/// The ranker's tests' data: fit/ranking_test_util.h's groups, drawn from seed 5.
 symgnn::Dataset group_tastes(Links links) {
-  std::mt19937 rng(5);
-  symgnn::Dataset ds;
-  ds.users.count = 300;
-  ds.items.count = 30;
-  ds.rating_min = 1;
-  ds.rating_max = 5;
-  std::uniform_int_distribution<int64_t> any(0, 29), mate(0, 99);
-  for (int64_t u = 0; u < 300; ++u) {
-    const int64_t g = u % 3;
-    std::vector<int64_t> liked;
-    for (int64_t i = 0; i < 10; ++i) liked.push_back(10 * g + i);
-    std::shuffle(liked.begin(), liked.end(), rng);
-    for (int k = 0; k < 6; ++k) ds.train.add(u, liked[static_cast<size_t>(k)], 5);
-    for (int k = 6; k < 8; ++k) ds.validation.add(u, liked[static_cast<size_t>(k)], 5);
-    for (int k = 0; k < 2; ++k) ds.train.add(u, (10 * (g + 1 + k) + any(rng) % 10) % 30, 1);
-  }
-  ds.users.graph.num_nodes = 300;
-  ds.items.graph.num_nodes = 30;
-  // Resolved as the loaders leave them (graph::resolve_graphs): the file's, the identity.
-  ds.users.graph_origin = symgnn::GraphOrigin::File;
-  ds.items.graph_origin = symgnn::GraphOrigin::Identity;
-  if (links != Links::none)
-    for (int64_t u = 0; u < 300; ++u)
-      for (int k = 0; k < 5; ++k) {
-        const int64_t group = links == Links::same_group ? u % 3 : (u + 1) % 3;
-        const int64_t v = 3 * mate(rng) + group;
-        if (v != u) ds.users.graph.add(u, v, 1.0f);
-      }
-  return ds;
+  return symgnn::testing::group_tastes(5, links);
 }
 
 symgnn::RunConfig popularity_ranker() {
