@@ -103,12 +103,10 @@ std::vector<float> ColdLists::rows(const std::vector<int64_t>& users, double wei
 }
 
 std::vector<ColdPart> ColdLists::parts(int64_t user, int64_t item) const {
-  std::vector<ColdPart> out;
-  if (item < 0 || static_cast<size_t>(item) >= count_.size()) return out;
-  const std::vector<int64_t> linked = rated_neighbours(user);
-  const double denominator = static_cast<double>(linked.size()) + weight_;
-  for (const int64_t v : linked)
-    if (const float* r = rating_of(v, item)) out.push_back({v, *r, share(*r) / denominator});
+  if (item < 0 || static_cast<size_t>(item) >= count_.size()) return {};
+  // The linked raters' parts over (linked + weight), then popularity's share.
+  std::vector<ColdPart> out = popularity_only_ ? std::vector<ColdPart>{} : linked_parts(user, item, weight_);
+  const double denominator = static_cast<double>(rated_neighbours(user).size()) + weight_;
   out.push_back({-1, static_cast<float>(count_[static_cast<size_t>(item)]),
                  weight_ * popularity_[static_cast<size_t>(item)] / denominator});
   return out;

@@ -204,11 +204,11 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
     // The user graph's term (infer/ranker_graph_term.h): a known user's linked raters from the
     // graph, a new user's from the follows given.
     const infer::ColdLists& c = cold_lists();
-    const std::vector<int64_t> linked = c.linked_raters(known >= 0 ? known : -1);
-    const double shrinkage = p.cfg.train.ranker_graph_shrinkage;
-    const std::vector<float> term = c.linked_row(known >= 0 ? linked : f.neighbours, shrinkage);
+    const std::vector<int64_t> linked =
+        known >= 0 ? c.linked_raters(known) : c.linked_raters_among(f.neighbours);
+    const std::vector<float> term = c.linked_row(linked, p.cfg.train.ranker_graph_shrinkage);
     infer::mix_user_graph_term(out.scores.data(), term.data(), n2, p.cfg.train.ranker_graph_weight);
-    const size_t count = known >= 0 ? linked.size() : c.linked_raters_among(f.neighbours).size();
+    const size_t count = linked.size();
     if (count > 0)
       out.ranked_by += " and the " + std::to_string(count) + (count == 1 ? " person" : " people") +
                        " linked in the user graph who rated";
