@@ -34,8 +34,9 @@ ColdListChoice choose_cold_lists(RunConfig& cfg, const Dataset& ds) {
   // Every candidate (popularity, then the linked people's list at each weight) scores each
   // judged user's whole row: the users judged are bounded by that work.
   const int64_t candidates = 1 + static_cast<int64_t>(std::size(kColdWeights));
-  const JudgedUsers judged = judged_validation_users(
-      ds, judged_user_cap(kColdChoiceScores, n2 * candidates, kMinColdChoiceUsers, kMaxColdChoiceUsers),
+  const JudgedUsers judged = judged_users(
+      ds, ds.validation, {&ds.train},
+      judged_user_cap(kColdChoiceScores, n2 * candidates, kMinColdChoiceUsers, kMaxColdChoiceUsers),
       [&](int64_t u) { return !plain.rated_neighbours(u).empty(); });
   const std::vector<int64_t>& users = judged.users;
   c.users = static_cast<int64_t>(users.size());

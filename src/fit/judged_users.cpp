@@ -7,13 +7,14 @@
 
 namespace symgnn::fitting {
 
-JudgedUsers judged_validation_users(const Dataset& ds, int64_t most,
-                                    const std::function<bool(int64_t)>& eligible) {
+JudgedUsers judged_users(const Dataset& ds, const RatingList& judged_on,
+                         const std::vector<const RatingList*>& seen, int64_t most,
+                         const std::function<bool(int64_t)>& eligible) {
   const double relevant_min = eval::default_relevant_min(ds.rating_min, ds.rating_max);
   std::vector<std::vector<int64_t>> relevant_of(static_cast<size_t>(ds.users.count));
-  for (size_t e = 0; e < ds.validation.size(); ++e)
-    if (ds.validation.value[e] >= relevant_min)
-      relevant_of[static_cast<size_t>(ds.validation.user[e])].push_back(ds.validation.item[e]);
+  for (size_t e = 0; e < judged_on.size(); ++e)
+    if (judged_on.value[e] >= relevant_min)
+      relevant_of[static_cast<size_t>(judged_on.user[e])].push_back(judged_on.item[e]);
   JudgedUsers j;
   std::vector<int64_t> slot(static_cast<size_t>(ds.users.count), -1);
   for (int64_t u = 0; u < ds.users.count && static_cast<int64_t>(j.users.size()) < most; ++u) {
@@ -25,9 +26,10 @@ JudgedUsers judged_validation_users(const Dataset& ds, int64_t most,
     j.relevant.push_back(std::move(relevant));
   }
   j.trained.resize(j.users.size());
-  for (size_t e = 0; e < ds.train.size(); ++e)
-    if (const int64_t k = slot[static_cast<size_t>(ds.train.user[e])]; k >= 0)
-      j.trained[static_cast<size_t>(k)].push_back(ds.train.item[e]);
+  for (const RatingList* list : seen)
+    for (size_t e = 0; e < list->size(); ++e)
+      if (const int64_t k = slot[static_cast<size_t>(list->user[e])]; k >= 0)
+        j.trained[static_cast<size_t>(k)].push_back(list->item[e]);
   return j;
 }
 

@@ -17,12 +17,15 @@ namespace symgnn::fitting {
 struct JudgedUsers {
   std::vector<int64_t> users;                  // ascending ids
   std::vector<std::vector<int64_t>> relevant;  // by position in `users`: relevant items, ascending
-  std::vector<std::vector<int64_t>> trained;   // by position in `users`: training items, in ds.train's order
+  std::vector<std::vector<int64_t>> trained;   // by position in `users`: the items of `seen`, in its order
 };
 
-/// The users judged, at most `most` (judged_user_cap).
-JudgedUsers judged_validation_users(const Dataset& ds, int64_t most,
-                                    const std::function<bool(int64_t)>& eligible);
+/// The users with a relevant rating in `judged_on` (ds.validation, or ds.test to report), at
+/// most `most` (judged_user_cap); `seen` are the ratings their lists leave out (the training
+/// ratings, and the validation ratings when judging on test).
+JudgedUsers judged_users(const Dataset& ds, const RatingList& judged_on,
+                         const std::vector<const RatingList*>& seen, int64_t most,
+                         const std::function<bool(int64_t)>& eligible);
 
 /// How many users a choice judges when each costs `per_user` scores and all of them at most
 /// `scores`: within [least, most], so that a wide catalogue judges fewer users rather than

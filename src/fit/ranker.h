@@ -47,9 +47,9 @@ double ranker_budget_seconds(const RunConfig& cfg, int64_t ratings);
 /// seconds, from its work: EASE an n2 x n2 Cholesky inverse per penalty and one more for
 /// the refit (about 3e-11 s a multiply-add on one thread of this machine: 28 s a penalty at
 /// 9,742 items), or with fewer users than items the n1 x n1 inverses and products of its
-/// Woodbury form (models/closed_form/ease_model.h); elsa users x items x its first d per validation measurement, about 1e-9 s
-/// each (42 s for 19,533 x 16,121 x 128 on one thread); 0 for itemknn and popularity,
-/// sparse and linear in the ratings.
+/// Woodbury form (models/closed_form/ease_model.h); elsa users x items x its first d per validation
+/// measurement, about 1e-9 s each (42 s for 19,533 x 16,121 x 128 on one thread); 0 for itemknn and
+/// popularity, sparse and linear in the ratings.
 double estimated_seconds(const std::string& kind, const RunConfig& cfg, int64_t users, int64_t items,
                          int threads);
 

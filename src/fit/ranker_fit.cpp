@@ -125,8 +125,11 @@ RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
     rcfg.model = won_kind;
     rcfg.train.ranker = "none";
     const RankerGraphChoice g = with_memory_context("choosing the user graph's term on the lists", [&] {
-      return choose_ranker_graph(cfg, ds, rcfg, m.figures, won.training_state,
-                                 [&](const std::string& line) { say(o, line); });
+      const TrainedModel& final_ranker = *won.result.model;
+      return choose_ranker_graph(
+          cfg, ds, rcfg, m.figures, won.training_state,
+          [&](const std::vector<int64_t>& users) { return final_ranker.score_all_items(users); },
+          [&](const std::string& line) { say(o, line); });
     });
     if (!g.chosen.empty()) {
       record["graph"] = ranker_graph_choice_json(g);

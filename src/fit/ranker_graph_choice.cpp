@@ -59,6 +59,62 @@ double mean_of(const std::vector<double>& x) {
   return x.empty() ? 0.0 : s / static_cast<double>(x.size());
 }
 
+/// The judged users (by position) by their count of linked raters: 1-2, 3-9, 10 and more,
+/// with their mean NDCG@10 without and with the term.
+std::vector<RankerGraphChoice::Slice> slices_of(const std::vector<int64_t>& users,
+                                                const infer::ColdLists& linked,
+                                                const std::vector<double>& without,
+                                                const std::vector<double>& with) {
+  std::vector<RankerGraphChoice::Slice> out = {{"1-2", 0, 0, 0}, {"3-9", 0, 0, 0}, {"10+", 0, 0, 0}};
+  for (size_t k = 0; k < users.size(); ++k) {
+    const size_t degree = linked.linked_raters(users[k]).size();
+    RankerGraphChoice::Slice& slice = out[degree <= 2 ? 0 : degree <= 9 ? 1 : 2];
+    ++slice.users, slice.without += without[k], slice.with += with[k];
+  }
+  for (auto& slice : out)
+    if (slice.users > 0) slice.without /= double(slice.users), slice.with /= double(slice.users);
+  return out;
+}
+
+/// ndcg[p][k] of judged user k: p = 0 the rows alone (rows_of: the ranker's scores of a block
+/// of users, row-major), then each point (shrinkage, weight) in that order; each user's
+/// judged.trained items left out of their list.
+std::vector<std::vector<double>> measure_points(
+    const JudgedUsers& judged, const infer::ColdLists& linked, int64_t n2,
+    const std::function<std::vector<float>(const std::vector<int64_t>&)>& rows_of,
+    const std::vector<double>& weights, const std::vector<double>& shrinkages) {
+  const std::vector<int64_t>& users = judged.users;
+  std::vector<std::vector<double>> ndcg(1 + weights.size() * shrinkages.size(),
+                                        std::vector<double>(users.size()));
+  // In blocks of 2^22 scores; each row is read once per shrinkage (tops_with_term).
+  const auto block = static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(n2, 1)));
+  const auto width = static_cast<size_t>(n2);
+  std::vector<char> excluded(width);
+  for (size_t b0 = 0; b0 < users.size(); b0 += block) {
+    const size_t b1 = std::min(users.size(), b0 + block);
+    const std::vector<int64_t> part(users.begin() + static_cast<std::ptrdiff_t>(b0),
+                                    users.begin() + static_cast<std::ptrdiff_t>(b1));
+    const std::vector<float> rows = rows_of(part);
+    std::vector<std::vector<float>> terms;
+    for (const double s : shrinkages) terms.push_back(linked.linked_rows(part, s));
+    for (size_t r = 0; r < part.size(); ++r) {
+      const size_t k = b0 + r;
+      std::fill(excluded.begin(), excluded.end(), 0);
+      for (const int64_t i : judged.trained[k]) excluded[static_cast<size_t>(i)] = 1;
+      const float* row = rows.data() + r * width;
+      const std::vector<int64_t>& relevant = judged.relevant[k];
+      ndcg[0][k] = ndcg_at_10(eval::top_k_items(row, n2, 10, excluded), relevant);
+      for (size_t si = 0; si < shrinkages.size(); ++si) {
+        const std::vector<std::vector<int64_t>> lists =
+            tops_with_term(row, terms[si].data() + r * width, n2, weights, excluded);
+        for (size_t wi = 0; wi < weights.size(); ++wi)
+          ndcg[1 + si * weights.size() + wi][k] = ndcg_at_10(lists[wi], relevant);
+      }
+    }
+  }
+  return ndcg;
+}
+
 }  // namespace
 
 std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* term, int64_t n2,
@@ -102,10 +158,11 @@ std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* 
   return out;
 }
 
-RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg,
-                                      const nlohmann::json& figures,
-                                      const std::map<std::string, at::Tensor>& training_state,
-                                      const std::function<void(const std::string&)>& log) {
+RankerGraphChoice choose_ranker_graph(
+    RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg, const nlohmann::json& figures,
+    const std::map<std::string, at::Tensor>& training_state,
+    const std::function<std::vector<float>(const std::vector<int64_t>&)>& test_rows,
+    const std::function<void(const std::string&)>& log) {
   RankerGraphChoice c;
   if (cfg.train.ranker_graph != "auto") return c;
   const auto t0 = std::chrono::steady_clock::now();
@@ -114,9 +171,10 @@ RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const R
   const int64_t n2 = ds.items.count;
   // The linked raters' training ratings (validation left out: the lists are judged on them).
   const infer::ColdLists linked(ds, 1.0, false, /*validation=*/false);
-  const JudgedUsers judged = judged_validation_users(
-      ds, judged_user_cap(kRankerGraphScores, n2, kMinRankerGraphUsers, kMaxRankerGraphUsers),
-      [&](int64_t u) { return !linked.linked_raters(u).empty(); });
+  const JudgedUsers judged =
+      judged_users(ds, ds.validation, {&ds.train},
+                   judged_user_cap(kRankerGraphScores, n2, kMinRankerGraphUsers, kMaxRankerGraphUsers),
+                   [&](int64_t u) { return !linked.linked_raters(u).empty(); });
   const std::vector<int64_t>& users = judged.users;
   c.users = static_cast<int64_t>(users.size());
   if (c.users < kMinRankerGraphUsers) {
@@ -133,38 +191,19 @@ RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const R
   const at::Device device(ranker_cfg.train.device);
 
   const size_t weights = std::size(kRankerGraphWeights), shrinkages = std::size(kRankerGraphShrinkages);
-  // ndcg[p][k]: point p's NDCG@10 of judged user k; point 0 the ranker alone.
-  std::vector<std::vector<double>> ndcg(1 + weights * shrinkages, std::vector<double>(users.size()));
-  const auto block = static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(n2, 1)));
-  const auto width = static_cast<size_t>(n2);
-  std::vector<char> excluded(width);
   const std::vector<double> weights_list(std::begin(kRankerGraphWeights), std::end(kRankerGraphWeights));
-  torch::NoGradGuard no_grad;
-  for (size_t b0 = 0; b0 < users.size(); b0 += block) {
-    const size_t b1 = std::min(users.size(), b0 + block);
-    const std::vector<int64_t> part(users.begin() + static_cast<std::ptrdiff_t>(b0),
-                                    users.begin() + static_cast<std::ptrdiff_t>(b1));
-    const at::Tensor rows_t = ranker->score_items(torch::tensor(part, torch::kInt64).to(device), n2)
-                                  .to(torch::kCPU, torch::kFloat)
-                                  .contiguous();
-    const float* rows = rows_t.data_ptr<float>();
-    std::vector<std::vector<float>> terms;
-    for (const double s : kRankerGraphShrinkages) terms.push_back(linked.linked_rows(part, s));
-    for (size_t r = 0; r < part.size(); ++r) {
-      const size_t k = b0 + r;
-      std::fill(excluded.begin(), excluded.end(), 0);
-      for (const int64_t i : judged.trained[k]) excluded[static_cast<size_t>(i)] = 1;
-      const float* row = rows + r * width;
-      const std::vector<int64_t>& relevant = judged.relevant[k];
-      ndcg[0][k] = ndcg_at_10(eval::top_k_items(row, n2, 10, excluded), relevant);
-      for (size_t si = 0; si < shrinkages; ++si) {
-        const std::vector<std::vector<int64_t>> lists =
-            tops_with_term(row, terms[si].data() + r * width, n2, weights_list, excluded);
-        for (size_t wi = 0; wi < weights; ++wi)
-          ndcg[1 + si * weights + wi][k] = ndcg_at_10(lists[wi], relevant);
-      }
-    }
-  }
+  const std::vector<double> shrinkages_list(std::begin(kRankerGraphShrinkages),
+                                            std::end(kRankerGraphShrinkages));
+  const std::vector<std::vector<double>> ndcg = measure_points(
+      judged, linked, n2,
+      [&](const std::vector<int64_t>& part) {
+        torch::NoGradGuard no_grad;
+        const at::Tensor rows = ranker->score_items(torch::tensor(part, torch::kInt64).to(device), n2)
+                                    .to(torch::kCPU, torch::kFloat)
+                                    .contiguous();
+        return std::vector<float>(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+      },
+      weights_list, shrinkages_list);
   c.without = mean_of(ndcg[0]);
   // The best point (its gain over the ranker alone may be nothing), judged by the gain's spread.
   size_t best = 1;
@@ -181,16 +220,26 @@ RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const R
   for (const double g : gain) ss += (g - c.gain) * (g - c.gain);
   const double n = static_cast<double>(gain.size());
   c.gain_se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0;
-  c.slices = {{"1-2", 0, 0, 0}, {"3-9", 0, 0, 0}, {"10+", 0, 0, 0}};
-  for (size_t k = 0; k < users.size(); ++k) {
-    const size_t degree = linked.linked_raters(users[k]).size();
-    RankerGraphChoice::Slice& slice = c.slices[degree <= 2 ? 0 : degree <= 9 ? 1 : 2];
-    ++slice.users, slice.without += ndcg[0][k], slice.with += ndcg[best][k];
-  }
-  for (auto& slice : c.slices)
-    if (slice.users > 0) slice.without /= double(slice.users), slice.with /= double(slice.users);
+  c.slices = slices_of(users, linked, ndcg[0], ndcg[best]);
   const RankerGraphChoice::Point& point = c.points[best - 1];
   c.weight = point.weight, c.shrinkage = point.shrinkage;
+  // The same on test, by the ranker as fitted on training + validation, at the best point
+  // whether kept or not: reported, never chosen on.
+  if (test_rows) {
+    const infer::ColdLists linked_all(ds, 1.0, false, /*validation=*/true);
+    const JudgedUsers on_test =
+        judged_users(ds, ds.test, {&ds.train, &ds.validation},
+                     judged_user_cap(kRankerGraphScores, n2, kMinRankerGraphUsers, kMaxRankerGraphUsers),
+                     [&](int64_t u) { return !linked_all.linked_raters(u).empty(); });
+    c.test_users = static_cast<int64_t>(on_test.users.size());
+    if (c.test_users > 0) {
+      const std::vector<std::vector<double>> t =
+          measure_points(on_test, linked_all, n2, test_rows, {c.weight}, {c.shrinkage});
+      c.test_without = mean_of(t[0]);
+      c.test_with = mean_of(t[1]);
+      c.test_slices = slices_of(on_test.users, linked_all, t[0], t[1]);
+    }
+  }
   if (c.gain > 0 && c.gain > c.gain_se) {
     c.chosen = "user";
     cfg.train.ranker_graph = c.chosen;
@@ -212,8 +261,12 @@ std::string describe(const RankerGraphChoice& c) {
          " at its best point (weight " + fixed(c.weight, 2) + ", shrinkage " + fixed(c.shrinkage, 0) +
          ") against " + fixed(c.without, 4) + " by the ranker alone (gain " + fixed(c.gain, 4) + " +- " +
          fixed(c.gain_se, 4) + "), " + std::to_string(c.users) +
-         " validation users with a linked rater judged, " + fixed(c.seconds, 1) +
-         " s (fit/ranker_graph_choice.h)";
+         " validation users with a linked rater judged, " + fixed(c.seconds, 1) + " s" +
+         (c.test_users > 0 ? "; on test (not chosen on) " + fixed(c.test_without, 4) + " alone, " +
+                                 fixed(c.test_with, 4) + " with the term at that point, " +
+                                 std::to_string(c.test_users) + " test users with a linked rater"
+                           : std::string()) +
+         " (fit/ranker_graph_choice.h)";
 }
 
 nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c) {
@@ -236,6 +289,17 @@ nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c) {
                             {"val_ndcg@10_ranker_alone", slice.without},
                             {"val_ndcg@10_with_term", slice.with}};
   if (!c.slices.empty()) out["by_linked_raters"] = slices;
+  if (c.test_users > 0) {
+    nlohmann::json by = nlohmann::json::object();
+    for (const auto& slice : c.test_slices)
+      by[slice.linked] = {{"users", slice.users},
+                          {"test_ndcg@10_ranker_alone", slice.without},
+                          {"test_ndcg@10_with_term", slice.with}};
+    out["test"] = {{"users", c.test_users},
+                   {"test_ndcg@10_ranker_alone", c.test_without},
+                   {"test_ndcg@10_with_term", c.test_with},
+                   {"by_linked_raters", by}};
+  }
   out["best_point"] = {{"weight", c.weight}, {"shrinkage", c.shrinkage}};
   return out;
 }

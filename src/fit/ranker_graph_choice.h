@@ -55,6 +55,13 @@ struct RankerGraphChoice {
     double without = 0, with = 0;
   };
   std::vector<Slice> slices;
+  /// On test, reported and never chosen on: the test users with a relevant test item and
+  /// someone linked who rated (training or validation), their NDCG@10 by the ranker fitted
+  /// on training + validation alone and with the term at the best point (kept or not), and
+  /// by slice. test_users 0: not measured.
+  int64_t test_users = 0;
+  double test_without = -1, test_with = -1;
+  std::vector<Slice> test_slices;
   std::string chosen;                // "user" or "none"
   double weight = 0, shrinkage = 0;  // the best point's (written into the config where kept)
   double seconds = 0;
@@ -72,10 +79,13 @@ std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* 
 /// kind ranker_cfg.model whose fit reported `figures` (its metrics.json figures).
 /// `training_state`: the ranker as fitted on the training ratings at that setting, where its
 /// fit kept it (models::ClosedFormFit::training_state); empty: it is fitted again here.
-RankerGraphChoice choose_ranker_graph(RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg,
-                                      const nlohmann::json& figures,
-                                      const std::map<std::string, at::Tensor>& training_state,
-                                      const std::function<void(const std::string&)>& log);
+/// `test_rows`: the final ranker's scores of a block of users (row-major), to report the test
+/// figures (RankerGraphChoice::test_users); empty: none.
+RankerGraphChoice choose_ranker_graph(
+    RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg, const nlohmann::json& figures,
+    const std::map<std::string, at::Tensor>& training_state,
+    const std::function<std::vector<float>(const std::vector<int64_t>&)>& test_rows,
+    const std::function<void(const std::string&)>& log);
 
 /// "train.auto: the ranker's lists take the user graph's term: validation NDCG@10 0.1101 at its
 /// best point (weight 0.05, shrinkage 0) against 0.1086 by the ranker alone (gain 0.0015 +-

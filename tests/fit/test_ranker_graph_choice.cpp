@@ -38,7 +38,7 @@ TEST(RankerGraphChoice, LinkedPeopleWhoShareTastesJoinTheRankersLists) {
   symgnn::RunConfig cfg;
   ASSERT_EQ(cfg.train.ranker_graph, "auto");
   const auto c = symgnn::fitting::choose_ranker_graph(
-      cfg, group_tastes(Links::same_group), popularity_ranker(), nlohmann::json::object(), {}, nullptr);
+      cfg, group_tastes(Links::same_group), popularity_ranker(), nlohmann::json::object(), {}, {}, nullptr);
   ASSERT_TRUE(c.tried) << c.why;
   EXPECT_EQ(c.users, 300);
   EXPECT_EQ(c.chosen, "user") << symgnn::fitting::describe(c);
@@ -55,10 +55,41 @@ TEST(RankerGraphChoice, LinkedPeopleWhoShareTastesJoinTheRankersLists) {
   EXPECT_NEAR(j.at("val_ndcg@10_ranker_alone").get<double>(), c.without, 1e-12);
 }
 
+TEST(RankerGraphChoice, TheTestFiguresAreReportedAtTheBestPointBySlice) {
+  // Each user's 2 liked items left out of training and validation are their test items; the
+  // final ranker's rows are flat (it knows nothing), so the linked people's term decides.
+  symgnn::Dataset ds = group_tastes(Links::same_group);
+  std::vector<std::vector<char>> seen(300, std::vector<char>(30, 0));
+  for (const symgnn::RatingList* r : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < r->size(); ++e)
+      seen[static_cast<size_t>(r->user[e])][static_cast<size_t>(r->item[e])] = 1;
+  for (int64_t u = 0; u < 300; ++u)
+    for (int64_t i = 10 * (u % 3); i < 10 * (u % 3) + 10; ++i)
+      if (!seen[static_cast<size_t>(u)][static_cast<size_t>(i)]) ds.test.add(u, i, 5);
+  symgnn::RunConfig cfg;
+  int64_t asked = 0;
+  const auto flat = [&](const std::vector<int64_t>& users) {
+    asked += static_cast<int64_t>(users.size());
+    return std::vector<float>(users.size() * 30, 0.0f);
+  };
+  const auto c = symgnn::fitting::choose_ranker_graph(cfg, ds, popularity_ranker(), nlohmann::json::object(),
+                                                      {}, flat, nullptr);
+  ASSERT_EQ(c.chosen, "user");
+  EXPECT_EQ(c.test_users, 300);
+  EXPECT_EQ(asked, 300);
+  EXPECT_GT(c.test_with, c.test_without + 0.2) << symgnn::fitting::describe(c);
+  int64_t in_slices = 0;
+  for (const auto& slice : c.test_slices) in_slices += slice.users;
+  EXPECT_EQ(in_slices, 300);
+  const nlohmann::json j = symgnn::fitting::ranker_graph_choice_json(c);
+  EXPECT_NEAR(j.at("test").at("test_ndcg@10_with_term").get<double>(), c.test_with, 1e-12);
+  EXPECT_NE(symgnn::fitting::describe(c).find("on test (not chosen on)"), std::string::npos);
+}
+
 TEST(RankerGraphChoice, LinksAcrossTastesStayOut) {
   symgnn::RunConfig cfg;
   const auto c = symgnn::fitting::choose_ranker_graph(
-      cfg, group_tastes(Links::other_group), popularity_ranker(), nlohmann::json::object(), {}, nullptr);
+      cfg, group_tastes(Links::other_group), popularity_ranker(), nlohmann::json::object(), {}, {}, nullptr);
   ASSERT_TRUE(c.tried);
   EXPECT_EQ(c.chosen, "none") << symgnn::fitting::describe(c);
   EXPECT_EQ(cfg.train.ranker_graph, "none");
@@ -68,7 +99,7 @@ TEST(RankerGraphChoice, LinksAcrossTastesStayOut) {
 TEST(RankerGraphChoice, NobodyLinkedNothingTriedAndAUsersChoiceStands) {
   symgnn::RunConfig cfg;
   const auto c = symgnn::fitting::choose_ranker_graph(cfg, group_tastes(Links::none), popularity_ranker(),
-                                                      nlohmann::json::object(), {}, nullptr);
+                                                      nlohmann::json::object(), {}, {}, nullptr);
   EXPECT_FALSE(c.tried);
   EXPECT_EQ(c.users, 0);
   EXPECT_EQ(cfg.train.ranker_graph, "none");
@@ -76,7 +107,7 @@ TEST(RankerGraphChoice, NobodyLinkedNothingTriedAndAUsersChoiceStands) {
   cfg.train.ranker_graph = "user";  // the user's own choice
   cfg.train.ranker_graph_weight = 0.7;
   const auto d = symgnn::fitting::choose_ranker_graph(
-      cfg, group_tastes(Links::same_group), popularity_ranker(), nlohmann::json::object(), {}, nullptr);
+      cfg, group_tastes(Links::same_group), popularity_ranker(), nlohmann::json::object(), {}, {}, nullptr);
   EXPECT_TRUE(d.chosen.empty());
   EXPECT_EQ(cfg.train.ranker_graph, "user");
   EXPECT_DOUBLE_EQ(cfg.train.ranker_graph_weight, 0.7);
@@ -113,8 +144,8 @@ TEST(RankerGraphChoice, TheItemBasedRankersKeptStateIsItsFitOnTrainingAndChooses
   }
   symgnn::RunConfig with_state, refitting;
   const auto a = symgnn::fitting::choose_ranker_graph(with_state, ds, rcfg, fitted.details,
-                                                      fitted.training_state, nullptr);
-  const auto b = symgnn::fitting::choose_ranker_graph(refitting, ds, rcfg, fitted.details, {}, nullptr);
+                                                      fitted.training_state, {}, nullptr);
+  const auto b = symgnn::fitting::choose_ranker_graph(refitting, ds, rcfg, fitted.details, {}, {}, nullptr);
   ASSERT_TRUE(a.tried && b.tried);
   EXPECT_NEAR(a.without, b.without, 1e-9);
   ASSERT_EQ(a.points.size(), b.points.size());
