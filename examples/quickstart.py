@@ -26,7 +26,7 @@ else:
     model = symgnn.SyMGNN(train_epochs=200)
 
 model.fit(data, out=os.path.join(root, "out", "quickstart"), overwrite=True)
-print(f"{model.model_.name} on {data.name}: test RMSE {model.score(data):.4f}")
+print(f"{model.model_.name} on {data.name}: test RMSE {model.rmse(data):.4f}")
 user = data.user_ids[0]
 print(f"top 10 for user {user}:")
 print(model.recommend(user, k=10).to_string(index=False))

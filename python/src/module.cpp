@@ -24,6 +24,7 @@
 
 #include "fit/evaluation_json.h"
 #include "infer/graph_journal.h"
+#include "infer/unseen_test.h"
 #include "models/sylvester/sylvester.h"
 #include "runtime/runtime.h"
 #include "symgnn/config.h"
@@ -531,6 +532,21 @@ PYBIND11_MODULE(_core, m) {
              }
              return py::array_t<float>(p.size(), p.data());
            })
+      .def(
+          "fallback",
+          [](const ModelHandle& h,
+             const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& users,
+             const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& items,
+             const std::string& policy) {
+            // infer/unseen_test.h's fallback of evaluate and `predict --unknown` (index -1: no node).
+            const std::vector<int64_t> u = as_indices(users), i = as_indices(items);
+            const infer::Fallback fallback(h.model.dataset(), h.model.global_mean(), policy);
+            std::vector<float> p(u.size());
+            for (size_t k = 0; k < u.size(); ++k) p[k] = fallback(u[k], i[k]);
+            return py::array_t<float>(p.size(), p.data());
+          },
+          py::arg("users"), py::arg("items"), py::arg("policy"),
+          "ratings of pairs with an unknown id (-1) by the fallback `policy` (data.unknown_test)")
       .def(
           "recommend",
           [](const ModelHandle& h,

@@ -66,20 +66,28 @@ def ratings(column, what):
     return out
 
 
-def frame_columns(frame, what, columns=COLUMNS, min_rows=1):
-    """The named columns of a DataFrame, checked: ids for all but 'rating'."""
-    names = list(frame.columns)
-    missing = [c for c in columns if c not in names]
+def frame_columns(frame, what, columns=COLUMNS, min_rows=1, names=None):
+    """The columns of a DataFrame for the roles `columns` (user, item, rating), checked: ids
+    for all but 'rating'. `names`: role -> the frame's column (the user_col, item_col and
+    rating_col keywords); a role not there is read from the column of its own name."""
+    names = names or {}
+    wanted = [names.get(c) or c for c in columns]
+    have = list(frame.columns)
+    missing = [w for w in wanted if w not in have]
     if missing:
-        raise DataError(f"{what}: the DataFrame has no column {', '.join(missing)} (its columns: "
-                        f"{', '.join(map(str, names))}); expected {', '.join(columns)}")
-    twice = [c for c in columns if names.count(c) > 1]
+        keywords = ", ".join(f"{c}_col=" for c in columns)
+        raise DataError(f"{what}: the DataFrame has no column {', '.join(map(str, missing))} (its columns: "
+                        f"{', '.join(map(str, have))}); expected {', '.join(map(str, wanted))} "
+                        f"(name yours with {keywords})")
+    twice = [w for w in wanted if have.count(w) > 1]
     if twice:
         raise DataError(f"{what}: the DataFrame has column {twice[0]} twice")
+    if len(set(wanted)) < len(wanted):
+        raise DataError(f"{what}: one column named for two roles ({', '.join(map(str, wanted))})")
     if len(frame) < min_rows:
         raise DataError(f"{what}: the DataFrame has no rows")
-    return tuple(ratings(frame[c], f"{what}, column {c}") if c == "rating" else ids(frame[c], f"{what}, column {c}")
-                 for c in columns)
+    return tuple(ratings(frame[w], f"{what}, column {w}") if c == "rating" else ids(frame[w], f"{what}, column {w}")
+                 for c, w in zip(columns, wanted))
 
 
 def triples(data, what):

@@ -86,11 +86,11 @@ class SyMGNN:
             raise MissingFileError(f"{config}: no such config file")
         return os.path.abspath(config)
 
-    def fit(self, data, out=None, overwrite=False):
+    def fit(self, data, out=None, overwrite=False, user_col="user", item_col="item", rating_col="rating"):
         """Trains on `data` and keeps the model in memory. `data`: a Dataset, a source for
         load_dataset ('synthetic', a path), or a pandas DataFrame with columns user, item,
-        rating (Dataset.from_arrays: held in memory, a random tenth of the ratings the test
-        set).
+        rating, or the columns named by user_col, item_col and rating_col
+        (Dataset.from_arrays: held in memory, a random tenth of the ratings the test set).
 
         out: the model directory to write as `symgnn train --out` writes it (default: none;
         nothing is written, and save() writes the model when asked).
@@ -98,7 +98,7 @@ class SyMGNN:
         `symgnn train --out` refuses it).
         Ctrl-C stops training with KeyboardInterrupt; the checkpoints written so far stay in
         `out` (`symgnn train --resume OUT` continues them)."""
-        ds = _as_dataset(data)
+        ds = _as_dataset(data, _column_names(user_col, item_col, rating_col))
         text = self.config_text(ds)  # every value checked before any work
         overwrite = _args.flag(overwrite, "overwrite")
         if out is not None:
@@ -133,29 +133,46 @@ class SyMGNN:
             raise ConfigError("this SyMGNN is not fitted yet: call fit() or symgnn.load()")
         return self.model_
 
-    def predict(self, users, items=None):
+    def predict(self, users, items=None, unknown="known-mean", user_col="user", item_col="item"):
         """Predicted ratings of (user, item) pairs by original id: predict(users, items),
-        predict(DataFrame with user and item columns), or predict(Dataset) for its test
-        ratings. predict(user, item) with two ids: one float (a string is one id)."""
+        predict(DataFrame with user and item columns, or those user_col and item_col name), or
+        predict(Dataset) for its test ratings. predict(user, item) with two ids: one float (a
+        string is one id). unknown: how a pair naming an id not in the model's data is rated
+        (Model.predict: 'known-mean', as `symgnn evaluate` rates them, with a warning; 'error'
+        refuses)."""
         if isinstance(users, Dataset):
             users, items, _ = users.ratings("test")
-        return self._fitted().predict(users, items)
+        elif items is None and hasattr(users, "columns"):
+            users, items = map(list, _frames.frame_columns(users, "predict", ("user", "item"), min_rows=0,
+                                                           names=_column_names(user_col, item_col, None)))
+        return self._fitted().predict(users, items, unknown)
 
-    def score(self, users, items=None, ratings=None):
-        """RMSE of the predictions: score(Dataset) on its test ratings, score(users, items,
-        ratings), or score(DataFrame with user, item, rating)."""
+    def rmse(self, users, items=None, ratings=None, unknown="known-mean", user_col="user", item_col="item",
+             rating_col="rating"):
+        """RMSE of the predictions (lower is better): rmse(Dataset) on its test ratings,
+        rmse(users, items, ratings), or rmse(DataFrame with user, item, rating, or the columns
+        user_col, item_col and rating_col name). Pairs with an id not in the model's data are
+        rated by `unknown` (predict)."""
         if isinstance(users, Dataset):
             users, items, ratings = users.ratings("test")
         elif items is None and hasattr(users, "columns"):
-            users, items, ratings = _frames.frame_columns(users, "score")
+            users, items, ratings = _frames.frame_columns(
+                users, "score", names=_column_names(user_col, item_col, rating_col))
         if ratings is None:
             raise ConfigError("score: ratings missing; call score(users, items, ratings), score(DataFrame with "
                               "user, item, rating) or score(Dataset)")
         r = _frames.ratings(ratings, "score: ratings")
-        p = np.ravel(self.predict(users, items))
+        p = np.ravel(self.predict(users, items, unknown))
         if len(p) != len(r):
             raise ConfigError(f"score: {len(p)} predictions for {len(r)} ratings")
         return float(np.sqrt(np.mean((p - r) ** 2)))
+
+    def score(self, users, items=None, ratings=None, unknown="known-mean", user_col="user", item_col="item",
+              rating_col="rating"):
+        """The negative RMSE of the predictions, higher is better, as scikit-learn's scorers
+        are (its neg_root_mean_squared_error): what GridSearchCV maximises. Arguments as
+        rmse(), which gives the RMSE itself."""
+        return -self.rmse(users, items, ratings, unknown, user_col, item_col, rating_col)
 
     def recommend(self, users, k=10, exclude_seen=True, exclude=None, items=None, where=None, item_attributes=None):
         """The top k items of each user (original ids), with Model.recommend's filters."""
@@ -266,11 +283,23 @@ def _parse(text, kind):
     return text
 
 
-def _as_dataset(data):
+def _column_names(user_col, item_col, rating_col):
+    """role -> column of the user_col, item_col and rating_col keywords (None: the role's name)."""
+    out = {}
+    for role, name, keyword in (("user", user_col, "user_col"), ("item", item_col, "item_col"),
+                                ("rating", rating_col, "rating_col")):
+        if name is not None:
+            if not isinstance(name, (str, int)) or isinstance(name, bool):
+                raise ConfigError(f"{keyword}={name!r}: a column name (a string, or an integer label)")
+            out[role] = name
+    return out
+
+
+def _as_dataset(data, names=None):
     if isinstance(data, Dataset):
         return data
     if hasattr(data, "columns"):  # a pandas DataFrame of ratings
-        return Dataset.from_arrays(*_frames.frame_columns(data, "fit"))
+        return Dataset.from_arrays(*_frames.frame_columns(data, "fit", names=names))
     if not isinstance(data, (str, os.PathLike)):
         raise ConfigError(f"data: expected a Dataset, a DataFrame with columns user, item, rating, or a source "
                           f"('synthetic', a path); got {type(data).__name__}")

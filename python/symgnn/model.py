@@ -15,6 +15,9 @@ from ._errors import ConfigError, MissingFileError
 _NEW_FILES = ("new_user_graph", "new_item_graph", "new_user_features", "new_item_features")
 
 
+# How predict() rates a pair naming an id the model does not know (infer/unseen_test.h).
+UNKNOWN_POLICIES = ("known-mean", "item-mean", "user-mean", "global-mean", "error")
+
 class Model:
     """A model directory loaded for prediction.
 
@@ -142,24 +145,49 @@ class Model:
                 out[k.strip()] = v.split("#", 1)[0].strip()
         return out
 
-    def _index(self, ids, table, what):
+    def _index(self, ids, table, what, missing=None):
+        """Indices of `ids` in `table`; an id not there is `missing`, or a ConfigError where
+        missing is None."""
         out = np.empty(len(ids), dtype=np.int64)
         for k, v in enumerate(ids):
             key = str(v)
             if key not in table:
-                raise ConfigError(f"unknown {what} id {key!r} (not in the model's data; see new_ratings)")
+                if missing is not None:
+                    out[k] = missing
+                    continue
+                raise ConfigError(f"unknown {what} id {key!r} (not in the model's data; see new_ratings, "
+                                  f"or predict(..., unknown='known-mean'))")
             out[k] = table[key]
         return out
 
-    def predict(self, users, items=None):
+    def predict(self, users, items=None, unknown="known-mean"):
         """Predicted ratings, clipped to the rating range, of the pairs (users[k], items[k]).
         `users` may also be a DataFrame with columns user and item, or (user, item) pairs.
         One user id and one item id: that pair's rating, a float. One id against a list: that
-        id with each (predict("1", ["50", "172"]) predicts two items for user 1)."""
+        id with each (predict("1", ["50", "172"]) predicts two items for user 1).
+        unknown: a pair naming an id not in the model's data is rated as `symgnn evaluate`
+        rates such test ratings (data.unknown_test): 'known-mean' (the item's mean training
+        rating, else the user's, else the global mean; a warning says how many), 'item-mean',
+        'user-mean', 'global-mean'; or 'error' to refuse them (ConfigError)."""
+        unknown = _args.text(unknown, "unknown")
+        if unknown not in UNKNOWN_POLICIES:
+            raise ConfigError(f"unknown={unknown!r}: must be one of {', '.join(UNKNOWN_POLICIES)}")
         users, items, one = _pairs(users, items, "predict")
-        u = self._index(users, self._users, "user")
-        i = self._index(items, self._items, "item")
-        p = self._m.predict(u, i).astype(np.float64)
+        if unknown == "error":
+            u = self._index(users, self._users, "user")
+            i = self._index(items, self._items, "item")
+            p = self._m.predict(u, i).astype(np.float64)
+            return float(p[0]) if one else p
+        u = self._index(users, self._users, "user", missing=-1)
+        i = self._index(items, self._items, "item", missing=-1)
+        known = (u >= 0) & (i >= 0)
+        p = np.empty(len(u), dtype=np.float64)
+        if known.any():
+            p[known] = self._m.predict(u[known], i[known]).astype(np.float64)
+        if not known.all():
+            p[~known] = self._m.fallback(u[~known], i[~known], unknown).astype(np.float64)
+            warnings.warn(f"predict: {int((~known).sum())} of {len(u)} pairs name a user or item id not in the "
+                          f"model's data; rated by {unknown} (unknown='error' refuses them)", stacklevel=2)
         return float(p[0]) if one else p
 
     def recommend(self, users, k=10, exclude_seen=True, exclude=None, items=None, where=None,

@@ -42,7 +42,7 @@ def test_from_arrays_with_string_ids_and_scipy_graphs(tmp_path):
     tu, ti, tr = ds.ratings("test")
     assert len(tr) == len(test)
     model = symgnn.SyMGNN(**dict(FAST, train_epochs=30)).fit(ds)
-    assert model.score(ds) < 2.0  # ratings are 1 or 5: the mean alone scores 2
+    assert model.rmse(ds) < 2.0  # ratings are 1 or 5: the mean alone scores 2
     p = model.predict(["user 0", "user 1"], ["item-0", "item-0"])
     assert p.shape == (2,)
     # Without a path the arrays stay in memory; the same data and splits as their files.
@@ -89,7 +89,7 @@ def test_bad_inputs_raise_the_right_exception_naming_the_file_or_argument(tmp_pa
 def test_prediction_errors_name_the_id(fitted):
     model, _ = fitted
     with pytest.raises(symgnn.ConfigError, match="'nobody'"):
-        model.predict(["nobody"], ["0"])
+        model.predict(["nobody"], ["0"], unknown="error")
     with pytest.raises(ValueError, match="k must be at least 1"):
         model.recommend("0", k=0)
     # Fewer candidates than k: every candidate, and a warning saying so (not an error).

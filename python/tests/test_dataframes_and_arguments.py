@@ -40,7 +40,7 @@ def test_fit_takes_a_dataframe_of_ratings(tmp_path, monkeypatch):
     # Integer ids answer as integers or as their text; the two tastes are learned.
     assert model.predict("u0", 0) == model.predict("u0", "0")
     assert model.predict("u0", 0) > model.predict("u0", 1)
-    assert model.score(df) < 2.0  # ratings are 1 or 5: the mean alone scores 2
+    assert model.rmse(df) < 2.0  # ratings are 1 or 5: the mean alone scores 2
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -100,3 +100,34 @@ def test_counts_are_refused_not_truncated(fitted):
     raises_one_line(symgnn.ConfigError, "k must be a whole number", model.recommend_new_user, {i: 5}, k=1.5)
     raises_one_line(symgnn.ConfigError, "k must be at least 1", model.similar_users, u, k=0)
     assert len(model.recommend(u, k=np.int64(3))) == 3
+
+
+def test_columns_named_by_keyword_and_ids_the_model_never_saw(recwarn):
+    # Issue 66: a frame's own column names (user_col, item_col, rating_col), score higher is
+    # better, and pairs naming an id the model never saw rated as `symgnn evaluate` rates them.
+    df = frame().rename(columns={"user": "uid", "item": "iid", "rating": "stars"})
+    e = raises_one_line(symgnn.DataError, "no column user", symgnn.SyMGNN(**FAST).fit, df)
+    assert "user_col=" in str(e)
+    model = symgnn.SyMGNN(**FAST).fit(df, user_col="uid", item_col="iid", rating_col="stars")
+    rmse = model.rmse(df, user_col="uid", item_col="iid", rating_col="stars")
+    assert 0 < rmse < 2.0 and model.score(df, user_col="uid", item_col="iid", rating_col="stars") == -rmse
+    p = model.predict(df[["uid", "iid"]], user_col="uid", item_col="iid")
+    np.testing.assert_allclose(p, model.predict(list(df["uid"]), list(df["iid"])))
+    raises_one_line(symgnn.DataError, "one column named for two roles", symgnn.SyMGNN(**FAST).fit, df,
+                    user_col="uid", item_col="uid", rating_col="stars")
+    raises_one_line(symgnn.ConfigError, "user_col=", symgnn.SyMGNN(**FAST).fit, df, user_col=1.5)
+    # Unknown ids: known-mean by default, with a warning; 'error' refuses; one known pair unchanged.
+    known = model.predict("u0", 0)
+    with pytest.warns(UserWarning, match="2 of 3 pairs name a user or item id not in the model's data"):
+        got = model.predict(["u0", "u0", "nobody"], [0, 999, 999])
+    assert got[0] == pytest.approx(known, abs=1e-6)
+    with pytest.warns(UserWarning):  # known-mean: the item's mean, else the user's (u0's here)
+        assert got[1] == pytest.approx(model.predict(["u0"], [999], unknown="user-mean")[0])
+        assert 1.0 <= got[1] <= 5.0
+    with pytest.warns(UserWarning):
+        glob = model.predict(["nobody"], [999], unknown="global-mean")
+        assert model.predict(["nobody"], [999])[0] == pytest.approx(glob[0])  # no side known: the global mean
+    raises_one_line(symgnn.ConfigError, "unknown item id '999'", model.predict, "u0", 999, unknown="error")
+    raises_one_line(symgnn.ConfigError, "unknown='sideways'", model.predict, "u0", 0, unknown="sideways")
+    with pytest.warns(UserWarning):
+        assert np.isfinite(model.rmse(["u0", "nobody"], [0, 999], [5.0, 3.0]))

@@ -60,8 +60,9 @@ def test_fit_predict_save_load_round_trip(fitted, tmp_path):
     users, items, ratings = data.ratings("test")
     p = model.predict(users, items)
     assert p.shape == (len(ratings),) and np.all(np.isfinite(p))
-    rmse = model.score(data)
+    rmse = model.rmse(data)
     assert abs(rmse - model.metrics_["test_rmse"]) < 1e-4
+    assert model.score(data) == -rmse  # higher is better, as scikit-learn's scorers
     saved = model.save(tmp_path / "copy")
     again = symgnn.load(saved)
     np.testing.assert_allclose(again.predict(users, items), p, atol=1e-6)

@@ -76,7 +76,7 @@ def test_fit_from_arrays_writes_no_file_and_equals_the_fit_on_their_files(tmp_pa
     assert model.metrics_["test_rmse"] > 0
     users, items, ratings = data.ratings("test")
     in_memory = model.predict(users, items)
-    assert model.score(data) < 2.0  # ratings are 1 or 5: the mean alone scores 2
+    assert model.rmse(data) < 2.0  # ratings are 1 or 5: the mean alone scores 2
     frame_model = symgnn.SyMGNN(**FAST).fit(pd.DataFrame({"user": a["users"], "item": a["items"],
                                                           "rating": a["ratings"]}))
     assert frame_model.model_.config()["data.source"] == "arrays"
