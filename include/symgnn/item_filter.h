@@ -39,8 +39,10 @@ struct ItemFilterSpec {
   bool has_items = false;                                        // `items` restricts (even when empty)
   std::vector<std::string> items;                                // the candidate set
   std::vector<std::pair<std::string, std::string>> where;        // key = value; all must hold
-  /// Where the parts came from, for messages ("--exclude", "\"exclude\"").
+  /// Where the parts came from, for messages ("--exclude", "\"exclude\""), and how the caller
+  /// gives the item attributes `where` reads (the CLI's flag, Python's keyword, the server's).
   std::string exclude_name = "exclude", items_name = "items", where_name = "where";
+  std::string attributes_name = "--item-attributes FILE";
   bool empty() const { return exclude.empty() && exclude_for.empty() && !has_items && where.empty(); }
 };
 

@@ -568,6 +568,7 @@ PYBIND11_MODULE(_core, m) {
             spec.items = items;
             spec.where = where;
             spec.where_name = "where";
+            spec.attributes_name = "item_attributes=, a file of item attributes";
             std::vector<UserRecommendations> r;
             {
               py::gil_scoped_release release;

@@ -63,7 +63,7 @@ def test_a_filter_leaving_fewer_than_k_gives_the_shorter_list_and_none_is_one_er
     assert "\n" not in str(e.value)
     with pytest.raises(symgnn.DataError, match=r"items: 'no-such-item' is no item of the model"):
         m.recommend(user, k=1, items=["no-such-item"])
-    with pytest.raises(symgnn.ConfigError, match="where needs item attributes"):
+    with pytest.raises(symgnn.ConfigError, match=r"where needs item attributes \(item_attributes=, a file"):
         m.recommend(user, k=1, where={"shelf": "a"})
     with pytest.raises(symgnn.ConfigError, match="unknown item id"):
         m.rank(user, ["no-such-item"])

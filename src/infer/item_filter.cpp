@@ -170,7 +170,7 @@ ItemFilter make_item_filter(const TrainedModel& model, const ItemFilterSpec& spe
   if (!spec.exclude.empty() || !spec.exclude_for.empty()) parts.push_back(spec.exclude_name);
   if (!spec.where.empty()) {
     if (!attributes || attributes->empty())
-      throw ConfigError(spec.where_name + " needs item attributes (--item-attributes FILE)");
+      throw ConfigError(spec.where_name + " needs item attributes (" + spec.attributes_name + ")");
     for (const auto& [key, value] : spec.where) {
       if (std::find(attributes->keys.begin(), attributes->keys.end(), key) == attributes->keys.end()) {
         std::string known;

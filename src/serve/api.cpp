@@ -299,6 +299,7 @@ ItemFilterSpec query_filter(const Request& q) {
   spec.exclude_name = "exclude";
   spec.items_name = "items";
   spec.where_name = "where";
+  spec.attributes_name = "a server started with --item-attributes FILE";
   const auto each = [&](const char* key, const std::function<void(const std::string&)>& f) {
     const auto [a, b] = q.params.equal_range(key);
     for (auto it = a; it != b; ++it) f(it->second);
@@ -330,6 +331,7 @@ ItemFilterSpec body_filter(const json& body) {
   spec.exclude_name = "\"exclude\"";
   spec.items_name = "\"items\"";
   spec.where_name = "\"where\"";
+  spec.attributes_name = "a server started with --item-attributes FILE";
   for (const auto& [key, list] : {std::pair<const char*, std::vector<std::string>*>{"exclude", &spec.exclude},
                                   std::pair<const char*, std::vector<std::string>*>{"items", &spec.items}}) {
     if (!body.contains(key)) continue;

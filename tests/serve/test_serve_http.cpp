@@ -85,6 +85,11 @@ TEST(ServeHttp, RoutesAnswerOverTheSocketAsTheHandlerDoes) {
     const auto direct = s.api.handle(q);
     EXPECT_EQ(filtered->status, direct.status) << where;
     EXPECT_EQ(filtered->body, direct.body) << where;
+    // This server reads no attributes: the error says how a server gets them.
+    EXPECT_EQ(direct.status, 400);
+    EXPECT_NE(direct.body.find("where needs item attributes (a server started with --item-attributes FILE)"),
+              std::string::npos)
+        << direct.body;
   }
   const auto missing = c.Get("/v1/recommend?user=nobody");
   ASSERT_TRUE(missing);
