@@ -165,9 +165,11 @@ DataRows data_rows(const py::dict& d) {
 /// epoch with the GIL held (it may raise, e.g. KeyboardInterrupt from the signal check, to
 /// stop). `rows` (a dict of arrays, or None): the data in memory (symgnn/data_rows.h) instead of
 /// the files the config names; nothing is written unless `out` names a model directory.
+/// `on_line(str)`: where the run's lines and its summary go with `verbose` (the GIL held; the
+/// Python package's `symgnn` logger); None: standard error and output.
 /// Returns the fitted model (FitResult::model, in memory) and metrics.json's text.
 py::tuple fit_config(const std::string& config_text, const std::string& out, bool overwrite, bool verbose,
-                     py::object on_epoch, py::object rows) {
+                     py::object on_epoch, py::object rows, py::object on_line) {
   RunConfig cfg;
   load_config_text(cfg, config_text, "config");
   std::optional<DataRows> in_memory;
@@ -195,6 +197,8 @@ py::tuple fit_config(const std::string& config_text, const std::string& out, boo
   };
   std::unique_ptr<ModelHandle> model;
   std::string metrics;
+  std::vector<std::string> summary;
+  const py::handle line_to = on_line;  // borrowed, as `callback`
   {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(fit_mutex());
@@ -203,19 +207,31 @@ py::tuple fit_config(const std::string& config_text, const std::string& out, boo
     fo.out_dir = out;
     fo.overwrite = overwrite;
     fo.on_epoch = report;
-    if (verbose) fo.log = [](const std::string& line) { std::cerr << line << "\n"; };
+    if (verbose && !line_to.is_none())
+      fo.log = [line_to](const std::string& line) {
+        py::gil_scoped_acquire gil;
+        line_to(line);
+      };
+    else if (verbose)
+      fo.log = [](const std::string& line) { std::cerr << line << "\n"; };
     Dataset ds;
     if (in_memory) {
       ds = load_rows(*in_memory, cfg.data);
       fo.data = &ds;
     }
     FitResult r = fit(cfg, fo);
-    if (verbose)
-      for (const std::string& line : r.summary) std::cout << line << "\n";
+    summary = r.summary;
     metrics = json_text(r.metrics.to_json(), 2);
     // The model fit evaluated, moved out of the result (its only owner).
     if (r.model) model = std::make_unique<ModelHandle>(std::move(*r.model));
   }
+  if (verbose)
+    for (const std::string& line : summary) {
+      if (line_to.is_none())
+        std::cout << line << "\n";
+      else
+        line_to(line);
+    }
   return py::make_tuple(model ? py::cast(std::move(model)) : py::none(), metrics);
 }
 
@@ -419,7 +435,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("resolve_config", &resolve_config, py::arg("preset"), py::arg("config_file"), py::arg("sets"),
         py::arg("variant") = "");
   m.def("fit", &fit_config, py::arg("config_text"), py::arg("out"), py::arg("overwrite"), py::arg("verbose"),
-        py::arg("on_epoch"), py::arg("rows") = py::none());
+        py::arg("on_epoch"), py::arg("rows") = py::none(), py::arg("on_line") = py::none());
   m.def("model_kinds", &model_kinds, "the table of model kinds (include/symgnn/model_kinds.h)");
   m.def("load_dataset", &load_dataset_info, py::arg("sets"), py::arg("rows") = py::none());
   m.def(

@@ -11,7 +11,7 @@ import shutil
 
 import numpy as np
 
-from . import _args, _core, _frames, _params
+from . import _args, _core, _frames, _log, _params
 from ._errors import ConfigError, MissingFileError
 from ._progress import Progress
 from .dataset import Dataset, load_dataset
@@ -106,7 +106,8 @@ class SyMGNN:
         _core.keep_freed_memory()  # as the symgnn command does: epochs reuse large tensors
         progress = Progress(self.verbose)
         try:
-            core, metrics = _core.fit(text, out or "", overwrite, bool(self.verbose), progress, ds._rows)
+            core, metrics = _core.fit(text, out or "", overwrite, bool(self.verbose), progress, ds._rows,
+                                      _log.line_logger() if self.verbose else None)
             progress.close(finished=True)
         finally:
             progress.close()

@@ -131,3 +131,20 @@ def test_columns_named_by_keyword_and_ids_the_model_never_saw(recwarn):
     raises_one_line(symgnn.ConfigError, "unknown='sideways'", model.predict, "u0", 0, unknown="sideways")
     with pytest.warns(UserWarning):
         assert np.isfinite(model.rmse(["u0", "nobody"], [0, 999], [5.0, 3.0]))
+
+
+def test_verbose_lines_go_to_the_symgnn_logger(caplog):
+    # Issue 66: the run's lines and summary through Python's logging, where an application
+    # can route or silence them.
+    import logging
+    caplog.set_level(logging.INFO, logger="symgnn")
+    symgnn.SyMGNN(**dict(FAST, verbose=True)).fit(frame())
+    lines = [r.getMessage() for r in caplog.records if r.name == "symgnn" and r.levelno == logging.INFO]
+    assert any("test RMSE" in line for line in lines), lines
+    caplog.clear()
+    logging.getLogger("symgnn").setLevel(logging.WARNING)
+    try:
+        symgnn.SyMGNN(**dict(FAST, verbose=True)).fit(frame())
+    finally:
+        logging.getLogger("symgnn").setLevel(logging.NOTSET)
+    assert not [r for r in caplog.records if r.name == "symgnn"]
