@@ -98,6 +98,9 @@ class SyMGNN:
         `symgnn train --out` refuses it).
         Ctrl-C stops training with KeyboardInterrupt; the checkpoints written so far stay in
         `out` (`symgnn train --resume OUT` continues them)."""
+        if out is not None and _is_column(out):  # scikit-learn's fit(X, y): X the pairs, y the ratings
+            data, out = _with_ratings(data, out, user_col, item_col, "fit"), None
+            user_col, item_col, rating_col = "user", "item", "rating"
         ds = _as_dataset(data, _column_names(user_col, item_col, rating_col))
         text = self.config_text(ds)  # every value checked before any work
         overwrite = _args.flag(overwrite, "overwrite")
@@ -156,6 +159,10 @@ class SyMGNN:
         rated by `unknown` (predict)."""
         if isinstance(users, Dataset):
             users, items, ratings = users.ratings("test")
+        elif ratings is None and items is not None and hasattr(users, "columns") and _is_column(items):
+            # scikit-learn's score(X, y): X the pairs, y their ratings
+            users, items, ratings = _frames.frame_columns(
+                _with_ratings(users, items, user_col, item_col, "score"), "score")
         elif items is None and hasattr(users, "columns"):
             users, items, ratings = _frames.frame_columns(
                 users, "score", names=_column_names(user_col, item_col, rating_col))
@@ -174,6 +181,14 @@ class SyMGNN:
         are (its neg_root_mean_squared_error): what GridSearchCV maximises. Arguments as
         rmse(), which gives the RMSE itself."""
         return -self.rmse(users, items, ratings, unknown, user_col, item_col, rating_col)
+
+    def partial_fit_users(self, ratings):
+        """Folds in the ratings of users the model has not seen, or fresh ratings of users it
+        knows (a DataFrame with columns user, item, rating, or (user, item, rating) triples),
+        and keeps them: the fitted model becomes Model.with_new_ratings(ratings) (implicit's
+        partial_fit_users). No retraining: the network's weights stay. Returns self."""
+        self.model_ = self._fitted().with_new_ratings(ratings)
+        return self
 
     def recommend(self, users, k=10, exclude_seen=True, exclude=None, items=None, where=None, item_attributes=None):
         """The top k items of each user (original ids), with Model.recommend's filters."""
@@ -282,6 +297,24 @@ def _parse(text, kind):
     if kind == "float":
         return float(text)
     return text
+
+
+def _is_column(x):
+    """Whether `x` is a column of values (scikit-learn's y) rather than a path or an id."""
+    return hasattr(x, "__len__") and not isinstance(x, (str, bytes, os.PathLike, dict))
+
+
+def _with_ratings(pairs, y, user_col, item_col, what):
+    """The frame of scikit-learn's (X, y): X's user and item columns beside the ratings y."""
+    if not hasattr(pairs, "columns"):
+        raise ConfigError(f"{what}(X, y): X must be a DataFrame with user and item columns (or those "
+                          f"user_col and item_col name); got {type(pairs).__name__}")
+    u, i = _frames.frame_columns(pairs, what, ("user", "item"), names=_column_names(user_col, item_col, None))
+    r = _frames.ratings(y, f"{what}: y")
+    if len(r) != len(u):
+        raise ConfigError(f"{what}(X, y): {len(u)} rows of X and {len(r)} ratings in y")
+    import pandas as pd
+    return pd.DataFrame({"user": u, "item": i, "rating": r})
 
 
 def _column_names(user_col, item_col, rating_col):

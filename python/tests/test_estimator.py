@@ -176,3 +176,30 @@ def test_the_bias_baseline_and_the_offset_from_python(tmp_path):
                       train_runs=1, verbose=False, threads=1).fit("synthetic", out=tmp_path / "o")
     assert m.metrics_["model"].endswith("+offset")
     assert m.metrics_["baseline"]["test_rmse"] > 0
+
+
+def test_scikit_learn_clone_grid_search_and_partial_fit_users():
+    # Issue 66: where scikit-learn is installed (python3-sklearn), the estimator clones and
+    # GridSearchCV maximises score (the negative RMSE) over fit(X, y).
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV, KFold
+    import pandas as pd
+    from test_dataframes_and_arguments import frame
+    from conftest import FAST
+    est = symgnn.SyMGNN(**dict(FAST, lowrank_hidden=12))
+    copy = clone(est)
+    assert copy is not est and copy.get_params() == est.get_params()
+    df = frame()
+    folds = KFold(2, shuffle=True, random_state=0)  # every user on both sides of each fold
+    search = GridSearchCV(symgnn.SyMGNN(**FAST), {"lowrank_hidden": [8, 12]}, cv=folds, refit=False)
+    search.fit(df[["user", "item"]], df["rating"])
+    assert set(search.cv_results_["param_lowrank_hidden"]) == {8, 12}
+    assert all(s < 0 for s in search.cv_results_["mean_test_score"])  # -RMSE
+    # partial_fit_users keeps a new user's ratings: they then have lists and predictions.
+    model = symgnn.SyMGNN(**FAST).fit(df)
+    new = pd.DataFrame({"user": ["fresh"] * 3, "item": [0, 2, 4], "rating": [5.0, 5.0, 5.0]})
+    assert model.partial_fit_users(new) is model
+    assert "fresh" in model.model_.user_ids
+    assert len(model.recommend("fresh", k=3)) == 3
+    assert np.isfinite(model.predict("fresh", 1))
