@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "fit/evaluation_json.h"
+#include "fit/mlflow_run.h"
 #include "infer/graph_journal.h"
 #include "infer/unseen_test.h"
 #include "models/sylvester/sylvester.h"
@@ -169,7 +170,8 @@ DataRows data_rows(const py::dict& d) {
 /// Python package's `symgnn` logger); None: standard error and output.
 /// Returns the fitted model (FitResult::model, in memory) and metrics.json's text.
 py::tuple fit_config(const std::string& config_text, const std::string& out, bool overwrite, bool verbose,
-                     py::object on_epoch, py::object rows, py::object on_line) {
+                     py::object on_epoch, py::object rows, py::object on_line,
+                     const std::string& mlflow_dir) {
   RunConfig cfg;
   load_config_text(cfg, config_text, "config");
   std::optional<DataRows> in_memory;
@@ -207,6 +209,15 @@ py::tuple fit_config(const std::string& config_text, const std::string& out, boo
     fo.out_dir = out;
     fo.overwrite = overwrite;
     fo.on_epoch = report;
+    // The run for an experiment tracker (fit/mlflow_run.h), as `symgnn train --mlflow-dir`.
+    std::shared_ptr<fitting::MlflowRun> tracked;
+    if (!mlflow_dir.empty()) {
+      tracked = std::make_shared<fitting::MlflowRun>(mlflow_dir, cfg.model + " on " + cfg.data.source);
+      fo.on_epoch = [tracked, report](const ProgressEvent& e) {
+        tracked->epoch(e);
+        report(e);
+      };
+    }
     if (verbose && !line_to.is_none())
       fo.log = [line_to](const std::string& line) {
         py::gil_scoped_acquire gil;
@@ -222,6 +233,7 @@ py::tuple fit_config(const std::string& config_text, const std::string& out, boo
     FitResult r = fit(cfg, fo);
     summary = r.summary;
     metrics = json_text(r.metrics.to_json(), 2);
+    if (tracked) tracked->finish(to_text(cfg), r.metrics.to_json(), out);
     // The model fit evaluated, moved out of the result (its only owner).
     if (r.model) model = std::make_unique<ModelHandle>(std::move(*r.model));
   }
@@ -435,7 +447,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("resolve_config", &resolve_config, py::arg("preset"), py::arg("config_file"), py::arg("sets"),
         py::arg("variant") = "");
   m.def("fit", &fit_config, py::arg("config_text"), py::arg("out"), py::arg("overwrite"), py::arg("verbose"),
-        py::arg("on_epoch"), py::arg("rows") = py::none(), py::arg("on_line") = py::none());
+        py::arg("on_epoch"), py::arg("rows") = py::none(), py::arg("on_line") = py::none(),
+        py::arg("mlflow_dir") = "");
   m.def("model_kinds", &model_kinds, "the table of model kinds (include/symgnn/model_kinds.h)");
   m.def("load_dataset", &load_dataset_info, py::arg("sets"), py::arg("rows") = py::none());
   m.def(

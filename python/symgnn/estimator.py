@@ -86,7 +86,8 @@ class SyMGNN:
             raise MissingFileError(f"{config}: no such config file")
         return os.path.abspath(config)
 
-    def fit(self, data, out=None, overwrite=False, user_col="user", item_col="item", rating_col="rating"):
+    def fit(self, data, out=None, overwrite=False, user_col="user", item_col="item", rating_col="rating",
+            mlflow_dir=None):
         """Trains on `data` and keeps the model in memory. `data`: a Dataset, a source for
         load_dataset ('synthetic', a path), or a pandas DataFrame with columns user, item,
         rating, or the columns named by user_col, item_col and rating_col
@@ -96,6 +97,8 @@ class SyMGNN:
         nothing is written, and save() writes the model when asked).
         overwrite: replace a run already in `out` (without it, such an `out` is refused, as
         `symgnn train --out` refuses it).
+        mlflow_dir: also write the run into this MLflow file store, as `symgnn train
+        --mlflow-dir` does (docs/mlflow.md).
         Ctrl-C stops training with KeyboardInterrupt; the checkpoints written so far stay in
         `out` (`symgnn train --resume OUT` continues them)."""
         if out is not None and _is_column(out):  # scikit-learn's fit(X, y): X the pairs, y the ratings
@@ -110,7 +113,8 @@ class SyMGNN:
         progress = Progress(self.verbose)
         try:
             core, metrics = _core.fit(text, out or "", overwrite, bool(self.verbose), progress, ds._rows,
-                                      _log.line_logger() if self.verbose else None)
+                                      _log.line_logger() if self.verbose else None,
+                                      "" if mlflow_dir is None else os.path.abspath(_args.path(mlflow_dir, "mlflow_dir")))
             progress.close(finished=True)
         finally:
             progress.close()

@@ -148,3 +148,24 @@ def test_verbose_lines_go_to_the_symgnn_logger(caplog):
     finally:
         logging.getLogger("symgnn").setLevel(logging.NOTSET)
     assert not [r for r in caplog.records if r.name == "symgnn"]
+
+
+def test_fit_writes_the_run_for_mlflow(tmp_path):
+    # Issue 66: fit(..., mlflow_dir=DIR) writes the run in MLflow's file-store layout
+    # (docs/mlflow.md), as `symgnn train --mlflow-dir` does.
+    store = tmp_path / "mlruns"
+    model = symgnn.SyMGNN(**FAST).fit(frame(), mlflow_dir=store)
+    runs = [p for p in (store / "0").iterdir() if p.is_dir()]
+    assert len(runs) == 1 and len(runs[0].name) == 32
+    assert "name: Default" in (store / "0" / "meta.yaml").read_text()
+    assert (runs[0] / "params" / "train.epochs").read_text() == "8"
+    last = (runs[0] / "metrics" / "test_rmse").read_text().splitlines()[-1].split()
+    assert len(last) == 3 and float(last[1]) == pytest.approx(model.metrics_["test_rmse"], abs=1e-9)
+    try:  # read back by MLflow itself where it is installed
+        import mlflow
+    except ImportError:
+        return
+    client = mlflow.tracking.MlflowClient(tracking_uri=f"file://{store}")
+    run = client.get_run(runs[0].name)
+    assert run.data.params["train.epochs"] == "8"
+    assert run.data.metrics["test_rmse"] == pytest.approx(model.metrics_["test_rmse"], abs=1e-9)

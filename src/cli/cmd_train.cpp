@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/progress_printer.h"
+#include "fit/mlflow_run.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/fit.h"
@@ -37,6 +38,7 @@ struct TrainOptions {
   int64_t epochs = -1;
   std::string out;
   std::string metrics_out;
+  std::string mlflow_dir;
   std::string resume;
   bool quiet = false;
   std::string progress = "auto";
@@ -127,9 +129,21 @@ int run_train(const TrainOptions& o) {
     fo.on_epoch = [printer](const ProgressEvent& e) { printer->epoch(e); };
     fo.log = [printer](const std::string& line) { printer->line(line); };
   }
+  // The run for an experiment tracker (fit/mlflow_run.h), written by rank 0 once the fit ends.
+  std::shared_ptr<fitting::MlflowRun> tracked;
+  if (!o.mlflow_dir.empty() && rank0) {
+    tracked = std::make_shared<fitting::MlflowRun>(
+        o.mlflow_dir, cfg.model + " on " + fs::path(cfg.data.source).filename().string());
+    fo.on_epoch = [tracked, shown = fo.on_epoch](const ProgressEvent& e) {
+      tracked->epoch(e);
+      if (shown) shown(e);
+    };
+  }
   const FitResult r = fit(cfg, fo);
+  if (tracked) tracked->finish(to_text(cfg), r.metrics.to_json(), fo.out_dir);
   if (rank0)
     for (const std::string& line : r.summary) std::cout << line << "\n";
+  if (tracked && !quiet) std::cout << "mlflow: run " << tracked->id() << " in " << tracked->folder() << "\n";
   return 0;
 }
 
@@ -160,6 +174,10 @@ void add_train_command(CLI::App& app) {
       ->check(config_value_check("train.epochs"));
   cmd->add_option("--out", o->out, "directory for checkpoints, per-epoch CSVs, model.pt and metrics.json");
   cmd->add_option("--metrics-out", o->metrics_out, "write the metrics JSON here too");
+  cmd->add_option("--mlflow-dir", o->mlflow_dir,
+                  "also write the run into this MLflow file store (params = the config, metrics per epoch "
+                  "and final, the model directory as its artifacts; `mlflow ui --backend-store-uri DIR` "
+                  "reads it; docs/mlflow.md)");
   cmd->add_flag("--overwrite", o->overwrite,
                 "replace the run already in --out (its config, checkpoints, model and metrics; other "
                 "files stay); without it such an --out is refused");
