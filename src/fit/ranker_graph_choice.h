@@ -55,8 +55,9 @@ struct RankerGraphChoice {
     double without = 0, with = 0;
   };
   std::vector<Slice> slices;
-  /// On test, reported and never chosen on: the test users with a relevant test item and
-  /// someone linked who rated (training or validation), their NDCG@10 by the ranker fitted
+  /// On test, reported and never chosen on: the test users with ratings of their own, a
+  /// relevant test item and someone linked who rated (training or validation), their NDCG@10
+  /// by the ranker fitted
   /// on training + validation alone and with the term at the best point (kept or not), and
   /// by slice. test_users 0: not measured.
   int64_t test_users = 0;
