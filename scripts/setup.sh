@@ -28,6 +28,7 @@ case "$group" in
   python3-numpy python3-scipy python3-pandas python3-pytest  # its arrays and its tests
   python3-torch         # torch.load opens model.pt: the export test (python/tests/test_export.py)
   python3-sklearn       # clone and GridSearchCV over the estimator (python/tests/test_estimator.py)
+  python3-optuna        # symgnn.tune's studies (python/symgnn/tune.py, python/tests/test_tune.py)
   python3-pip python3-setuptools python3-wheel python3-venv  # `pip install .` offline (pyproject.toml, README "Installing")
   python3-flask         # the Flask app bench/bench_serve.cpp measures beside `symgnn serve`
   chromium chromium-driver python3-selenium  # the browser test of serve's page (tests/serve/browser_test.py)

@@ -41,6 +41,7 @@
 #include "symgnn/progress.h"
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
+#include "tune/space.h"
 #include "util/checksum.h"
 #include "util/json_text.h"
 
@@ -450,6 +451,30 @@ PYBIND11_MODULE(_core, m) {
         py::arg("on_epoch"), py::arg("rows") = py::none(), py::arg("on_line") = py::none(),
         py::arg("mlflow_dir") = "");
   m.def("model_kinds", &model_kinds, "the table of model kinds (include/symgnn/model_kinds.h)");
+  m.def(
+      "read_space",
+      [](const std::string& text, const std::string& where) {
+        // symgnn tune's search-space reader (tune/space.h): one reader for the format.
+        const tune::Space space =
+            where.empty() ? tune::parse_space(text, "space") : tune::load_space_file(where);
+        py::list out;
+        for (const tune::Param& p : space.params) {
+          py::dict d;
+          d["key"] = p.key;
+          d["kind"] = p.kind == tune::Kind::choice       ? "choice"
+                      : p.kind == tune::Kind::uniform    ? "uniform"
+                      : p.kind == tune::Kind::loguniform ? "loguniform"
+                                                         : "int";
+          d["choices"] = p.choices;
+          d["lo"] = p.lo;
+          d["hi"] = p.hi;
+          out.append(d);
+        }
+        return out;
+      },
+      py::arg("text"), py::arg("path") = "",
+      "the parameters of a search space (symgnn tune's format, docs/tuning.md): a file's `path`, else "
+      "`text`");
   m.def("load_dataset", &load_dataset_info, py::arg("sets"), py::arg("rows") = py::none());
   m.def(
       "set_threads", [](int64_t n) { runtime::set_compute_threads(n); }, py::arg("n"));

@@ -17,11 +17,11 @@ import os as _os
 # element-wise ops 10-50x slower under CPU contention. A policy the user set is kept.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from . import sylvester  # noqa: E402
+from . import sylvester, tune  # noqa: E402
 from ._errors import ConfigError, DataError, Error, MissingFileError
 from .dataset import Dataset, load_dataset
 from .estimator import SyMGNN, load
 from .model import Model
 
-__all__ = ["SyMGNN", "Model", "Dataset", "load_dataset", "load", "sylvester", "Error", "ConfigError",
+__all__ = ["SyMGNN", "Model", "Dataset", "load_dataset", "load", "sylvester", "tune", "Error", "ConfigError",
            "DataError", "MissingFileError"]

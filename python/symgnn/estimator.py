@@ -110,7 +110,14 @@ class SyMGNN:
         if out is not None:
             out = os.path.abspath(_args.path(out, "out"))
         _core.keep_freed_memory()  # as the symgnn command does: epochs reuse large tensors
-        progress = Progress(self.verbose)
+        shown = Progress(self.verbose)
+        hook = getattr(self, "_epoch_hook", None)  # symgnn.tune's pruning (tune.py)
+
+        def progress(e):
+            shown(e)
+            if hook is not None:
+                hook(e)
+        progress.close = shown.close
         try:
             core, metrics = _core.fit(text, out or "", overwrite, bool(self.verbose), progress, ds._rows,
                                       _log.line_logger() if self.verbose else None,
