@@ -5,7 +5,7 @@ A thin Python layer over the C++ core (the same code as the `symgnn` command lin
     import symgnn
     data = symgnn.load_dataset("../shared/data/ml-100k", split="u1")
     model = symgnn.SyMGNN(config="configs/ml100k_lowrank_encoder.conf").fit(data)
-    print(model.score(data))            # test RMSE
+    print(model.rmse(data))             # test RMSE (score() is its negative, as scikit-learn's)
     print(model.recommend("1", k=10))   # top 10 for user 1
     model.save("runs/ml100k")           # a directory `symgnn predict --model` reads
 """
