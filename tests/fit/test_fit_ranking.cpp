@@ -413,6 +413,22 @@ TEST(FitRanking, AutoRankerLeavesOutWhatWouldPassItsBudget) {
   EXPECT_NE(rec["kind"], "ease");
 }
 
+TEST(FitRanking, TheBaselinesSummaryNamesTheRankerWhoseListsItReports) {
+  // --model baseline beside an EASE ranker: its test NDCG@10 is the ranker's lists, and the
+  // summary says so rather than "ranked by predicted rating".
+  symgnn::RunConfig cfg = ranker_run_config("ease");
+  cfg.model = "baseline";
+  const symgnn::FitResult r = symgnn::fit(cfg, {});
+  ASSERT_EQ(r.model->ranker(), "ease");
+  bool named = false;
+  for (const std::string& line : r.summary) {
+    if (line.rfind("baseline: test NDCG@10", 0) != 0) continue;
+    named = line.find("(the lists by the ease ranker)") != std::string::npos;
+    EXPECT_EQ(line.find("ranked by predicted rating"), std::string::npos) << line;
+  }
+  EXPECT_TRUE(named);
+}
+
 TEST(FitRanking, RankerBesideARatingModelRanksWhilePredictionsStayTheModels) {
   symgnn::RunConfig cfg = ranker_run_config("ease");
   symgnn::FitOptions fo = ranker_run_options("fit_ranker");
