@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,11 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The whole file (test_support.h's reader).
 std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return symgnn::testing::read_file(p.string());
 }
 
 std::vector<std::vector<std::string>> fields_of_lines(const std::string& text) {
