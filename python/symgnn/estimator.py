@@ -102,9 +102,9 @@ class SyMGNN:
         Ctrl-C stops training with KeyboardInterrupt; the checkpoints written so far stay in
         `out` (`symgnn train --resume OUT` continues them)."""
         if out is not None and _is_column(out):  # scikit-learn's fit(X, y): X the pairs, y the ratings
-            data, out = _with_ratings(data, out, user_col, item_col, "fit"), None
-            user_col, item_col, rating_col = "user", "item", "rating"
-        ds = _as_dataset(data, _column_names(user_col, item_col, rating_col))
+            ds, out = Dataset.from_arrays(*_with_ratings(data, out, user_col, item_col, "fit")), None
+        else:
+            ds = _as_dataset(data, _column_names(user_col, item_col, rating_col))
         text = self.config_text(ds)  # every value checked before any work
         overwrite = _args.flag(overwrite, "overwrite")
         if out is not None:
@@ -172,8 +172,7 @@ class SyMGNN:
             users, items, ratings = users.ratings("test")
         elif ratings is None and items is not None and hasattr(users, "columns") and _is_column(items):
             # scikit-learn's score(X, y): X the pairs, y their ratings
-            users, items, ratings = _frames.frame_columns(
-                _with_ratings(users, items, user_col, item_col, "score"), "score")
+            users, items, ratings = _with_ratings(users, items, user_col, item_col, "score")
         elif items is None and hasattr(users, "columns"):
             users, items, ratings = _frames.frame_columns(
                 users, "score", names=_column_names(user_col, item_col, rating_col))
@@ -316,7 +315,8 @@ def _is_column(x):
 
 
 def _with_ratings(pairs, y, user_col, item_col, what):
-    """The frame of scikit-learn's (X, y): X's user and item columns beside the ratings y."""
+    """(users, items, ratings) of scikit-learn's (X, y): X's user and item columns, checked,
+    beside the ratings y."""
     if not hasattr(pairs, "columns"):
         raise ConfigError(f"{what}(X, y): X must be a DataFrame with user and item columns (or those "
                           f"user_col and item_col name); got {type(pairs).__name__}")
@@ -324,8 +324,7 @@ def _with_ratings(pairs, y, user_col, item_col, what):
     r = _frames.ratings(y, f"{what}: y")
     if len(r) != len(u):
         raise ConfigError(f"{what}(X, y): {len(u)} rows of X and {len(r)} ratings in y")
-    import pandas as pd
-    return pd.DataFrame({"user": u, "item": i, "rating": r})
+    return u, i, r
 
 
 def _column_names(user_col, item_col, rating_col):
