@@ -65,7 +65,7 @@ struct DataConfig {
     v("split_time", split_time, "split = temporal: the cut-off, unix seconds or a UTC date YYYY-MM-DD[THH:MM:SS] (empty: the time of the rating that makes test_fraction of the ratings test)", any());
     v("leave_last_n", leave_last_n, "split = leave_last_out: test ratings per user, the latest by time (equal times: the later line); a user with no more ratings than this keeps them all in training", range(1, 1000000));
     v("val_fraction", val_fraction, "fraction of the training ratings held out for validation (split = temporal: the latest ones; leave_last_out: any value above 0 holds out each user's last leave_last_n training ratings)", range(0.0, 0.5));
-    v("test_fraction", test_fraction, "test fraction for sources without a given test split (ML-1M, CSV, synthetic), and of split = temporal without split_time", range(0.01, 0.9));
+    v("test_fraction", test_fraction, "test fraction for sources without a given test split (ML-1M, CSV, synthetic), and of split = temporal without split_time; 0: no test split, every rating given trains (validation, carved by val_fraction, still stops early and chooses; the run reports no test figures)", range(0.0, 0.9));
     v("split_seed", split_seed, "seed of the validation carve and of random test splits", at_least(0));
     v("test_file", test_file, "ratings CSV: optional separate test ratings (same format)", any());
     v("unknown_test", unknown_test, "test_file ratings naming an id that is no node (in no training rating, feature or graph row): scored apart by known-mean (the item's mean training rating, else the user's, else the global mean), item-mean, user-mean, global-mean; or error", one_of("known-mean|item-mean|user-mean|global-mean|error"));

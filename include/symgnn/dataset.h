@@ -126,6 +126,7 @@ struct Dataset {
   float rating_min = 0.0f;
   float rating_max = 0.0f;
   TimeSplitReport time_split;  // data.split = temporal or leave_last_out
+  bool test_drawn = false;     // the test is a random data.test_fraction (not given, not cut by time)
 
   size_t num_ratings() const { return train.size() + validation.size() + test.size() + test_unknown.size(); }
   double density() const;

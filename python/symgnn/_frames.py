@@ -132,3 +132,36 @@ def _rows(data, width, what, expected):
         if isinstance(r, (str, bytes)) or not hasattr(r, "__len__") or len(r) != width:
             raise DataError(f"{what}: row {k} is {r!r}; expected {expected}")
     return rows
+
+
+def matrix_entries(matrix, user_ids=None, item_ids=None):
+    """(users, items, ratings) of a scipy.sparse users x items matrix's stored entries, as
+    implicit takes its data: row r is user user_ids[r] (else the id r), column c item
+    item_ids[c] (else c). Entries repeated in a COO matrix are summed, as scipy sums them; the
+    ratings come in row-major order (user by user, items ascending), which fixes the random
+    test split and validation carve that follow."""
+    csr = matrix.tocsr(copy=True)
+    csr.sum_duplicates()
+    csr.sort_indices()
+    coo = csr.tocoo()
+    names = []
+    for what, given, n in (("user_ids", user_ids, coo.shape[0]), ("item_ids", item_ids, coo.shape[1])):
+        if given is None:
+            names.append(np.arange(n, dtype=np.int64).astype(object))
+            continue
+        named = ids(given, what)
+        if len(named) != n:
+            raise DataError(f"{what}: {len(named)} ids for the matrix's {n} "
+                            f"{'rows' if what == 'user_ids' else 'columns'}")
+        if len(set(named.tolist())) != n:
+            raise DataError(f"{what}: the ids repeat; each {'row' if what == 'user_ids' else 'column'} "
+                            f"needs its own")
+        names.append(named)
+    if coo.nnz == 0:
+        raise DataError("the matrix stores no entries: no ratings to train on")
+    values = np.asarray(coo.data, dtype=np.float64)
+    if not np.all(np.isfinite(values)):
+        k = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise DataError(f"the matrix's entry at row {int(coo.row[k])}, column {int(coo.col[k])} is "
+                        f"{values[k]}; ratings are finite numbers")
+    return names[0][coo.row], names[1][coo.col], values

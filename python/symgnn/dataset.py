@@ -26,6 +26,19 @@ class Dataset:
         self._info = None
         self._rows = None  # arrays in memory (from_arrays): the rows symgnn/data_rows.h reads
 
+    def _holding_out(self, fraction):
+        """This dataset with data.test_fraction = fraction (fit's holdout=); refused where the
+        data give their own test ratings."""
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction < 0.9:
+            raise ConfigError(f"holdout={fraction!r}: a fraction in [0, 0.9) of the ratings held out as test "
+                              f"(0: train on all)")
+        if (self._rows is not None and self._rows["has_test"]) or self.data_keys.get("test_file"):
+            raise ConfigError(f"holdout={fraction!r}: the data give their own test ratings (test=, test_file); "
+                              f"holdout draws a test set only where none is given")
+        out = Dataset(self.source, **{**self.data_keys, "test_fraction": float(fraction)})
+        out._rows = self._rows
+        return out
+
     def settings(self):
         """The data section as `data.key=value` assignments."""
         sets = [f"data.source={self.source}"]
@@ -78,7 +91,7 @@ class Dataset:
         and ratings that are not finite numbers raise DataError naming the row.
         test: (users, items, ratings) of the test ratings, or a DataFrame with columns
         user, item, rating; their ids must appear in training. None: a random tenth of the
-        ratings (data.test_fraction).
+        ratings (data.test_fraction; fit(..., holdout=) sets it, 0 holds none out).
         user_graph, item_graph: a scipy.sparse matrix or a dense array over the ids in
         sorted order (numpy.unique of the ids), or an (m, 2) / (m, 3) array of
         (id, id[, weight]) edges. Symmetric.

@@ -87,11 +87,19 @@ class SyMGNN:
         return os.path.abspath(config)
 
     def fit(self, data, out=None, overwrite=False, user_col="user", item_col="item", rating_col="rating",
-            mlflow_dir=None):
+            mlflow_dir=None, holdout=None, user_ids=None, item_ids=None):
         """Trains on `data` and keeps the model in memory. `data`: a Dataset, a source for
-        load_dataset ('synthetic', a path), or a pandas DataFrame with columns user, item,
-        rating, or the columns named by user_col, item_col and rating_col
+        load_dataset ('synthetic', a path), a pandas DataFrame with columns user, item,
+        rating, or the columns named by user_col, item_col and rating_col, or a scipy.sparse
+        users x items matrix whose stored entries are the ratings (implicit's input; rows and
+        columns are named by user_ids and item_ids, else by their index)
         (Dataset.from_arrays: held in memory, a random tenth of the ratings the test set).
+
+        holdout: the fraction of the ratings held out at random as the test set
+        (data.test_fraction; None: the config's, 0.1 by default). 0 trains on every rating
+        given, as Surprise's build_full_trainset and implicit do: validation (a val_fraction
+        of them) still stops early and chooses, and the run reports no test figures. Data
+        that give their own test ratings (test=, test_file) take no holdout.
 
         out: the model directory to write as `symgnn train --out` writes it (default: none;
         nothing is written, and save() writes the model when asked).
@@ -104,7 +112,9 @@ class SyMGNN:
         if out is not None and _is_column(out):  # scikit-learn's fit(X, y): X the pairs, y the ratings
             ds, out = Dataset.from_arrays(*_with_ratings(data, out, user_col, item_col, "fit")), None
         else:
-            ds = _as_dataset(data, _column_names(user_col, item_col, rating_col))
+            ds = _as_dataset(data, _column_names(user_col, item_col, rating_col), user_ids, item_ids)
+        if holdout is not None:
+            ds = ds._holding_out(holdout)
         text = self.config_text(ds)  # every value checked before any work
         overwrite = _args.flag(overwrite, "overwrite")
         if out is not None:
@@ -339,12 +349,18 @@ def _column_names(user_col, item_col, rating_col):
     return out
 
 
-def _as_dataset(data, names=None):
+def _as_dataset(data, names=None, user_ids=None, item_ids=None):
+    if (user_ids is not None or item_ids is not None) and not hasattr(data, "tocoo"):
+        raise ConfigError("user_ids and item_ids name the rows and columns of a scipy.sparse matrix; data is a "
+                          f"{type(data).__name__}")
     if isinstance(data, Dataset):
         return data
     if hasattr(data, "columns"):  # a pandas DataFrame of ratings
         return Dataset.from_arrays(*_frames.frame_columns(data, "fit", names=names))
+    if hasattr(data, "tocoo"):  # a scipy.sparse users x items matrix, implicit's input
+        return Dataset.from_arrays(*_frames.matrix_entries(data, user_ids, item_ids))
     if not isinstance(data, (str, os.PathLike)):
-        raise ConfigError(f"data: expected a Dataset, a DataFrame with columns user, item, rating, or a source "
-                          f"('synthetic', a path); got {type(data).__name__}")
+        raise ConfigError(f"data: expected a Dataset, a DataFrame with columns user, item, rating, a "
+                          f"scipy.sparse users x items matrix, or a source ('synthetic', a path); got "
+                          f"{type(data).__name__}")
     return load_dataset(data)

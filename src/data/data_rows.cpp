@@ -46,7 +46,8 @@ void rows_index(const std::vector<std::string>& users, const std::vector<std::st
     rows_check_id(items[k], name, k, "item");
     const double v = values[k];
     if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
-      throw DataError(name, static_cast<long>(k) + 1, "rating " + data::number_text(v) + " is not a finite number");
+      throw DataError(name, static_cast<long>(k) + 1,
+                      "rating " + data::number_text(v) + " is not a finite number");
     data::RawRating r{users[k], items[k], v, static_cast<long>(k) + 1};
     if (timed) {
       r.time = (*given_times)[k];
@@ -167,7 +168,7 @@ Dataset load_rows(const DataRows& rows, const DataConfig& cfg, bool need_test) {
   // load_dataset's tail: the time-aware splits carved their validation ratings by time already.
   if (!data::is_time_split(cfg.split))
     carve_validation(ds, cfg.val_fraction, static_cast<uint64_t>(cfg.split_seed));
-  validate_dataset(ds, set, need_test);
+  validate_dataset(ds, set, need_test && !data::holds_out_no_test(cfg));
   return ds;
 }
 

@@ -24,6 +24,12 @@ void portable_shuffle(std::vector<T>& v, std::mt19937_64& rng) {
   for (size_t k = v.size(); k > 1; --k) std::swap(v[k - 1], v[uniform_below(rng, k)]);
 }
 
+/// Whether cfg asks for no test split: data.test_fraction = 0 where the test is drawn at
+/// random (the time-aware splits and given splits keep theirs), so every rating trains.
+inline bool holds_out_no_test(const DataConfig& cfg) {
+  return cfg.test_fraction <= 0.0 && cfg.split != "temporal" && cfg.split != "leave_last_out";
+}
+
 /// Moves round(fraction * n) ratings, drawn with `seed`, to `test` (at least one rating stays
 /// in train when n >= 1); both keep the input order.
 void random_test_split(const RatingList& all, double fraction, uint64_t seed, RatingList& train,

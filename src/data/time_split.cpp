@@ -159,6 +159,7 @@ void split_ratings(const RatingList& all, const std::vector<double>& times, cons
                    const std::string& where, Dataset& ds) {
   if (!is_time_split(cfg.split)) {
     random_test_split(all, cfg.test_fraction, static_cast<uint64_t>(cfg.split_seed), ds.train, ds.test);
+    ds.test_drawn = true;
     return;
   }
   if (times.empty())

@@ -1,6 +1,8 @@
 // The report beside the fitted model's figures (fit_report.h).
 #include "fit/fit_report.h"
 
+#include <cmath>
+
 #include "data/time_split.h"
 #include "eval/errors.h"
 #include "fit/evaluation_json.h"
@@ -12,6 +14,27 @@
 #include "util/text.h"
 
 namespace symgnn::fitting {
+
+namespace {
+
+/// The summary's line on what trained and what was held out as test.
+std::string held_out_line(const Dataset& ds, const DataConfig& data) {
+  const size_t trained = ds.train.size() + ds.validation.size(),
+               test = ds.test.size() + ds.test_unknown.size();
+  const std::string validation = std::to_string(ds.validation.size()) + " of them the validation that " +
+                                 "stops early and chooses (data.val_fraction " + fixed(data.val_fraction, 2) +
+                                 ")";
+  if (test == 0)
+    return "data: no test ratings held out (data.test_fraction = 0): all " + std::to_string(trained) +
+           " ratings given train, " + validation + "; no test figures";
+  const std::string from =
+      ds.test_drawn ? " (a random data.test_fraction " + fixed(data.test_fraction, 2) + "; 0 holds none out)"
+                    : "";
+  return "data: " + std::to_string(trained) + " ratings train, " + validation + "; " + std::to_string(test) +
+         " test ratings held out" + from;
+}
+
+}  // namespace
 
 void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const PreparedData& data,
                 const RankerFit& ranker) {
@@ -44,11 +67,15 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
   if (!f.verdict.empty()) {
     std::string line = f.verdict;
     const std::string test = rating_figure("test");
-    if (f.result.metrics.metrics.count(test))
+    if (f.result.metrics.metrics.count(test) && std::isfinite(f.result.metrics.mean(test)))
       line += "; test " + rating_label() + " " + fixed(f.result.metrics.mean(test), 4) +
               (baseline_test.empty() ? "" : " (bias baseline " + baseline_test + ")");
     f.result.summary.insert(f.result.summary.begin(), line);
   }
+  // How much was held out, so a user who gave every rating knows what trained (Python's
+  // fit(holdout=0) and data.test_fraction = 0 hold no test out).
+  f.result.summary.insert(f.result.summary.begin() + (f.verdict.empty() ? 0 : 1),
+                          held_out_line(ds, cfg.data));
   if (!data.graph_worths.empty()) f.result.metrics.figures["auto"]["graphs"] = graph_json(data.graph_worths);
   if (data.offset_choice.tried)
     f.result.metrics.figures["auto"]["offset_choice"] = offset_choice_json(data.offset_choice);

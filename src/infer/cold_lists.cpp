@@ -67,6 +67,12 @@ std::vector<int64_t> ColdLists::rated_neighbours(int64_t user) const {
   return popularity_only_ ? std::vector<int64_t>{} : linked_raters(user);
 }
 
+std::vector<int64_t> ColdLists::neighbours(int64_t user) const {
+  if (user < 0 || static_cast<size_t>(user) + 1 >= graph_ptr_.size()) return {};
+  return {graph_idx_.begin() + graph_ptr_[static_cast<size_t>(user)],
+          graph_idx_.begin() + graph_ptr_[static_cast<size_t>(user) + 1]};
+}
+
 std::vector<int64_t> ColdLists::linked_raters(int64_t user) const {
   std::vector<int64_t> out;
   if (user < 0 || static_cast<size_t>(user) + 1 >= graph_ptr_.size()) return out;

@@ -68,6 +68,9 @@ class ColdLists {
   std::vector<float> linked_row(std::vector<int64_t> neighbours, double shrinkage) const;
   /// The parts of linked(user, item): one per linked rater of the item, ascending.
   std::vector<ColdPart> linked_parts(int64_t user, int64_t item, double shrinkage) const;
+  /// `user`'s neighbours in the user graph, whether or not they rated (both directions of an
+  /// edge, once), ascending: whom serve's page shows as linked to them.
+  std::vector<int64_t> neighbours(int64_t user) const;
   /// V_u: `user`'s neighbours who rated anything, ascending (whatever train.cold_lists says).
   std::vector<int64_t> linked_raters(int64_t user) const;
   /// Those of `neighbours` (user indices, any order) who rated, ascending and each once.

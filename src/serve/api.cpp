@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "infer/cold_lists.h"
 #include "serve/page_html.h"
 #include "symgnn/error.h"
 #include "symgnn/explain.h"
@@ -256,6 +257,12 @@ Response get_users(const Request& q, const ModelStore& store) {
     out["user"] = *user;
     out["ratings"] = json::array();
     for (const auto& [v, i] : rated) out["ratings"].push_back(item_entry(*m, model, i, "rating", v));
+    // The people linked to the user in the user graph (the model keeps it undirected: a
+    // follow either way), for the page's follows; absent where the model has no user graph.
+    if (ds.users.graph.size() > 0) {
+      out["linked"] = json::array();
+      for (const int64_t v : model.cold_lists().neighbours(u)) out["linked"].push_back(ds.users.id_of(v));
+    }
     return json_response(200, out);
   }
   const int64_t total = model.users();
@@ -277,6 +284,22 @@ json list_json(const ServedModel& m, const TrainedModel& model, const UserRecomm
   for (size_t k = 0; k < r.items.size(); ++k)
     items.push_back(item_entry(m, model, r.items[k], "prediction", r.scores[k]));
   return items;
+}
+
+/// Beside each listed item, who among the people linked to `user` in the user graph rated
+/// it ("linked_raters": [{"user": ID, "rating": R}, ...]): the page's "2 people you follow
+/// rated it". Nothing where the model has no user graph.
+void add_linked_raters(json& items, const TrainedModel& model, int64_t user,
+                       const std::vector<int64_t>& listed) {
+  const Dataset& ds = model.dataset();
+  if (ds.users.graph.size() == 0) return;
+  const infer::ColdLists& index = model.cold_lists();
+  for (size_t k = 0; k < listed.size() && k < items.size(); ++k) {
+    json raters = json::array();
+    for (const infer::ColdPart& p : index.linked_parts(user, listed[k], 0.0))
+      raters.push_back({{"user", ds.users.id_of(p.user)}, {"rating", p.rating}});
+    items[k]["linked_raters"] = std::move(raters);
+  }
 }
 
 /// `text` with every `from` replaced by `to`.
@@ -404,6 +427,7 @@ Response get_recommend(const Request& q, const ModelStore& store, const ApiLimit
   out["ranked_by"] = m->model->ranked_by(u);  // a user without ratings: infer/cold_lists.h
   out["user"] = *user;
   out["items"] = list_json(*m, *m->model, r.front());
+  add_linked_raters(out["items"], *m->model, u, r.front().items);
   add_short_note(out, r.front(), *user, k, filter);
   return json_response(200, out);
 }
@@ -698,8 +722,11 @@ Response post_rank(const Request& q, const ModelStore& store, const ApiLimits& l
   return json_response(200, out);
 }
 
-Response get_models(const ModelStore& store) {
-  json out = {{"models", json::array()}};
+/// GET /v1/models: each model's card, and what this server offers beside them: whether the
+/// admin routes (graph edits) are on, the item attribute keys `where` can filter by.
+Response get_models(const ModelStore& store, bool admin_routes, const ItemAttributes& attributes) {
+  json out = {
+      {"models", json::array()}, {"admin_routes", admin_routes}, {"item_attribute_keys", attributes.keys}};
   for (const auto& m : store.all()) {
     json e = m->info;
     e["version"] = m->version;
@@ -835,7 +862,7 @@ Response Api::handle(const Request& q) const {
         break;
       case Route::models:
         method("GET");
-        out = get_models(store_);
+        out = get_models(store_, !admin_token_.empty(), attributes_);
         break;
       case Route::recommend:
         if (q.method == "GET") {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -213,6 +214,38 @@ TEST(FitInMemory, FitOnRowsEqualsTheFitOnTheirFiles) {
   EXPECT_EQ(a.metrics.mean("val_rmse"), b.metrics.mean("val_rmse"));
   EXPECT_EQ(mem_all_predictions(*a.model), mem_all_predictions(*b.model));
   EXPECT_EQ(a.model->dataset().users.ids, b.model->dataset().users.ids);
+}
+
+// data.test_fraction = 0 (Python's fit(holdout=0)): every rating given trains, a random
+// split draws no test, validation still stops early, and the summary says what was held out.
+TEST(FitInMemory, TestFractionZeroTrainsOnEveryRatingGiven) {
+  const DataRows rows = mem_rows(false);
+  symgnn::RunConfig cfg = mem_config({"data.source=tastes", "data.test_fraction=0"});
+  const Dataset ds = symgnn::load_rows(rows, cfg.data);
+  EXPECT_TRUE(ds.test.empty());
+  EXPECT_EQ(ds.train.size() + ds.validation.size(), rows.ratings.size());
+  EXPECT_FALSE(ds.validation.empty());
+  symgnn::FitOptions o;
+  o.data = &ds;
+  const symgnn::FitResult r = symgnn::fit(cfg, o);
+  ASSERT_TRUE(r.model);
+  EXPECT_GT(r.metrics.mean("val_rmse"), 0.0);
+  const auto said = [&](const std::string& needle) {
+    return std::any_of(r.summary.begin(), r.summary.end(),
+                       [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+  };
+  EXPECT_TRUE(said("no test ratings held out (data.test_fraction = 0): all " +
+                   std::to_string(rows.ratings.size()) + " ratings given train"));
+  // The default holds a random tenth out, and says so.
+  symgnn::RunConfig tenth = mem_config({"data.source=tastes"});
+  const Dataset held = symgnn::load_rows(rows, tenth.data);
+  EXPECT_EQ(held.test.size(),
+            static_cast<size_t>(std::llround(0.1 * static_cast<double>(rows.ratings.size()))));
+  EXPECT_TRUE(held.test_drawn);
+  // Test rows given keep their test whatever test_fraction says.
+  const Dataset given = symgnn::load_rows(mem_rows(true), cfg.data);
+  EXPECT_FALSE(given.test.empty());
+  EXPECT_FALSE(given.test_drawn);
 }
 
 TEST(FitInMemory, SaveModelDirWritesTheModelAFitKeptInMemory) {

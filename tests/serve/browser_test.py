@@ -15,7 +15,11 @@ shows is compared with the API's answer to the same request:
   and "ratings"; the rated items leave the list);
 - the training curves: the RMSEs on one chart with labelled axes and tick values that
   cover them;
-- the list figures of metrics.json (the ranking and beyond-accuracy figures) in tables.
+- the list figures of metrics.json (the ranking and beyond-accuracy figures) in tables;
+- the social parts (the model trained with a user graph, serve with an admin token): /
+  without ?user shows the first user's lists at once, the where box names the attribute
+  keys, the people linked to a user, who among them rated each listed item, and follow and
+  unfollow from the page through POST /v1/graph/edges, the lists shown again.
 
 Usage: browser_test.py SYMGNN_BINARY. Exit 77 (CTest's skip) when selenium, chromium or
 chromedriver is missing, with a line saying which.
@@ -86,6 +90,17 @@ def write_data(folder):
     return ratings, names, attributes
 
 
+def write_links(folder):
+    """A user graph: each user linked to the two next users of the same taste group."""
+    links = os.path.join(folder, "user_graph.csv")
+    with open(links, "w") as f:
+        for u in range(60):
+            for step in (2, 4):
+                if u + step < 60:
+                    f.write("u%d,u%d\n" % (u, u + step))
+    return links
+
+
 def call(port, path, body=None):
     """(status, JSON answer) of GET path, or of POST path with `body` as JSON."""
     data = None if body is None else json.dumps(body).encode("utf-8")
@@ -115,12 +130,18 @@ def main():
     driver = None
     try:
         ratings, names, attributes = write_data(work)
+        links = write_links(work)
+        token = "browser-test-admin-token"
+        with open(os.path.join(work, "token.txt"), "w") as f:
+            f.write(token + "\n")
         model = os.path.join(work, "model")
         subprocess.run([binary, "train", "--data", ratings, "--preset", "paper", "--epochs", "5",
-                        "--set", "lowrank.hidden=8", "--quiet", "--out", model], check=True)
+                        "--set", "lowrank.hidden=8", "--set", "data.user_graph_file=" + links, "--quiet",
+                        "--out", model], check=True)
         log = open(os.path.join(work, "serve.log"), "w")
         server = subprocess.Popen([binary, "serve", "--model", model, "--port", "0", "--item-names", names,
-                                   "--item-attributes", attributes], stdout=log, stderr=subprocess.STDOUT)
+                                   "--item-attributes", attributes, "--admin-token-file",
+                                   os.path.join(work, "token.txt")], stdout=log, stderr=subprocess.STDOUT)
         port = None
         deadline = time.time() + 60
         while time.time() < deadline and port is None:
@@ -329,10 +350,67 @@ def main():
         for key, v in ranking.items():
             assert abs(table[key][1] - v) <= 1e-12 * max(1.0, abs(v)), (key, table[key], v)
 
+        # 8. The social parts. / without ?user: the first user's lists at once.
+        first_user = get(port, "/v1/users?limit=1")["users"][0]
+        driver.get("http://127.0.0.1:%d/" % port)
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+        until_list("#recs", items_of(get(port, "/v1/recommend?user=%s&k=10" % first_user)),
+                   "the first user's list on / without ?user")
+        assert driver.current_url.endswith("/?user=%s" % first_user), "address: " + driver.current_url
+        placeholder = driver.find_element(By.ID, "f-where").get_attribute("placeholder")
+        assert "part" in placeholder, "the where box's placeholder: " + placeholder
+
+        # The people linked to u7, and who among them rated each listed item.
+        fill("user-input", user)
+        press("show")
+
+        def linked_shown():
+            return driver.execute_script(
+                "return Array.from(document.querySelectorAll('#linked li')).map((li) => li.dataset.user);")
+        linked = get(port, "/v1/users?user=%s" % user)["linked"]
+        assert linked, "u7 has no linked people in the API's answer"
+        until("the people linked to %s" % user, lambda: linked_shown() == linked,
+              lambda: "%s, the API answers %s" % (linked_shown(), linked))
+        listed = get(port, base)["items"]
+        assert all("linked_raters" in e for e in listed), listed
+        with_raters = [(n, e) for n, e in enumerate(listed) if e["linked_raters"]]
+        assert with_raters, "no listed item of %s was rated by a linked person: %s" % (user, listed)
+        n, e = with_raters[0]
+
+        def raters_line():
+            return driver.execute_script(
+                "const li = document.querySelectorAll('#recs li')[arguments[0]];"
+                "const w = li ? li.querySelector('.linked-raters') : null; return w ? w.textContent : '';", n)
+        want_line = "%d %s linked to you rated it: " % (len(e["linked_raters"]),
+                                                        "person" if len(e["linked_raters"]) == 1 else "people")
+        until("who linked rated %s" % e["item"],
+              lambda: raters_line().startswith(want_line) and all(r["user"] in raters_line()
+                                                                   for r in e["linked_raters"]),
+              lambda: "%r, the API says %s" % (raters_line(), e["linked_raters"]))
+
+        # Follow and unfollow from the page: the edge reaches the API, the page shows it.
+        other = next("u%d" % v for v in range(59, -1, -1) if "u%d" % v not in linked and "u%d" % v != user)
+        fill("admin-token", token)
+        fill("follow-id", other)
+        press("follow-go")
+        until("%s followed from the page" % other, lambda: other in (get(port, "/v1/users?user=%s" % user)["linked"]),
+              lambda: "the API's linked: %s" % get(port, "/v1/users?user=%s" % user)["linked"])
+        after = get(port, "/v1/users?user=%s" % user)["linked"]
+        until("the people linked after the follow", lambda: linked_shown() == after,
+              lambda: "%s, the API answers %s" % (linked_shown(), after))
+        until_list("#recs", items_of(get(port, base)), "the list after the follow")
+        button = driver.find_element(By.CSS_SELECTOR, '#linked li[data-user="%s"] button.unfollow' % other)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", button)
+        button.click()
+        until("the people linked after the unfollow", lambda: linked_shown() == linked,
+              lambda: "%s, the API answers %s" % (linked_shown(), get(port, "/v1/users?user=%s" % user)["linked"]))
+        assert get(port, "/v1/users?user=%s" % user)["linked"] == linked
+
         print("browser test: /?user=%s shows GET /v1/recommend's %d items on load; exclude, where and a "
               "refused candidate set, GET /v1/rank, fresh ratings, similar items, the RMSE chart's axes "
-              "and the %d ranking and %d beyond-accuracy figures of metrics.json agree with the API"
-              % (user, len(want), len(ranking), len(names_shown)))
+              "and the %d ranking and %d beyond-accuracy figures of metrics.json agree with the API; / shows %s's "
+              "lists at once; %d linked people, who rated item %s, a follow and an unfollow of %s from the page"
+              % (user, len(want), len(ranking), len(names_shown), first_user, len(linked), e["item"], other))
     finally:
         if driver is not None:
             driver.quit()

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -729,4 +731,51 @@ TEST(ServeApi, AUserCreatedByFollowsAloneIsServedAList) {
   store.reload();
   EXPECT_EQ(store.get("")->model->users(), users + 1);
   EXPECT_EQ(st::get_request(api, "/v1/recommend", {{"user", "newcomer"}, {"k", "5"}}).status, 200);
+}
+
+// The page's social parts (issue 66): GET /v1/users names the people linked to a user,
+// GET /v1/recommend who among them rated each listed item, both against the data by brute
+// force; GET /v1/models says whether the admin routes are on.
+TEST(ServeApi, TheSocialFieldsNameLinkedPeopleAndWhoRatedEachListedItem) {
+  const Fixture f;
+  const symgnn::TrainedModel& model = *f.store.get("main")->model;
+  const symgnn::Dataset& ds = model.dataset();
+  ASSERT_GT(ds.users.graph.size(), 0u) << "the synthetic set has a user graph";
+  std::map<std::pair<int64_t, int64_t>, float> rating;
+  for (const symgnn::RatingList* r : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < r->size(); ++e) rating[{r->user[e], r->item[e]}] = r->value[e];
+  int checked_raters = 0;
+  for (int64_t u = 0; u < 6; ++u) {
+    std::set<int64_t> linked;
+    for (size_t e = 0; e < ds.users.graph.size(); ++e) {
+      const int64_t a = ds.users.graph.src[e], b = ds.users.graph.dst[e];
+      if (a != b && a == u) linked.insert(b);
+      if (a != b && b == u) linked.insert(a);
+    }
+    const std::string id = ds.users.id_of(u);
+    const json users = body_of(f.get("/v1/users", {{"user", id}}));
+    json want = json::array();
+    for (const int64_t v : linked) want.push_back(ds.users.id_of(v));
+    EXPECT_EQ(users["linked"], want) << id;
+    const json list = body_of(f.get("/v1/recommend", {{"user", id}, {"k", "8"}}));
+    for (const json& e : list["items"]) {
+      const int64_t item = [&] {
+        for (int64_t i = 0; i < model.items(); ++i)
+          if (ds.items.id_of(i) == e["item"].get<std::string>()) return i;
+        return int64_t{-1};
+      }();
+      json raters = json::array();
+      for (const int64_t v : linked)
+        if (const auto it = rating.find({v, item}); it != rating.end())
+          raters.push_back({{"user", ds.users.id_of(v)}, {"rating", it->second}});
+      EXPECT_EQ(e["linked_raters"], raters) << id << " " << e["item"];
+      checked_raters += static_cast<int>(raters.size());
+    }
+  }
+  EXPECT_GT(checked_raters, 0) << "no listed item was rated by a linked user: the check saw nothing";
+  const json models = body_of(f.get("/v1/models"));
+  EXPECT_EQ(models["admin_routes"], true);
+  EXPECT_EQ(models["item_attribute_keys"], json::array());
+  const Fixture off("");
+  EXPECT_EQ(body_of(off.get("/v1/models"))["admin_routes"], false);
 }
