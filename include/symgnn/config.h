@@ -313,6 +313,8 @@ struct TrainConfig {
   int64_t log_every = 10;
   double ema = 0.0;
   std::string protocol = "early_stop";
+  std::string retrain_from = "scratch";
+  double retrain_warm_fraction = 0.1;
   int64_t average_last = 1;
   int64_t average_every = 5;
   int64_t batch_size = 0;
@@ -351,6 +353,8 @@ struct TrainConfig {
     v("log_every", log_every, "epochs between progress lines when not on a terminal", range(1, 1000000));
     v("ema", ema, "decay of an exponential moving average of the weights, min(ema, (1+t)/(10+t)) at step t; evaluation and the saved model use the averaged weights (0: off)", range(0.0, 0.99999));
     v("protocol", protocol, "early_stop: test at the best validation epoch; retrain (GC-MC/IGMC's): choose the epoch count on validation, then train a fresh model on all training ratings for that many epochs and score the test set once (without a validation split: one phase of `epochs` epochs on all ratings)", one_of("early_stop|retrain"));
+    v("retrain_from", retrain_from, "protocol = retrain: the training on all ratings starts from fresh weights for the epoch count chosen on validation (scratch), or continues the selection phase's chosen weights for retrain_warm_fraction of that count (selected: a warm start, the retrain in a fraction of its time) (train/trainer.cpp)", one_of("scratch|selected"));
+    v("retrain_warm_fraction", retrain_warm_fraction, "retrain_from = selected: the epochs on all ratings as a fraction of the chosen epoch count (at least 1)", range(0.0, 1.0));
     v("average_last", average_last, "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean over the last N checkpoints, average_every epochs apart (1: the last epoch only)", range(1, 1000));
     v("average_every", average_every, "epochs between the averaged checkpoints", range(1, 100000));
     v("batch_size", batch_size, "training ratings per optimiser step: an epoch takes ceil(ratings / batch_size) steps over a shuffled order, each on the full graph's representations (0: full batch, one step an epoch; docs/scale.md)", range(0, 1e12));

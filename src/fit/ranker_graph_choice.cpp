@@ -76,6 +76,19 @@ std::vector<RankerGraphChoice::Slice> slices_of(const std::vector<int64_t>& user
   return out;
 }
 
+/// The judged users with at least `least` neighbours in the user graph (follows either way),
+/// with their mean NDCG@10 without and with the term.
+RankerGraphChoice::Slice follows_slice(const std::vector<int64_t>& users, const infer::ColdLists& linked,
+                                       const std::vector<double>& without, const std::vector<double>& with,
+                                       size_t least) {
+  RankerGraphChoice::Slice out{std::to_string(least) + "+ follows", 0, 0, 0};
+  for (size_t k = 0; k < users.size(); ++k)
+    if (linked.neighbours(users[k]).size() >= least)
+      ++out.users, out.without += without[k], out.with += with[k];
+  if (out.users > 0) out.without /= double(out.users), out.with /= double(out.users);
+  return out;
+}
+
 /// ndcg[p][k] of judged user k: p = 0 the rows alone (rows_of: the ranker's scores of a block
 /// of users, row-major), then each point (shrinkage, weight) in that order; each user's
 /// judged.trained items left out of their list.
@@ -221,6 +234,7 @@ RankerGraphChoice choose_ranker_graph(
   const double n = static_cast<double>(gain.size());
   c.gain_se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0;
   c.slices = slices_of(users, linked, ndcg[0], ndcg[best]);
+  c.follows5 = follows_slice(users, linked, ndcg[0], ndcg[best], 5);
   const RankerGraphChoice::Point& point = c.points[best - 1];
   c.weight = point.weight, c.shrinkage = point.shrinkage;
   // The same on test, by the ranker as fitted on training + validation, at the best point
@@ -243,6 +257,7 @@ RankerGraphChoice choose_ranker_graph(
       c.test_without = mean_of(t[0]);
       c.test_with = mean_of(t[1]);
       c.test_slices = slices_of(on_test.users, linked_all, t[0], t[1]);
+      c.test_follows5 = follows_slice(on_test.users, linked_all, t[0], t[1], 5);
     }
   }
   if (c.gain > 0 && c.gain > c.gain_se) {
@@ -266,11 +281,16 @@ std::string describe(const RankerGraphChoice& c) {
          " at its best point (weight " + fixed(c.weight, 2) + ", shrinkage " + fixed(c.shrinkage, 0) +
          ") against " + fixed(c.without, 4) + " by the ranker alone (gain " + fixed(c.gain, 4) + " +- " +
          fixed(c.gain_se, 4) + "), " + std::to_string(c.users) +
-         " validation users with a linked rater judged, " + fixed(c.seconds, 1) + " s" +
-         (c.test_users > 0 ? "; on test (not chosen on) " + fixed(c.test_without, 4) + " alone, " +
-                                 fixed(c.test_with, 4) + " with the term at that point, " +
-                                 std::to_string(c.test_users) + " test users with a linked rater"
-                           : std::string()) +
+         " validation users with a linked rater judged (" + std::to_string(c.follows5.users) +
+         " who follow 5 or more: " + fixed(c.follows5.without, 4) + " alone, " + fixed(c.follows5.with, 4) +
+         " with the term), " + fixed(c.seconds, 1) + " s" +
+         (c.test_users > 0
+              ? "; on test (not chosen on) " + fixed(c.test_without, 4) + " alone, " + fixed(c.test_with, 4) +
+                    " with the term at that point, " + std::to_string(c.test_users) +
+                    " test users with a linked rater (" + std::to_string(c.test_follows5.users) +
+                    " who follow 5 or more: " + fixed(c.test_follows5.without, 4) + " alone, " +
+                    fixed(c.test_follows5.with, 4) + " with the term)"
+              : std::string()) +
          " (fit/ranker_graph_choice.h)";
 }
 
@@ -293,7 +313,12 @@ nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c) {
     slices[slice.linked] = {{"users", slice.users},
                             {"val_ndcg@10_ranker_alone", slice.without},
                             {"val_ndcg@10_with_term", slice.with}};
-  if (!c.slices.empty()) out["by_linked_raters"] = slices;
+  if (!c.slices.empty()) {
+    out["by_linked_raters"] = slices;
+    out["with_5_or_more_follows"] = {{"users", c.follows5.users},
+                                     {"val_ndcg@10_ranker_alone", c.follows5.without},
+                                     {"val_ndcg@10_with_term", c.follows5.with}};
+  }
   if (c.test_users > 0) {
     nlohmann::json by = nlohmann::json::object();
     for (const auto& slice : c.test_slices)
@@ -303,7 +328,11 @@ nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c) {
     out["test"] = {{"users", c.test_users},
                    {"test_ndcg@10_ranker_alone", c.test_without},
                    {"test_ndcg@10_with_term", c.test_with},
-                   {"by_linked_raters", by}};
+                   {"by_linked_raters", by},
+                   {"with_5_or_more_follows",
+                    {{"users", c.test_follows5.users},
+                     {"test_ndcg@10_ranker_alone", c.test_follows5.without},
+                     {"test_ndcg@10_with_term", c.test_follows5.with}}}};
   }
   out["best_point"] = {{"weight", c.weight}, {"shrinkage", c.shrinkage}};
   return out;

@@ -55,6 +55,9 @@ struct RankerGraphChoice {
     double without = 0, with = 0;
   };
   std::vector<Slice> slices;
+  /// The judged users who follow 5 or more people (neighbours in the user graph, whether or
+  /// not they rated), reported apart: they overlap the slices above.
+  Slice follows5;
   /// On test, reported and never chosen on: the test users with ratings of their own, a
   /// relevant test item and someone linked who rated (training or validation), their NDCG@10
   /// by the ranker fitted
@@ -63,6 +66,7 @@ struct RankerGraphChoice {
   int64_t test_users = 0;
   double test_without = -1, test_with = -1;
   std::vector<Slice> test_slices;
+  Slice test_follows5;
   std::string chosen;                // "user" or "none"
   double weight = 0, shrinkage = 0;  // the best point's (written into the config where kept)
   double seconds = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 
 #include "fit/ranker_graph_choice.h"
@@ -81,7 +82,19 @@ TEST(RankerGraphChoice, TheTestFiguresAreReportedAtTheBestPointBySlice) {
   int64_t in_slices = 0;
   for (const auto& slice : c.test_slices) in_slices += slice.users;
   EXPECT_EQ(in_slices, 300);
+  // Those who follow 5 or more, reported apart: counted from the graph by brute force.
+  std::vector<std::set<int64_t>> follows(300);
+  for (size_t e = 0; e < ds.users.graph.size(); ++e)
+    if (ds.users.graph.src[e] != ds.users.graph.dst[e]) {
+      follows[static_cast<size_t>(ds.users.graph.src[e])].insert(ds.users.graph.dst[e]);
+      follows[static_cast<size_t>(ds.users.graph.dst[e])].insert(ds.users.graph.src[e]);
+    }
+  const auto five =
+      std::count_if(follows.begin(), follows.end(), [](const auto& f) { return f.size() >= 5; });
+  EXPECT_EQ(c.test_follows5.users, five);
+  EXPECT_EQ(c.test_follows5.linked, "5+ follows");
   const nlohmann::json j = symgnn::fitting::ranker_graph_choice_json(c);
+  EXPECT_EQ(j.at("test").at("with_5_or_more_follows").at("users").get<int64_t>(), five);
   EXPECT_NEAR(j.at("test").at("test_ndcg@10_with_term").get<double>(), c.test_with, 1e-12);
   EXPECT_NE(symgnn::fitting::describe(c).find("on test (not chosen on)"), std::string::npos);
 }

@@ -4,12 +4,14 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "common/test_support.h"
 #include "symgnn/error.h"
+#include "symgnn/metrics.h"
 #include "train/checkpoint.h"
 #include "train/epoch_metrics.h"
 #include "train/trainer.h"
@@ -317,6 +319,32 @@ TEST(Trainer, RetrainChoosesTheEpochsOnValidationThenTrainsOnEverything) {
   EXPECT_EQ(one.epochs_run, 4);
   EXPECT_TRUE(one.final_history.empty());
   EXPECT_EQ(one.test_predictions.numel(), static_cast<int64_t>(g.ds.test.size()));
+}
+
+// train.retrain_from = selected: the training on all ratings continues the selection
+// phase's chosen weights for retrain_warm_fraction of the chosen epochs, so its first epoch
+// already fits the training ratings as the chosen model does; from scratch it starts over.
+TEST(Trainer, AWarmRetrainContinuesTheChosenWeightsForAFractionOfTheEpochs) {
+  const auto retrain = [](const std::string& from) {
+    Fixture f;
+    f.ds.rating_levels.clear();
+    f.cfg.train.protocol = "retrain";
+    f.cfg.train.patience = 5;
+    f.cfg.train.lr = 0.2;
+    f.cfg.train.retrain_from = from;
+    f.cfg.train.retrain_warm_fraction = 0.5;
+    return f.run();
+  };
+  const auto scratch = retrain("scratch"), warm = retrain("selected");
+  ASSERT_GT(warm.best_epoch, 1);
+  EXPECT_EQ(warm.best_epoch, scratch.best_epoch);  // the same selection phase
+  EXPECT_EQ(static_cast<int64_t>(scratch.final_history.size()), scratch.best_epoch);
+  EXPECT_EQ(static_cast<int64_t>(warm.final_history.size()),
+            std::max<int64_t>(1, std::llround(0.5 * static_cast<double>(warm.best_epoch))));
+  const std::string train = symgnn::rating_figure("train");
+  const double chosen_fit = warm.history[static_cast<size_t>(warm.best_epoch - 1)].metric(train);
+  EXPECT_LT(warm.final_history.front().metric(train), scratch.final_history.front().metric(train));
+  EXPECT_NEAR(warm.final_history.front().metric(train), chosen_fit, 0.5 * chosen_fit);
 }
 
 TEST(Trainer, ARetrainThatCannotPaySavesTheSelectionPhasesWeightsAsTheFinalModel) {
