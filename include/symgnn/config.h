@@ -93,7 +93,7 @@ struct GraphConfig {
 
   template <class V>
   void visit(V&& v) {
-    v("user_graph", user_graph, "auto: file graph, else k-NN (from knn_source; features only if the side has them), else identity", one_of("auto|file|knn|identity"));
+    v("user_graph", user_graph, "auto: file graph, else k-NN (from knn_source; features only if the side has them), else identity; identity: the models read none (a user graph from a file still gives the lists of users without ratings, the ranker's term and serve's linked people)", one_of("auto|file|knn|identity"));
     v("item_graph", item_graph, "as user_graph, for the items", one_of("auto|file|knn|identity"));
     v("knn_k", knn_k, "neighbours per node of the k-NN graph (cosine, symmetrised)", range(1, 1000));
     v("knn_source", knn_source, "vectors the k-NN graph compares: side features, training rating rows, or interactions (the rows of the binary training matrix: a co-occurrence graph)", one_of("features|ratings|interactions"));

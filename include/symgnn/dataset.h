@@ -87,6 +87,11 @@ struct NodeSet {
   std::vector<std::string> ids;  // original id of each index; empty: the id is the index
   EdgeList graph;                // raw (unnormalised) adjacency, from a file or built
   GraphOrigin graph_origin = GraphOrigin::None;
+  /// The user graph of a file, kept for the lists and the people (the cold lists, the
+  /// ranker's term, serve's linked people, explanations) while the network and the other
+  /// models read the identity (graph::normalized_adjacency): graph.user_graph = identity over
+  /// a file graph, as train.auto's graph choice sets it.
+  bool links_only = false;
   std::string graph_note;                // what reading its graph file left out, e.g. "2 self-loops dropped"
   FeatureMatrix features;                // side features, or empty
   std::string features_origin = "none";  // e.g. "u.user: age, gender, occupation"

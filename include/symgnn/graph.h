@@ -105,6 +105,11 @@ std::vector<std::string> resolve_graphs(Dataset& ds, const GraphConfig& cfg);
 /// Makes a side's graph the identity (A = I: no edges, GraphOrigin::Identity).
 void use_identity(NodeSet& side);
 
+/// The models read the identity on `side` (graph.<side>_graph = identity): a user graph from
+/// a file stays in the data for the lists and the people (NodeSet::links_only), any other
+/// graph is dropped (use_identity).
+void use_identity_for_models(NodeSet& side, bool user_side);
+
 /// After nodes were appended to a resolved side (indices `first`..count-1, inductive
 /// prediction, symgnn/trained_model.h): when that side's graph is a k-NN graph, links each
 /// new node to its cfg.knn_k nearest nodes by the vectors the graph was built from

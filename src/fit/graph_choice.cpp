@@ -119,7 +119,7 @@ GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(
   // again nor resolves the graphs otherwise.
   for (const GraphTrial& t : choice.sides) {
     policy_of(cfg, t.side) = t.kept ? (t.origin == "file" ? "file" : "knn") : "identity";
-    if (!t.kept) graph::use_identity(t.side == "user" ? ds.users : ds.items);
+    if (!t.kept) graph::use_identity_for_models(t.side == "user" ? ds.users : ds.items, t.side == "user");
   }
   choice.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return choice;

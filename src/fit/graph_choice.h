@@ -11,10 +11,12 @@
 //   - each is judged as the run is: the combination with the bias baseline fitted to the
 //     validation ratings (fit/baseline_guard.h), its validation RMSE, ties (within
 //     kTrialTie) broken by the model's own validation RMSE;
-//   - a side's graph becomes the identity only where its trial beats the run with it; the
-//     choice is written into the config (graph.<side>_graph = identity, or file / knn for
-//     a graph kept), so the folder's config.txt and --resume build the same graphs and do
-//     not try again (a run killed during the trials tries again, to the same choice);
+//   - a side's graph becomes the identity for the models only where its trial beats the run
+//     with it (a user graph from a file stays in the data for the lists and the people:
+//     NodeSet::links_only); the choice is written into the config (graph.<side>_graph =
+//     identity, or file / knn for a graph kept), so the folder's config.txt and --resume
+//     build the same graphs and do not try again (a run killed during the trials tries
+//     again, to the same choice);
 //   - runs of fewer than kMinChoiceEpochs epochs (smoke runs) try nothing.
 //
 // Measured on six sets (docs/experiments.md, "Each side's graph, chosen by short runs"):

@@ -20,7 +20,7 @@ namespace symgnn::graph {
 
 SparseMatrix normalized_adjacency(const NodeSet& side) {
   const int64_t n = side.count;
-  if (side.graph_origin == GraphOrigin::Identity || side.graph_origin == GraphOrigin::None)
+  if (side.graph_origin == GraphOrigin::Identity || side.graph_origin == GraphOrigin::None || side.links_only)
     return identity(n);
 
   const EdgeList& g = side.graph;

@@ -156,7 +156,7 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
                         ": must be one of features|ratings|interactions");
     }
   } else if (policy == "identity") {
-    use_identity(set);
+    use_identity_for_models(set, side == Side::User);
   } else {
     throw ConfigError(key + " = " + policy + ": must be one of auto|file|knn|identity");
   }
@@ -168,6 +168,13 @@ void use_identity(NodeSet& side) {
   side.graph = EdgeList{};
   side.graph.num_nodes = side.count;
   side.graph_origin = GraphOrigin::Identity;
+}
+
+void use_identity_for_models(NodeSet& side, bool user_side) {
+  if (user_side && side.graph_origin == GraphOrigin::File)
+    side.links_only = true;
+  else
+    use_identity(side);
 }
 
 std::vector<std::string> resolve_graphs(Dataset& ds, const GraphConfig& cfg) {

@@ -33,7 +33,8 @@ namespace {
 bool new_user_row(const TrainedModel& model, const NewNodes& nodes, const std::string& id,
                   models::UserFold& f) {
   const NodeSet& users = model.dataset().users;
-  if (users.graph_origin == GraphOrigin::Identity || users.graph_origin == GraphOrigin::None) {
+  if (users.graph_origin == GraphOrigin::Identity || users.graph_origin == GraphOrigin::None ||
+      users.links_only) {
     f.identity_row = true;
     return nodes.user_edge_rows.empty();
   }

@@ -170,6 +170,9 @@ std::vector<std::vector<int64_t>> seen_by_user(const Dataset& ds) {
 Dataset model_data(const std::string& model_path, const RunConfig& cfg, std::string& note) {
   if (const std::string snapshot = train::find_snapshot(model_path); !snapshot.empty()) {
     Dataset ds = data::read_snapshot(snapshot);
+    // A user graph the models do without stays for the lists (NodeSet::links_only): the
+    // snapshot holds the graph, the config says the models read the identity.
+    if (cfg.graph.user_graph == "identity") graph::use_identity_for_models(ds.users, true);
     return cfg.data.val_fraction == 0 && !ds.validation.empty() ? data::with_validation_in_train(ds) : ds;
   }
   note =

@@ -113,7 +113,8 @@ std::string dataset_stats_text(const Dataset& ds) {
     os << "; graph: " << to_string(s.graph_origin);
     if (s.graph_origin != GraphOrigin::Identity)
       os << ", " << undirected_edges(s.graph) << " edges, " << covered_nodes(s.graph, s.count) << " of the "
-         << s.count << " nodes with one" << (s.graph_note.empty() ? "" : " (" + s.graph_note + ")");
+         << s.count << " nodes with one" << (s.graph_note.empty() ? "" : " (" + s.graph_note + ")")
+         << (s.links_only ? " (for the lists and the people; the models read the identity)" : "");
     os << "; features: ";
     if (s.features.empty())
       os << "none (one-hot ids)";

@@ -16,6 +16,7 @@
 #include "fit/offset_choice.h"
 #include "symgnn/config.h"
 #include "symgnn/fit.h"
+#include "symgnn/graph.h"
 #include "symgnn/trained_model.h"
 
 namespace {
@@ -123,9 +124,11 @@ TEST(GraphChoice, TheChoiceReachesTheConfigAndTheData) {
     EXPECT_EQ(cfg.graph.user_graph, "file");
     EXPECT_EQ(ds.users.graph.size(), edges);
   } else {
+    // The models read the identity; the user graph stays for the lists and the people.
     EXPECT_EQ(cfg.graph.user_graph, "identity");
-    EXPECT_EQ(ds.users.graph_origin, symgnn::GraphOrigin::Identity);
-    EXPECT_EQ(ds.users.graph.size(), 0u);
+    EXPECT_TRUE(ds.users.links_only);
+    EXPECT_EQ(ds.users.graph.size(), edges);
+    EXPECT_TRUE(symgnn::graph::normalized_adjacency(ds.users).identity);
   }
 }
 
@@ -169,10 +172,12 @@ TEST(GraphChoice, ARunRecordsItsChoiceForResumeAndTheReport) {
     const std::string line = side + "_graph = " + (kept ? "file" : "identity");
     EXPECT_NE(text.find(line), std::string::npos) << line << " not in\n" << text;
   }
+  // The loaded model's user graph is the file's either way; where the choice left it out the
+  // models read the identity and the graph serves the lists (NodeSet::links_only).
   const symgnn::TrainedModel m = symgnn::TrainedModel::load(fo.out_dir);
-  EXPECT_EQ(m.dataset().users.graph_origin, choice.at("sides").at("user").at("kept").get<bool>()
-                                                ? symgnn::GraphOrigin::File
-                                                : symgnn::GraphOrigin::Identity);
+  EXPECT_EQ(m.dataset().users.graph_origin, symgnn::GraphOrigin::File);
+  EXPECT_EQ(m.dataset().users.links_only, !choice.at("sides").at("user").at("kept").get<bool>());
+  EXPECT_EQ(m.dataset().users.graph.size(), r.model->dataset().users.graph.size());
 }
 
 // lowrank.offset = auto (fit/offset_choice.h): two short runs decide, the config says which,

@@ -162,13 +162,20 @@ TEST(ResolveGraphs, AutoHonoursRatingRowNeighbours) {
   EXPECT_NE(notes[0].find("training rating rows"), std::string::npos) << notes[0];
 }
 
-TEST(ResolveGraphs, IdentityReplacesAFileGraph) {
+TEST(ResolveGraphs, IdentityReplacesAFileGraphForTheModels) {
+  // A user graph from a file stays for the lists and the people (NodeSet::links_only) while
+  // every model reads the identity; another side's graph is dropped.
   Dataset ds = small_dataset();
+  const size_t edges = ds.users.graph.size();
+  ASSERT_GT(edges, 0u);
   resolve_graphs(ds, config("identity", "identity"));
-  EXPECT_EQ(ds.users.graph_origin, GraphOrigin::Identity);
-  EXPECT_EQ(ds.users.graph.size(), 0u);
-  EXPECT_EQ(ds.users.graph.num_nodes, 6);
+  EXPECT_EQ(ds.users.graph_origin, GraphOrigin::File);
+  EXPECT_TRUE(ds.users.links_only);
+  EXPECT_EQ(ds.users.graph.size(), edges);
   EXPECT_TRUE(normalized_adjacency(ds.users).identity);
+  EXPECT_EQ(ds.items.graph_origin, GraphOrigin::Identity);
+  EXPECT_EQ(ds.items.graph.size(), 0u);
+  EXPECT_TRUE(normalized_adjacency(ds.items).identity);
 }
 
 TEST(ResolveGraphs, RejectsUnknownPolicyAndBadFeatures) {
