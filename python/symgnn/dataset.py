@@ -32,9 +32,15 @@ class Dataset:
         if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction < 0.9:
             raise ConfigError(f"holdout={fraction!r}: a fraction in [0, 0.9) of the ratings held out as test "
                               f"(0: train on all)")
-        if (self._rows is not None and self._rows["has_test"]) or self.data_keys.get("test_file"):
-            raise ConfigError(f"holdout={fraction!r}: the data give their own test ratings (test=, test_file); "
-                              f"holdout draws a test set only where none is given")
+        given = (self._rows is not None and self._rows["has_test"]) or self.data_keys.get("test_file") or \
+            self.source.endswith(".mat") or os.path.exists(os.path.join(self.source, "u.data"))
+        if given:
+            raise ConfigError(f"holdout={fraction!r}: the data give their own test ratings (test=, test_file, "
+                              f"MovieLens-100K's splits, a .mat file's test mask); holdout draws a test set only "
+                              f"where none is given")
+        if self.data_keys.get("split") in ("temporal", "leave_last_out"):
+            raise ConfigError(f"holdout={fraction!r}: data.split = {self.data_keys['split']} holds out by time; "
+                              f"holdout draws at random (use data.test_fraction or split_time there)")
         out = Dataset(self.source, **{**self.data_keys, "test_fraction": float(fraction)})
         out._rows = self._rows
         return out

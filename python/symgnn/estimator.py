@@ -99,7 +99,8 @@ class SyMGNN:
         (data.test_fraction; None: the config's, 0.1 by default). 0 trains on every rating
         given, as Surprise's build_full_trainset and implicit do: validation (a val_fraction
         of them) still stops early and chooses, and the run reports no test figures. Data
-        that give their own test ratings (test=, test_file) take no holdout.
+        that give their own test ratings (test=, test_file, MovieLens-100K's splits, a .mat
+        file) and the time-aware splits take no holdout.
 
         out: the model directory to write as `symgnn train --out` writes it (default: none;
         nothing is written, and save() writes the model when asked).

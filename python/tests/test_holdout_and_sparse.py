@@ -30,11 +30,16 @@ def test_holdout_fraction_holds_that_share_out():
     assert a.metrics_["test_rmse"] > 0
 
 
-def test_holdout_is_refused_where_the_data_give_their_test():
+def test_holdout_is_refused_where_the_data_give_their_test(tmp_path):
+    (tmp_path / "u.data").write_text("")  # a MovieLens-100K folder: its splits are its own
+    with pytest.raises(symgnn.ConfigError, match="give their own test"):
+        symgnn.SyMGNN(**FAST).fit(symgnn.Dataset(str(tmp_path)), holdout=0)
     df = frame()
     ds = symgnn.Dataset.from_arrays(df["user"], df["item"], df["rating"], test=df.iloc[:5])
     with pytest.raises(symgnn.ConfigError, match="give their own test"):
         symgnn.SyMGNN(**FAST).fit(ds, holdout=0)
+    with pytest.raises(symgnn.ConfigError, match="holds out by time"):
+        symgnn.SyMGNN(**FAST).fit(symgnn.Dataset(ds.source, split="temporal"), holdout=0)
     for bad in (-0.1, 0.95, "0", True):
         with pytest.raises(symgnn.ConfigError, match="holdout="):
             symgnn.SyMGNN(**FAST).fit(df, holdout=bad)
