@@ -595,20 +595,6 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
   runtime::release_freed_memory();
   TrainerOptions final_opts = opts;
   if (!opts.out_dir.empty()) final_opts.out_dir = opts.out_dir + "/final";
-  // train.retrain_from = selected: a warm start from the selection phase's chosen weights
-  // (the node counts are the same, only the ratings the model reads grow), for a fraction
-  // of the epochs: the validation ratings join a model that has already learned the rest.
-  const bool warm = cfg.train.retrain_from == "selected" && !chosen.saved.empty();
-  if (warm) {
-    final_cfg.train.epochs = std::max<int64_t>(
-        1, std::llround(cfg.train.retrain_warm_fraction * static_cast<double>(final_cfg.train.epochs)));
-    const ModuleState start = chosen.saved.back();
-    final_opts.factory = [base = opts.factory, start](const RunConfig& c, const models::ModelContext& x) {
-      std::shared_ptr<models::RatingModel> m = base ? base(c, x) : models::make_model(c, x);
-      set_module_state(*m, start);
-      return m;
-    };
-  }
   if (opts.retrain_pays && !opts.retrain_pays(chosen)) {
     // The selection phase's weights stand for the final model, saved where the final
     // training would have saved it (with the final config: the model reads all training
@@ -626,6 +612,21 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
     chosen.retrained = false;
     chosen.final_history.clear();
     return chosen;
+  }
+  // train.retrain_from = selected (after the skip above, whose saved config keeps the
+  // chosen epochs): a warm start from the selection phase's chosen weights
+  // (the node counts are the same, only the ratings the model reads grow), for a fraction
+  // of the epochs: the validation ratings join a model that has already learned the rest.
+  const bool warm = cfg.train.retrain_from == "selected" && !chosen.saved.empty();
+  if (warm) {
+    final_cfg.train.epochs = std::max<int64_t>(
+        1, std::llround(cfg.train.retrain_warm_fraction * static_cast<double>(final_cfg.train.epochs)));
+    const ModuleState start = chosen.saved.back();
+    final_opts.factory = [base = opts.factory, start](const RunConfig& c, const models::ModelContext& x) {
+      std::shared_ptr<models::RatingModel> m = base ? base(c, x) : models::make_model(c, x);
+      set_module_state(*m, start);
+      return m;
+    };
   }
   progress.message(
       warm ? "continuing the chosen weights on all " + std::to_string(all.train.size()) +
