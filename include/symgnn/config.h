@@ -45,6 +45,7 @@ struct DataConfig {
   double test_fraction = 0.1;
   int64_t split_seed = 1234;
   std::string test_file = "";
+  std::string feedback = "auto";
   std::string unknown_test = "known-mean";
   std::string user_graph_file = "";
   std::string item_graph_file = "";
@@ -68,6 +69,7 @@ struct DataConfig {
     v("test_fraction", test_fraction, "test fraction for sources without a given test split (ML-1M, CSV, synthetic), and of split = temporal without split_time; 0: no test split, every rating given trains (validation, carved by val_fraction, still stops early and chooses; the run reports no test figures)", range(0.0, 0.9));
     v("split_seed", split_seed, "seed of the validation carve and of random test splits", at_least(0));
     v("test_file", test_file, "ratings CSV: optional separate test ratings (same format)", any());
+    v("feedback", feedback, "what a ratings file's or frame's rows say: ratings (user, item, rating: a value to predict); implicit (user, item: an interaction, a click, a play or a purchase; a third column is ignored; repeated pairs are one interaction); counts (user, item, count: the count, summed over repeated pairs, becomes the weight log(1 + count) of the interaction, as implicit's ALS confidence); auto: implicit where the first line has two fields, else ratings. Under implicit and counts the kinds that rank are trained (a kind fitting rating values is replaced by popularity with train.ranker = auto choosing the lists), every held-out interaction is relevant and no rating error is reported (data/feedback.h, docs/your_data.md)", one_of("auto|ratings|implicit|counts"));
     v("unknown_test", unknown_test, "test_file ratings naming an id that is no node (in no training rating, feature or graph row): scored apart by known-mean (the item's mean training rating, else the user's, else the global mean), item-mean, user-mean, global-mean; or error", one_of("known-mean|item-mean|user-mean|global-mean|error"));
     v("user_graph_file", user_graph_file, "ratings CSV: optional user edge list 'a,b[,w]' (original ids)", any());
     v("item_graph_file", item_graph_file, "ratings CSV: optional item edge list 'a,b[,w]' (original ids)", any());

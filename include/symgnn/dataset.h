@@ -132,6 +132,12 @@ struct Dataset {
   float rating_max = 0.0f;
   TimeSplitReport time_split;  // data.split = temporal or leave_last_out
   bool test_drawn = false;     // the test is a random data.test_fraction (not given, not cut by time)
+  /// What the values are (data.feedback resolved): "ratings"; "implicit" (every value 1: an
+  /// interaction); "counts" (log(1 + count), a confidence weight). data/feedback.h.
+  std::string feedback = "ratings";
+
+  /// Whether the values are interactions rather than ratings to predict (implicit or counts).
+  bool implicit() const { return feedback != "ratings"; }
 
   size_t num_ratings() const { return train.size() + validation.size() + test.size() + test_unknown.size(); }
   double density() const;

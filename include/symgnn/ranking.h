@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace symgnn {
+struct Dataset;
+}
+
 namespace symgnn::eval {
 
 /// The k items with the highest scores among scores[0, n), best first, skipping items with
@@ -29,6 +33,11 @@ std::vector<int64_t> top_k_items(const float* scores, int64_t n, int64_t k,
 /// 0..100, 8.2 on 1..10). The 1..5 case is special because the formula would give 4.2 and leave
 /// only the 5-star ratings relevant, while "4 or 5 stars" is the common convention.
 double default_relevant_min(double rating_min, double rating_max);
+
+/// The threshold of `ds`'s held-out values: default_relevant_min of its rating scale, or for
+/// interactions (data.feedback = implicit or counts, data/feedback.h) its smallest value, so
+/// that every held-out interaction is relevant.
+double relevant_min_of(const Dataset& ds);
 
 /// Metrics at one cut-off k. With hits = relevant items among the first min(k, |ranked|)
 /// entries of a user's ranked list and R = the user's distinct relevant items:

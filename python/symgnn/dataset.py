@@ -88,13 +88,17 @@ class Dataset:
         return f"Dataset({self.source!r}{keys})"
 
     @staticmethod
-    def from_arrays(users, items, ratings, test=None, user_graph=None, item_graph=None, user_features=None,
-                    item_features=None, path=None, val_fraction=None):
+    def from_arrays(users, items, ratings=None, test=None, user_graph=None, item_graph=None, user_features=None,
+                    item_features=None, path=None, val_fraction=None, feedback=None):
         """A dataset from arrays (numpy, pandas columns, lists) with arbitrary ids, held in memory.
 
         users, items, ratings: the training ratings, one per position; ids may be strings
         or integers (integers are read as their decimal text). Missing values, float ids
         and ratings that are not finite numbers raise DataError naming the row.
+        ratings=None: the pairs are interactions (feedback 'implicit').
+        feedback: what the values are (data.feedback): 'ratings' (the default where ratings
+        are given), 'implicit' (every pair an interaction; the values are ignored) or
+        'counts' (each value a count, weighted log(1 + count)); docs/your_data.md.
         test: (users, items, ratings) of the test ratings, or a DataFrame with columns
         user, item, rating; their ids must appear in training. None: a random tenth of the
         ratings (data.test_fraction; fit(..., holdout=) sets it, 0 holds none out).
@@ -110,6 +114,11 @@ class Dataset:
         the same splits, the same fit.
         """
         users, items = _ids(_frames.ids(users, "users"), "users"), _ids(_frames.ids(items, "items"), "items")
+        if ratings is None:
+            if feedback not in (None, "implicit"):
+                raise ConfigError(f"feedback={feedback!r} reads the values of ratings=, and none are given")
+            feedback = "implicit"
+            ratings = np.ones(len(users))
         ratings = _frames.ratings(ratings, "ratings")
         if not (len(users) == len(items) == len(ratings)):
             raise ConfigError(f"users, items and ratings differ in length ({len(users)}, {len(items)}, "
@@ -120,8 +129,14 @@ class Dataset:
                 "ratings": np.asarray(ratings, dtype=np.float64), "has_test": False, "test_users": [],
                 "test_items": [], "test_ratings": np.zeros(0)}
         if test is not None:
-            if hasattr(test, "columns"):
+            if hasattr(test, "columns") and feedback == "implicit" and "rating" not in list(test.columns):
+                tu, ti = _frames.frame_columns(test, "test", ("user", "item"))
+                tr = np.ones(len(tu))
+            elif hasattr(test, "columns"):
                 tu, ti, tr = _frames.frame_columns(test, "test")
+            elif feedback == "implicit" and isinstance(test, (tuple, list)) and len(test) == 2:
+                tu, ti = _frames.ids(test[0], "test users"), _frames.ids(test[1], "test items")
+                tr = np.ones(len(tu))
             else:
                 try:
                     tu, ti, tr = test
@@ -147,6 +162,8 @@ class Dataset:
                 ([], np.zeros((0, 0)))
             rows.update({f"{side}_feature_ids": fids, f"{side}_features": values})
         data_keys = {} if val_fraction is None else {"val_fraction": val_fraction}
+        if feedback is not None:
+            data_keys["feedback"] = feedback
         if path is None:
             ds = Dataset(rows["name"], **data_keys)
             ds._rows = rows

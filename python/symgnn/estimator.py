@@ -87,13 +87,20 @@ class SyMGNN:
         return os.path.abspath(config)
 
     def fit(self, data, out=None, overwrite=False, user_col="user", item_col="item", rating_col="rating",
-            mlflow_dir=None, holdout=None, user_ids=None, item_ids=None):
+            mlflow_dir=None, holdout=None, user_ids=None, item_ids=None, feedback=None):
         """Trains on `data` and keeps the model in memory. `data`: a Dataset, a source for
         load_dataset ('synthetic', a path), a pandas DataFrame with columns user, item,
         rating, or the columns named by user_col, item_col and rating_col, or a scipy.sparse
         users x items matrix whose stored entries are the ratings (implicit's input; rows and
         columns are named by user_ids and item_ids, else by their index)
         (Dataset.from_arrays: held in memory, a random tenth of the ratings the test set).
+
+        feedback: what the values are (data.feedback, docs/your_data.md): 'ratings' to
+        predict; 'implicit' interactions (clicks, plays, purchases: a DataFrame of user and
+        item columns alone, or rating_col=None, is read so without the keyword); 'counts'
+        (the value a count, weighted log(1 + count), as implicit's ALS damps them). On
+        interactions the kinds that rank are trained, the default choosing among them on
+        validation NDCG@10, and no rating is predicted (predict, rmse and score refuse).
 
         holdout: the fraction of the ratings held out at random as the test set
         (data.test_fraction; None: the config's, 0.1 by default). 0 trains on every rating
@@ -113,7 +120,7 @@ class SyMGNN:
         if out is not None and _is_column(out):  # scikit-learn's fit(X, y): X the pairs, y the ratings
             ds, out = Dataset.from_arrays(*_with_ratings(data, out, user_col, item_col, "fit")), None
         else:
-            ds = _as_dataset(data, _column_names(user_col, item_col, rating_col), user_ids, item_ids)
+            ds = _as_dataset(data, _column_names(user_col, item_col, rating_col), user_ids, item_ids, feedback)
         if holdout is not None:
             ds = ds._holding_out(holdout)
         text = self.config_text(ds)  # every value checked before any work
@@ -178,7 +185,8 @@ class SyMGNN:
         """RMSE of the predictions (lower is better): rmse(Dataset) on its test ratings,
         rmse(users, items, ratings), or rmse(DataFrame with user, item, rating, or the columns
         user_col, item_col and rating_col name). Pairs with an id not in the model's data are
-        rated by `unknown` (predict)."""
+        rated by `unknown` (predict). A model of interactions (feedback) has no RMSE: ConfigError."""
+        self._fitted()._refuse_interactions("rmse/score")
         if isinstance(users, Dataset):
             users, items, ratings = users.ratings("test")
         elif ratings is None and items is not None and hasattr(users, "columns") and _is_column(items):
@@ -338,28 +346,54 @@ def _with_ratings(pairs, y, user_col, item_col, what):
     return u, i, r
 
 
+FEEDBACK = ("ratings", "implicit", "counts")
+
+
+def _pairs_only(frame, names):
+    """Whether a DataFrame is interactions: rating_col=None, or a frame of two columns
+    without the rating column (a user, item log as implicit and LightFM take it)."""
+    if "rating" in names and names["rating"] is None:
+        return True
+    return names.get("rating", "rating") not in list(frame.columns) and len(frame.columns) == 2
+
+
 def _column_names(user_col, item_col, rating_col):
     """role -> column of the user_col, item_col and rating_col keywords (None: the role's name)."""
     out = {}
     for role, name, keyword in (("user", user_col, "user_col"), ("item", item_col, "item_col"),
                                 ("rating", rating_col, "rating_col")):
-        if name is not None:
+        if name is None and role == "rating":
+            out[role] = None  # interactions: no rating column (fit)
+        elif name is not None:
             if not isinstance(name, (str, int)) or isinstance(name, bool):
                 raise ConfigError(f"{keyword}={name!r}: a column name (a string, or an integer label)")
             out[role] = name
     return out
 
 
-def _as_dataset(data, names=None, user_ids=None, item_ids=None):
+def _as_dataset(data, names=None, user_ids=None, item_ids=None, feedback=None):
     if (user_ids is not None or item_ids is not None) and not hasattr(data, "tocoo"):
         raise ConfigError("user_ids and item_ids name the rows and columns of a scipy.sparse matrix; data is a "
                           f"{type(data).__name__}")
+    if feedback is not None and feedback not in FEEDBACK:
+        raise ConfigError(f"feedback={feedback!r}: one of {', '.join(map(repr, FEEDBACK))} (data.feedback, "
+                          "docs/your_data.md)")
     if isinstance(data, Dataset):
+        if feedback is not None:
+            raise ConfigError("feedback= says what a DataFrame's or a matrix's values are; a Dataset says it "
+                              "itself (Dataset.from_arrays(..., feedback=) or load_dataset(..., feedback=))")
         return data
-    if hasattr(data, "columns"):  # a pandas DataFrame of ratings
-        return Dataset.from_arrays(*_frames.frame_columns(data, "fit", names=names))
+    if hasattr(data, "columns"):  # a pandas DataFrame of ratings, or of interactions
+        names = dict(names or {})
+        if feedback == "implicit" or (feedback is None and _pairs_only(data, names)):
+            names.pop("rating", None)
+            users, items = _frames.frame_columns(data, "fit", ("user", "item"), names=names)
+            return Dataset.from_arrays(users, items, feedback="implicit")
+        return Dataset.from_arrays(*_frames.frame_columns(data, "fit", names=names), feedback=feedback)
     if hasattr(data, "tocoo"):  # a scipy.sparse users x items matrix, implicit's input
-        return Dataset.from_arrays(*_frames.matrix_entries(data, user_ids, item_ids))
+        return Dataset.from_arrays(*_frames.matrix_entries(data, user_ids, item_ids), feedback=feedback)
+    if feedback is not None:
+        return load_dataset(data, feedback=feedback)
     if not isinstance(data, (str, os.PathLike)):
         raise ConfigError(f"data: expected a Dataset, a DataFrame with columns user, item, rating, a "
                           f"scipy.sparse users x items matrix, or a source ('synthetic', a path); got "

@@ -136,6 +136,16 @@ class Model:
     def item_ids(self):
         return list(self._item_ids)
 
+    @property
+    def feedback(self):
+        """What the training values were (data.feedback): 'ratings', 'implicit' or 'counts'."""
+        return self.config().get("data.feedback", "ratings").replace("auto", "ratings")
+
+    def _refuse_interactions(self, what):
+        if self.feedback != "ratings":
+            raise ConfigError(f"{what}: the model was trained on interactions (data.feedback = {self.feedback}): "
+                              "it ranks items and predicts no rating; use recommend() or rank()")
+
     def config(self):
         """The model's configuration as a dict of 'section.key' -> text value."""
         out = {}
@@ -172,6 +182,7 @@ class Model:
         unknown = _args.text(unknown, "unknown")
         if unknown not in UNKNOWN_POLICIES:
             raise ConfigError(f"unknown={unknown!r}: must be one of {', '.join(UNKNOWN_POLICIES)}")
+        self._refuse_interactions("predict")
         users, items, one = _pairs(users, items, "predict")
         if unknown == "error":
             u = self._index(users, self._users, "user")

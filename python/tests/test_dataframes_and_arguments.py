@@ -44,7 +44,8 @@ def test_fit_takes_a_dataframe_of_ratings(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("bad, match", [
-    (pd.DataFrame({"user": ["a"], "item": ["x"]}), "no column rating"),
+    # (two columns user, item are interactions: test_implicit_feedback.py)
+    (pd.DataFrame({"user": ["a"], "item": ["x"], "stars": [4]}), "no column rating"),
     (pd.DataFrame({"user": ["a", "b", "c"], "item": ["x", "y", "x"], "rating": [1.0, 2.0, np.nan]}),
      r"column rating: row 2 \(index 2\) is nan"),
     (pd.DataFrame({"user": ["a", "b"], "item": ["x", "y"], "rating": [1, "oops"]}),

@@ -259,24 +259,29 @@ int run_evaluate(const EvaluateCliOptions& o) {
   const Evaluation ev = evaluate(model, eo);
 
   std::ostringstream os;
-  os << model.name() << " on " << model.dataset().name << ": " << ev.test_ratings << " test ratings"
-     << error_cells(ev);
+  // Interactions (data/feedback.h): every held-out one is relevant, and no rating is predicted.
+  const bool implicit = model.dataset().implicit();
+  os << model.name() << " on " << model.dataset().name << ": " << ev.test_ratings
+     << (implicit ? " test interactions (data.feedback = " + model.dataset().feedback + ")"
+                  : " test ratings" + error_cells(ev));
   // A time-aware split says what its test holds that the training could not know
   // (data/time_split.h): figures read beside a random split's need it.
   if (const std::string split = data::describe(model.dataset().time_split); !split.empty())
     os << "\n" << split;
-  os << "\n"
-     << "ranking: relevant = test rating >= " << ev.relevant_min
-     << "; candidates = all items the user did not rate in training; means over the "
+  os << "\n";
+  if (implicit)
+    os << "ranking: relevant = every test interaction";
+  else
+    os << "ranking: relevant = test rating >= " << ev.relevant_min;
+  os << "; candidates = all items the user did not rate in training; means over the "
      << ev.ranking.users_evaluated << " users with a relevant test item ("
      << ev.ranking.users_without_relevant << " test users without one skipped)\n"
      << (model.ranks_by_rating() ? "(ranked by predicted rating: the model was not trained for ranking)\n"
                                  : "")
      << (model.ranker().empty()
              ? ""
-             : "(ranked by the " + model.ranker() +
-                   " ranker fitted beside the model, train.ranker; the rating errors are the "
-                   "model's)\n");
+             : "(ranked by the " + model.ranker() + " ranker fitted beside the model, train.ranker" +
+                   (implicit ? ")\n" : "; the rating errors are the model's)\n"));
   {
     // The test users listed by infer/cold_lists.h: without ratings, no row to a ranker.
     std::vector<int64_t> test_users(model.dataset().test.user.begin(), model.dataset().test.user.end());
@@ -295,11 +300,11 @@ int run_evaluate(const EvaluateCliOptions& o) {
     beyond_table(os, e);
   };
   table(ev);
-  if (const std::string line = infer::describe(ev.unseen); !line.empty()) os << line << "\n";
+  if (const std::string line = infer::describe(ev.unseen); !line.empty() && !implicit) os << line << "\n";
   // The bias baseline beside the RMSE (models/baseline/baseline_figures.h), on the same data.
   const RunConfig& cfg = model.config();
   std::optional<models::BaselineFigures> baseline;
-  if (models::shows_bias_baseline(cfg)) {
+  if (models::shows_bias_baseline(cfg) && !implicit) {
     baseline = models::baseline_figures(model.dataset(), cfg.baseline);
     os << models::describe(*baseline) << "\n";
   }

@@ -36,6 +36,9 @@ int run_predict(const PredictOptions& o) {
   const TrainedModel model = TrainedModel::load(o.model_dir, "cpu", o.new_nodes);
   if (!model.data_note().empty()) std::cerr << model.data_note() << "\n";
   const Dataset& ds = model.dataset();
+  if (ds.implicit())
+    throw ConfigError(o.model_dir + " was trained on interactions (data.feedback = " + ds.feedback +
+                      "): it ranks items and predicts no rating; use recommend, rank or evaluate");
   const data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   // The pairs file is read as the training loader reads its files (data/parsers.h).
   const std::string text = data::read_text_file(o.pairs);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "data/feedback.h"
 #include "data/id_rule.h"
 #include "data/parsers.h"
 #include "data/random_split.h"
@@ -124,7 +125,11 @@ Dataset load_rows(const DataRows& rows, const DataConfig& cfg, bool need_test) {
   data::PairRegistry seen;
   RatingList all;
   std::vector<double> times;
+  // Rows in memory say what they hold (data.feedback; auto: ratings): interactions merge
+  // their repeated pairs as a file's do (data/feedback.h).
+  const std::string feedback = cfg.feedback == "auto" ? "ratings" : cfg.feedback;
   data::RatingIndexer train_indexer(set + " ratings", users, items, true, seen, all);
+  if (feedback != "ratings") train_indexer.merge_repeats(feedback == "counts");
   rows_index(rows.users, rows.items, rows.ratings, &rows.times, set + " ratings", train_indexer, all, &times);
 
   const bool drop_loops = cfg.graph_self_loops == "drop";
@@ -138,6 +143,7 @@ Dataset load_rows(const DataRows& rows, const DataConfig& cfg, bool need_test) {
     const bool keep_unknown = cfg.unknown_test != "error";
     data::RatingIndexer test_indexer(name, users, items, false, seen, ds.test,
                                      keep_unknown ? &ds.test_unknown : nullptr);
+    if (feedback != "ratings") test_indexer.merge_repeats(feedback == "counts");
     rows_index(rows.test_users, rows.test_items, rows.test_ratings, nullptr, name, test_indexer, ds.test,
                nullptr);
     if (ds.test.empty() && !ds.test_unknown.empty())
@@ -165,6 +171,7 @@ Dataset load_rows(const DataRows& rows, const DataConfig& cfg, bool need_test) {
       ds.rating_levels.insert(std::upper_bound(ds.rating_levels.begin(), ds.rating_levels.end(), v), v);
   ds.rating_min = ds.rating_levels.front();
   ds.rating_max = ds.rating_levels.back();
+  data::apply_feedback(ds, feedback, set);
   // load_dataset's tail: the time-aware splits carved their validation ratings by time already.
   if (!data::is_time_split(cfg.split))
     carve_validation(ds, cfg.val_fraction, static_cast<uint64_t>(cfg.split_seed));

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "data/feedback.h"
 #include "data/loaders.h"
 #include "data/parsers.h"
 #include "data/random_split.h"
@@ -181,6 +182,7 @@ Dataset load_dataset(const DataConfig& cfg, bool need_test) {
     }
   }
   ds.source = src;
+  data::apply_feedback(ds, data::resolved_feedback(cfg), src);
   if (data::is_time_split(cfg.split) && ds.time_split.split.empty())  // a source with a given split
     throw DataError(src + ": data.split = " + cfg.split +
                     " needs the ratings' times, which this source does not have (a ratings CSV with a 4th "

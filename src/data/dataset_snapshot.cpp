@@ -20,8 +20,10 @@ namespace symgnn::data {
 namespace {
 
 // Version 2 added the test ratings of unknown ids after the test ratings, version 3 the
-// time-aware split's report at the end; version 1 and 2 files (without them) still load.
-constexpr const char* kMagic = "symgnn-dataset-3\n";
+// time-aware split's report at the end, version 4 data.feedback after it; version 1 to 3
+// files (without them) still load, as ratings.
+constexpr const char* kMagic = "symgnn-dataset-4\n";
+constexpr const char* kMagicV3 = "symgnn-dataset-3\n";
 constexpr const char* kMagicV2 = "symgnn-dataset-2\n";
 constexpr const char* kMagicV1 = "symgnn-dataset-1\n";
 // Read back as another value on a machine of the other byte order: refused, not misread.
@@ -209,6 +211,7 @@ std::string payload_of(const Dataset& ds) {
   for (const int64_t n : {t.last_n, t.users_kept, t.training_ratings, t.test_ratings, t.cold_item_ratings,
                           t.cold_items, t.cold_user_ratings, t.later_training})
     w.u64(static_cast<uint64_t>(n));
+  w.text(ds.feedback);
   return std::move(w.bytes);
 }
 
@@ -245,7 +248,9 @@ Dataset parse_snapshot(const std::string& bytes, const std::string& path) {
   Reader r(bytes, path);
   const bool v1 = bytes.compare(0, std::strlen(kMagicV1), kMagicV1) == 0;
   const bool v2 = bytes.compare(0, std::strlen(kMagicV2), kMagicV2) == 0;
-  if (!v1 && !v2 && bytes.compare(0, std::strlen(kMagic), kMagic) != 0) r.fail("no symgnn-dataset-3 header");
+  const bool v3 = bytes.compare(0, std::strlen(kMagicV3), kMagicV3) == 0;
+  if (!v1 && !v2 && !v3 && bytes.compare(0, std::strlen(kMagic), kMagic) != 0)
+    r.fail("no symgnn-dataset-4 header");
   r.at_ = std::strlen(kMagic);
   if (r.u64() != kByteOrder) r.fail("written on a machine of another byte order");
   Dataset ds;
@@ -274,6 +279,11 @@ Dataset parse_snapshot(const std::string& bytes, const std::string& path) {
     for (int64_t* n : {&t.last_n, &t.users_kept, &t.training_ratings, &t.test_ratings, &t.cold_item_ratings,
                        &t.cold_items, &t.cold_user_ratings, &t.later_training})
       *n = static_cast<int64_t>(r.u64());
+  }
+  if (!v1 && !v2 && !v3) {
+    ds.feedback = r.text("feedback");
+    if (ds.feedback != "ratings" && ds.feedback != "implicit" && ds.feedback != "counts")
+      r.fail("unknown feedback");
   }
   r.expect_end();
   validate_dataset(ds, path);

@@ -46,9 +46,14 @@ bool is_time_column_name(std::string_view field);
 /// user, item, rating, then the time (a 4th column, where a header names it as one, or where
 /// a file without a header has one: to_time's unix seconds or UTC date, on every line),
 /// then any ignored ones; '#' comment lines. Ratings must be finite.
+/// `feedback` (data.feedback resolved, data/feedback.h): "ratings" as above; "counts" the
+/// same columns, the third a positive count; "implicit" two columns (user, item), each line
+/// an interaction of value 1, a header where the first field names the user column, the
+/// times in the third column where the header names it so, other columns ignored.
 /// read_ratings hands each rating to `sink` in file order as its line is read;
 /// parse_ratings_text collects them from text in memory.
-void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& sink);
+void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& sink,
+                  const std::string& feedback = "ratings");
 std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name);
 
 /// One (user, item) pair of a pairs file (`symgnn predict --pairs`); views into the text.
@@ -89,6 +94,10 @@ class RatingIndexer {
   void add(const RawRating& r);
   /// Throws the file's first unknown id or duplicate pair, if any.
   void finish();
+  /// Interactions (data.feedback = implicit or counts): a pair given again within this
+  /// indexer's rows is the same interaction, not an error; its value is added to the
+  /// first's where `sum` (counts), else dropped. Pairs repeated across files still are errors.
+  void merge_repeats(bool sum);
 
  private:
   std::string name_;
@@ -99,6 +108,8 @@ class RatingIndexer {
   RatingList& out_;
   UnknownRatings* unknown_;
   std::unordered_map<std::string, long> unknown_pairs_;  // "user\0item" -> line, of `unknown_`
+  bool merge_ = false, sum_ = false;                     // merge_repeats
+  std::unordered_map<uint64_t, size_t> at_;              // merge_: (user << 32 | item) -> position in out_
   std::string error_;                                    // the first unknown id's message
 };
 

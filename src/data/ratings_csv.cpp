@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 
+#include "data/feedback.h"
 #include "data/id_rule.h"
 #include "data/loaders.h"
 #include "data/parsers.h"
@@ -58,42 +59,78 @@ bool is_time_column_name(std::string_view field) {
   return t == "timestamp" || t == "time" || t == "ts" || t == "datetime" || t == "date" || t == "unix_time";
 }
 
-void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& sink) {
+namespace {
+
+/// Whether a first field names the user column of a header: is_user_column_name's names and
+/// others interaction logs use (any case).
+bool names_user_column(std::string_view field) {
+  std::string t(field);
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* name : {"user", "user_id", "userid", "uid", "users", "customer", "customer_id", "visitor",
+                           "visitor_id", "visitorid", "session", "session_id"})
+    if (t == name) return true;
+  return false;
+}
+
+}  // namespace
+
+void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& sink,
+                  const std::string& feedback) {
   const std::string& name = in.name();
+  const bool pairs = feedback == "implicit", counts = feedback == "counts";
+  const size_t need = pairs ? 2 : 3;
+  const char* names = pairs ? "user, item" : counts ? "user, item, count" : "user, item, rating";
   TextLine ln;
   in.next(ln);  // "file is empty (no data lines)" when there is none
   std::vector<std::string_view> f;
-  // A header is the first line when its third field is not a number; the delimiter then comes
-  // from the first data line, as a header may be written differently.
+  // A header is the first line when its third field is not a number (interactions: when its
+  // first field names the user column); the delimiter then comes from the first data line,
+  // as a header may be written differently.
   Delimiter d = detect_delimiter(ln.text);
   split_fields(ln.text, d, f);
-  if (f.size() < 3)
+  if (f.size() < need)
     throw DataError(name, ln.number,
-                    std::string("expected at least 3 fields (user, item, rating) separated by ") +
-                        delimiter_name(d) + ", found " + count_text(f.size()));
-  // The times: the 4th column where the header names it so, or where a file without a
-  // header has one (a header naming it otherwise keeps it an ignored column, as before times
-  // were read).
-  bool timed = f.size() >= 4;
-  if (!is_numeric(f[2])) {
-    timed = timed && is_time_column_name(f[3]);
+                    std::string("expected at least ") + count_text(need) + " fields (" + names +
+                        ") separated by " + delimiter_name(d) + ", found " + count_text(f.size()) +
+                        (f.size() == 2 ? " (a file of user, item pairs is implicit feedback: data.feedback = "
+                                         "implicit or auto)"
+                                       : ""));
+  // The times: the column after the value (interactions: after the two ids) where the header
+  // names it so, or where a ratings file without a header has one (a header naming it
+  // otherwise keeps it an ignored column, as before times were read).
+  const size_t time_col = pairs ? 2 : 3;
+  bool timed = !pairs && f.size() >= 4;
+  const bool header = pairs ? names_user_column(f[0]) : !is_numeric(f[2]);
+  if (header) {
+    timed = f.size() > time_col && is_time_column_name(f[time_col]);
     if (!in.next(ln)) throw DataError(name, 0, "file has a header line but no ratings");
     d = detect_delimiter(ln.text);
   }
   do {
     split_fields(ln.text, d, f);
-    check_fields(f, timed ? 4 : 3, timed ? "user, item, rating, time" : "user, item, rating", d, name,
-                 ln.number);
-    double v = 0;
-    if (!to_double(f[2], v)) throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a number");
-    if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
-      throw DataError(name, ln.number, "rating " + quote(f[2]) + " is not a finite number");
+    const char* with_time = pairs    ? "user, item, time"
+                            : counts ? "user, item, count, time"
+                                     : "user, item, rating, time";
+    check_fields(f, timed ? time_col + 1 : need, timed ? with_time : names, d, name, ln.number);
+    double v = 1.0;
+    if (!pairs) {
+      const char* what = counts ? "count " : "rating ";
+      if (!to_double(f[2], v)) throw DataError(name, ln.number, what + quote(f[2]) + " is not a number");
+      if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
+        throw DataError(name, ln.number, what + quote(f[2]) + " is not a finite number");
+      if (counts && v <= 0)
+        throw DataError(name, ln.number,
+                        "count " + quote(f[2]) +
+                            " is not positive (data.feedback = counts: a row is an interaction counted at "
+                            "least once; leave out rows of count 0)");
+    }
     RawRating r{f[0], f[1], v, ln.number};
-    if (timed && !to_time(f[3], r.time))
-      throw DataError(name, ln.number,
-                      "time " + quote(f[3]) +
-                          " is not a time (the 4th column is the rating's time: unix seconds up to "
-                          "253402300799, the last second of the year 9999, or a UTC date YYYY-MM-DD[THH:MM:SS])");
+    if (timed && !to_time(f[time_col], r.time))
+      throw DataError(
+          name, ln.number,
+          "time " + quote(f[time_col]) +
+              " is not a time (the time column is the rating's time: unix seconds up to "
+              "253402300799, the last second of the year 9999, or a UTC date YYYY-MM-DD[THH:MM:SS])");
     sink(r);
   } while (in.next(ln));
 }
@@ -166,6 +203,7 @@ void RatingIndexer::add(const RawRating& r) {
     key += '\0';
     key += r.item;
     const auto [at, fresh] = unknown_pairs_.emplace(std::move(key), r.line);
+    if (!fresh && merge_) return;  // the same interaction again
     if (!fresh) {
       error_ = DataError(name_, r.line,
                          "duplicate (user, item) pair (" + quote(r.user) + ", " + quote(r.item) +
@@ -189,8 +227,21 @@ void RatingIndexer::add(const RawRating& r) {
                  .what();
     return;
   }
+  if (merge_) {
+    const auto [at, fresh] =
+        at_.emplace(static_cast<uint64_t>(u) << 32 | static_cast<uint64_t>(i), out_.size());
+    if (!fresh) {
+      if (sum_) out_.value[at->second] += static_cast<float>(r.value);
+      return;
+    }
+  }
   seen_.add(static_cast<uint64_t>(u), static_cast<uint64_t>(i), name_, r.line);
   out_.add(u, i, static_cast<float>(r.value));
+}
+
+void RatingIndexer::merge_repeats(bool sum) {
+  merge_ = true;
+  sum_ = sum;
 }
 
 void RatingIndexer::finish() {
@@ -498,23 +549,26 @@ void reserve_more(RatingList& r, size_t n, PairRegistry& seen, size_t pairs) {
 /// first lines' mean length, the registry also for `extra_bytes` more of the same lines
 /// (the test file's, which it takes next).
 void stream_ratings(const std::string& path, RatingIndexer& indexer, RatingList& out, PairRegistry& seen,
-                    double extra_bytes, std::vector<double>* times = nullptr) {
+                    double extra_bytes, const std::string& feedback, std::vector<double>* times = nullptr) {
   LineReader in(path, true);
   std::error_code ec;  // a size that cannot be read (a pipe) reserves for this file alone
   const auto bytes = std::filesystem::file_size(path, ec);
   const double share = ec ? 1.0 : 1.0 + extra_bytes / std::max(1.0, static_cast<double>(bytes));
   size_t count = 0;
-  read_ratings(in, [&](const RawRating& r) {
-    if (++count == 4096) {
-      const size_t lines = in.estimated_lines();
-      reserve_more(out, lines, seen, static_cast<size_t>(share * static_cast<double>(lines)));
-      if (times && !std::isnan(r.time)) times->reserve(out.size() + lines + lines / 50);
-    }
-    const size_t before = out.size();
-    indexer.add(r);
-    // The times of the ratings indexed (a failing file adds none and is reported at finish).
-    if (times && !std::isnan(r.time) && out.size() > before) times->push_back(r.time);
-  });
+  read_ratings(
+      in,
+      [&](const RawRating& r) {
+        if (++count == 4096) {
+          const size_t lines = in.estimated_lines();
+          reserve_more(out, lines, seen, static_cast<size_t>(share * static_cast<double>(lines)));
+          if (times && !std::isnan(r.time)) times->reserve(out.size() + lines + lines / 50);
+        }
+        const size_t before = out.size();
+        indexer.add(r);
+        // The times of the ratings indexed (a failing file adds none and is reported at finish).
+        if (times && !std::isnan(r.time) && out.size() > before) times->push_back(r.time);
+      },
+      feedback);
   indexer.finish();
 }
 
@@ -534,9 +588,13 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
     throw ConfigError("data.split = " + cfg.split +
                       " makes the test ratings of data.source's own, by time, and " +
                       "data.test_file gives them: use one of the two");
+  // Interactions (data/feedback.h): a pair repeated within a file is one interaction, its
+  // counts summed; load_dataset makes the values what data.feedback says.
+  const std::string feedback = resolved_feedback(cfg);
   RatingIndexer train_indexer(path, users, items, true, seen, all);
+  if (feedback != "ratings") train_indexer.merge_repeats(feedback == "counts");
   std::vector<double> times;  // of `all`, where the file has them
-  stream_ratings(path, train_indexer, all, seen, ec ? 0.0 : test_bytes, &times);
+  stream_ratings(path, train_indexer, all, seen, ec ? 0.0 : test_bytes, feedback, &times);
 
   // Graph and feature rows of ids without a training rating add those ids as nodes: a
   // feature table of the whole catalogue is what users have, and those rows are what
@@ -567,7 +625,8 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
     const bool keep_unknown = cfg.unknown_test != "error";
     RatingIndexer test_indexer(cfg.test_file, users, items, false, seen, ds.test,
                                keep_unknown ? &ds.test_unknown : nullptr);
-    stream_ratings(cfg.test_file, test_indexer, ds.test, seen, 0.0);
+    if (feedback != "ratings") test_indexer.merge_repeats(feedback == "counts");
+    stream_ratings(cfg.test_file, test_indexer, ds.test, seen, 0.0, feedback);
     if (ds.test.empty() && !ds.test_unknown.empty())
       throw DataError(cfg.test_file, ds.test_unknown.line.front(),
                       "none of its " + std::to_string(ds.test_unknown.size()) +

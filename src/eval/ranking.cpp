@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "symgnn/dataset.h"
+
 namespace symgnn::eval {
 
 namespace {
@@ -61,6 +63,11 @@ std::vector<int64_t> top_k_items(const float* scores, int64_t n, int64_t k,
 double default_relevant_min(double rating_min, double rating_max) {
   if (rating_min == 1.0 && rating_max == 5.0) return 4.0;
   return rating_max - (rating_max - rating_min) / 5.0;
+}
+
+double relevant_min_of(const Dataset& ds) {
+  return ds.implicit() ? static_cast<double>(ds.rating_min)
+                       : default_relevant_min(ds.rating_min, ds.rating_max);
 }
 
 RankingAccumulator::RankingAccumulator(std::vector<int64_t> ks, int64_t n_items)

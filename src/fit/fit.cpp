@@ -4,6 +4,7 @@
 // its kind is fitted (fit_trained.h, fit_closed_form.h), the report (fit_report.h).
 #include "symgnn/fit.h"
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "fit/fit_closed_form.h"
 #include "fit/fit_report.h"
 #include "fit/fit_trained.h"
+#include "fit/implicit_feedback.h"
 #include "fit/prepared_data.h"
 #include "fit/ranker_fit.h"
 #include "fit/run_folder.h"
@@ -70,6 +72,8 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   RunConfig cfg = cfg_in;
   check_config(cfg);
   runtime::check_device(cfg.train.device, "train.device");
+  // Interactions (data.feedback): before the kind is settled, as it may change it.
+  const std::string feedback_line = fitting::settle_feedback(cfg);
   const ModelKind& kind = model_kind(cfg.model);
   // One rank of a multi-process run, or (unset) the whole run. Only rank 0 touches the
   // folder; the others read it to resume.
@@ -108,6 +112,9 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
                           : fitting::fit_closed_form(cfg, data.ds, o, fit_the_ranker);
   if (!rank0) return std::move(f.result);
   fitting::add_report(f, cfg, o, data, ranker);
+  if (!feedback_line.empty())
+    f.result.summary.insert(f.result.summary.begin() + std::min<size_t>(1, f.result.summary.size()),
+                            feedback_line);
   fitting::write_run_folder(f, data.ds, cfg, o, kind, ranker.model != nullptr);
   return std::move(f.result);
 }

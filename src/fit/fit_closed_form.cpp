@@ -49,8 +49,12 @@ std::optional<Evaluation> measure_test_lists(const TrainedModel& trained, const 
 std::string test_line(const models::RatingModel& model, const TrainedModel& trained,
                       const train::MetricValues& errors) {
   const std::string ranker = trained.ranker();
-  return model.name() + ": test NDCG@10 " + fixed(errors.at("test_ndcg@10"), 4) + ", test " + rating_label() +
-         " " + fixed(train::metric_of(errors, rating_figure("test")), 4) +
+  // Interactions (data/feedback.h) have no rating to be wrong about.
+  const std::string rating =
+      trained.dataset().implicit()
+          ? std::string()
+          : ", test " + rating_label() + " " + fixed(train::metric_of(errors, rating_figure("test")), 4);
+  return model.name() + ": test NDCG@10 " + fixed(errors.at("test_ndcg@10"), 4) + rating +
          (!ranker.empty()             ? " (the lists by the " + ranker + " ranker)"
           : trained.ranks_by_rating() ? " (ranked by predicted rating)"
                                       : "");
@@ -89,14 +93,17 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   f.test_predictions = torch::tensor(c.test_predictions, torch::kDouble);
   f.training_state = c.training_state;
   // The trainer's epoch metrics (train/epoch_metrics.h), of the one deterministic "run".
+  // Interactions (data/feedback.h) have no rating error: their figures are the lists'.
+  const bool rated = !ds.implicit();
   train::MetricValues errors;
   const at::Tensor test_truth = truth(ds.test);
-  train::add_errors(errors, "val", f.val_predictions, truth(ds.validation), lo, hi);
+  if (rated) train::add_errors(errors, "val", f.val_predictions, truth(ds.validation), lo, hi);
   for (const auto& [name, value] : c.metrics) errors[name] = value;
   std::optional<Evaluation> at_10;
   if (!ds.test.empty()) {
-    eval::add_figures(errors, eval::measure(train::predicted(f.test_predictions, test_truth, lo, hi), "test",
-                                            eval::prediction_metrics()));
+    if (rated)
+      eval::add_figures(errors, eval::measure(train::predicted(f.test_predictions, test_truth, lo, hi),
+                                              "test", eval::prediction_metrics()));
     if (test_lists) at_10 = measure_test_lists(trained, ds, f.test_predictions, lo, hi, errors);
   }
   SeedMetrics run;

@@ -24,14 +24,15 @@ std::string held_out_line(const Dataset& ds, const DataConfig& data) {
   const std::string validation = std::to_string(ds.validation.size()) + " of them the validation that " +
                                  "stops early and chooses (data.val_fraction " + fixed(data.val_fraction, 2) +
                                  ")";
+  const std::string what = ds.implicit() ? " interactions" : " ratings";
   if (test == 0)
-    return "data: no test ratings held out (data.test_fraction = 0): all " + std::to_string(trained) +
-           " ratings given train, " + validation + "; no test figures";
+    return "data: no test" + what + " held out (data.test_fraction = 0): all " + std::to_string(trained) +
+           what + " given train, " + validation + "; no test figures";
   const std::string from =
       ds.test_drawn ? " (a random data.test_fraction " + fixed(data.test_fraction, 2) + "; 0 holds none out)"
                     : "";
-  return "data: " + std::to_string(trained) + " ratings train, " + validation + "; " + std::to_string(test) +
-         " test ratings held out" + from;
+  return "data: " + std::to_string(trained) + what + " train, " + validation + "; " + std::to_string(test) +
+         " test" + what + " held out" + from;
 }
 
 }  // namespace
@@ -56,7 +57,7 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
   // The bias baseline beside every rating figure (models/baseline/baseline_figures.h), as
   // popularity stands beside the ranking ones; on the saved model's data, as `evaluate` does.
   std::string baseline_test;
-  if (models::shows_bias_baseline(cfg) && !ds.test.empty()) {
+  if (models::shows_bias_baseline(cfg) && !ds.test.empty() && !ds.implicit()) {
     const models::BaselineFigures b =
         models::baseline_figures(f.result.model ? f.result.model->dataset() : ds, cfg.baseline);
     f.result.summary.push_back(models::describe(b));

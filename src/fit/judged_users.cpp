@@ -10,7 +10,7 @@ namespace symgnn::fitting {
 JudgedUsers judged_users(const Dataset& ds, const RatingList& judged_on,
                          const std::vector<const RatingList*>& seen, int64_t most,
                          const std::function<bool(int64_t)>& eligible) {
-  const double relevant_min = eval::default_relevant_min(ds.rating_min, ds.rating_max);
+  const double relevant_min = eval::relevant_min_of(ds);
   std::vector<std::vector<int64_t>> relevant_of(static_cast<size_t>(ds.users.count));
   for (size_t e = 0; e < judged_on.size(); ++e)
     if (judged_on.value[e] >= relevant_min)

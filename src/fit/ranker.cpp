@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fit/implicit_feedback.h"
 #include "models/elsa/elsa_dims.h"
 #include "symgnn/model_kinds.h"
 
@@ -49,8 +50,11 @@ RankerChoice choose_ranker(const RunConfig& cfg, int64_t users, int64_t items) {
   if (r == "none") return {};
   if (r != "auto") return {{r}, ""};
   const ModelKind& kind = model_kind(cfg.model);
+  // Under interactions popularity stands in for a rating kind (fit/implicit_feedback.h), and
+  // the rankers compete for its lists.
   const bool by_rating =
-      kind.fit == FitMethod::trained ? cfg.train.objective == "rating" : !kind_serves(kind, "ranking");
+      (kind.fit == FitMethod::trained ? cfg.train.objective == "rating" : !kind_serves(kind, "ranking")) ||
+      ranks_interactions_by_ranker(cfg);
   if (!by_rating) return {};
   RankerChoice c;
   const bool ease_fits = items <= kAutoRankerMaxItems && users * items <= kAutoRankerMaxPairs;

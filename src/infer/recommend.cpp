@@ -256,9 +256,8 @@ Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
   eval::add_errors(ev.errors, "", eval::differences(pred, test.value));
   const std::string& policy = opts.unknown.empty() ? model.config().data.unknown_test : opts.unknown;
   ev.unseen = infer::report_unseen(model.dataset(), std::vector<double>(pred.begin(), pred.end()), policy);
-  ev.relevant_min = std::isnan(opts.relevant_min)
-                        ? eval::default_relevant_min(model.rating_min(), model.rating_max())
-                        : opts.relevant_min;
+  ev.relevant_min =
+      std::isnan(opts.relevant_min) ? eval::relevant_min_of(model.dataset()) : opts.relevant_min;
 
   // Each test user's relevant items; users in ascending index order.
   std::vector<std::vector<int64_t>> relevant(static_cast<size_t>(model.users()));
@@ -344,7 +343,7 @@ Evaluation evaluate_popularity(const TrainedModel& model, const EvaluateOptions&
   parts.ctx.rating_max = model.rating_max();
   parts.ctx.train_values = at::zeros({0});
   auto popularity = std::make_shared<models::PopularityModel>(parts.ctx);
-  popularity->count({&parts.ds.train, &parts.ds.validation});
+  popularity->count({&parts.ds.train, &parts.ds.validation}, parts.ds.feedback == "counts");
   parts.members = {popularity};
   return evaluate(TrainedModel(std::move(parts)), opts);
 }

@@ -234,7 +234,7 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
 
   const Dataset& vds = val_models.front()->dataset();
   const Dataset& tds = test_models.front()->dataset();
-  const double relevant_min = eval::default_relevant_min(vds.rating_min, vds.rating_max);
+  const double relevant_min = eval::relevant_min_of(vds);
   // Blocks of the probes: a few million scores at a time, as evaluate takes them.
   const int64_t block = int64_t{1} << 22;
   const models::RankingProbe val_probe = models::validation_probe(vds, block, at::Device(at::kCPU));

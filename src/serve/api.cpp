@@ -627,6 +627,10 @@ Response post_recommend(const Request& q, const ModelStore& store, const ApiLimi
 Response post_predict(const Request& q, const ModelStore& store, const ApiLimits& limits) {
   const json body = parse_body(q);
   const auto m = model_named(store, body_model(q, body));
+  if (m->model->dataset().implicit())
+    throw ApiError{409, "model " + m->name +
+                            " was trained on interactions (data.feedback = " + m->model->dataset().feedback +
+                            "): it ranks items and predicts no rating; use " + "/v1/recommend or /v1/rank"};
   if (!body.contains("pairs") || !body["pairs"].is_array() || body["pairs"].empty())
     throw ApiError{400, "\"pairs\": must be a non-empty array of {\"user\": ID, \"item\": ID}"};
   const json& pairs = body["pairs"];

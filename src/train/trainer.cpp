@@ -275,8 +275,8 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
     val_probe_ = models::validation_probe(ds, tc_.ranking_block, device_);
     test_probe_ = models::test_probe(ds, tc_.ranking_block, device_);
     if (has_val_ && parse_metric_name(select_).row->needs == MetricNeeds::ranking && val_probe_.empty())
-      throw ConfigError("train.select = " + select_ + ": no validation rating is >= " +
-                        fixed(eval::default_relevant_min(ds.rating_min, ds.rating_max), 2) +
+      throw ConfigError("train.select = " + select_ +
+                        ": no validation rating is >= " + fixed(eval::relevant_min_of(ds), 2) +
                         " (relevant), so there is no ranking to select on; use train.select = " +
                         rating_figure("val") + " or a larger data.val_fraction");
   }

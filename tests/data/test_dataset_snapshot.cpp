@@ -53,6 +53,7 @@ Dataset small_set() {
 void expect_equal(const Dataset& a, const Dataset& b) {
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.feedback, b.feedback);
   for (const auto& [x, y] : {std::pair{&a.users, &b.users}, std::pair{&a.items, &b.items}}) {
     EXPECT_EQ(x->count, y->count);
     EXPECT_EQ(x->ids, y->ids);
@@ -163,8 +164,34 @@ TEST(DatasetSnapshot, KeepsTheTimeSplitReport) {
   expect_equal(data::read_snapshot(path), ds);
 }
 
+// A version 4 file of ratings, less its feedback text: the version 3 file it was.
+std::string as_version_three(const std::string& v4) {
+  // "ratings": its 8-byte count and 7 bytes.
+  constexpr size_t kFeedback = 8 + 7;
+  EXPECT_EQ(v4.rfind("symgnn-dataset-4\n", 0), 0u);
+  EXPECT_EQ(v4.substr(v4.size() - 7), "ratings");
+  std::string v3 = v4.substr(0, v4.size() - kFeedback);
+  v3[15] = '3';
+  return v3;
+}
+
+// Interactions (data.feedback = implicit or counts, version 4) read back as written, and a
+// version 3 file loads as ratings.
+TEST(DatasetSnapshot, KeepsWhatTheValuesAreAndReadsVersionThreeAsRatings) {
+  Dataset ds = small_set();
+  const std::string path = symgnn::testing::scratch_dir("snapshot_feedback") + "/dataset.bin";
+  data::write_snapshot(ds, path);
+  const Dataset v3 = data::parse_snapshot(as_version_three(symgnn::read_sealed_file(path)), "v3.bin");
+  expect_equal(v3, ds);
+  EXPECT_EQ(v3.feedback, "ratings");
+  ds.feedback = "counts";
+  data::write_snapshot(ds, path);
+  EXPECT_EQ(data::read_snapshot(path).feedback, "counts");
+}
+
 // A version 3 file without a time-aware split, less its report: the version 2 file it was.
-std::string as_version_two(const std::string& v3) {
+std::string as_version_two(const std::string& v4) {
+  const std::string v3 = as_version_three(v4);
   // The report: an empty text (its 8-byte count), the cut-off (8 bytes), eight 8-byte counts.
   constexpr size_t kReport = 8 + 8 + 8 * 8;
   EXPECT_EQ(v3.rfind("symgnn-dataset-3\n", 0), 0u);

@@ -18,14 +18,25 @@ namespace symgnn::models {
 
 namespace {
 
-/// The dense binary interaction matrix of `ratings` (float64, n1 x n2, on `device`).
+/// The dense interaction matrix of `ratings` (float64, n1 x n2, on `device`): 1 where the
+/// user rated the item, or where `weighted` (data.feedback = counts, data/feedback.h) the
+/// interaction's weight log(1 + count).
 at::Tensor interactions(int64_t n1, int64_t n2, const std::vector<const RatingList*>& ratings,
-                        const at::Device& device) {
+                        const at::Device& device, bool weighted) {
   std::vector<int64_t> flat;
+  std::vector<double> weight;
   for (const RatingList* r : ratings)
-    for (size_t e = 0; e < r->size(); ++e) flat.push_back(r->user[e] * n2 + r->item[e]);
+    for (size_t e = 0; e < r->size(); ++e) {
+      flat.push_back(r->user[e] * n2 + r->item[e]);
+      if (weighted) weight.push_back(r->value[e]);
+    }
   at::Tensor x = torch::zeros({n1 * n2}, torch::TensorOptions().dtype(torch::kDouble).device(device));
-  if (!flat.empty()) x.index_fill_(0, torch::tensor(flat, torch::kLong).to(device), 1.0);
+  if (flat.empty()) return x.view({n1, n2});
+  const at::Tensor at = torch::tensor(flat, torch::kLong).to(device);
+  if (weighted)
+    x.index_put_({at}, torch::tensor(weight, torch::kDouble).to(device));
+  else
+    x.index_fill_(0, at, 1.0);
   return x.view({n1, n2});
 }
 
@@ -71,7 +82,7 @@ void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, dou
                               bool keep_weights) {
   torch::NoGradGuard no_grad;
   const at::Device device = scores_.device();
-  const at::Tensor x = interactions(n1_, n2_, ratings, device);
+  const at::Tensor x = interactions(n1_, n2_, ratings, device, weighted_);
   if (keeps_item_weights() && keep_weights) {
     const at::Tensor w = item_weights(x, setting);
     scores_.copy_(torch::mm(x, w));
@@ -186,6 +197,7 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
                                     const std::function<void(const std::string&)>& log) {
   ClosedFormFit out;
   const auto t0 = std::chrono::steady_clock::now();
+  weighted_ = ds.feedback == "counts";
   prepare(ds, device);
   const std::vector<double> candidates = settings();
   double best = candidates.front(), best_ndcg = -1;

@@ -80,7 +80,8 @@ class InteractionModel : public DampedBiasModel, public ExplainsScores {
   /// Scores and biases from `ratings` with the setting; W too where the kind keeps it and
   /// `keep_weights` (the final fit; a candidate's is scored on validation alone).
   void fit_on(const std::vector<const RatingList*>& ratings, double setting, bool keep_weights);
-  at::Tensor scores_;  // [n1, n2] float: X W of the final fit
+  at::Tensor scores_;      // [n1, n2] float: X W of the final fit
+  bool weighted_ = false;  // X holds data.feedback = counts' weights (set by fit from the data)
   // [trained n2, n2] float: W of the final fit where keeps_item_weights(), else no rows.
   // Registered with no rows: a directory written before W was kept loads without it.
   at::Tensor item_weights_;

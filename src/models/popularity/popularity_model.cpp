@@ -42,18 +42,19 @@ ScoreTerms PopularityModel::score_terms(int64_t user, int64_t item, const Datase
   out.method = "popularity: score = the number of ratings of the item (training and validation)";
   for (const RatingList* list : {&ds.train, &ds.validation})
     for (size_t e = 0; e < list->size(); ++e)
-      if (list->item[e] == item) out.terms.push_back({list->user[e], item, 1.0, ""});
+      if (list->item[e] == item)
+        out.terms.push_back({list->user[e], item, ds.feedback == "counts" ? list->value[e] : 1.0, ""});
   out.score = counts_[item].item<double>();
   return out;
 }
 
-void PopularityModel::count(const std::vector<const RatingList*>& ratings) {
+void PopularityModel::count(const std::vector<const RatingList*>& ratings, bool weighted) {
   const int64_t n2 = counts_.size(0);
   std::vector<float> count(static_cast<size_t>(n2), 0.0f);
   std::vector<double> sum(static_cast<size_t>(n2), 0.0);
   for (const RatingList* r : ratings)
     for (size_t e = 0; e < r->size(); ++e) {
-      count[static_cast<size_t>(r->item[e])] += 1.0f;
+      count[static_cast<size_t>(r->item[e])] += weighted ? r->value[e] : 1.0f;
       sum[static_cast<size_t>(r->item[e])] += r->value[e];
     }
   const float mu = mu_.item<float>();
@@ -71,7 +72,7 @@ ClosedFormFit PopularityModel::fit(const Dataset& ds, const at::Device&,
   auto predictions = [&](const RatingList& list) {
     return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, item_mean_.device());
   };
-  count({&ds.train});
+  count({&ds.train}, ds.feedback == "counts");
   if (!ds.validation.empty()) {
     out.val_predictions = predictions(ds.validation);
     // Its validation ranking, as the other ranking kinds report theirs: what train.ranker =
@@ -81,7 +82,7 @@ ClosedFormFit PopularityModel::fit(const Dataset& ds, const at::Device&,
       out.metrics["val_ndcg@10"] =
           probe.figure([&](const at::Tensor& b) { return score_items(b, counts_.size(0)); }, "ndcg@10");
   }
-  count({&ds.train, &ds.validation});
+  count({&ds.train, &ds.validation}, ds.feedback == "counts");
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
   const int64_t rated = (counts_ > 0).sum().item<int64_t>();
   out.details["items_rated"] = rated;

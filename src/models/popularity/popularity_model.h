@@ -34,7 +34,9 @@ class PopularityModel : public RatingModel, public ExplainsScores {
   ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) override;
 
   /// Counts and mean ratings of the items from `ratings` (the final state of fit()).
-  void count(const std::vector<const RatingList*>& ratings);
+  /// `weighted` (data.feedback = counts, data/feedback.h): each interaction adds its weight
+  /// log(1 + count) instead of 1.
+  void count(const std::vector<const RatingList*>& ratings, bool weighted);
 
  private:
   at::Tensor counts_;     // [n2] float: training ratings per item

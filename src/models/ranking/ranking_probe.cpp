@@ -81,13 +81,13 @@ double RankingProbe::figure(const Scorer& score, const std::string& name) const 
 }
 
 RankingProbe validation_probe(const Dataset& ds, int64_t block_pairs, const at::Device& device) {
-  return RankingProbe(ds.validation, {&ds.train}, ds.users.count, ds.items.count,
-                      eval::default_relevant_min(ds.rating_min, ds.rating_max), 10, block_pairs, device);
+  return RankingProbe(ds.validation, {&ds.train}, ds.users.count, ds.items.count, eval::relevant_min_of(ds),
+                      10, block_pairs, device);
 }
 
 RankingProbe test_probe(const Dataset& ds, int64_t block_pairs, const at::Device& device) {
   return RankingProbe(ds.test, {&ds.train, &ds.validation}, ds.users.count, ds.items.count,
-                      eval::default_relevant_min(ds.rating_min, ds.rating_max), 10, block_pairs, device);
+                      eval::relevant_min_of(ds), 10, block_pairs, device);
 }
 
 }  // namespace symgnn::models

@@ -1,0 +1,154 @@
+// Interactions end to end (data.feedback, data/feedback.h; fit/implicit_feedback.h): a file
+// of user, item pairs trains the kinds that rank and gives the lists the same pairs give as
+// ratings; the default fits popularity in place of a rating kind and lets train.ranker =
+// auto choose the lists, reports no rating error, and predict refuses; counts weight the
+// interactions log(1 + count).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/test_support.h"
+#include "symgnn/config.h"
+#include "symgnn/error.h"
+#include "symgnn/fit.h"
+#include "symgnn/recommend.h"
+#include "symgnn/trained_model.h"
+
+namespace st = symgnn::testing;
+
+namespace {
+
+/// 80 users x 60 items in 3 tastes: a user rates about a third of their taste's items 4-5 and
+/// a few others 1-2. Written as ratings (user,item,rating) and as the same pairs
+/// (user,item), line for line.
+struct Files {
+  std::string ratings, pairs;
+};
+
+Files write_taste_files(const std::string& dir) {
+  uint64_t state = 11;
+  const auto draw = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  std::string ratings = "user,item,rating\n", pairs = "user,item\n";
+  for (int u = 0; u < 80; ++u)
+    for (int i = 0; i < 60; ++i) {
+      const bool taste = u % 3 == i % 3;
+      if (draw() > (taste ? 0.35 : 0.05)) continue;
+      const std::string ids = "u" + std::to_string(u) + ",i" + std::to_string(i);
+      ratings += ids + "," + std::to_string(taste ? 4 + (u + i) % 2 : 1 + (u + i) % 2) + "\n";
+      pairs += ids + "\n";
+    }
+  return {st::write_file(dir, "ratings.csv", ratings), st::write_file(dir, "pairs.csv", pairs)};
+}
+
+symgnn::RunConfig config_on(const std::string& path, const std::string& preset = "recommended") {
+  symgnn::RunConfig cfg = symgnn::preset_config(preset);
+  cfg.data.source = path;
+  cfg.data.test_fraction = 0.15;
+  cfg.data.val_fraction = 0.1;
+  cfg.train.threads = 1;
+  return cfg;
+}
+
+std::vector<std::vector<int64_t>> all_lists(const symgnn::TrainedModel& m) {
+  std::vector<int64_t> users;
+  for (int64_t u = 0; u < m.users(); ++u) users.push_back(u);
+  std::vector<std::vector<int64_t>> out;
+  for (const symgnn::UserRecommendations& r : symgnn::recommend(m, users, {})) out.push_back(r.items);
+  return out;
+}
+
+/// EASE at one penalty on `cfg`'s source.
+symgnn::FitResult fit_ease(symgnn::RunConfig cfg) {
+  cfg.model = "ease";
+  cfg.ease.lambdas = "50";
+  cfg.train.ranker = "none";
+  return symgnn::fit(cfg, {});
+}
+
+}  // namespace
+
+// The same pairs read as interactions give EASE's lists of the ratings: EASE reads binary
+// interactions either way, and the splits are the same.
+TEST(ImplicitFeedback, PairsGiveTheEaseListsOfTheRatings) {
+  const Files f = write_taste_files(st::scratch_dir("implicit_ease"));
+  const symgnn::FitResult rated = fit_ease(config_on(f.ratings));
+  const symgnn::FitResult clicked = fit_ease(config_on(f.pairs));
+  EXPECT_EQ(clicked.model->dataset().feedback, "implicit");
+  EXPECT_EQ(all_lists(*clicked.model), all_lists(*rated.model));
+  // Every held-out pair is relevant: as many judged users as test users with a pair.
+  EXPECT_TRUE(std::isfinite(clicked.metrics.mean("test_ndcg@10")));
+}
+
+// MovieLens-100K read as implicit (data.feedback = implicit: every rating >= 1 an interaction)
+// gives the EASE lists of its ratings.
+TEST(ImplicitFeedback, MovieLensAsInteractionsGivesTheEaseListsOfItsRatings) {
+  SYMGNN_REQUIRE_DATA("ml-100k/u.data");
+  symgnn::RunConfig cfg = config_on(st::data_dir() + "/ml-100k");
+  cfg.data.split = "u1";
+  cfg.train.threads = 2;
+  const symgnn::FitResult rated = fit_ease(cfg);
+  cfg.data.feedback = "implicit";
+  const symgnn::FitResult clicked = fit_ease(cfg);
+  EXPECT_EQ(clicked.model->dataset().train.size(), rated.model->dataset().train.size());
+  EXPECT_EQ(all_lists(*clicked.model), all_lists(*rated.model));
+}
+
+// The default on pairs: popularity stands in for the rating model, train.ranker = auto
+// chooses the lists on validation, the summary names no rating error, predict refuses.
+TEST(ImplicitFeedback, TheDefaultRanksAndReportsNoRatingError) {
+  const std::string dir = st::scratch_dir("implicit_default");
+  const Files f = write_taste_files(dir);
+  symgnn::FitOptions o;
+  o.out_dir = dir + "/model";
+  const symgnn::FitResult r = symgnn::fit(config_on(f.pairs), o);
+  ASSERT_TRUE(r.model);
+  EXPECT_EQ(r.model->name(), "popularity");
+  EXPECT_FALSE(r.model->ranker().empty());
+  bool said = false;
+  for (const std::string& line : r.summary) {
+    EXPECT_EQ(line.find("RMSE"), std::string::npos) << line;
+    said = said || line.find("data.feedback = implicit") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  EXPECT_TRUE(std::isfinite(r.metrics.mean("test_ndcg@10")));
+  EXPECT_FALSE(std::isfinite(r.metrics.mean("test_rmse")));  // metrics.json: null
+  EXPECT_FALSE(std::isfinite(r.metrics.mean("val_rmse")));
+  std::string out;
+  ASSERT_EQ(st::run_symgnn("evaluate --model " + o.out_dir, &out), 0) << out;
+  EXPECT_NE(out.find("relevant = every test interaction"), std::string::npos) << out;
+  EXPECT_EQ(out.find("RMSE"), std::string::npos) << out;
+  const std::string pairs = st::write_file(dir, "ask.csv", "u1,i4\n");
+  ASSERT_EQ(st::run_symgnn("predict --model " + o.out_dir + " --pairs " + pairs, &out), 2) << out;
+  EXPECT_NE(out.find("predicts no rating"), std::string::npos) << out;
+}
+
+// Counts weight popularity's sums (and EASE's X) by log(1 + count): two heavy users of item b
+// outweigh three light users of item a, which wins where each is one interaction.
+TEST(ImplicitFeedback, CountsChangeTheWeightsAsDocumented) {
+  const std::string dir = st::scratch_dir("implicit_counts");
+  std::string text = "user,item,plays\n";
+  for (int u = 0; u < 3; ++u) text += "u" + std::to_string(u) + ",a,1\n";
+  for (int u = 3; u < 5; ++u) text += "u" + std::to_string(u) + ",b,100\n";
+  for (int u = 0; u < 8; ++u) text += "u" + std::to_string(u) + ",c" + std::to_string(u) + ",1\n";
+  const std::string path = st::write_file(dir, "plays.csv", text);
+  const auto top_for_newcomer = [&](const std::string& feedback) {
+    symgnn::RunConfig cfg = config_on(path, "paper");
+    cfg.model = "popularity";
+    cfg.train.ranker = "none";
+    cfg.data.feedback = feedback;
+    cfg.data.test_fraction = 0.0;
+    cfg.data.val_fraction = 0.0;
+    const symgnn::FitResult r = symgnn::fit(cfg, {});
+    // User u7 rated neither a nor b: popularity's first item for them.
+    const int64_t u7 = r.model->dataset().users.count - 1;
+    const std::vector<symgnn::UserRecommendations> lists = symgnn::recommend(*r.model, {u7}, {});
+    return r.model->dataset().items.ids[static_cast<size_t>(lists.front().items.front())];
+  };
+  EXPECT_EQ(top_for_newcomer("implicit"), "a");  // 3 interactions against 2
+  EXPECT_EQ(top_for_newcomer("counts"), "b");    // 2 log(101) = 9.2 against 3 log(2) = 2.1
+}
