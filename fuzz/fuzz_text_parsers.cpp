@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <set>
 #include <string>
 
 #include "data/parsers.h"
@@ -69,6 +70,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (unknown.user.size() != unknown.size() || unknown.item.size() != unknown.size()) std::abort();
   });
 
+  // Interactions (data.feedback, data/feedback.h): pairs and counts, repeats merged; every
+  // pair once in the output, every count positive.
+  for (const char* feedback : {"implicit", "counts"})
+    guarded([&] {
+      IdIndex u, i;
+      PairRegistry seen;
+      symgnn::RatingList out;
+      RatingIndexer indexer("fuzz.clicks", u, i, true, seen, out);
+      indexer.merge_repeats(std::string(feedback) == "counts");
+      LineReader in(std::string_view(text), "fuzz.clicks", true);
+      read_ratings(in, [&](const RawRating& r) { indexer.add(r); }, feedback);
+      indexer.finish();
+      std::set<std::pair<int64_t, int64_t>> pairs;
+      for (size_t e = 0; e < out.size(); ++e)
+        if (!pairs.emplace(out.user[e], out.item[e]).second || !(out.value[e] > 0)) std::abort();
+    });
   guarded([&] {
     PairRegistry seen;
     parse_movielens_ratings(text, "u.data", Delimiter::Tab, 943, 1682, seen);

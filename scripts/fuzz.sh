@@ -28,7 +28,7 @@ util=("$root/src/util/checksum.cpp" "$root/src/util/atomic_file.cpp" "$root/src/
       "$root/src/util/strings.cpp" "$root/src/util/text.cpp")
 data=("$root/src/data/text_reader.cpp" "$root/src/data/ratings_csv.cpp" "$root/src/data/movielens.cpp"
       "$root/src/data/random_split.cpp" "$root/src/data/prediction_file.cpp" "$root/src/data/time_split.cpp"
-      "$root/src/data/id_rule.cpp")
+      "$root/src/data/id_rule.cpp" "$root/src/data/feedback.cpp")
 hdf5_cflags=$(pkg-config --cflags hdf5 2>/dev/null || echo -I/usr/include/hdf5/serial)
 hdf5_libs=$(pkg-config --libs hdf5 2>/dev/null || echo "-L/usr/lib/x86_64-linux-gnu/hdf5/serial -lhdf5")
 
