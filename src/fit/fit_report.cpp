@@ -46,7 +46,7 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
   // Test ratings of ids the model never saw rated, reported apart (infer/unseen_test.h), as
   // `evaluate` reports them: by the training ratings of the model saved (the retrain
   // protocol's has the validation ratings among them).
-  if (f.test_predictions.defined() && !ds.test.empty()) {
+  if (f.test_predictions.defined() && !ds.test.empty() && !ds.implicit()) {
     const UnseenTestReport u = infer::report_unseen(f.result.model ? f.result.model->dataset() : ds,
                                                     values(f.test_predictions), cfg.data.unknown_test);
     if (const std::string line = infer::describe(u); !line.empty()) {
@@ -89,9 +89,11 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
   if (ranker.model) {
     f.result.metrics.figures["ranker"] = ranker.record;
     f.result.summary.insert(f.result.summary.end(), ranker.summary.begin(), ranker.summary.end());
-    f.result.summary.push_back("recommend and evaluate rank by the " + ranker.model->name() + " ranker in " +
-                               (o.out_dir.empty() ? std::string("memory") : infer::ranker_dir(o.out_dir)) +
-                               "; predictions come from " + f.result.model->name());
+    f.result.summary.push_back(
+        "recommend and evaluate rank by the " + ranker.model->name() + " ranker in " +
+        (o.out_dir.empty() ? std::string("memory") : infer::ranker_dir(o.out_dir)) +
+        (ds.implicit() ? std::string("; no rating is predicted (data.feedback = ") + ds.feedback + ")"
+                       : "; predictions come from " + f.result.model->name()));
   }
 }
 
