@@ -78,9 +78,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       PairRegistry seen;
       symgnn::RatingList out;
       RatingIndexer indexer("fuzz.clicks", u, i, true, seen, out);
-      indexer.merge_repeats(std::string(feedback) == "counts");
+      indexer.merge_repeats(feedback);
       LineReader in(std::string_view(text), "fuzz.clicks", true);
-      read_ratings(in, [&](const RawRating& r) { indexer.add(r); }, feedback);
+      read_ratings(
+          in, [&](const RawRating& r) { indexer.add(r); }, feedback);
       indexer.finish();
       std::set<std::pair<int64_t, int64_t>> pairs;
       for (size_t e = 0; e < out.size(); ++e)

@@ -60,6 +60,10 @@ at::Tensor spmm(const SparseMatrix& a, const at::Tensor& x);
 /// (degree 0) get a zero row and column, never NaN. GraphOrigin::Identity gives I.
 SparseMatrix normalized_adjacency(const NodeSet& side);
 
+/// Whether the models read the identity on `side`: it has no graph, the identity, or a user
+/// graph kept for the lists and the people alone (NodeSet::links_only).
+bool models_read_identity(const NodeSet& side);
+
 /// Symmetric k-NN graph over the rows of x (n x d, float): each node links to its k most
 /// cosine-similar other nodes, and the union of both directions is kept (weight 1).
 /// Zero rows have similarity 0 to everything. Computed in row blocks of at most

@@ -139,7 +139,10 @@ class Model:
     @property
     def feedback(self):
         """What the training values were (data.feedback): 'ratings', 'implicit' or 'counts'."""
-        return self.config().get("data.feedback", "ratings").replace("auto", "ratings")
+        # Read once: predict asks on every call, and the config is parsed from its text.
+        if self.__dict__.get("_feedback") is None:
+            self._feedback = self.config().get("data.feedback", "ratings").replace("auto", "ratings")
+        return self._feedback
 
     def _refuse_interactions(self, what):
         if self.feedback != "ratings":

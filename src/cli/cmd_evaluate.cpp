@@ -304,7 +304,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
   // The bias baseline beside the RMSE (models/baseline/baseline_figures.h), on the same data.
   const RunConfig& cfg = model.config();
   std::optional<models::BaselineFigures> baseline;
-  if (models::shows_bias_baseline(cfg) && !implicit) {
+  if (models::shows_bias_baseline(cfg)) {
     baseline = models::baseline_figures(model.dataset(), cfg.baseline);
     os << models::describe(*baseline) << "\n";
   }

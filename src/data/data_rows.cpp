@@ -129,7 +129,7 @@ Dataset load_rows(const DataRows& rows, const DataConfig& cfg, bool need_test) {
   // their repeated pairs as a file's do (data/feedback.h).
   const std::string feedback = cfg.feedback == "auto" ? "ratings" : cfg.feedback;
   data::RatingIndexer train_indexer(set + " ratings", users, items, true, seen, all);
-  if (feedback != "ratings") train_indexer.merge_repeats(feedback == "counts");
+  train_indexer.merge_repeats(feedback);
   rows_index(rows.users, rows.items, rows.ratings, &rows.times, set + " ratings", train_indexer, all, &times);
 
   const bool drop_loops = cfg.graph_self_loops == "drop";
@@ -143,7 +143,7 @@ Dataset load_rows(const DataRows& rows, const DataConfig& cfg, bool need_test) {
     const bool keep_unknown = cfg.unknown_test != "error";
     data::RatingIndexer test_indexer(name, users, items, false, seen, ds.test,
                                      keep_unknown ? &ds.test_unknown : nullptr);
-    if (feedback != "ratings") test_indexer.merge_repeats(feedback == "counts");
+    test_indexer.merge_repeats(feedback);
     rows_index(rows.test_users, rows.test_items, rows.test_ratings, nullptr, name, test_indexer, ds.test,
                nullptr);
     if (ds.test.empty() && !ds.test_unknown.empty())

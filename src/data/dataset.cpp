@@ -161,6 +161,9 @@ Dataset load_dataset(const DataConfig& cfg, bool need_test) {
   if (!cfg.split_time.empty() && cfg.split != "temporal")
     throw ConfigError("data.split_time = " + data::quote(cfg.split_time) +
                       " is the cut-off of data.split = temporal, and data.split is " + cfg.split);
+  // data.feedback resolved once: auto reads a ratings file's first line (data/feedback.h).
+  DataConfig resolved = cfg;
+  resolved.feedback = data::resolved_feedback(cfg);
   Dataset ds;
   if (src == "synthetic") {
     ds = data::make_synthetic(cfg);
@@ -178,11 +181,11 @@ Dataset load_dataset(const DataConfig& cfg, bool need_test) {
     } else if (fs::path(src).extension() == ".mat") {
       ds = data::load_mat_v73(src, cfg);
     } else {
-      ds = data::load_ratings_file(src, cfg);
+      ds = data::load_ratings_file(src, resolved);
     }
   }
   ds.source = src;
-  data::apply_feedback(ds, data::resolved_feedback(cfg), src);
+  data::apply_feedback(ds, resolved.feedback, src);
   if (data::is_time_split(cfg.split) && ds.time_split.split.empty())  // a source with a given split
     throw DataError(src + ": data.split = " + cfg.split +
                     " needs the ratings' times, which this source does not have (a ratings CSV with a 4th "

@@ -7,12 +7,12 @@
 ///   ratings   the value is a rating to predict (unchanged);
 ///   implicit  every value is 1: an interaction (a pair given twice is one interaction);
 ///   counts    the value is w = log(1 + c), c the pair's count summed over its rows: a
-///             confidence weight, as implicit's ALS damps raw counts. The closed-form rankers
-///             read w where they read a binary interaction (EASE's and the binary Sylvester
-///             kind's X, ItemKNN's rows, popularity's sums); the item-based ranker and the
-///             networks' ranking objectives read the interactions alone.
+///             confidence weight, as implicit's ALS damps raw counts. EASE's and the binary
+///             Sylvester kind's X and popularity's sums read w where they read a binary
+///             interaction; ItemKNN, the item-based ranker and the networks' ranking
+///             objectives read the interactions alone.
 ///
-/// Under implicit and counts every held-out interaction is relevant (eval::relevant_min)
+/// Under implicit and counts every held-out interaction is relevant (eval::relevant_min_of)
 /// and no rating error is reported.
 #pragma once
 

@@ -94,10 +94,11 @@ class RatingIndexer {
   void add(const RawRating& r);
   /// Throws the file's first unknown id or duplicate pair, if any.
   void finish();
-  /// Interactions (data.feedback = implicit or counts): a pair given again within this
-  /// indexer's rows is the same interaction, not an error; its value is added to the
-  /// first's where `sum` (counts), else dropped. Pairs repeated across files still are errors.
-  void merge_repeats(bool sum);
+  /// Interactions (`feedback`, data.feedback resolved: implicit or counts): a pair given
+  /// again within this indexer's rows is the same interaction, not an error; its value is
+  /// added to the first's under counts, else dropped. Pairs repeated across files still are
+  /// errors. Ratings: nothing changes.
+  void merge_repeats(const std::string& feedback);
 
  private:
   std::string name_;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "data/time_split.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 
@@ -27,7 +28,7 @@ void portable_shuffle(std::vector<T>& v, std::mt19937_64& rng) {
 /// Whether cfg asks for no test split: data.test_fraction = 0 where the test is drawn at
 /// random (the time-aware splits and given splits keep theirs), so every rating trains.
 inline bool holds_out_no_test(const DataConfig& cfg) {
-  return cfg.test_fraction <= 0.0 && cfg.split != "temporal" && cfg.split != "leave_last_out";
+  return cfg.test_fraction <= 0.0 && !is_time_split(cfg.split);
 }
 
 /// Moves round(fraction * n) ratings, drawn with `seed`, to `test` (at least one rating stays

@@ -239,9 +239,9 @@ void RatingIndexer::add(const RawRating& r) {
   out_.add(u, i, static_cast<float>(r.value));
 }
 
-void RatingIndexer::merge_repeats(bool sum) {
-  merge_ = true;
-  sum_ = sum;
+void RatingIndexer::merge_repeats(const std::string& feedback) {
+  merge_ = feedback != "ratings";
+  sum_ = feedback == "counts";
 }
 
 void RatingIndexer::finish() {
@@ -592,7 +592,7 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
   // counts summed; load_dataset makes the values what data.feedback says.
   const std::string feedback = resolved_feedback(cfg);
   RatingIndexer train_indexer(path, users, items, true, seen, all);
-  if (feedback != "ratings") train_indexer.merge_repeats(feedback == "counts");
+  train_indexer.merge_repeats(feedback);
   std::vector<double> times;  // of `all`, where the file has them
   stream_ratings(path, train_indexer, all, seen, ec ? 0.0 : test_bytes, feedback, &times);
 
@@ -625,7 +625,7 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
     const bool keep_unknown = cfg.unknown_test != "error";
     RatingIndexer test_indexer(cfg.test_file, users, items, false, seen, ds.test,
                                keep_unknown ? &ds.test_unknown : nullptr);
-    if (feedback != "ratings") test_indexer.merge_repeats(feedback == "counts");
+    test_indexer.merge_repeats(feedback);
     stream_ratings(cfg.test_file, test_indexer, ds.test, seen, 0.0, feedback);
     if (ds.test.empty() && !ds.test_unknown.empty())
       throw DataError(cfg.test_file, ds.test_unknown.line.front(),

@@ -57,7 +57,7 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
   // The bias baseline beside every rating figure (models/baseline/baseline_figures.h), as
   // popularity stands beside the ranking ones; on the saved model's data, as `evaluate` does.
   std::string baseline_test;
-  if (models::shows_bias_baseline(cfg) && !ds.test.empty() && !ds.implicit()) {
+  if (models::shows_bias_baseline(cfg) && !ds.test.empty()) {
     const models::BaselineFigures b =
         models::baseline_figures(f.result.model ? f.result.model->dataset() : ds, cfg.baseline);
     f.result.summary.push_back(models::describe(b));

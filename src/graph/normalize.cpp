@@ -18,10 +18,14 @@
 
 namespace symgnn::graph {
 
+bool models_read_identity(const NodeSet& side) {
+  return side.graph_origin == GraphOrigin::Identity || side.graph_origin == GraphOrigin::None ||
+         side.links_only;
+}
+
 SparseMatrix normalized_adjacency(const NodeSet& side) {
   const int64_t n = side.count;
-  if (side.graph_origin == GraphOrigin::Identity || side.graph_origin == GraphOrigin::None || side.links_only)
-    return identity(n);
+  if (models_read_identity(side)) return identity(n);
 
   const EdgeList& g = side.graph;
   const size_t m = g.size();

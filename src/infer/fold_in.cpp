@@ -18,6 +18,7 @@
 #include "infer/ranker_graph_term.h"
 #include "models/closed_form/interaction_model.h"
 #include "symgnn/error.h"
+#include "symgnn/graph.h"
 #include "symgnn/model.h"
 #include "symgnn/model_kinds.h"
 #include "symgnn/trained_model.h"
@@ -33,8 +34,7 @@ namespace {
 bool new_user_row(const TrainedModel& model, const NewNodes& nodes, const std::string& id,
                   models::UserFold& f) {
   const NodeSet& users = model.dataset().users;
-  if (users.graph_origin == GraphOrigin::Identity || users.graph_origin == GraphOrigin::None ||
-      users.links_only) {
+  if (graph::models_read_identity(users)) {
     f.identity_row = true;
     return nodes.user_edge_rows.empty();
   }

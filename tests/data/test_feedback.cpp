@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "common/test_support.h"
 #include "data/feedback.h"
@@ -33,6 +34,17 @@ symgnn::DataConfig config_of(const std::string& path, const std::string& feedbac
   cfg.test_fraction = 0.2;
   cfg.val_fraction = 0.1;
   return cfg;
+}
+
+/// load_dataset(cfg) refuses with a DataError whose message holds each of `parts`.
+void expect_refused(const symgnn::DataConfig& cfg, const std::vector<std::string>& parts) {
+  try {
+    symgnn::load_dataset(cfg);
+    FAIL() << cfg.source << " was accepted";
+  } catch (const symgnn::DataError& e) {
+    for (const std::string& part : parts)
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
 }
 
 size_t interactions(const symgnn::Dataset& ds) {
@@ -102,25 +114,13 @@ TEST(Feedback, CountsAreSummedThenWeightedLogOnePlusCount) {
   }
   EXPECT_NEAR(symgnn::eval::relevant_min_of(ds), std::log1p(2.0), 1e-6);
 
-  const std::string bad = st::write_file(dir, "bad.csv", "u0,i0,3\nu0,i1,0\n");
-  try {
-    symgnn::load_dataset(config_of(bad, "counts"));
-    FAIL() << "a count of 0 was accepted";
-  } catch (const symgnn::DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.csv:2"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("not positive"), std::string::npos) << e.what();
-  }
+  expect_refused(config_of(st::write_file(dir, "bad.csv", "u0,i0,3\nu0,i1,0\n"), "counts"),
+                 {"bad.csv:2", "not positive"});
 }
 
 // A ratings file of two columns where ratings are asked names the way out.
 TEST(Feedback, PairsGivenAsRatingsSayWhatTheyAre) {
   const std::string dir = st::scratch_dir("feedback_refused");
-  const std::string path = st::write_file(dir, "clicks.csv", pairs_text("", "", false));
-  try {
-    symgnn::load_dataset(config_of(path, "ratings"));
-    FAIL() << "pairs were read as ratings";
-  } catch (const symgnn::DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("clicks.csv:1"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("data.feedback = implicit"), std::string::npos) << e.what();
-  }
+  expect_refused(config_of(st::write_file(dir, "clicks.csv", pairs_text("", "", false)), "ratings"),
+                 {"clicks.csv:1", "data.feedback = implicit"});
 }

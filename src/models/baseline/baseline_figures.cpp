@@ -14,7 +14,8 @@
 namespace symgnn::models {
 
 bool shows_bias_baseline(const RunConfig& cfg) {
-  return cfg.model != "baseline" && kind_serves(model_kind(cfg.model), "rating");
+  const bool ratings = cfg.data.feedback == "auto" || cfg.data.feedback == "ratings";
+  return ratings && cfg.model != "baseline" && kind_serves(model_kind(cfg.model), "rating");
 }
 
 BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg) {

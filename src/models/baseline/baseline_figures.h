@@ -24,7 +24,9 @@ BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg);
 
 /// Whether a run of `cfg` shows the bias baseline beside its RMSE: every kind that predicts
 /// ratings (whatever its training objective: a ranking-trained low-rank model still prints
-/// an RMSE), except the baseline itself. train's summary and `symgnn evaluate` both ask here.
+/// an RMSE), except the baseline itself, and none on interactions (data.feedback = implicit
+/// or counts, data/feedback.h: no rating is predicted). train's summary and `symgnn
+/// evaluate` both ask here.
 bool shows_bias_baseline(const RunConfig& cfg);
 
 /// "bias baseline (mu + b_u + b_i, model = baseline): test RMSE 0.9441, MAE 0.7470"
