@@ -300,7 +300,7 @@ int run_evaluate(const EvaluateCliOptions& o) {
     beyond_table(os, e);
   };
   table(ev);
-  if (const std::string line = infer::describe(ev.unseen); !line.empty() && !implicit) os << line << "\n";
+  if (const std::string line = infer::describe(ev.unseen); !line.empty()) os << line << "\n";
   // The bias baseline beside the RMSE (models/baseline/baseline_figures.h), on the same data.
   const RunConfig& cfg = model.config();
   std::optional<models::BaselineFigures> baseline;

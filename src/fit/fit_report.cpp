@@ -46,7 +46,7 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
   // Test ratings of ids the model never saw rated, reported apart (infer/unseen_test.h), as
   // `evaluate` reports them: by the training ratings of the model saved (the retrain
   // protocol's has the validation ratings among them).
-  if (f.test_predictions.defined() && !ds.test.empty() && !ds.implicit()) {
+  if (f.test_predictions.defined() && !ds.test.empty()) {
     const UnseenTestReport u = infer::report_unseen(f.result.model ? f.result.model->dataset() : ds,
                                                     values(f.test_predictions), cfg.data.unknown_test);
     if (const std::string line = infer::describe(u); !line.empty()) {

@@ -253,7 +253,8 @@ Evaluation evaluate_with(const TrainedModel& model, const EvaluateOptions& opts,
   const RatingList& test = model.dataset().test;
   Evaluation ev;
   ev.test_ratings = static_cast<int64_t>(test.size());
-  eval::add_errors(ev.errors, "", eval::differences(pred, test.value));
+  // Interactions (data/feedback.h) have no rating error: the lists' figures alone.
+  if (!model.dataset().implicit()) eval::add_errors(ev.errors, "", eval::differences(pred, test.value));
   const std::string& policy = opts.unknown.empty() ? model.config().data.unknown_test : opts.unknown;
   ev.unseen = infer::report_unseen(model.dataset(), std::vector<double>(pred.begin(), pred.end()), policy);
   ev.relevant_min =

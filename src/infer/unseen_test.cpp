@@ -47,6 +47,7 @@ float Fallback::operator()(int64_t user, int64_t item) const {
 UnseenTestReport report_unseen(const Dataset& ds, const std::vector<double>& pred,
                                const std::string& policy) {
   UnseenTestReport r;
+  if (ds.implicit()) return r;  // interactions (data/feedback.h): no rating predicted, none wrong
   r.test = static_cast<int64_t>(ds.test.size());
   r.unknown = static_cast<int64_t>(ds.test_unknown.size());
   r.fallback = policy;

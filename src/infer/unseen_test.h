@@ -35,7 +35,8 @@ class Fallback {
 
 /// The report for `ds` given the model's prediction of each ds.test rating (`pred`; clipped
 /// to the rating range here, as scores are) and the fallback `policy` for ds.test_unknown
-/// (its global mean: that of ds.train, as the models' own).
+/// (its global mean: that of ds.train, as the models' own). Empty on interactions
+/// (data.feedback = implicit or counts): no rating is predicted.
 UnseenTestReport report_unseen(const Dataset& ds, const std::vector<double>& pred, const std::string& policy);
 
 /// One line for a summary ("test: 12 of 1000 ratings name a user or item without training

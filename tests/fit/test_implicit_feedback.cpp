@@ -119,9 +119,13 @@ TEST(ImplicitFeedback, TheDefaultRanksAndReportsNoRatingError) {
   EXPECT_FALSE(std::isfinite(r.metrics.mean("test_rmse")));  // metrics.json: null
   EXPECT_FALSE(std::isfinite(r.metrics.mean("val_rmse")));
   std::string out;
-  ASSERT_EQ(st::run_symgnn("evaluate --model " + o.out_dir, &out), 0) << out;
+  ASSERT_EQ(st::run_symgnn("evaluate --model " + o.out_dir + " --json " + dir + "/evaluation.json", &out), 0)
+      << out;
   EXPECT_NE(out.find("relevant = every test interaction"), std::string::npos) << out;
   EXPECT_EQ(out.find("RMSE"), std::string::npos) << out;
+  const std::string json = st::read_file(dir + "/evaluation.json");
+  EXPECT_NE(json.find("ndcg"), std::string::npos) << json;
+  EXPECT_EQ(json.find("rmse"), std::string::npos) << json;  // nor among the unseen ids' figures
   const std::string pairs = st::write_file(dir, "ask.csv", "u1,i4\n");
   ASSERT_EQ(st::run_symgnn("predict --model " + o.out_dir + " --pairs " + pairs, &out), 2) << out;
   EXPECT_NE(out.find("predicts no rating"), std::string::npos) << out;
