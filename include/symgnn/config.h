@@ -184,6 +184,7 @@ struct BaselineConfig {
   std::string neighbour_shrinkages = "1,2,5,10,20,50,100";
   int64_t combination_folds = 5;
   int64_t knn_neighbours = 40;
+  std::string link_direction = "auto";
 
   template <class V>
   void visit(V&& v) {
@@ -197,6 +198,7 @@ struct BaselineConfig {
     v("neighbour_shrinkages", neighbour_shrinkages, "candidate shrinkages lambda of the neighbour members, sum of the neighbours' residuals / (lambda + their count), one chosen per graph on the cross-fitted folds", any());
     v("combination_folds", combination_folds, "folds of the validation ratings that the members' weights are cross-fitted on", range(2, 50));
     v("knn_neighbours", knn_neighbours, "the item k-NN member of combination = members (Koren's neighbourhood model on the baseline): the user's residuals on the knn_neighbours items most similar to the item (shrunk Pearson correlation of the residuals over their co-raters), similarity-weighted and shrunk by a lambda of neighbour_shrinkages; 0: no such member. Not tried where the co-rated pairs (sum over users of their ratings squared) pass 2e9 (models/baseline/similar_items.h)", range(0, 10000));
+    v("link_direction", link_direction, "which links of a directed graph file (a,b: a follows or trusts b) the graphs' neighbour members read: auto (out, in and both tried on the cross-fitted folds where the file gave some pair one way only), both (the symmetric graph the network reads), out (the people a user follows; an item's listed neighbours) or in (the people who follow them)", one_of("auto|both|out|in"));
   }
 };
 

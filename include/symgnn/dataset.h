@@ -92,6 +92,12 @@ struct NodeSet {
   /// models read the identity (graph::normalized_adjacency): graph.user_graph = identity over
   /// a file graph, as train.auto's graph choice sets it.
   bool links_only = false;
+  /// A graph file's rows as it gave them, where it is directed (a -> b: a follows or trusts
+  /// b; some pair given one way only): each directed edge once.
+  /// Empty where every pair was given both ways, or the graph was built. `graph` holds their
+  /// symmetric union, which the models read; the neighbour members may read one direction
+  /// (graph::directed_links, baseline.link_direction).
+  EdgeList directed;
   std::string graph_note;                // what reading its graph file left out, e.g. "2 self-loops dropped"
   FeatureMatrix features;                // side features, or empty
   std::string features_origin = "none";  // e.g. "u.user: age, gender, occupation"

@@ -64,6 +64,11 @@ SparseMatrix normalized_adjacency(const NodeSet& side);
 /// graph kept for the lists and the people alone (NodeSet::links_only).
 bool models_read_identity(const NodeSet& side);
 
+/// The links of a directed graph file as given (NodeSet::directed): n x n with 1 at (a, b)
+/// where the file gave a -> b. Undefined (no row_ptr) where the side has none to give: an
+/// undirected or built graph, or one the models do not read (models_read_identity).
+SparseMatrix directed_links(const NodeSet& side);
+
 /// Symmetric k-NN graph over the rows of x (n x d, float): each node links to its k most
 /// cosine-similar other nodes, and the union of both directions is kept (weight 1).
 /// Zero rows have similarity 0 to everything. Computed in row blocks of at most

@@ -33,10 +33,13 @@ inline constexpr int64_t kBinnedPriorClasses = 10;
 
 /// Fixed inputs of a model, derived once from the training data.
 struct ModelContext {
-  int64_t n1 = 0;             // users
-  int64_t n2 = 0;             // items
-  graph::SparseMatrix at1;    // normalised user adjacency At1 (n1 x n1)
-  graph::SparseMatrix at2;    // normalised item adjacency At2 (n2 x n2)
+  int64_t n1 = 0;           // users
+  int64_t n2 = 0;           // items
+  graph::SparseMatrix at1;  // normalised user adjacency At1 (n1 x n1)
+  graph::SparseMatrix at2;  // normalised item adjacency At2 (n2 x n2)
+  // A directed graph file's links as given (graph::directed_links), for the neighbour
+  // members' direction; undefined where the side's graph is undirected.
+  graph::SparseMatrix links1, links2;
   at::Tensor f1;              // user side features (n1 x p1), undefined when none
   at::Tensor f2;              // item side features (n2 x p2), undefined when none
   std::vector<float> levels;  // rating classes, ascending (K of them)

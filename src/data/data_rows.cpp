@@ -94,7 +94,7 @@ void rows_side(NodeSet& side, data::IdIndex& ids, bool has_graph, const std::vec
     const std::string text = rows_edges_text(edges, name);
     data::LineReader in(std::string_view(text), name, /*comments=*/false);
     data::EdgeRowsLeftOut left_out;
-    side.graph = data::read_edge_list_adding(in, ids, what, drop_loops ? &left_out : nullptr);
+    side.graph = data::read_edge_list_adding(in, ids, what, drop_loops ? &left_out : nullptr, &side.directed);
     side.graph_origin = GraphOrigin::File;
     side.graph_note = left_out.text();
   }
@@ -105,7 +105,8 @@ void rows_side(NodeSet& side, data::IdIndex& ids, bool has_graph, const std::vec
     side.features = data::read_features_adding(in, ids, what);
     side.features_origin = name + ": " + std::to_string(side.features.cols) + " columns";
   }
-  if (has_graph) side.graph.num_nodes = ids.size();  // the features may have added ids
+  if (has_graph)
+    side.graph.num_nodes = side.directed.num_nodes = ids.size();  // the features may have added ids
 }
 
 }  // namespace

@@ -20,9 +20,11 @@ namespace symgnn::data {
 namespace {
 
 // Version 2 added the test ratings of unknown ids after the test ratings, version 3 the
-// time-aware split's report at the end, version 4 data.feedback after it; version 1 to 3
-// files (without them) still load, as ratings.
-constexpr const char* kMagic = "symgnn-dataset-4\n";
+// time-aware split's report at the end, version 4 data.feedback after it, version 5 each
+// side's directed links (NodeSet::directed) after that; version 1 to 4 files (without them)
+// still load, as ratings with undirected graphs.
+constexpr const char* kMagic = "symgnn-dataset-5\n";
+constexpr const char* kMagicV4 = "symgnn-dataset-4\n";
 constexpr const char* kMagicV3 = "symgnn-dataset-3\n";
 constexpr const char* kMagicV2 = "symgnn-dataset-2\n";
 constexpr const char* kMagicV1 = "symgnn-dataset-1\n";
@@ -212,6 +214,11 @@ std::string payload_of(const Dataset& ds) {
                           t.cold_items, t.cold_user_ratings, t.later_training})
     w.u64(static_cast<uint64_t>(n));
   w.text(ds.feedback);
+  for (const NodeSet* side : {&ds.users, &ds.items}) {
+    w.vec(side->directed.src);
+    w.vec(side->directed.dst);
+    w.vec(side->directed.weight);
+  }
   return std::move(w.bytes);
 }
 
@@ -223,7 +230,9 @@ bool same(const UnknownRatings& a, const UnknownRatings& b) {
 }
 bool same_graph(const NodeSet& a, const NodeSet& b) {
   return a.graph_origin == b.graph_origin && a.graph.num_nodes == b.graph.num_nodes &&
-         a.graph.src == b.graph.src && a.graph.dst == b.graph.dst && a.graph.weight == b.graph.weight;
+         a.graph.src == b.graph.src && a.graph.dst == b.graph.dst && a.graph.weight == b.graph.weight &&
+         a.directed.src == b.directed.src && a.directed.dst == b.directed.dst &&
+         a.directed.weight == b.directed.weight;
 }
 bool same_features(const NodeSet& a, const NodeSet& b) {
   return a.features.rows == b.features.rows && a.features.cols == b.features.cols &&
@@ -249,8 +258,9 @@ Dataset parse_snapshot(const std::string& bytes, const std::string& path) {
   const bool v1 = bytes.compare(0, std::strlen(kMagicV1), kMagicV1) == 0;
   const bool v2 = bytes.compare(0, std::strlen(kMagicV2), kMagicV2) == 0;
   const bool v3 = bytes.compare(0, std::strlen(kMagicV3), kMagicV3) == 0;
-  if (!v1 && !v2 && !v3 && bytes.compare(0, std::strlen(kMagic), kMagic) != 0)
-    r.fail("no symgnn-dataset-4 header");
+  const bool v4 = bytes.compare(0, std::strlen(kMagicV4), kMagicV4) == 0;
+  if (!v1 && !v2 && !v3 && !v4 && bytes.compare(0, std::strlen(kMagic), kMagic) != 0)
+    r.fail("no symgnn-dataset-5 header");
   r.at_ = std::strlen(kMagic);
   if (r.u64() != kByteOrder) r.fail("written on a machine of another byte order");
   Dataset ds;
@@ -285,6 +295,22 @@ Dataset parse_snapshot(const std::string& bytes, const std::string& path) {
     if (ds.feedback != "ratings" && ds.feedback != "implicit" && ds.feedback != "counts")
       r.fail("unknown feedback");
   }
+  if (!v1 && !v2 && !v3 && !v4)
+    for (NodeSet* side : {&ds.users, &ds.items}) {
+      const std::string what = side == &ds.users ? "directed user links" : "directed item links";
+      EdgeList& g = side->directed;
+      g.src = r.vec<int64_t>(what.c_str());
+      g.dst = r.vec<int64_t>(what.c_str());
+      g.weight = r.vec<float>(what.c_str());
+      if (g.src.size() != g.weight.size() || g.dst.size() != g.weight.size())
+        r.fail(what + ": columns of different lengths");
+      for (size_t e = 0; e < g.size(); ++e)
+        if (g.src[e] < 0 || g.src[e] >= side->count || g.dst[e] < 0 || g.dst[e] >= side->count)
+          r.fail(what + ": a link outside the nodes");
+      if (g.size() > 0 && side->graph_origin != GraphOrigin::File)
+        r.fail(what + ": links without a graph file");
+      g.num_nodes = g.size() > 0 ? side->count : 0;
+    }
   r.expect_end();
   validate_dataset(ds, path);
   return ds;

@@ -132,15 +132,17 @@ struct EdgeRowsLeftOut {
 /// alone gets (b, a) added; both with different weights is an "asymmetric" DataError.
 /// Zero-weight edges are dropped, and exact repeats of a row. A self-loop (a, a) is a
 /// DataError naming its line unless `left_out` is given, which then counts it (and the
-/// repeats) instead (data.graph_self_loops = drop).
+/// repeats) instead (data.graph_self_loops = drop). `directed`, where given, receives the
+/// file's nonzero rows as directed edges (a -> b, each once, sorted) if some pair is given
+/// one way only, and no edge else (NodeSet::directed).
 EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side,
-                        EdgeRowsLeftOut* left_out = nullptr);
+                        EdgeRowsLeftOut* left_out = nullptr, EdgeList* directed = nullptr);
 /// read_edge_list that appends ids absent from `ids` to it (nodes without ratings, kept
 /// for cold-start) instead of refusing them.
 EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side,
-                               EdgeRowsLeftOut* left_out = nullptr);
+                               EdgeRowsLeftOut* left_out = nullptr, EdgeList* directed = nullptr);
 EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
-                              const char* side);
+                              const char* side, EdgeList* directed = nullptr);
 
 /// Side features "id,f1,f2,..." with an optional header (a first line with a non-numeric
 /// feature; its fields name the columns). Every id in `ids` needs exactly one row.

@@ -266,7 +266,8 @@ RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& n
 namespace {
 
 /// read_edge_list, appending ids absent from `ids` to it where `add_new`.
-EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new, EdgeRowsLeftOut* left_out) {
+EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new, EdgeRowsLeftOut* left_out,
+                    EdgeList* directed_out) {
   const std::string& name = in.name();
   // Each directed line as (a << 32 | b, weight, line): 16 bytes, sorted once at the end
   // instead of a tree node per edge. The key does not depend on the node count, which grows
@@ -385,6 +386,22 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
                              [](const Directed& x, const Directed& y) { return x.key == y.key; }),
                  directed.end());
   if (left_out) left_out->repeats += static_cast<int64_t>(rows - directed.size());
+  // The file's own direction, where it has one: some nonzero pair given one way only.
+  if (directed_out) {
+    *directed_out = EdgeList{};
+    directed_out->num_nodes = ids.size();
+    std::vector<uint64_t> keys;
+    keys.reserve(directed.size());
+    for (const Directed& e : directed)
+      if (e.weight != 0.0f) keys.push_back(e.key);  // sorted by key already
+    const bool one_way = std::any_of(keys.begin(), keys.end(), [&](uint64_t k) {
+      return !std::binary_search(keys.begin(), keys.end(), key_of(k & kLow, k >> 32));
+    });
+    if (one_way)
+      for (const Directed& e : directed)
+        if (e.weight != 0.0f)
+          directed_out->add(static_cast<int64_t>(e.key >> 32), static_cast<int64_t>(e.key & kLow), e.weight);
+  }
   // Both directions of every nonzero edge, each once, sorted by (src, dst). A directed file
   // (trustor, trustee: a follows b, b need not follow a) is read as the undirected graph of
   // its pairs; where both directions are given with different weights, the pair keeps the
@@ -426,19 +443,21 @@ std::string EdgeRowsLeftOut::text() const {
   return out.empty() ? out : out + " dropped";
 }
 
-EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side, EdgeRowsLeftOut* left_out) {
+EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side, EdgeRowsLeftOut* left_out,
+                        EdgeList* directed) {
   // Without add_new nothing is appended: the index stays as given.
-  return read_edges(in, const_cast<IdIndex&>(ids), side, false, left_out);
+  return read_edges(in, const_cast<IdIndex&>(ids), side, false, left_out, directed);
 }
 
-EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side, EdgeRowsLeftOut* left_out) {
-  return read_edges(in, ids, side, true, left_out);
+EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side, EdgeRowsLeftOut* left_out,
+                               EdgeList* directed) {
+  return read_edges(in, ids, side, true, left_out, directed);
 }
 
 EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
-                              const char* side) {
+                              const char* side, EdgeList* directed) {
   LineReader in(std::string_view(text), name, true);
-  return read_edge_list(in, ids, side);
+  return read_edge_list(in, ids, side, nullptr, directed);
 }
 
 namespace {
@@ -605,7 +624,7 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
     if (!graph_file.empty()) {
       LineReader in(graph_file, true);
       EdgeRowsLeftOut left_out;
-      side.graph = read_edge_list_adding(in, ids, what, drop_loops ? &left_out : nullptr);
+      side.graph = read_edge_list_adding(in, ids, what, drop_loops ? &left_out : nullptr, &side.directed);
       side.graph_origin = GraphOrigin::File;
       side.graph_note = left_out.text();
     }
@@ -614,7 +633,8 @@ Dataset load_ratings_file(const std::string& path, const DataConfig& cfg) {
       side.features = read_features_adding(in, ids, what);
       side.features_origin = features_file + ": " + std::to_string(side.features.cols) + " columns";
     }
-    if (!graph_file.empty()) side.graph.num_nodes = ids.size();  // the features may have added ids
+    if (!graph_file.empty())  // the features may have added ids
+      side.graph.num_nodes = side.directed.num_nodes = ids.size();
   };
   load_side(ds.users, users, cfg.user_graph_file, cfg.user_features_file, "user");
   load_side(ds.items, items, cfg.item_graph_file, cfg.item_features_file, "item");

@@ -30,6 +30,7 @@ std::vector<double> predictions(const models::Biases& b, const RatingList& r, fl
 struct SideMember {
   bool present = false;
   double shrinkage = 1;
+  double error = std::numeric_limits<double>::infinity();  // alone on the folds, at that shrinkage
   std::vector<double> values;
 };
 
@@ -62,7 +63,60 @@ SideMember side_member(const models::NeighbourResiduals& idx, Member which, cons
     if (mean < best) best = mean, m.shrinkage = lambda, m.values = std::move(v);
   }
   m.present = true;
+  m.error = best;
   return m;
+}
+
+/// The directions baseline.link_direction tries on a side whose directed links are `links`
+/// (undefined: an undirected graph, read both ways).
+std::vector<models::LinkDirection> directions_to_try(const std::string& policy,
+                                                     const graph::SparseMatrix& links) {
+  using models::LinkDirection;
+  if (!links.row_ptr.defined() || policy == "both") return {LinkDirection::both};
+  if (policy == "out") return {LinkDirection::out};
+  if (policy == "in") return {LinkDirection::in};
+  return {LinkDirection::both, LinkDirection::out, LinkDirection::in};
+}
+
+/// A graph's member in the direction of `directions` whose member alone predicts the
+/// residuals best on the folds (the first on ties: both before either way), set into `idx`;
+/// `tried` gets each direction's figure where the side has links ("both 0.8520, out 0.8512").
+SideMember directed_member(models::NeighbourResiduals& idx, Member which, const graph::SparseMatrix& at,
+                           const graph::SparseMatrix& links,
+                           const std::vector<models::LinkDirection>& directions, const RatingList& val,
+                           const std::vector<double>& grid, const std::vector<double>& t, int64_t folds,
+                           models::LinkDirection& chosen, std::string& tried) {
+  SideMember best;
+  chosen = directions.front();
+  for (const models::LinkDirection d : directions) {
+    const models::NeighbourGraph g = models::neighbour_graph(at, links, d);
+    if (which == Member::user_graph)
+      idx.set_user_graph(g);
+    else
+      idx.set_item_graph(g);
+    SideMember m = side_member(idx, which, val, grid, t, folds);
+    if (links.row_ptr.defined())
+      tried += std::string(tried.empty() ? "" : ", ") + models::to_string(d) + " " +
+               (m.present ? fixed(m.error, 4) : std::string("none"));
+    if (m.present && (!best.present || m.error < best.error)) best = std::move(m), chosen = d;
+  }
+  const models::NeighbourGraph g = models::neighbour_graph(at, links, chosen);
+  if (which == Member::user_graph)
+    idx.set_user_graph(g);
+  else
+    idx.set_item_graph(g);
+  return best;
+}
+
+/// A graph's member's name in the verdict and metrics.json's members.
+std::string member_name(bool user_side, models::LinkDirection d) {
+  using models::LinkDirection;
+  if (d == LinkDirection::both)
+    return user_side ? "the user graph's neighbours" : "the item graph's neighbours";
+  if (user_side)
+    return d == LinkDirection::out ? "the user graph's out-links (the people each user follows)"
+                                   : "the user graph's in-links (the people who follow each user)";
+  return d == LinkDirection::out ? "the item graph's out-links" : "the item graph's in-links";
 }
 
 /// baseline.combination = members: the members chosen on cross-fitted folds (member_selection.h).
@@ -78,16 +132,27 @@ void choose_members(BaselineGuard& g, const std::vector<double>& val_model, cons
   // The graphs the network reads, as the saved model's context holds them (both directions
   // of a directed edge, without self-loops; the identity gives a side no member).
   // The item k-NN member's neighbourhoods come from the same training residuals.
-  const models::NeighbourResiduals idx(
-      ds.train, on_train, models::neighbour_graph(graph::normalized_adjacency(ds.users)),
-      models::neighbour_graph(graph::normalized_adjacency(ds.items)), cfg.knn_neighbours);
+  // A directed graph file's member may read one direction of its links instead
+  // (baseline.link_direction), chosen on the same folds.
+  const graph::SparseMatrix at1 = graph::normalized_adjacency(ds.users),
+                            at2 = graph::normalized_adjacency(ds.items);
+  const graph::SparseMatrix links1 = graph::directed_links(ds.users),
+                            links2 = graph::directed_links(ds.items);
+  models::NeighbourResiduals idx(ds.train, on_train, models::neighbour_graph(at1),
+                                 models::neighbour_graph(at2), cfg.knn_neighbours);
   const std::vector<double> grid =
       models::parse_shrinkages(cfg.neighbour_shrinkages, "baseline.neighbour_shrinkages");
-  const SideMember user_member = side_member(idx, Member::user_graph, val, grid, t, cfg.combination_folds);
-  const SideMember item_member = side_member(idx, Member::item_graph, val, grid, t, cfg.combination_folds);
+  models::LinkDirection user_direction = models::LinkDirection::both,
+                        item_direction = models::LinkDirection::both;
+  const SideMember user_member =
+      directed_member(idx, Member::user_graph, at1, links1, directions_to_try(cfg.link_direction, links1),
+                      val, grid, t, cfg.combination_folds, user_direction, g.user_directions);
+  const SideMember item_member =
+      directed_member(idx, Member::item_graph, at2, links2, directions_to_try(cfg.link_direction, links2),
+                      val, grid, t, cfg.combination_folds, item_direction, g.item_directions);
   const SideMember knn_member = side_member(idx, Member::item_knn, val, grid, t, cfg.combination_folds);
-  if (user_member.present) columns.push_back({"the user graph's neighbours", user_member.values});
-  if (item_member.present) columns.push_back({"the item graph's neighbours", item_member.values});
+  if (user_member.present) columns.push_back({member_name(true, user_direction), user_member.values});
+  if (item_member.present) columns.push_back({member_name(false, item_direction), item_member.values});
   if (knn_member.present) columns.push_back({kKnnMemberName, knn_member.values});
   g.folds = cfg.combination_folds;
   g.selection = select_members(columns, t, cfg.combination_folds);
@@ -95,13 +160,16 @@ void choose_members(BaselineGuard& g, const std::vector<double>& val_model, cons
   g.a = g.selection.members[0].weight;
   g.b = 1 - g.a;
   size_t k = 1;
+  // A member not kept reads both ways: the saved model then has the form of one without links.
   if (user_member.present) {
     g.neighbours.user = g.selection.members[k++].weight;
     g.neighbours.user_shrinkage = user_member.shrinkage;
+    if (g.neighbours.user != 0) g.neighbours.user_direction = user_direction;
   }
   if (item_member.present) {
     g.neighbours.item = g.selection.members[k++].weight;
     g.neighbours.item_shrinkage = item_member.shrinkage;
+    if (g.neighbours.item != 0) g.neighbours.item_direction = item_direction;
   }
   if (knn_member.present) {
     g.neighbours.knn = g.selection.members[k++].weight;
@@ -209,19 +277,28 @@ std::string describe(const BaselineGuard& g) {
   if (g.mode == "members") {
     std::string form = "baseline";
     if (g.a > 0) form += " + " + fixed(g.a, 3) + " x (network - baseline)";
+    const auto links = [](models::LinkDirection d) {
+      return d == models::LinkDirection::both ? std::string("neighbours")
+                                              : std::string(models::to_string(d)) + "-links";
+    };
     if (g.neighbours.user > 0)
-      form += " + " + fixed(g.neighbours.user, 3) + " x user graph's neighbours (lambda " +
-              fixed(g.neighbours.user_shrinkage, 0) + ")";
+      form += " + " + fixed(g.neighbours.user, 3) + " x user graph's " + links(g.neighbours.user_direction) +
+              " (lambda " + fixed(g.neighbours.user_shrinkage, 0) + ")";
     if (g.neighbours.item > 0)
-      form += " + " + fixed(g.neighbours.item, 3) + " x item graph's neighbours (lambda " +
-              fixed(g.neighbours.item_shrinkage, 0) + ")";
+      form += " + " + fixed(g.neighbours.item, 3) + " x item graph's " + links(g.neighbours.item_direction) +
+              " (lambda " + fixed(g.neighbours.item_shrinkage, 0) + ")";
+    // Where a graph file is directed: each direction's member alone on the folds.
+    std::string directions;
+    if (!g.user_directions.empty()) directions += "; the user graph's links alone: " + g.user_directions;
+    if (!g.item_directions.empty()) directions += "; the item graph's links alone: " + g.item_directions;
+    if (!directions.empty()) directions += " (the baseline with each alone, mean RMSE over the folds)";
     if (g.neighbours.knn > 0)
       form += " + " + fixed(g.neighbours.knn, 3) + " x item k-NN (" + std::to_string(g.knn_neighbours) +
               " similar items, lambda " + fixed(g.neighbours.knn_shrinkage, 0) + ")";
     return "train.auto: validation " + rating_label() + " " + fixed(g.val_model, 4) + " (network), " +
            fixed(g.val_baseline_error, 4) + " (bias baseline), " + fixed(g.val_combined, 4) + " (" + form +
            "; members kept where they gain on " + std::to_string(g.folds) + " cross-fitted folds of the " +
-           std::to_string(g.val_ratings) + " validation ratings by more than their spread)";
+           std::to_string(g.val_ratings) + " validation ratings by more than their spread" + directions + ")";
   }
   const double best_single = std::min(g.val_model, g.val_baseline_error);
   return "train.auto: validation " + rating_label() + " " + fixed(g.val_model, 4) + " (model), " +
@@ -264,30 +341,38 @@ nlohmann::json guard_json(const BaselineGuard& g, double model_test, double mode
                          {"gain_alone", m.gain_alone},
                          {"gain", m.gain},
                          {"gain_spread", m.gain_spread}});
-    return {{"applied", true},
-            {"mode", "members"},
-            {"members", members},
-            {"weights",
-             {{"intercept", g.c},
-              {"model", g.a},
-              {"baseline", g.b},
-              {"user_neighbours", g.neighbours.user},
-              {"item_neighbours", g.neighbours.item},
-              {"item_knn", g.neighbours.knn}}},
-            {"neighbour_shrinkage",
-             {{"user", g.neighbours.user_shrinkage},
-              {"item", g.neighbours.item_shrinkage},
-              {"item_knn", g.neighbours.knn_shrinkage}}},
-            {"knn_neighbours", g.knn_neighbours},
-            {"folds", g.folds},
-            {"validation_ratings", g.val_ratings},
-            {val + "_model", g.val_model},
-            {val + "_baseline", g.val_baseline_error},
-            {val + "_combination", g.val_combined},
-            {val + "_combination_crossfit", g.selection.error_crossfit},
-            {"baseline_shrinkage", {{"user", g.shrinkage.user}, {"item", g.shrinkage.item}}},
-            {test + "_model", model_test},
-            {test + "_model_std", model_test_std}};
+    nlohmann::json out = {{"applied", true},
+                          {"mode", "members"},
+                          {"members", members},
+                          {"weights",
+                           {{"intercept", g.c},
+                            {"model", g.a},
+                            {"baseline", g.b},
+                            {"user_neighbours", g.neighbours.user},
+                            {"item_neighbours", g.neighbours.item},
+                            {"item_knn", g.neighbours.knn}}},
+                          {"neighbour_shrinkage",
+                           {{"user", g.neighbours.user_shrinkage},
+                            {"item", g.neighbours.item_shrinkage},
+                            {"item_knn", g.neighbours.knn_shrinkage}}},
+                          {"knn_neighbours", g.knn_neighbours},
+                          {"folds", g.folds},
+                          {"validation_ratings", g.val_ratings},
+                          {val + "_model", g.val_model},
+                          {val + "_baseline", g.val_baseline_error},
+                          {val + "_combination", g.val_combined},
+                          {val + "_combination_crossfit", g.selection.error_crossfit},
+                          {"baseline_shrinkage", {{"user", g.shrinkage.user}, {"item", g.shrinkage.item}}},
+                          {test + "_model", model_test},
+                          {test + "_model_std", model_test_std}};
+    // Where a graph file is directed: the links each graph's member reads, and each
+    // direction alone on the folds.
+    if (!g.user_directions.empty() || !g.item_directions.empty())
+      out["link_direction"] = {{"user", models::to_string(g.neighbours.user_direction)},
+                               {"item", models::to_string(g.neighbours.item_direction)},
+                               {"user_tried", g.user_directions},
+                               {"item_tried", g.item_directions}};
+    return out;
   }
   return {{"applied", true},
           {"weights", {{"intercept", g.c}, {"model", g.a}, {"baseline", g.b}}},

@@ -61,4 +61,21 @@ SparseMatrix normalized_adjacency(const NodeSet& side) {
   return from_coo(n, n, src, dst, val);
 }
 
+SparseMatrix directed_links(const NodeSet& side) {
+  const EdgeList& g = side.directed;
+  if (models_read_identity(side) || side.graph_origin != GraphOrigin::File || g.size() == 0) return {};
+  const int64_t n = side.count;
+  const auto len = static_cast<int64_t>(g.size());
+  auto src = at::empty({len}, at::kLong);
+  auto dst = at::empty({len}, at::kLong);
+  for (size_t e = 0; e < g.size(); ++e) {
+    if (g.src[e] < 0 || g.src[e] >= n || g.dst[e] < 0 || g.dst[e] >= n)
+      throw DataError("directed link " + std::to_string(e) + " (" + std::to_string(g.src[e]) + ", " +
+                      std::to_string(g.dst[e]) + ") outside the " + std::to_string(n) + " nodes");
+    src.data_ptr<int64_t>()[e] = g.src[e];
+    dst.data_ptr<int64_t>()[e] = g.dst[e];
+  }
+  return from_coo(n, n, src, dst, at::ones({len}, at::kFloat));
+}
+
 }  // namespace symgnn::graph

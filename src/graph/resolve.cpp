@@ -105,6 +105,7 @@ template <class Vectors>
 void set_knn(NodeSet& set, const Vectors& vectors, const GraphConfig& cfg, const std::string& what,
              Notes& notes) {
   set.graph = knn_of(vectors, cfg, what, notes);
+  set.directed = EdgeList{};
   set.graph.num_nodes = set.count;
   set.graph_origin = GraphOrigin::Knn;
 }
@@ -166,6 +167,7 @@ void resolve_side(Dataset& ds, Side side, const std::string& policy, const Graph
 
 void use_identity(NodeSet& side) {
   side.graph = EdgeList{};
+  side.directed = EdgeList{};
   side.graph.num_nodes = side.count;
   side.graph_origin = GraphOrigin::Identity;
 }

@@ -1,7 +1,8 @@
 /// @file
 /// Taking a pair out of parallel index lists in place: one of a user's ratings (occlusion,
 /// explain_occlusion.cpp) or a graph edge in both directions (graph_edit.cpp, occlusion); and
-/// setting a graph edge in both directions (graph_edit.cpp, new_ratings.cpp).
+/// setting a graph edge in both directions (graph_edit.cpp, new_ratings.cpp), or one
+/// direction of a directed graph's links.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,20 @@ bool set_pair(std::vector<int64_t>& src, std::vector<int64_t>& dst, std::vector<
     src.push_back(b), dst.push_back(a), value.push_back(w);
   }
   return found;
+}
+
+/// Sets the weight of the entry (a, b) alone (a directed link, NodeSet::directed), adding it
+/// where absent; returns whether it was there.
+template <typename Value>
+bool set_link(std::vector<int64_t>& src, std::vector<int64_t>& dst, std::vector<Value>& value, int64_t a,
+              int64_t b, Value w) {
+  for (size_t e = 0; e < value.size(); ++e)
+    if (src[e] == a && dst[e] == b) {
+      value[e] = w;
+      return true;
+    }
+  src.push_back(a), dst.push_back(b), value.push_back(w);
+  return false;
 }
 
 }  // namespace symgnn::infer

@@ -36,6 +36,13 @@ Edges edges_of(const NodeSet& side) {
   return out;
 }
 
+/// A directed graph file's links as given (NodeSet::directed): (a, b) where a follows b.
+Edges links_of(const NodeSet& side) {
+  Edges out;
+  for (size_t e = 0; e < side.directed.size(); ++e) out.insert({side.directed.src[e], side.directed.dst[e]});
+  return out;
+}
+
 /// The neighbours of `node` in `side`'s graph, ascending, itself left out.
 std::vector<int64_t> neighbours(const NodeSet& side, int64_t node) {
   std::vector<int64_t> out;
@@ -69,6 +76,14 @@ struct Words {
   int64_t user, item;
   Edges user_edges, item_edges;
   std::map<std::pair<int64_t, int64_t>, float> ratings;  // (user, item) -> value, train + validation
+  Edges follows;  // a directed user graph's links (links_of); empty: undirected or built
+
+  /// Whether `v`, linked to the user, is only someone who follows them (a directed graph
+  /// where the user did not give the link to v).
+  bool follower(int64_t v) const { return !follows.empty() && follows.count({user, v}) == 0; }
+  std::string linked_words(int64_t v) const {
+    return follower(v) ? "who follows you" : linked_user_words(user_side);
+  }
 
   std::string item_name(int64_t i) const {
     const std::string n = opt.item_name ? opt.item_name(i) : "";
@@ -90,12 +105,12 @@ struct Words {
                (p.similar ? std::string(p.linked ? " and" : ",") + " which the same people rate alike" : "");
     } else if (p.source == "neighbour" || p.source == "path") {
       p.linked = user_edges.count({user, p.user}) > 0;
-      const std::string who = user_name(p.user) + (p.linked ? ", " + linked_user_words(user_side) + "," : "");
+      const std::string who = user_name(p.user) + (p.linked ? ", " + linked_words(p.user) + "," : "");
       p.text = p.source == "neighbour" ? who + " rated it " + rating_words(p.rating)
                                        : who + " rated " + item_name(p.item) + " " + rating_words(p.rating);
     } else if (p.source == "user_edge") {
       const float* r = rating_of(p.user, item);
-      p.text = "your link to " + user_name(p.user) + " (" + linked_user_words(user_side) + ")" +
+      p.text = "your link to " + user_name(p.user) + " (" + linked_words(p.user) + ")" +
                (r ? ", who rated it " + rating_words(*r) : "");
     } else if (p.source == "item_edge") {
       const float* r = rating_of(user, p.item);
@@ -110,7 +125,8 @@ struct Words {
 /// An exact split's parts in one sentence (Explanation::sentence): the linked people who
 /// rated the item, your ratings of the items linked to it or rated alike, each group's
 /// count and mean rating. `all` are every part, filled (linked, similar) by Words.
-std::string in_a_sentence(const std::vector<ExplanationPart>& all, const NodeSet& user_side) {
+std::string in_a_sentence(const std::vector<ExplanationPart>& all, const Words& words) {
+  const NodeSet& user_side = words.user_side;
   struct Group {
     int64_t count = 0;
     double sum = 0;
@@ -120,9 +136,9 @@ std::string in_a_sentence(const std::vector<ExplanationPart>& all, const NodeSet
       return "(" + fixed(m, std::abs(m - std::round(m)) < 0.005 ? 0 : 2) + (count > 1 ? " on average)" : ")");
     }
   };
-  Group people, linked_items, similar_items;
+  Group people, followers, linked_items, similar_items;
   for (const ExplanationPart& p : all) {
-    if (p.source == "neighbour" && p.linked) people.add(p.rating);
+    if (p.source == "neighbour" && p.linked) (words.follower(p.user) ? followers : people).add(p.rating);
     if (p.source == "rated" && p.linked) linked_items.add(p.rating);
     if (p.source == "rated" && p.similar) similar_items.add(p.rating);
   }
@@ -136,6 +152,9 @@ std::string in_a_sentence(const std::vector<ExplanationPart>& all, const NodeSet
                              people.mean()
                        : plural(people.count, "user like you", "users like you") +
                              " (the k-NN user graph) rated it " + people.mean());
+  if (followers.count > 0)
+    said.push_back(plural(followers.count, "person who follows you", "people who follow you") + " rated it " +
+                   followers.mean());
   if (linked_items.count > 0)
     said.push_back("you rated " + plural(linked_items.count, "item", "items") +
                    " linked to it in the item graph " + linked_items.mean());
@@ -265,7 +284,8 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
   // The graphs that name a link are the model's: a ranker beside it is fitted on the same
   // users and items (the same indices) and reads none of them.
   const Dataset& graphs = model.dataset();
-  Words words{ds, graphs.users, options, user, item, edges_of(graphs.users), edges_of(graphs.items), {}};
+  Words words{ds, graphs.users,          options, user, item, edges_of(graphs.users), edges_of(graphs.items),
+              {}, links_of(graphs.users)};
   for (const RatingList* list : {&ds.train, &ds.validation})
     for (size_t e = 0; e < list->size(); ++e)
       words.ratings.emplace(std::make_pair(list->user[e], list->item[e]), list->value[e]);
@@ -344,7 +364,7 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
       all.push_back(p);
       words.fill(all.back());
     }
-    out.sentence = in_a_sentence(all, graphs.users);
+    out.sentence = in_a_sentence(all, words);
     out.parts = largest(std::move(all), options.top, true);
     for (auto& p : out.parts) p.share = out.score != 0 ? p.value / out.score : 0;
   } else if (model_kind(parts.cfg.model).fit == FitMethod::trained) {

@@ -84,12 +84,20 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Grap
       return i;
     };
     const int64_t a = node(e.a), b = node(e.b);
+    // A directed graph keeps the edit's direction too (a follows b); removing the pair
+    // removes both directions, as from the graph the models read.
+    EdgeList& links = side.directed;
     if (e.op == "add") {
       infer::set_pair(side.graph.src, side.graph.dst, side.graph.weight, a, b, static_cast<float>(e.weight));
+      if (links.size() > 0)
+        infer::set_link(links.src, links.dst, links.weight, a, b, static_cast<float>(e.weight));
     } else if (!infer::remove_pairs(side.graph.src, side.graph.dst, side.graph.weight, a, b, true)) {
       throw ConfigError(at + "no edge (" + data::quote(e.a) + ", " + data::quote(e.b) + ") in the " + e.side +
                         " graph to remove");
+    } else if (links.size() > 0) {
+      infer::remove_pairs(links.src, links.dst, links.weight, a, b, true);
     }
+    links.num_nodes = links.size() > 0 ? side.count : 0;
   }
   // The same nodes: only the graphs change (their receptive field recomputed); nodes created:
   // every member grown and computed anew.

@@ -167,7 +167,8 @@ int64_t add_edges(NodeSet& side, const data::IdIndex& ids, int64_t first, const 
                            ? std::string("a k-NN graph, which links new ") + noun + "s by itself"
                            : std::string("the identity (no graph)")) +
                       "; drop them");
-  const EdgeList g = data::parse_edge_list_text(text, file, ids, noun);
+  EdgeList given;
+  const EdgeList g = data::parse_edge_list_text(text, file, ids, noun, &given);
   int64_t added = 0;
   for (size_t e = 0; e < g.size(); ++e) {
     if (g.src[e] < first && g.dst[e] < first) {
@@ -181,6 +182,18 @@ int64_t add_edges(NodeSet& side, const data::IdIndex& ids, int64_t first, const 
     side.graph.add(g.src[e], g.dst[e], g.weight[e]);
     ++added;
   }
+  // A directed graph keeps each row's direction (a new user's rows: the people they follow);
+  // rows given both ways, or a file that gives every pair both ways, link both ways.
+  EdgeList& links = side.directed;
+  if (links.size() > 0) {
+    if (given.size() > 0) {
+      for (size_t e = 0; e < given.size(); ++e)
+        infer::set_link(links.src, links.dst, links.weight, given.src[e], given.dst[e], given.weight[e]);
+    } else {
+      for (size_t e = 0; e < g.size(); ++e)
+        infer::set_link(links.src, links.dst, links.weight, g.src[e], g.dst[e], g.weight[e]);
+    }
+  }
   return added;
 }
 
@@ -192,6 +205,7 @@ int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
   side.ids = index.ids();
   side.count = index.size();
   side.graph.num_nodes = side.count;
+  if (side.directed.size() > 0) side.directed.num_nodes = side.count;
   if (!side.features.empty()) {
     side.features.rows = side.count;
     side.features.values.resize(static_cast<size_t>(side.count * side.features.cols), 0.0f);

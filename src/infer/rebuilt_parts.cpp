@@ -123,6 +123,8 @@ ModelParts regraphed_parts(const ModelParts& parts, Dataset ds) {
   out.ctx = parts.ctx;
   out.ctx.at1 = graph::normalized_adjacency(out.ds.users).to(dev);
   out.ctx.at2 = graph::normalized_adjacency(out.ds.items).to(dev);
+  out.ctx.links1 = graph::directed_links(out.ds.users);
+  out.ctx.links2 = graph::directed_links(out.ds.items);
   rebuild_members(parts, out);
   // Each member carries its representations over and recomputes the rows the edit reaches
   // (RatingModel::take_graph_edit); one that cannot computes all on its first score.

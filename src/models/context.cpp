@@ -47,6 +47,8 @@ ModelContext make_context(const Dataset& ds) {
   ctx.n2 = ds.items.count;
   ctx.at1 = graph::normalized_adjacency(ds.users);
   ctx.at2 = graph::normalized_adjacency(ds.items);
+  ctx.links1 = graph::directed_links(ds.users);
+  ctx.links2 = graph::directed_links(ds.items);
   ctx.f1 = feature_tensor(ds.users, "user");
   ctx.f2 = feature_tensor(ds.items, "item");
 
@@ -123,6 +125,8 @@ ModelContext ModelContext::to(const at::Device& device) const {
   ModelContext c = *this;
   c.at1 = at1.to(device);
   c.at2 = at2.to(device);
+  for (graph::SparseMatrix* m : {&c.links1, &c.links2})
+    if (m->row_ptr.defined()) *m = m->to(device);
   for (at::Tensor* t : {&c.f1, &c.f2, &c.train_users, &c.train_items, &c.train_values})
     if (t->defined()) *t = t->to(device);
   for (auto& m : c.h) m = m.to(device);

@@ -62,6 +62,9 @@ void expect_equal(const Dataset& a, const Dataset& b) {
     EXPECT_EQ(x->graph.weight, y->graph.weight);
     EXPECT_EQ(x->graph.num_nodes, y->graph.num_nodes);
     EXPECT_EQ(x->graph_origin, y->graph_origin);
+    EXPECT_EQ(x->directed.src, y->directed.src);
+    EXPECT_EQ(x->directed.dst, y->directed.dst);
+    EXPECT_EQ(x->directed.weight, y->directed.weight);
     EXPECT_EQ(x->features.values, y->features.values);
     EXPECT_EQ(x->features.names, y->features.names);
     EXPECT_EQ(x->features_origin, y->features_origin);
@@ -164,8 +167,19 @@ TEST(DatasetSnapshot, KeepsTheTimeSplitReport) {
   expect_equal(data::read_snapshot(path), ds);
 }
 
+// A version 5 file without directed links, less their six empty lists: the version 4 file it was.
+std::string as_version_four(const std::string& v5) {
+  constexpr size_t kLinks = 6 * 8;
+  EXPECT_EQ(v5.rfind("symgnn-dataset-5\n", 0), 0u);
+  EXPECT_EQ(v5.substr(v5.size() - kLinks), std::string(kLinks, '\0'));
+  std::string v4 = v5.substr(0, v5.size() - kLinks);
+  v4[15] = '4';
+  return v4;
+}
+
 // A version 4 file of ratings, less its feedback text: the version 3 file it was.
-std::string as_version_three(const std::string& v4) {
+std::string as_version_three(const std::string& v5) {
+  const std::string v4 = as_version_four(v5);
   // "ratings": its 8-byte count and 7 bytes.
   constexpr size_t kFeedback = 8 + 7;
   EXPECT_EQ(v4.rfind("symgnn-dataset-4\n", 0), 0u);
@@ -223,4 +237,28 @@ TEST(DatasetSnapshot, VersionOneFilesStillLoad) {
   ASSERT_EQ(bytes.substr(bytes.size() - tail - 32, 32), std::string(32, '\0'));
   bytes.erase(bytes.size() - tail - 32, 32);
   expect_equal(data::parse_snapshot(bytes, "v1.bin"), ds);
+}
+
+// A directed graph file's links (version 5) read back as written; a version 4 file (without
+// them) loads with its graph read both ways.
+TEST(DatasetSnapshot, KeepsADirectedGraphsLinksAndReadsVersionFourWithout) {
+  Dataset ds = small_set();
+  const std::string path = symgnn::testing::scratch_dir("snapshot_links") + "/dataset.bin";
+  data::write_snapshot(ds, path);
+  const Dataset v4 = data::parse_snapshot(as_version_four(symgnn::read_sealed_file(path)), "v4.bin");
+  expect_equal(v4, ds);
+  ds.users.graph.add(2, 3, 1.0f);
+  ds.users.graph.add(3, 2, 1.0f);
+  ds.users.directed.num_nodes = ds.users.count;
+  ds.users.directed.add(0, 1, 0.5f);
+  ds.users.directed.add(1, 0, 0.5f);
+  ds.users.directed.add(3, 2, 1.0f);  // 3 follows 2; 2 does not follow 3
+  data::write_snapshot(ds, path);
+  const Dataset back = data::read_snapshot(path);
+  expect_equal(back, ds);
+  EXPECT_EQ(back.users.directed.num_nodes, ds.users.count);
+  // A changed direction is a different graph to a resumed run.
+  Dataset turned = ds;
+  turned.users.directed.src[2] = 2, turned.users.directed.dst[2] = 3;
+  EXPECT_NE(data::first_difference(ds, turned, DataConfig{}).find("the user graph"), std::string::npos);
 }

@@ -238,7 +238,7 @@ TEST(RatingsCsv, BinaryGarbageGivesOneLineMessage) {
   EXPECT_DATA_ERROR(load_ratings_file(path, with_source(path)), "bin.csv:2:", "\\x01\\xFF\\x00z");
 }
 
-TEST(RatingsCsv, GraphFilesAreSymmetrised) {
+TEST(RatingsCsv, GraphFilesAreSymmetrisedAndKeepTheirDirection) {
   const auto dir = scratch_dir("csv");
   auto cfg = with_source(write_file(dir, "r.csv", kTrain));
   // Directed, as trust networks are: bob -> alice repeats alice -> bob with another weight
@@ -260,6 +260,15 @@ TEST(RatingsCsv, GraphFilesAreSymmetrised) {
   EXPECT_EQ(h.dst, (std::vector<int64_t>{1, 2, 0, 0}));
   EXPECT_EQ(h.weight, (std::vector<float>{0.5f, 1, 0.5f, 1}));
   EXPECT_NO_THROW(symgnn::validate_dataset(ds, "test"));
+  // The user file's own direction is kept beside (carol -> bob alone), each row once.
+  const auto& d = ds.users.directed;
+  EXPECT_EQ(d.src, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(d.dst, (std::vector<int64_t>{1, 0, 1}));
+  EXPECT_EQ(d.weight, (std::vector<float>{2, 0.5f, 1}));
+  EXPECT_EQ(d.num_nodes, 3);
+  // A file giving every nonzero pair both ways has no direction to keep.
+  cfg.user_graph_file = write_file(dir, "both.csv", "alice,bob\nbob,alice\nbob,carol,2\ncarol,bob,2\n");
+  EXPECT_EQ(load_ratings_file(cfg.source, cfg).users.directed.size(), 0u);
 }
 
 TEST(RatingsCsv, GraphFileErrors) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -227,12 +228,21 @@ TEST(CombinationMembers, AUserGraphWhoseNeighboursRateAlikeJoinsTheSavedModel) {
     }
     EXPECT_NEAR(sum, e.score, 1e-4);
     EXPECT_NEAR(std::clamp(static_cast<float>(e.score), lo, hi), p[k], 1e-4);
-    // In one sentence: the people followed who rated it, counted over every part.
-    int64_t followed = 0;
-    for (const auto& part : e.parts) followed += part.source == "neighbour" && part.linked;
+    // In one sentence: the people followed and the followers who rated it, counted over
+    // every part (the file's follows are one-way: each part says which way it links).
+    int64_t followed = 0, followers = 0;
+    for (const auto& part : e.parts)
+      if (part.source == "neighbour" && part.linked)
+        (part.text.find("who follows you") != std::string::npos ? followers : followed) += 1;
     if (followed > 0) {
       const std::string want = std::to_string(followed) + (followed == 1 ? " person you follow rated it"
                                                                          : " people you follow rated it");
+      EXPECT_NE(e.sentence.find(want), std::string::npos) << e.sentence;
+    }
+    if (followers > 0) {
+      const std::string want =
+          std::to_string(followers) +
+          (followers == 1 ? " person who follows you rated it" : " people who follow you rated it");
       EXPECT_NE(e.sentence.find(want), std::string::npos) << e.sentence;
     }
   }
@@ -359,4 +369,99 @@ TEST(CombinationMembers, AUserFoldedInGetsTheMembersOfTheGrownModel) {
     if (!std::binary_search(seen.begin(), seen.end(), i))
       again.rating_rows.push_back({d.users.id_of(3), d.items.id_of(i), 2.0}), ++added;
   check(again);
+}
+
+namespace {
+
+/// "both 0.8123, out 0.8101, in 0.8300" (metrics.json's link_direction.user_tried) as
+/// (direction, figure) pairs.
+std::vector<std::pair<std::string, double>> tried_directions(const std::string& text) {
+  std::vector<std::pair<std::string, double>> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t space = text.find(' ', at), comma = text.find(", ", at);
+    const std::string figure =
+        text.substr(space + 1, comma == std::string::npos ? std::string::npos : comma - space - 1);
+    out.emplace_back(text.substr(at, space - at), figure == "none" ? std::nan("") : std::stod(figure));
+    at = comma == std::string::npos ? text.size() : comma + 2;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(CombinationMembers, ADirectedGraphsMemberReadsTheDirectionThatValidatesAndKeepsIt) {
+  // tastes(true) gives one-way follows (each user follows 8 of their group): the member tries
+  // both, out and in on the folds and reads the best; forced to one direction, the saved model
+  // reads those links alone, loaded and explained.
+  symgnn::RunConfig cfg = small_run();
+  const symgnn::Dataset ds = symgnn::load_rows(tastes(true), cfg.data);
+  ASSERT_GT(ds.users.directed.size(), 0u);
+  symgnn::FitOptions fo;
+  fo.data = &ds;
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const nlohmann::json& g = r.metrics.figures["auto"]["combination"];
+  ASSERT_TRUE(g.contains("link_direction")) << g.dump();
+  const auto tried = tried_directions(g["link_direction"]["user_tried"].get<std::string>());
+  ASSERT_EQ(tried.size(), 3u) << g.dump();
+  EXPECT_EQ(tried[0].first, "both");
+  EXPECT_EQ(tried[1].first, "out");
+  EXPECT_EQ(tried[2].first, "in");
+  // The chosen one has the least figure (kept where the member is).
+  ASSERT_GT(g["weights"]["user_neighbours"].get<double>(), 0.0) << g.dump();
+  const std::string chosen = g["link_direction"]["user"];
+  double least = 1e9;
+  std::string best;
+  for (const auto& [d, e] : tried)
+    if (e < least) least = e, best = d;
+  EXPECT_EQ(chosen, best) << g.dump();
+  // The item graph's file gave its links one way too (3 nearest of each item).
+  EXPECT_FALSE(g["link_direction"]["item_tried"].get<std::string>().empty());
+
+  for (const std::string direction : {"out", "in"}) {
+    SCOPED_TRACE(direction);
+    cfg.baseline.link_direction = direction;
+    fo.out_dir = st::scratch_dir("members_direction_" + direction) + "/run";
+    const symgnn::FitResult one = symgnn::fit(cfg, fo);
+    const nlohmann::json& h = one.metrics.figures["auto"]["combination"];
+    ASSERT_GT(h["weights"]["user_neighbours"].get<double>(), 0.0) << h.dump();
+    EXPECT_EQ(h["link_direction"]["user"], direction);
+    EXPECT_NE(one.summary[0].find("user graph's " + direction + "-links"), std::string::npos)
+        << one.summary[0];
+    const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
+    predicts_as_the_run(one, loaded);
+    // Every neighbour in an exact explanation is linked that way: people the user follows
+    // (out) or who follow them (in), named so.
+    std::set<std::pair<int64_t, int64_t>> links;
+    const symgnn::EdgeList& l = loaded.dataset().users.directed;
+    for (size_t e = 0; e < l.size(); ++e) links.insert({l.src[e], l.dst[e]});
+    symgnn::ExplainOptions eo;
+    eo.target = "rating";
+    eo.top = 1000;
+    int neighbours = 0;
+    const symgnn::RatingList& test = loaded.dataset().test;
+    for (size_t k = 0; k < 30 && k < test.size(); ++k) {
+      const symgnn::Explanation e = symgnn::explain(loaded, test.user[k], test.item[k], eo);
+      ASSERT_TRUE(e.exact) << e.method;
+      for (const auto& part : e.parts) {
+        if (part.source != "neighbour") continue;
+        ++neighbours;
+        const int64_t u = test.user[k], v = part.user;
+        EXPECT_TRUE(direction == "out" ? links.count({u, v}) : links.count({v, u})) << u << " " << v;
+        if (!links.count({u, v}))
+          EXPECT_NE(part.text.find("who follows you"), std::string::npos) << part.text;
+        else
+          EXPECT_NE(part.text.find("whom you follow"), std::string::npos) << part.text;
+      }
+    }
+    EXPECT_GT(neighbours, 0);
+  }
+  // both: the symmetric graph the network reads, tried alone.
+  cfg.baseline.link_direction = "both";
+  fo.out_dir.clear();
+  const symgnn::FitResult plain = symgnn::fit(cfg, fo);
+  const nlohmann::json& b = plain.metrics.figures["auto"]["combination"]["link_direction"];
+  EXPECT_EQ(b["user"], "both");
+  EXPECT_EQ(tried_directions(b["user_tried"].get<std::string>()).size(), 1u) << b.dump();
+  EXPECT_NE(plain.summary[0].find("user graph's neighbours"), std::string::npos) << plain.summary[0];
 }

@@ -123,3 +123,70 @@ TEST(NeighbourResiduals, NodesBeyondTheIndexHaveNoTerm) {
   idx.add_row(s.n1 + 1, sm::NeighbourWeights{1, 1, 1, 1}, row.data(), s.n2 + 5);
   for (const float v : row) EXPECT_EQ(v, 0.0f);
 }
+
+TEST(NeighbourResiduals, ADirectedGraphsMemberReadsItsLinksOneWayAndRowsAgreeWithPairs) {
+  // One-way links over the small set's nodes: out reads u -> v as given, in reads them
+  // reversed, both reads the symmetric graph (At's pattern); a row (add_row) agrees with the
+  // pairs in each direction, the item side's included (a row gathers from the items rated).
+  const Small s = make_small(5);
+  std::mt19937 rng(9);
+  const auto side_of = [&](int64_t n, std::set<std::pair<int64_t, int64_t>>& links) {
+    symgnn::NodeSet side;
+    side.count = n;
+    side.graph.num_nodes = side.directed.num_nodes = n;
+    side.graph_origin = symgnn::GraphOrigin::File;
+    std::set<std::pair<int64_t, int64_t>> both;
+    for (int k = 0; k < 3 * static_cast<int>(n); ++k) {
+      const auto a = static_cast<int64_t>(rng() % n), b = static_cast<int64_t>(rng() % n);
+      if (a == b || links.count({b, a})) continue;  // one way only
+      links.insert({a, b});
+      both.insert({a, b}), both.insert({b, a});
+    }
+    for (const auto& [a, b] : links) side.directed.add(a, b, 1.0f);
+    for (const auto& [a, b] : both) side.graph.add(a, b, 1.0f);
+    return side;
+  };
+  std::set<std::pair<int64_t, int64_t>> user_links, item_links;
+  const symgnn::NodeSet users = side_of(s.n1, user_links), items = side_of(s.n2, item_links);
+  const auto reversed = [](const std::set<std::pair<int64_t, int64_t>>& l) {
+    std::set<std::pair<int64_t, int64_t>> r;
+    for (const auto& [a, b] : l) r.insert({b, a});
+    return r;
+  };
+  const auto at1 = symgnn::graph::normalized_adjacency(users),
+             at2 = symgnn::graph::normalized_adjacency(items);
+  const auto l1 = symgnn::graph::directed_links(users), l2 = symgnn::graph::directed_links(items);
+  ASSERT_TRUE(l1.row_ptr.defined());
+  for (const sm::LinkDirection d : {sm::LinkDirection::out, sm::LinkDirection::in, sm::LinkDirection::both}) {
+    SCOPED_TRACE(sm::to_string(d));
+    std::set<std::pair<int64_t, int64_t>> want_users = user_links, want_items = item_links;
+    if (d == sm::LinkDirection::in) want_users = reversed(user_links), want_items = reversed(item_links);
+    if (d == sm::LinkDirection::both)
+      for (const auto& e : reversed(user_links)) want_users.insert(e);
+    if (d == sm::LinkDirection::both)
+      for (const auto& e : reversed(item_links)) want_items.insert(e);
+    const sm::NeighbourGraph gu = sm::neighbour_graph(at1, l1, d), gi = sm::neighbour_graph(at2, l2, d);
+    const sm::NeighbourGraph wu = graph_of(want_users, s.n1), wi = graph_of(want_items, s.n2);
+    EXPECT_EQ(gu.ptr, wu.ptr);
+    EXPECT_EQ(gu.idx, wu.idx);
+    EXPECT_EQ(gi.ptr, wi.ptr);
+    EXPECT_EQ(gi.idx, wi.idx);
+    const sm::NeighbourResiduals idx(s.ratings, s.b, gu, gi);
+    const sm::NeighbourWeights w{0.6, 2.0, 0.5, 3.0};
+    for (int64_t u = 0; u < s.n1; ++u) {
+      std::vector<float> row(static_cast<size_t>(s.n2), 0.0f);
+      idx.add_row(u, w, row.data(), s.n2);
+      for (int64_t i = 0; i < s.n2; ++i) {
+        const sm::NeighbourSum pu = idx.user_sum(u, i), pi = idx.item_sum(u, i);
+        EXPECT_NEAR(row[static_cast<size_t>(i)], pu.term(2.0) * 0.6 + pi.term(3.0) * 0.5, 1e-5)
+            << u << "," << i;
+      }
+    }
+  }
+  // An undirected graph has no links: every direction reads At.
+  symgnn::NodeSet plain = users;
+  plain.directed = symgnn::EdgeList{};
+  EXPECT_FALSE(symgnn::graph::directed_links(plain).row_ptr.defined());
+  EXPECT_EQ(sm::neighbour_graph(at1, symgnn::graph::directed_links(plain), sm::LinkDirection::out).idx,
+            sm::neighbour_graph(at1).idx);
+}

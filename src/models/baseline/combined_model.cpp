@@ -31,6 +31,7 @@ void CombinedModel::reset_context(const ModelContext& ctx) {
   ctx_ = ModelContext{};
   ctx_.n1 = ctx.n1, ctx_.n2 = ctx.n2;
   ctx_.at1 = ctx.at1, ctx_.at2 = ctx.at2;
+  ctx_.links1 = ctx.links1, ctx_.links2 = ctx.links2;
   ctx_.train_users = ctx.train_users, ctx_.train_items = ctx.train_items,
   ctx_.train_values = ctx.train_values;
   index_.reset();
@@ -40,7 +41,9 @@ std::shared_ptr<const CombinedModel::NeighbourIndex> CombinedModel::index() {
   std::lock_guard<std::mutex> lock(index_mutex_);
   if (!index_) {
     Biases b = baseline_->biases();
-    NeighbourResiduals r(context_ratings(ctx_), b, neighbour_graph(ctx_.at1), neighbour_graph(ctx_.at2));
+    const NeighbourWeights w = neighbours();
+    NeighbourResiduals r(context_ratings(ctx_), b, neighbour_graph(ctx_.at1, ctx_.links1, w.user_direction),
+                         neighbour_graph(ctx_.at2, ctx_.links2, w.item_direction));
     if (neighbours().knn != 0) r.set_similar_items(similar_items_held());
     index_ = std::make_shared<const NeighbourIndex>(NeighbourIndex{std::move(r), std::move(b)});
   }
@@ -50,11 +53,15 @@ std::shared_ptr<const CombinedModel::NeighbourIndex> CombinedModel::index() {
 NeighbourWeights CombinedModel::neighbours() const {
   NeighbourWeights w;
   const int64_t n = neighbour_members_.numel();
-  if (n != 4 && n != 6) return w;
+  if (n != 4 && n != 6 && n != 8) return w;
   const at::Tensor t = neighbour_members_.detach().to(at::kCPU, at::kDouble).contiguous();
   const double* p = t.data_ptr<double>();
   w.user = p[0], w.user_shrinkage = p[1], w.item = p[2], w.item_shrinkage = p[3];
-  if (n == 6) w.knn = p[4], w.knn_shrinkage = p[5];
+  if (n >= 6) w.knn = p[4], w.knn_shrinkage = p[5];
+  const auto direction = [](double code) {
+    return code == 1 ? LinkDirection::out : code == 2 ? LinkDirection::in : LinkDirection::both;
+  };
+  if (n == 8) w.user_direction = direction(p[6]), w.item_direction = direction(p[7]);
   return w;
 }
 
@@ -67,8 +74,13 @@ void CombinedModel::set_neighbours(const NeighbourWeights& w) {
   }
   std::vector<float> v = {static_cast<float>(w.user), static_cast<float>(w.user_shrinkage),
                           static_cast<float>(w.item), static_cast<float>(w.item_shrinkage)};
-  // Four entries where no k-NN member is kept: the form of the directories before it.
-  if (w.knn != 0) v.insert(v.end(), {static_cast<float>(w.knn), static_cast<float>(w.knn_shrinkage)});
+  // Four entries where no k-NN member is kept, six where every graph's member reads both
+  // directions: the forms of the directories before each.
+  const bool one_way = w.user_direction != LinkDirection::both || w.item_direction != LinkDirection::both;
+  if (w.knn != 0 || one_way)
+    v.insert(v.end(), {static_cast<float>(w.knn), static_cast<float>(w.knn_shrinkage)});
+  if (one_way)
+    v.insert(v.end(), {static_cast<float>(w.user_direction), static_cast<float>(w.item_direction)});
   neighbour_members_.set_(torch::tensor(v, opts));
 }
 
@@ -212,16 +224,18 @@ at::Tensor CombinedModel::fold_user(const UserFold& fold) {
 at::Tensor CombinedModel::fold_neighbours(const UserFold& fold, const NeighbourWeights& w, double lambda_user,
                                           const at::Tensor& like) {
   // The members as the model grown by the fold computes them: the user's graph neighbours
-  // (a new user's row of At1 gathers from fold.neighbours; a trained user's row is as it was),
+  // (a new user's row of At1 gathers from fold.neighbours, the people they link to, whom no
+  // one links to yet; a trained user's row is as it was),
   // and every rating of theirs, its residual under the biases extend() gives them (a trained
   // user's and the items' stay).
   const auto idx = index();
   const Biases& b = idx->biases;
   const double b_user = baseline_->fold_user_bias(fold, lambda_user, sweeps_);
   const bool trained = fold.user < static_cast<int64_t>(b.user.size());
-  const std::vector<int64_t> around = trained
-                                          ? idx->residuals.user_neighbours(fold.user)
-                                          : (fold.identity_row ? std::vector<int64_t>{} : fold.neighbours);
+  const std::vector<int64_t> around =
+      trained ? idx->residuals.user_neighbours(fold.user)
+              : (fold.identity_row || w.user_direction == LinkDirection::in ? std::vector<int64_t>{}
+                                                                            : fold.neighbours);
   std::vector<std::pair<int64_t, double>> rated;
   for (size_t e = 0; e < fold.items.size(); ++e)
     rated.emplace_back(fold.items[e], static_cast<float>(fold.values[e]) -

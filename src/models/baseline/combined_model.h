@@ -16,7 +16,9 @@
 /// baseline's biases (set_combination); they are buffers, saved in model.pt and loaded with it: "combination"
 /// [3] = (c, a, b), "shrinkage" [2] = the baseline's (lambda_u, lambda_i), "baseline.global_mean",
 /// "baseline.user_bias" [n1], "baseline.item_bias" [n2], "neighbour_members" [4] = (w_U, lambda_U, w_I,
-/// lambda_I), or [6] with (w_K, lambda_K) where the k-NN member is kept, whose neighbourhoods
+/// lambda_I), or [6] with (w_K, lambda_K) where the k-NN member is kept, or [8] with the user and the
+/// item graph's link directions (LinkDirection as a number) where one reads a directed graph's links
+/// one way (the context's links1 and links2), whose neighbourhoods
 /// (baseline.knn_neighbours of each item, found from the model's ratings when the combination is set) are
 /// "knn_pairs" [kept, 2] and "knn_similarity" [kept]: ratings added later join the residuals, not the
 /// neighbourhoods (registered empty: no member, as in directories written before it; a user folded in gets
@@ -86,9 +88,10 @@ class CombinedModel : public RatingModel, public ExplainsScores {
   std::shared_ptr<BaselineModel> baseline_;
   at::Tensor weights_;            // [3] float: c, a, b
   at::Tensor shrinkage_;          // [2] float: lambda_u, lambda_i
-  at::Tensor neighbour_members_;  // [4], [6] float or empty: w_U, lambda_U, w_I, lambda_I, w_K, lambda_K
-  at::Tensor knn_pairs_;          // [kept, 2] long: (item, neighbour), in row order
-  at::Tensor knn_similarity_;     // [kept] float: s of each pair
+  at::Tensor neighbour_members_;  // [4], [6], [8] float or empty: w_U, lambda_U, w_I, lambda_I, w_K,
+                                  // lambda_K, the user and the item links' directions
+  at::Tensor knn_pairs_;       // [kept, 2] long: (item, neighbour), in row order
+  at::Tensor knn_similarity_;  // [kept] float: s of each pair
   int64_t sweeps_ = 0;
   int64_t knn_neighbours_ = 0;
   SparseRows similar_items_held() const;

@@ -44,7 +44,41 @@ const double* find(const SparseRows& rows, int64_t key, int64_t other) {
   return it != last && *it == other ? &rows.value[static_cast<size_t>(it - rows.idx.begin())] : nullptr;
 }
 
+/// g transposed (the same nodes; each row ascending).
+NeighbourGraph transposed(const NeighbourGraph& g) {
+  NeighbourGraph t;
+  const int64_t n = g.nodes();
+  t.ptr.assign(static_cast<size_t>(n) + 1, 0);
+  for (const int64_t j : g.idx)
+    if (j >= 0 && j < n) ++t.ptr[static_cast<size_t>(j) + 1];
+  for (size_t k = 1; k < t.ptr.size(); ++k) t.ptr[k] += t.ptr[k - 1];
+  t.idx.resize(static_cast<size_t>(t.ptr.back()));
+  std::vector<int64_t> next(t.ptr.begin(), t.ptr.end() - 1);
+  // Rows in ascending order give each transposed row its entries ascending.
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t k = g.ptr[static_cast<size_t>(r)]; k < g.ptr[static_cast<size_t>(r) + 1]; ++k) {
+      const int64_t j = g.idx[static_cast<size_t>(k)];
+      if (j >= 0 && j < n) t.idx[static_cast<size_t>(next[static_cast<size_t>(j)]++)] = r;
+    }
+  return t;
+}
+
 }  // namespace
+
+const char* to_string(LinkDirection d) {
+  switch (d) {
+    case LinkDirection::out: return "out";
+    case LinkDirection::in: return "in";
+    default: return "both";
+  }
+}
+
+NeighbourGraph neighbour_graph(const graph::SparseMatrix& at, const graph::SparseMatrix& links,
+                               LinkDirection direction) {
+  if (direction == LinkDirection::both || !links.row_ptr.defined()) return neighbour_graph(at);
+  const NeighbourGraph out = neighbour_graph(links);
+  return direction == LinkDirection::out ? out : transposed(out);
+}
 
 NeighbourGraph neighbour_graph(const graph::SparseMatrix& at) {
   NeighbourGraph g;
@@ -67,7 +101,8 @@ NeighbourGraph neighbour_graph(const graph::SparseMatrix& at) {
 
 NeighbourResiduals::NeighbourResiduals(const RatingList& ratings, const Biases& b, NeighbourGraph users,
                                        NeighbourGraph items, int64_t knn_neighbours)
-    : users_(std::move(users)), items_(std::move(items)) {
+    : users_(std::move(users)) {
+  set_item_graph(std::move(items));
   const auto n1 = static_cast<int64_t>(b.user.size()), n2 = static_cast<int64_t>(b.item.size());
   std::vector<int64_t> u, i;
   std::vector<double> e;
@@ -80,6 +115,11 @@ NeighbourResiduals::NeighbourResiduals(const RatingList& ratings, const Biases& 
   by_user_ = index_by(u, i, e, n1);
   by_item_ = index_by(i, u, e, n2);
   if (knn_neighbours > 0) set_similar_items(models::similar_items(by_user_, by_item_, knn_neighbours));
+}
+
+void NeighbourResiduals::set_item_graph(NeighbourGraph items) {
+  items_ = std::move(items);
+  items_of_ = transposed(items_);
 }
 
 void NeighbourResiduals::set_similar_items(SparseRows similar) {
@@ -170,9 +210,10 @@ void NeighbourResiduals::add_row(const std::vector<int64_t>& neighbours,
   }
   if (w.item != 0) {
     for (const auto& [j, e] : rated) {
-      if (j < 0 || j >= items_.nodes()) continue;
-      for (int64_t k = items_.ptr[static_cast<size_t>(j)]; k < items_.ptr[static_cast<size_t>(j) + 1]; ++k) {
-        const int64_t i = items_.idx[static_cast<size_t>(k)];
+      if (j < 0 || j >= items_of_.nodes()) continue;
+      for (int64_t k = items_of_.ptr[static_cast<size_t>(j)]; k < items_of_.ptr[static_cast<size_t>(j) + 1];
+           ++k) {
+        const int64_t i = items_of_.idx[static_cast<size_t>(k)];
         if (i < n2) sum[static_cast<size_t>(i)] += e, count[static_cast<size_t>(i)] += 1;
       }
     }

@@ -14,10 +14,11 @@
 ///
 /// v ~ u: an off-diagonal entry of the side's normalised graph At (graph::normalized_adjacency,
 /// the graph the network reads, both directions of a directed edge), counted once and
-/// unweighted, so that a term reads as a sentence ("2 people you are linked to rated it, 0.8
-/// above what the baseline expects of them"). Where nobody linked rated the item the term is
-/// 0: the baseline's own prediction. Sparse, exact and cheap: a pair costs the node's degree
-/// times a binary search, a user's row the ratings of their neighbours.
+/// unweighted; or, for a directed graph file (baseline.link_direction), one direction of its
+/// links: out, v is someone u follows (u -> v given); in, v follows u (v -> u given), so that a term reads as
+/// a sentence ("2 people you are linked to rated it, 0.8 above what the baseline expects of them"). Where
+/// nobody linked rated the item the term is 0: the baseline's own prediction. Sparse, exact and cheap: a pair
+/// costs the node's degree times a binary search, a user's row the ratings of their neighbours.
 ///
 /// Torch-free apart from neighbour_lists(), which reads At's pattern.
 #pragma once
@@ -32,11 +33,18 @@
 
 namespace symgnn::models {
 
-/// The weights and shrinkages of the three members in a combination (0 weight: not kept).
+/// Which links of a directed graph file a graph's member reads (baseline.link_direction):
+/// both (the symmetric graph the network reads), out (u -> v given) or in (v -> u given).
+enum class LinkDirection { both = 0, out = 1, in = 2 };
+const char* to_string(LinkDirection d);
+
+/// The weights and shrinkages of the three members in a combination (0 weight: not kept),
+/// and the links each graph's member reads.
 struct NeighbourWeights {
   double user = 0, user_shrinkage = 1;
   double item = 0, item_shrinkage = 1;
   double knn = 0, knn_shrinkage = 1;
+  LinkDirection user_direction = LinkDirection::both, item_direction = LinkDirection::both;
 
   bool any() const { return user != 0 || item != 0 || knn != 0; }
 };
@@ -53,6 +61,10 @@ struct NeighbourGraph {
 /// The off-diagonal pattern of `at` (rows x rows, on any device), symmetric as At is;
 /// the identity (or a matrix without off-diagonal entries) gives every node no neighbour.
 NeighbourGraph neighbour_graph(const graph::SparseMatrix& at);
+/// The neighbours a member reads in `direction`: At's pattern for both, or where `links`
+/// (graph::directed_links) is undefined; the links' rows for out, their columns for in.
+NeighbourGraph neighbour_graph(const graph::SparseMatrix& at, const graph::SparseMatrix& links,
+                               LinkDirection direction);
 
 /// One member's raw sums at a pair: the residuals' sum and how many neighbours gave one
 /// (item k-NN: the similarity-weighted sum and the similarities' sum).
@@ -85,6 +97,9 @@ class NeighbourResiduals {
   /// A trained user's graph neighbours (none past the graph's nodes); an item's alike.
   std::vector<int64_t> user_neighbours(int64_t u) const;
   std::vector<int64_t> item_neighbours(int64_t i) const;
+  /// Reads other neighbours on a side (another direction of a directed graph's links).
+  void set_user_graph(NeighbourGraph users) { users_ = std::move(users); }
+  void set_item_graph(NeighbourGraph items);
 
   bool has_user_graph() const { return !users_.empty(); }
   bool has_item_graph() const { return !items_.empty(); }
@@ -99,6 +114,9 @@ class NeighbourResiduals {
   // Residuals by user (items ascending) and by item (users ascending).
   SparseRows by_user_, by_item_;
   NeighbourGraph users_, items_;
+  // items_ transposed (row j: the items whose neighbours hold j), which a user's row reads
+  // from the items they rated (items_ itself where the graph is symmetric).
+  NeighbourGraph items_of_;
   // N_k(i) by item, and its transpose (row j: the items whose neighbourhood holds j).
   SparseRows similar_, similar_of_;
 };
