@@ -336,6 +336,7 @@ struct TrainConfig {
   std::string ranker_graph = "auto";
   double ranker_graph_weight = 0.5;
   double ranker_graph_shrinkage = 3.0;
+  std::string ranker_graph_direction = "both";
   std::string auto_choose = "off";
 
   template <class V>
@@ -376,6 +377,7 @@ struct TrainConfig {
     v("ranker_graph", ranker_graph, "the user graph's term on the lists of the ranker beside the model (train.ranker): user (each user's ranker row, scaled so that its largest entry is 1, plus train.ranker_graph_weight x what the people linked to them in the user graph rated: score = s(u, i) / max_j |s(u, j)| + beta x sum of the linked raters' shares of the top rating / (linked raters + train.ranker_graph_shrinkage)), none (the ranker's scores alone), or auto (user, and its weight and shrinkage, where they gain on validation NDCG@10 over the ranker alone by more than the gain's standard error over the users judged, with the ranker refit on the training ratings alone; else none; fit/ranker_graph_choice.h) (infer/ranker_graph_term.h)", one_of("auto|user|none"));
     v("ranker_graph_weight", ranker_graph_weight, "beta of train.ranker_graph = user: the weight of the linked raters' term beside the ranker's scaled row; train.ranker_graph = auto writes the weight it chose (infer/ranker_graph_term.h)", range(0.0, 1e6));
     v("ranker_graph_shrinkage", ranker_graph_shrinkage, "the linked raters' term of train.ranker_graph = user divides by (linked raters + this), so that one linked rater counts less than many; train.ranker_graph = auto writes the value it chose (infer/ranker_graph_term.h)", range(0.0, 1e6));
+    v("ranker_graph_direction", ranker_graph_direction, "the links of a directed user graph file (a,b: a follows b) whose raters train.ranker_graph = user reads: both, out (the people each user follows) or in (the people who follow them); an undirected graph reads alike each way; train.ranker_graph = auto tries the three where the file is directed and writes the one it chose (infer/ranker_graph_term.h)", one_of("both|out|in"));
     v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become the bias baseline plus the members kept on cross-fitted validation folds (baseline.combination; fit/baseline_guard.h), the baseline exactly where none is kept; off: the model's predictions as trained", one_of("on|off"));
   }
 };

@@ -69,6 +69,15 @@ struct EdgeList {
 enum class GraphOrigin { None, File, Knn, Identity };
 const char* to_string(GraphOrigin origin);
 
+/// Which links of a directed graph file a reader of the user graph's people follows
+/// (NodeSet::directed): both (the symmetric graph the network reads), out (u -> v given: the
+/// people u follows) or in (v -> u given: the people who follow u). An undirected graph reads
+/// the same in every direction.
+enum class LinkDirection { both = 0, out = 1, in = 2 };
+const char* to_string(LinkDirection direction);
+/// "both", "out" or "in" (a config value already checked); anything else is both.
+LinkDirection link_direction_of(const std::string& name);
+
 /// Dense row-major side features (one row per node). Empty (cols == 0) means the set
 /// has no side features: models then use one-hot ids alone.
 struct FeatureMatrix {

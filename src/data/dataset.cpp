@@ -30,6 +30,19 @@ const char* to_string(GraphOrigin origin) {
   return "?";
 }
 
+const char* to_string(LinkDirection direction) {
+  switch (direction) {
+    case LinkDirection::out: return "out";
+    case LinkDirection::in: return "in";
+    case LinkDirection::both: return "both";
+  }
+  return "both";
+}
+
+LinkDirection link_direction_of(const std::string& name) {
+  return name == "out" ? LinkDirection::out : name == "in" ? LinkDirection::in : LinkDirection::both;
+}
+
 std::string NodeSet::id_of(int64_t i) const {
   return ids.empty() ? std::to_string(i) : ids.at(static_cast<size_t>(i));
 }

@@ -96,7 +96,7 @@ SideMember directed_member(models::NeighbourResiduals& idx, Member which, const 
       idx.set_item_graph(g);
     SideMember m = side_member(idx, which, val, grid, t, folds);
     if (links.row_ptr.defined())
-      tried += std::string(tried.empty() ? "" : ", ") + models::to_string(d) + " " +
+      tried += std::string(tried.empty() ? "" : ", ") + symgnn::to_string(d) + " " +
                (m.present ? fixed(m.error, 4) : std::string("none"));
     if (m.present && (!best.present || m.error < best.error)) best = std::move(m), chosen = d;
   }
@@ -279,7 +279,7 @@ std::string describe(const BaselineGuard& g) {
     if (g.a > 0) form += " + " + fixed(g.a, 3) + " x (network - baseline)";
     const auto links = [](models::LinkDirection d) {
       return d == models::LinkDirection::both ? std::string("neighbours")
-                                              : std::string(models::to_string(d)) + "-links";
+                                              : std::string(symgnn::to_string(d)) + "-links";
     };
     if (g.neighbours.user > 0)
       form += " + " + fixed(g.neighbours.user, 3) + " x user graph's " + links(g.neighbours.user_direction) +
@@ -368,8 +368,8 @@ nlohmann::json guard_json(const BaselineGuard& g, double model_test, double mode
     // Where a graph file is directed: the links each graph's member reads, and each
     // direction alone on the folds.
     if (!g.user_directions.empty() || !g.item_directions.empty())
-      out["link_direction"] = {{"user", models::to_string(g.neighbours.user_direction)},
-                               {"item", models::to_string(g.neighbours.item_direction)},
+      out["link_direction"] = {{"user", symgnn::to_string(g.neighbours.user_direction)},
+                               {"item", symgnn::to_string(g.neighbours.item_direction)},
                                {"user_tried", g.user_directions},
                                {"item_tried", g.item_directions}};
     return out;

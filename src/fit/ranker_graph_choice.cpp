@@ -64,10 +64,10 @@ double mean_of(const std::vector<double>& x) {
 std::vector<RankerGraphChoice::Slice> slices_of(const std::vector<int64_t>& users,
                                                 const infer::ColdLists& linked,
                                                 const std::vector<double>& without,
-                                                const std::vector<double>& with) {
+                                                const std::vector<double>& with, LinkDirection direction) {
   std::vector<RankerGraphChoice::Slice> out = {{"1-2", 0, 0, 0}, {"3-9", 0, 0, 0}, {"10+", 0, 0, 0}};
   for (size_t k = 0; k < users.size(); ++k) {
-    const size_t degree = linked.linked_raters(users[k]).size();
+    const size_t degree = linked.linked_raters(users[k], direction).size();
     RankerGraphChoice::Slice& slice = out[degree <= 2 ? 0 : degree <= 9 ? 1 : 2];
     ++slice.users, slice.without += without[k], slice.with += with[k];
   }
@@ -90,14 +90,16 @@ RankerGraphChoice::Slice follows_slice(const std::vector<int64_t>& users, const 
 }
 
 /// ndcg[p][k] of judged user k: p = 0 the rows alone (rows_of: the ranker's scores of a block
-/// of users, row-major), then each point (shrinkage, weight) in that order; each user's
-/// judged.trained items left out of their list.
+/// of users, row-major), then each point (direction, shrinkage, weight) in that order; each
+/// user's judged.trained items left out of their list.
 std::vector<std::vector<double>> measure_points(
     const JudgedUsers& judged, const infer::ColdLists& linked, int64_t n2,
     const std::function<std::vector<float>(const std::vector<int64_t>&)>& rows_of,
-    const std::vector<double>& weights, const std::vector<double>& shrinkages) {
+    const std::vector<double>& weights, const std::vector<double>& shrinkages,
+    const std::vector<LinkDirection>& directions) {
   const std::vector<int64_t>& users = judged.users;
-  std::vector<std::vector<double>> ndcg(1 + weights.size() * shrinkages.size(),
+  const size_t terms_per_user = directions.size() * shrinkages.size();
+  std::vector<std::vector<double>> ndcg(1 + weights.size() * terms_per_user,
                                         std::vector<double>(users.size()));
   // In blocks of 2^22 scores; each row is read once per shrinkage (tops_with_term).
   const auto block = static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(n2, 1)));
@@ -109,7 +111,8 @@ std::vector<std::vector<double>> measure_points(
                                     users.begin() + static_cast<std::ptrdiff_t>(b1));
     const std::vector<float> rows = rows_of(part);
     std::vector<std::vector<float>> terms;
-    for (const double s : shrinkages) terms.push_back(linked.linked_rows(part, s));
+    for (const LinkDirection d : directions)
+      for (const double s : shrinkages) terms.push_back(linked.linked_rows(part, s, d));
     for (size_t r = 0; r < part.size(); ++r) {
       const size_t k = b0 + r;
       std::fill(excluded.begin(), excluded.end(), 0);
@@ -117,11 +120,11 @@ std::vector<std::vector<double>> measure_points(
       const float* row = rows.data() + r * width;
       const std::vector<int64_t>& relevant = judged.relevant[k];
       ndcg[0][k] = ndcg_at_10(eval::top_k_items(row, n2, 10, excluded), relevant);
-      for (size_t si = 0; si < shrinkages.size(); ++si) {
+      for (size_t q = 0; q < terms_per_user; ++q) {
         const std::vector<std::vector<int64_t>> lists =
-            tops_with_term(row, terms[si].data() + r * width, n2, weights, excluded);
+            tops_with_term(row, terms[q].data() + r * width, n2, weights, excluded);
         for (size_t wi = 0; wi < weights.size(); ++wi)
-          ndcg[1 + si * weights.size() + wi][k] = ndcg_at_10(lists[wi], relevant);
+          ndcg[1 + q * weights.size() + wi][k] = ndcg_at_10(lists[wi], relevant);
       }
     }
   }
@@ -207,6 +210,11 @@ RankerGraphChoice choose_ranker_graph(
   const std::vector<double> weights_list(std::begin(kRankerGraphWeights), std::end(kRankerGraphWeights));
   const std::vector<double> shrinkages_list(std::begin(kRankerGraphShrinkages),
                                             std::end(kRankerGraphShrinkages));
+  // A directed file's links read each way too (judged: users with a linked rater either way).
+  c.directed = linked.has_directions();
+  const std::vector<LinkDirection> directions =
+      c.directed ? std::vector<LinkDirection>{LinkDirection::both, LinkDirection::out, LinkDirection::in}
+                 : std::vector<LinkDirection>{LinkDirection::both};
   const std::vector<std::vector<double>> ndcg = measure_points(
       judged, linked, n2,
       [&](const std::vector<int64_t>& part) {
@@ -216,16 +224,18 @@ RankerGraphChoice choose_ranker_graph(
                                     .contiguous();
         return std::vector<float>(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
       },
-      weights_list, shrinkages_list);
+      weights_list, shrinkages_list, directions);
   c.without = mean_of(ndcg[0]);
   // The best point (its gain over the ranker alone may be nothing), judged by the gain's spread.
   size_t best = 1;
-  for (size_t si = 0; si < shrinkages; ++si)
-    for (size_t wi = 0; wi < weights; ++wi) {
-      const size_t p = 1 + si * weights + wi;
-      c.points.push_back({kRankerGraphWeights[wi], kRankerGraphShrinkages[si], mean_of(ndcg[p])});
-      if (mean_of(ndcg[p]) > mean_of(ndcg[best])) best = p;
-    }
+  for (size_t di = 0; di < directions.size(); ++di)
+    for (size_t si = 0; si < shrinkages; ++si)
+      for (size_t wi = 0; wi < weights; ++wi) {
+        const size_t p = 1 + (di * shrinkages + si) * weights + wi;
+        c.points.push_back(
+            {kRankerGraphWeights[wi], kRankerGraphShrinkages[si], mean_of(ndcg[p]), directions[di]});
+        if (mean_of(ndcg[p]) > mean_of(ndcg[best])) best = p;
+      }
   std::vector<double> gain(users.size());
   for (size_t k = 0; k < users.size(); ++k) gain[k] = ndcg[best][k] - ndcg[0][k];
   c.gain = mean_of(gain);
@@ -233,10 +243,10 @@ RankerGraphChoice choose_ranker_graph(
   for (const double g : gain) ss += (g - c.gain) * (g - c.gain);
   const double n = static_cast<double>(gain.size());
   c.gain_se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0;
-  c.slices = slices_of(users, linked, ndcg[0], ndcg[best]);
-  c.follows5 = follows_slice(users, linked, ndcg[0], ndcg[best], 5);
   const RankerGraphChoice::Point& point = c.points[best - 1];
-  c.weight = point.weight, c.shrinkage = point.shrinkage;
+  c.weight = point.weight, c.shrinkage = point.shrinkage, c.direction = point.direction;
+  c.slices = slices_of(users, linked, ndcg[0], ndcg[best], c.direction);
+  c.follows5 = follows_slice(users, linked, ndcg[0], ndcg[best], 5);
   // The same on test, by the ranker as fitted on training + validation, at the best point
   // whether kept or not: reported, never chosen on.
   if (test_rows) {
@@ -253,10 +263,10 @@ RankerGraphChoice choose_ranker_graph(
     c.test_users = static_cast<int64_t>(on_test.users.size());
     if (c.test_users > 0) {
       const std::vector<std::vector<double>> t =
-          measure_points(on_test, linked_all, n2, test_rows, {c.weight}, {c.shrinkage});
+          measure_points(on_test, linked_all, n2, test_rows, {c.weight}, {c.shrinkage}, {c.direction});
       c.test_without = mean_of(t[0]);
       c.test_with = mean_of(t[1]);
-      c.test_slices = slices_of(on_test.users, linked_all, t[0], t[1]);
+      c.test_slices = slices_of(on_test.users, linked_all, t[0], t[1], c.direction);
       c.test_follows5 = follows_slice(on_test.users, linked_all, t[0], t[1], 5);
     }
   }
@@ -265,6 +275,7 @@ RankerGraphChoice choose_ranker_graph(
     cfg.train.ranker_graph = c.chosen;
     cfg.train.ranker_graph_weight = c.weight;
     cfg.train.ranker_graph_shrinkage = c.shrinkage;
+    cfg.train.ranker_graph_direction = to_string(c.direction);
   }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
@@ -279,6 +290,8 @@ std::string describe(const RankerGraphChoice& c) {
   for (const auto& p : c.points) best = std::max(best, p.ndcg);
   return "train.auto: the ranker's lists " + what + ": validation NDCG@10 " + fixed(best, 4) +
          " at its best point (weight " + fixed(c.weight, 2) + ", shrinkage " + fixed(c.shrinkage, 0) +
+         (c.directed ? std::string(", the links ") + to_string(c.direction) + " of the directed user graph"
+                     : "") +
          ") against " + fixed(c.without, 4) + " by the ranker alone (gain " + fixed(c.gain, 4) + " +- " +
          fixed(c.gain_se, 4) + "), " + std::to_string(c.users) +
          " validation users with a linked rater judged (" + std::to_string(c.follows5.users) +
@@ -302,7 +315,13 @@ nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c) {
   }
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : c.points)
-    points.push_back({{"weight", p.weight}, {"shrinkage", p.shrinkage}, {"val_ndcg@10", p.ndcg}});
+    points.push_back(
+        c.directed
+            ? nlohmann::json{{"weight", p.weight},
+                             {"shrinkage", p.shrinkage},
+                             {"direction", to_string(p.direction)},
+                             {"val_ndcg@10", p.ndcg}}
+            : nlohmann::json{{"weight", p.weight}, {"shrinkage", p.shrinkage}, {"val_ndcg@10", p.ndcg}});
   out["val_ndcg@10_ranker_alone"] = c.without;
   out["points"] = points;
   out["gain"] = c.gain;
@@ -335,6 +354,7 @@ nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c) {
                      {"test_ndcg@10_with_term", c.test_follows5.with}}}};
   }
   out["best_point"] = {{"weight", c.weight}, {"shrinkage", c.shrinkage}};
+  if (c.directed) out["best_point"]["direction"] = to_string(c.direction);
   return out;
 }
 

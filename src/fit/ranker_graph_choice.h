@@ -6,12 +6,13 @@
 /// chose: the state its fit kept of that (elsa's best measured epoch), or refit once more
 /// (its metrics' figures: EASE's lambda, elsa's width and epochs); its rows then rank
 /// each judged validation user's unrated items, alone and with the term at each point of
-/// kRankerGraphWeights x kRankerGraphShrinkages, the linked raters' ratings being their
+/// kRankerGraphWeights x kRankerGraphShrinkages (x the directions both, out and in, where the
+/// user graph is a directed file's), the linked raters' ratings being their
 /// training ones. Judged: validation users with a relevant validation item and someone linked
 /// in the user graph who rated (the others' lists do not change). The best point is kept
 /// where its mean gain in NDCG@10 over those users exceeds the gain's standard error (the
 /// rule of the rating members, fit/member_selection.h); otherwise train.ranker_graph = none.
-/// The choice is written into the config (train.ranker_graph, _weight, _shrinkage).
+/// The choice is written into the config (train.ranker_graph, _weight, _shrinkage, _direction).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -43,7 +44,11 @@ struct RankerGraphChoice {
   double without = -1;  // their NDCG@10 by the ranker alone
   struct Point {
     double weight = 0, shrinkage = 0, ndcg = 0;
+    LinkDirection direction = LinkDirection::both;
   };
+  /// Whether the user graph is a directed file's: its points then try each direction
+  /// (train.ranker_graph_direction), both, out and in.
+  bool directed = false;
   std::vector<Point> points;  // each point tried
   double gain = 0,
          gain_se = 0;  // the best point's mean gain over `without` (may be <= 0), its standard error
@@ -69,6 +74,7 @@ struct RankerGraphChoice {
   Slice test_follows5;
   std::string chosen;                // "user" or "none"
   double weight = 0, shrinkage = 0;  // the best point's (written into the config where kept)
+  LinkDirection direction = LinkDirection::both;
   double seconds = 0;
 };
 

@@ -47,12 +47,33 @@ ColdLists::ColdLists(const Dataset& ds, double popularity_weight, bool popularit
     links[static_cast<size_t>(s)].push_back(d);
     links[static_cast<size_t>(d)].push_back(s);
   }
-  for (auto& l : links) {
-    std::sort(l.begin(), l.end());
-    l.erase(std::unique(l.begin(), l.end()), l.end());
-    graph_idx_.insert(graph_idx_.end(), l.begin(), l.end());
-    graph_ptr_.push_back(static_cast<int64_t>(graph_idx_.size()));
+  const auto to_csr = [](std::vector<std::vector<int64_t>>& lists, Csr& out) {
+    for (auto& l : lists) {
+      std::sort(l.begin(), l.end());
+      l.erase(std::unique(l.begin(), l.end()), l.end());
+      out.idx.insert(out.idx.end(), l.begin(), l.end());
+      out.ptr.push_back(static_cast<int64_t>(out.idx.size()));
+    }
+  };
+  to_csr(links, graph_);
+  // A directed file's links each way, for the ranker's term (train.ranker_graph_direction).
+  const EdgeList& d = ds.users.directed;
+  if (d.size() == 0 || ds.users.graph_origin != GraphOrigin::File) return;
+  std::vector<std::vector<int64_t>> out(n1), in(n1);
+  for (size_t e = 0; e < d.size(); ++e) {
+    const int64_t s = d.src[e], t = d.dst[e];
+    if (s == t || s < 0 || t < 0 || static_cast<size_t>(s) >= n1 || static_cast<size_t>(t) >= n1) continue;
+    out[static_cast<size_t>(s)].push_back(t);
+    in[static_cast<size_t>(t)].push_back(s);
   }
+  to_csr(out, out_);
+  to_csr(in, in_);
+}
+
+const ColdLists::Csr& ColdLists::links(LinkDirection direction) const {
+  if (direction == LinkDirection::out && has_directions()) return out_;
+  if (direction == LinkDirection::in && has_directions()) return in_;
+  return graph_;
 }
 
 const float* ColdLists::rating_of(int64_t v, int64_t item) const {
@@ -68,17 +89,17 @@ std::vector<int64_t> ColdLists::rated_neighbours(int64_t user) const {
 }
 
 std::vector<int64_t> ColdLists::neighbours(int64_t user) const {
-  if (user < 0 || static_cast<size_t>(user) + 1 >= graph_ptr_.size()) return {};
-  return {graph_idx_.begin() + graph_ptr_[static_cast<size_t>(user)],
-          graph_idx_.begin() + graph_ptr_[static_cast<size_t>(user) + 1]};
+  if (user < 0 || static_cast<size_t>(user) + 1 >= graph_.ptr.size()) return {};
+  return {graph_.idx.begin() + graph_.ptr[static_cast<size_t>(user)],
+          graph_.idx.begin() + graph_.ptr[static_cast<size_t>(user) + 1]};
 }
 
-std::vector<int64_t> ColdLists::linked_raters(int64_t user) const {
+std::vector<int64_t> ColdLists::linked_raters(int64_t user, LinkDirection direction) const {
   std::vector<int64_t> out;
-  if (user < 0 || static_cast<size_t>(user) + 1 >= graph_ptr_.size()) return out;
-  for (int64_t k = graph_ptr_[static_cast<size_t>(user)]; k < graph_ptr_[static_cast<size_t>(user) + 1];
-       ++k) {
-    const int64_t v = graph_idx_[static_cast<size_t>(k)];
+  const Csr& g = links(direction);
+  if (user < 0 || static_cast<size_t>(user) + 1 >= g.ptr.size()) return out;
+  for (int64_t k = g.ptr[static_cast<size_t>(user)]; k < g.ptr[static_cast<size_t>(user) + 1]; ++k) {
+    const int64_t v = g.idx[static_cast<size_t>(k)];
     if (has_ratings(v)) out.push_back(v);
   }
   return out;
@@ -118,12 +139,13 @@ std::vector<ColdPart> ColdLists::parts(int64_t user, int64_t item) const {
   return out;
 }
 
-std::vector<float> ColdLists::linked_rows(const std::vector<int64_t>& users, double shrinkage) const {
+std::vector<float> ColdLists::linked_rows(const std::vector<int64_t>& users, double shrinkage,
+                                          LinkDirection direction) const {
   const size_t n2 = count_.size();
   std::vector<float> out;
   out.reserve(users.size() * n2);
   for (const int64_t u : users) {
-    const std::vector<float> row = linked_row(linked_raters(u), shrinkage);
+    const std::vector<float> row = linked_row(linked_raters(u, direction), shrinkage);
     out.insert(out.end(), row.begin(), row.end());
   }
   return out;
@@ -153,10 +175,11 @@ std::vector<int64_t> ColdLists::linked_raters_among(std::vector<int64_t> neighbo
   return linked;
 }
 
-std::vector<ColdPart> ColdLists::linked_parts(int64_t user, int64_t item, double shrinkage) const {
+std::vector<ColdPart> ColdLists::linked_parts(int64_t user, int64_t item, double shrinkage,
+                                              LinkDirection direction) const {
   std::vector<ColdPart> out;
   if (item < 0 || static_cast<size_t>(item) >= count_.size()) return out;
-  const std::vector<int64_t> linked = linked_raters(user);
+  const std::vector<int64_t> linked = linked_raters(user, direction);
   const double denominator = static_cast<double>(linked.size()) + shrinkage;
   for (const int64_t v : linked)
     if (const float* r = rating_of(v, item)) out.push_back({v, *r, share(*r) / denominator});

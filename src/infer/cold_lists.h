@@ -61,18 +61,24 @@ class ColdLists {
   /// The linked raters' term alone, which the user graph adds to a ranker's lists
   /// (infer/ranker_graph_term.h): linked(u, i) = sum_{v in V_u, v rated i} r~_vi /
   /// (|V_u| + shrinkage), row-major, one row per user (zeros for a user nobody linked rated
-  /// with). V_u as above, whatever train.cold_lists says.
-  std::vector<float> linked_rows(const std::vector<int64_t>& users, double shrinkage) const;
+  /// with). V_u as above, whatever train.cold_lists says; or, on a directed graph file, the
+  /// raters `direction` reaches (out: whom u follows; in: who follows u).
+  std::vector<float> linked_rows(const std::vector<int64_t>& users, double shrinkage,
+                                 LinkDirection direction = LinkDirection::both) const;
   /// linked(u, :) of a user whose neighbours are given (a new user's follows): those of
   /// `neighbours` who rated, each once.
   std::vector<float> linked_row(std::vector<int64_t> neighbours, double shrinkage) const;
   /// The parts of linked(user, item): one per linked rater of the item, ascending.
-  std::vector<ColdPart> linked_parts(int64_t user, int64_t item, double shrinkage) const;
+  std::vector<ColdPart> linked_parts(int64_t user, int64_t item, double shrinkage,
+                                     LinkDirection direction = LinkDirection::both) const;
   /// `user`'s neighbours in the user graph, whether or not they rated (both directions of an
   /// edge, once), ascending: whom serve's page shows as linked to them.
   std::vector<int64_t> neighbours(int64_t user) const;
-  /// V_u: `user`'s neighbours who rated anything, ascending (whatever train.cold_lists says).
-  std::vector<int64_t> linked_raters(int64_t user) const;
+  /// V_u: `user`'s neighbours who rated anything, ascending (whatever train.cold_lists says);
+  /// on a directed graph file, those `direction` reaches.
+  std::vector<int64_t> linked_raters(int64_t user, LinkDirection direction = LinkDirection::both) const;
+  /// Whether the user graph is a directed file's, whose links read differently each way.
+  bool has_directions() const { return out_.idx.size() > 0; }
   /// Those of `neighbours` (user indices, any order) who rated, ascending and each once.
   std::vector<int64_t> linked_raters_among(std::vector<int64_t> neighbours) const;
   /// What ranks `user`'s list, for people: "the 3 people linked to them in the user graph
@@ -83,14 +89,19 @@ class ColdLists {
   float lo_ = 0, hi_ = 0;
   double weight_ = 1.0;
   bool popularity_only_ = false;
-  std::vector<int64_t> count_;                      // n_i: ratings of each item
-  std::vector<double> popularity_;                  // p_i
-  std::vector<int64_t> graph_ptr_{0}, graph_idx_;   // the user graph's neighbours, CSR
+  std::vector<int64_t> count_;      // n_i: ratings of each item
+  std::vector<double> popularity_;  // p_i
+  struct Csr {
+    std::vector<int64_t> ptr{0}, idx;
+  };
+  Csr graph_;                                       // the user graph's neighbours, both directions
+  Csr out_, in_;                                    // a directed file's links each way (empty: undirected)
   std::vector<int64_t> rated_ptr_{0}, rated_item_;  // each user's rated items, CSR by item
   std::vector<float> rated_value_;
 
   double share(float r) const { return hi_ > lo_ ? (static_cast<double>(r) - lo_) / (hi_ - lo_) : 1.0; }
   bool has_ratings(int64_t v) const { return rated_ptr_[v + 1] > rated_ptr_[v]; }
+  const Csr& links(LinkDirection direction) const;
   /// v's rating of `item`, or nullptr.
   const float* rating_of(int64_t v, int64_t item) const;
 };

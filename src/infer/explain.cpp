@@ -345,7 +345,9 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
                       " x the shares of the top rating that the people linked in the user graph gave it, " +
                       "over (linked raters + " + std::to_string(model.config().train.ranker_graph_shrinkage) +
                       ") (infer/ranker_graph_term.h)";
-      linked = model.cold_lists().linked_parts(user, item, model.config().train.ranker_graph_shrinkage);
+      linked =
+          model.cold_lists().linked_parts(user, item, model.config().train.ranker_graph_shrinkage,
+                                          link_direction_of(model.config().train.ranker_graph_direction));
     }
     out.exact = true;
     out.method = terms.method;

@@ -203,10 +203,14 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
   out.ranked_by = p.ranker->name();
   if (ranker_graph_term()) {
     // The user graph's term (infer/ranker_graph_term.h): a known user's linked raters from the
-    // graph, a new user's from the follows given.
+    // graph, a new user's from the follows given (whom nobody follows yet: none where the term
+    // reads who follows a user).
     const infer::ColdLists& c = cold_lists();
-    const std::vector<int64_t> linked =
-        known >= 0 ? c.linked_raters(known) : c.linked_raters_among(f.neighbours);
+    const LinkDirection direction = link_direction_of(p.cfg.train.ranker_graph_direction);
+    const std::vector<int64_t> linked = known >= 0 ? c.linked_raters(known, direction)
+                                                   : (direction == LinkDirection::in && c.has_directions()
+                                                          ? std::vector<int64_t>{}
+                                                          : c.linked_raters_among(f.neighbours));
     const std::vector<float> term = c.linked_row(linked, p.cfg.train.ranker_graph_shrinkage);
     infer::mix_user_graph_term(out.scores.data(), term.data(), n2, p.cfg.train.ranker_graph_weight);
     const size_t count = linked.size();

@@ -20,8 +20,8 @@ void mix_user_graph_term(float* row, const float* linked, int64_t n2, double wei
 }
 
 void add_user_graph_term(std::vector<float>& rows, const std::vector<int64_t>& users, int64_t n2,
-                         const ColdLists& linked, double weight, double shrinkage) {
-  const std::vector<float> term = linked.linked_rows(users, shrinkage);
+                         const ColdLists& linked, double weight, double shrinkage, LinkDirection direction) {
+  const std::vector<float> term = linked.linked_rows(users, shrinkage, direction);
   const auto width = static_cast<size_t>(n2);
   for (size_t r = 0; r < users.size(); ++r)
     mix_user_graph_term(rows.data() + r * width, term.data() + r * width, n2, weight);

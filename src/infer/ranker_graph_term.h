@@ -8,12 +8,12 @@
 ///   linked(u, i) = sum_{v in V_u, v rated i} r~_vi / (|V_u| + lambda)
 ///
 /// s: the ranker's row; V_u: the people linked to u in the model's user graph who rated
-/// (infer/cold_lists.h, both directions of an edge); r~_vi: v's rating as a share of the top
-/// rating; beta = train.ranker_graph_weight, lambda = train.ranker_graph_shrinkage. Scaling
-/// the ranker's row to a largest entry of 1 puts the rankers' scales (EASE's regressions,
-/// popularity's counts) beside linked's shares. A user nobody linked rated with keeps the
-/// ranker's order. The ratings and the graph are the model's as they stand, so a graph
-/// edit changes the lists at once.
+/// (infer/cold_lists.h, both directions of an edge, or on a directed graph file those
+/// train.ranker_graph_direction reaches: the people u follows, or who follow u); r~_vi: v's rating as a share
+/// of the top rating; beta = train.ranker_graph_weight, lambda = train.ranker_graph_shrinkage. Scaling the
+/// ranker's row to a largest entry of 1 puts the rankers' scales (EASE's regressions, popularity's counts)
+/// beside linked's shares. A user nobody linked rated with keeps the ranker's order. The ratings and the
+/// graph are the model's as they stand, so a graph edit changes the lists at once.
 ///
 /// One function for the lists (TrainedModel's ranker rows) and the choice on validation
 /// (fit/ranker_graph_choice.h), so that they agree. Torch-free.
@@ -35,6 +35,7 @@ void mix_user_graph_term(float* row, const float* linked, int64_t n2, double wei
 /// Mixes the linked raters' term into `rows` (one row of n2 ranker scores per user, in
 /// place): row / ranker_row_scale(row) + weight x linked.
 void add_user_graph_term(std::vector<float>& rows, const std::vector<int64_t>& users, int64_t n2,
-                         const ColdLists& linked, double weight, double shrinkage);
+                         const ColdLists& linked, double weight, double shrinkage,
+                         LinkDirection direction = LinkDirection::both);
 
 }  // namespace symgnn::infer

@@ -622,7 +622,8 @@ std::vector<float> TrainedModel::Impl::ranker_rows(const std::vector<int64_t>& u
     std::vector<float> rows = raw_ranker_rows(u);
     if (ranker_graph_term())
       infer::add_user_graph_term(rows, u, parts.ctx.n2, cold_lists(), parts.cfg.train.ranker_graph_weight,
-                                 parts.cfg.train.ranker_graph_shrinkage);
+                                 parts.cfg.train.ranker_graph_shrinkage,
+                                 link_direction_of(parts.cfg.train.ranker_graph_direction));
     return rows;
   };
   if (lists_cold) return with_cold_rows(users, of_ranker);
@@ -666,7 +667,9 @@ const infer::ColdLists& TrainedModel::cold_lists() const {
 std::string TrainedModel::ranked_by(int64_t user) const {
   if (cold_listed(user)) return impl_->cold_lists().ranked_by(user);
   if (impl_->ranker_graph_term()) {
-    const size_t linked = impl_->cold_lists().linked_raters(user).size();
+    const size_t linked = impl_->cold_lists()
+                              .linked_raters(user, link_direction_of(config().train.ranker_graph_direction))
+                              .size();
     if (linked > 0)
       return ranker() + " and the " + std::to_string(linked) + (linked == 1 ? " person" : " people") +
              " linked in the user graph who rated";

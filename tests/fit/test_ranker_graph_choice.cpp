@@ -191,3 +191,49 @@ TEST(RankerGraphChoice, TheMeasurementsListsEqualTheMixedRowsTopTen) {
     }
   }
 }
+
+TEST(RankerGraphChoice, ADirectedGraphsTermReadsTheWayThatValidates) {
+  // Even users follow 5 odd users of their own group; odd users follow 5 even users of the
+  // next group. Only even users are judged (odd users' validation ratings dropped): the
+  // people they follow share their tastes, those who follow them do not, so out beats in and
+  // both (half of whose links cross groups).
+  symgnn::Dataset ds = group_tastes(Links::none);
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int64_t> any(0, 299);
+  std::set<std::pair<int64_t, int64_t>> links;
+  for (int64_t u = 0; u < 300; ++u)
+    for (int k = 0; k < 5;) {
+      const int64_t v = any(rng);
+      const bool ok = u % 2 == 0 ? (v % 2 == 1 && v % 3 == u % 3) : (v % 2 == 0 && v % 3 == (u + 1) % 3);
+      if (ok && !links.count({v, u}) && links.insert({u, v}).second) ++k;
+    }
+  for (const auto& [a, b] : links) {
+    ds.users.directed.add(a, b, 1.0f);
+    ds.users.graph.add(a, b, 1.0f);
+    ds.users.graph.add(b, a, 1.0f);
+  }
+  ds.users.directed.num_nodes = 300;
+  symgnn::RatingList even;
+  for (size_t e = 0; e < ds.validation.size(); ++e)
+    if (ds.validation.user[e] % 2 == 0)
+      even.add(ds.validation.user[e], ds.validation.item[e], ds.validation.value[e]);
+  ds.validation = even;
+  symgnn::RunConfig cfg;
+  const auto c = symgnn::fitting::choose_ranker_graph(cfg, ds, popularity_ranker(), nlohmann::json::object(),
+                                                      {}, {}, nullptr);
+  ASSERT_TRUE(c.tried) << c.why;
+  EXPECT_TRUE(c.directed);
+  EXPECT_EQ(c.points.size(), 3 * std::size(symgnn::fitting::kRankerGraphWeights) *
+                                 std::size(symgnn::fitting::kRankerGraphShrinkages));
+  EXPECT_EQ(c.chosen, "user") << symgnn::fitting::describe(c);
+  EXPECT_EQ(c.direction, symgnn::LinkDirection::out) << symgnn::fitting::describe(c);
+  EXPECT_EQ(cfg.train.ranker_graph_direction, "out");
+  // The best point of each direction: out's above both's above in's.
+  double best[3] = {-1, -1, -1};
+  for (const auto& p : c.points)
+    best[static_cast<int>(p.direction)] = std::max(best[static_cast<int>(p.direction)], p.ndcg);
+  EXPECT_GT(best[1], best[0]);
+  EXPECT_GT(best[0], best[2]);
+  EXPECT_NE(symgnn::fitting::describe(c).find("the links out of the directed user graph"), std::string::npos);
+  EXPECT_EQ(symgnn::fitting::ranker_graph_choice_json(c).at("best_point").at("direction"), "out");
+}

@@ -26,7 +26,8 @@ namespace {
 /// the user graph's term at weight 1.5, shrinkage 1, on 60 users in 3 groups of tastes over 30 items; each
 /// user follows 3 of their group (and is followed by 3).
 TrainedModel fitted_with_term(const std::string& tag, const std::string& model = "baseline",
-                              const std::string& ranker = "popularity") {
+                              const std::string& ranker = "popularity",
+                              const std::string& direction = "both") {
   const std::string dir = symgnn::testing::scratch_dir(tag);
   std::ofstream csv(dir + "/ratings.csv");
   csv << "user,item,rating\n";
@@ -53,6 +54,7 @@ TrainedModel fitted_with_term(const std::string& tag, const std::string& model =
   cfg.train.ranker_graph = "user";
   cfg.train.ranker_graph_weight = 1.5;
   cfg.train.ranker_graph_shrinkage = 1;
+  cfg.train.ranker_graph_direction = direction;
   FitOptions fo;
   fo.out_dir = dir + "/run";
   fit(cfg, fo);
@@ -60,8 +62,9 @@ TrainedModel fitted_with_term(const std::string& tag, const std::string& model =
 }
 
 /// The term's formula by hand for user u of `m`: the ranker's row scaled to a largest entry
-/// of 1, plus 1.5 x the linked raters' shares over (their count + 1).
-std::vector<double> by_hand(const TrainedModel& m, int64_t u) {
+/// of 1, plus 1.5 x the linked raters' shares over (their count + 1); the linked are those
+/// the follows file links u to `direction`'s way (out: whom u follows; in: who follows u).
+std::vector<double> by_hand(const TrainedModel& m, int64_t u, const std::string& direction = "both") {
   const std::vector<float> raw = m.ranker_scores({u});
   double most = 0;
   for (const float s : raw) most = std::max(most, std::abs(double(s)));
@@ -74,8 +77,15 @@ std::vector<double> by_hand(const TrainedModel& m, int64_t u) {
   };
   for (size_t e = 0; e < ds.users.graph.size(); ++e) {
     const int64_t s = ds.users.graph.src[e], d = ds.users.graph.dst[e];
+    if (direction != "both") break;
     if (s == u && d != u && rated(d)) linked.push_back(d);
     if (d == u && s != u && rated(s)) linked.push_back(s);
+  }
+  const EdgeList& given = ds.users.directed;
+  for (size_t e = 0; e < given.size() && direction != "both"; ++e) {
+    const int64_t a = given.src[e], b = given.dst[e];
+    if (direction == "out" && a == u && rated(b)) linked.push_back(b);
+    if (direction == "in" && b == u && rated(a)) linked.push_back(a);
   }
   std::sort(linked.begin(), linked.end());
   linked.erase(std::unique(linked.begin(), linked.end()), linked.end());
@@ -89,9 +99,9 @@ std::vector<double> by_hand(const TrainedModel& m, int64_t u) {
   return out;
 }
 
-void expect_rows_by_hand(const TrainedModel& m, int64_t u) {
+void expect_rows_by_hand(const TrainedModel& m, int64_t u, const std::string& direction = "both") {
   const std::vector<float> row = m.score_all_items({u});
-  const std::vector<double> want = by_hand(m, u);
+  const std::vector<double> want = by_hand(m, u, direction);
   ASSERT_EQ(row.size(), want.size());
   for (size_t i = 0; i < row.size(); ++i) EXPECT_NEAR(row[i], want[i], 1e-5) << "user " << u << " item " << i;
 }
@@ -157,5 +167,48 @@ TEST(RankerGraphTerm, AServedUsersFoldInEqualsTheGrownModel) {
     for (size_t i = 0; i < want.size(); ++i)
       EXPECT_NEAR(folded->scores[i], want[i], 1e-5) << id << " item " << i;
     EXPECT_EQ(folded->ranked_by, grown.ranked_by(u)) << id;
+  }
+}
+
+TEST(RankerGraphTerm, ADirectedFilesTermReadsItsLinksOneWayEverywhere) {
+  // The follows file is one-way (u follows u+3, u+6, u+9): out reads the 3 people a user
+  // follows, in the 3 who follow them; lists, label, explanation and a served user's fold-in
+  // agree in each.
+  for (const std::string direction : {"out", "in"}) {
+    SCOPED_TRACE(direction);
+    const TrainedModel m =
+        fitted_with_term("ranker_graph_term_" + direction, "lowrank", "itemknn", direction);
+    ASSERT_GT(m.dataset().users.directed.size(), 0u);
+    for (const int64_t u : {0, 7, 31}) expect_rows_by_hand(m, u, direction);
+    const int64_t u = m.user_index("u0");
+    EXPECT_NE(m.ranked_by(u).find("the 3 people linked in the user graph"), std::string::npos)
+        << m.ranked_by(u);
+    // An item only the linked that way rated is explained by them alone.
+    const int64_t linked = m.user_index(direction == "out" ? "u3" : "u57");
+    ExplainOptions eo;
+    eo.top = 1000;
+    eo.target = "list";
+    for (size_t e = 0; e < m.dataset().train.size(); ++e) {
+      if (m.dataset().train.user[e] != linked) continue;
+      const Explanation x = explain(m, u, m.dataset().train.item[e], eo);
+      for (const ExplanationPart& p : x.parts)
+        if (p.source == "neighbour")
+          EXPECT_TRUE(direction == "out" ? p.text.find("whom you follow") != std::string::npos
+                                         : p.text.find("who follows you") != std::string::npos)
+              << p.text;
+    }
+    // A new user given their follows: out reads them; in, nobody follows them yet.
+    NewNodes nodes;
+    nodes.rating_rows.push_back({"someone-new", "i0", 5.0});
+    nodes.user_edge_rows = {{"someone-new", "u3", 1.0}, {"someone-new", "u6", 1.0}};
+    const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
+    ASSERT_TRUE(folded.has_value());
+    const TrainedModel grown = m.with_new_nodes(nodes);
+    const int64_t v = grown.user_index("someone-new");
+    const std::vector<float> want = grown.score_all_items({v});
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(folded->scores[i], want[i], 1e-5) << i;
+    EXPECT_EQ(folded->ranked_by, grown.ranked_by(v));
+    EXPECT_EQ(folded->ranked_by.find("linked in the user graph") != std::string::npos, direction == "out")
+        << folded->ranked_by;
   }
 }

@@ -158,7 +158,7 @@ TEST(NeighbourResiduals, ADirectedGraphsMemberReadsItsLinksOneWayAndRowsAgreeWit
   const auto l1 = symgnn::graph::directed_links(users), l2 = symgnn::graph::directed_links(items);
   ASSERT_TRUE(l1.row_ptr.defined());
   for (const sm::LinkDirection d : {sm::LinkDirection::out, sm::LinkDirection::in, sm::LinkDirection::both}) {
-    SCOPED_TRACE(sm::to_string(d));
+    SCOPED_TRACE(symgnn::to_string(d));
     std::set<std::pair<int64_t, int64_t>> want_users = user_links, want_items = item_links;
     if (d == sm::LinkDirection::in) want_users = reversed(user_links), want_items = reversed(item_links);
     if (d == sm::LinkDirection::both)

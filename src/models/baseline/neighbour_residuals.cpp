@@ -65,14 +65,6 @@ NeighbourGraph transposed(const NeighbourGraph& g) {
 
 }  // namespace
 
-const char* to_string(LinkDirection d) {
-  switch (d) {
-    case LinkDirection::out: return "out";
-    case LinkDirection::in: return "in";
-    default: return "both";
-  }
-}
-
 NeighbourGraph neighbour_graph(const graph::SparseMatrix& at, const graph::SparseMatrix& links,
                                LinkDirection direction) {
   if (direction == LinkDirection::both || !links.row_ptr.defined()) return neighbour_graph(at);

@@ -34,9 +34,8 @@
 namespace symgnn::models {
 
 /// Which links of a directed graph file a graph's member reads (baseline.link_direction):
-/// both (the symmetric graph the network reads), out (u -> v given) or in (v -> u given).
-enum class LinkDirection { both = 0, out = 1, in = 2 };
-const char* to_string(LinkDirection d);
+/// symgnn/dataset.h's LinkDirection.
+using symgnn::LinkDirection;
 
 /// The weights and shrinkages of the three members in a combination (0 weight: not kept),
 /// and the links each graph's member reads.
