@@ -39,7 +39,7 @@
   X(baseline, "baseline", closed_form, false, false, "rating", "",                                  \
     "the bias baseline: mu + b_u + b_i, ridge biases by alternating exact steps, the shrinkage "    \
     "pair chosen by cross-validation on the training ratings (models/baseline/baseline_model.h)")   \
-  X(popularity, "", closed_form, false, false, "ranking", "",                                       \
+  X(popularity, "", closed_form, false, true, "ranking", "",                                        \
     "the popularity baseline: items ranked by their number of training ratings, ratings predicted " \
     "by the item's mean (models/popularity/popularity_model.h)")                                    \
   X(itemknn, "itemknn", closed_form, false, true, "ranking", "",                                    \

@@ -90,9 +90,16 @@ def frame_columns(frame, what, columns=COLUMNS, min_rows=1, names=None):
                  for c, w in zip(columns, wanted))
 
 
-def triples(data, what):
+def triples(data, what, interactions=False):
     """(users, items, ratings) of a DataFrame with columns user, item, rating or of a list of
-    (user, item, rating) triples."""
+    (user, item, rating) triples. `interactions` (a model of clicks or plays): a DataFrame
+    without a rating column, or (user, item) pairs, are one interaction each (value 1)."""
+    if interactions and hasattr(data, "columns") and "rating" not in data.columns:
+        data = data.assign(rating=1.0)
+    if interactions and not hasattr(data, "columns") and not isinstance(data, (dict, str, bytes)) \
+            and hasattr(data, "__iter__"):
+        data = [tuple(r) + (1.0,) if not isinstance(r, (str, bytes)) and hasattr(r, "__len__") and len(r) == 2
+                else r for r in data]
     if hasattr(data, "columns"):
         return frame_columns(data, what)
     rows = _rows(data, 3, what, "(user, item, rating) triples")
@@ -100,10 +107,19 @@ def triples(data, what):
             ratings([r[2] for r in rows], f"{what} (ratings)"))
 
 
-def one_user(data, what):
+def one_user(data, what, interactions=False):
     """(items, ratings, user or None) of one user's ratings: a dict item -> rating, a list of
     (item, rating) pairs, or a DataFrame with columns item and rating (and, optionally, a
-    user column holding one id, returned third)."""
+    user column holding one id, returned third). `interactions` (a model of clicks or plays,
+    data.feedback implicit or counts): a list of item ids, or a DataFrame without a rating
+    column, is one interaction with each item (value 1)."""
+    if interactions and hasattr(data, "columns") and "rating" not in data.columns:
+        data = data.assign(rating=1.0)
+    if interactions and not hasattr(data, "columns") and not isinstance(data, (dict, str, bytes)) \
+            and hasattr(data, "__iter__"):
+        data = list(data)
+        if all(isinstance(r, (str, bytes, int, np.integer)) for r in data):
+            data = [(r, 1.0) for r in data]
     if hasattr(data, "columns"):
         items, values = frame_columns(data, what, ("item", "rating"))
         user = None

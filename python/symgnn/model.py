@@ -346,16 +346,18 @@ class Model:
     def with_new_ratings(self, ratings):
         """This model's directory loaded again with `ratings` of users (or items) absent from
         training, given in memory: a DataFrame with columns user, item, rating, or a list of
-        (user, item, rating) triples. The new ids then predict, recommend and compare like
+        (user, item, rating) triples (for a model of interactions, data.feedback implicit or
+        counts: user and item alone, each row a click). The new ids then predict, recommend and compare like
         any other (the new_* files this model was loaded with are not carried over). Ratings
         of users the model knows are fresh ratings joining theirs (a refresh: their lists from
         all their ratings, the items just rated left out)."""
-        return self._with_arrays(*_frames.triples(ratings, "new_ratings"), "new_ratings")
+        return self._with_arrays(*_frames.triples(ratings, "new_ratings", interactions=self.feedback != "ratings"),
+                                 "new_ratings")
 
     def recommend_new_user(self, ratings, k=10, exclude_seen=True, user=None, edges=None, features=None):
         """The top k items of one user absent from training, from their ratings in memory: a
         dict item -> rating, a list of (item, rating) pairs, or a DataFrame with columns item
-        and rating. `user` names them in the result (default: a fresh id). `edges`: their
+        and rating (for a model of interactions: also a list of the item ids they clicked). `user` names them in the result (default: a fresh id). `edges`: their
         user-graph neighbours (ids, (id, weight) pairs or a dict id -> weight) and `features`
         their side features (numbers), where the model's user graph comes from a file and its
         users have features, all in memory. The same as Model(path, new_ratings=FILE,
@@ -371,7 +373,7 @@ class Model:
         return model.predict(user, items)
 
     def _with_user(self, ratings, user, edges=None, features=None):
-        items, values, frame_user = _frames.one_user(ratings, "ratings")
+        items, values, frame_user = _frames.one_user(ratings, "ratings", interactions=self.feedback != "ratings")
         user = frame_user if user is None else str(user)
         if user is None:  # a fresh id: the first of new-user, new-user-1, ... the model lacks
             user, n = "new-user", 0

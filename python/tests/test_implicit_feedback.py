@@ -54,3 +54,18 @@ def test_a_sparse_matrix_of_counts_weights_its_entries():
     assert newcomer_top[:3] == expected[:3]
     with pytest.raises(symgnn.ConfigError, match="feedback="):
         symgnn.SyMGNN(**FAST).fit(counts, feedback="clicks")
+
+
+def test_a_new_users_clicks_are_item_ids_and_rank_as_a_trained_users():
+    log = clicks()
+    model = symgnn.SyMGNN(**FAST, train_ranker="ease", ease_lambdas="50").fit(log, holdout=0)
+    user = log["user"].iloc[0]
+    theirs = model.recommend(user, k=5)["item"].tolist()
+    clicked = log.loc[log["user"] == user, "item"].tolist()
+    # A list of item ids (a click each), as implicit's recalculate_user takes a user's row.
+    assert model.recommend_new_user(clicked, k=5)["item"].tolist() == theirs
+    # Several newcomers at once: (user, item) pairs or a frame without a rating column.
+    grown = model.model_.with_new_ratings([("a", i) for i in clicked])
+    assert grown.recommend("a", k=5)["item"].tolist() == theirs
+    model.partial_fit_users(pd.DataFrame({"user": "b", "item": clicked}))
+    assert model.recommend("b", k=5)["item"].tolist() == theirs

@@ -56,7 +56,7 @@ int run_rank(const RankCliOptions& o) {
   const UserRecommendations r = rank_items(model, u, items);
   std::ostringstream os;
   os.precision(std::numeric_limits<float>::max_digits10);
-  if (o.format == "csv") os << "user,item,prediction,rank\n";
+  os << list_header(o.format, ds);
   write_list(os, o.format, o.user, r, ds, model.ranked_by(u));
   if (o.out.empty())
     std::cout << os.str();

@@ -25,18 +25,26 @@ namespace symgnn::cli {
 void write_list(std::ostream& os, const std::string& format, const std::string& user,
                 const UserRecommendations& r, const Dataset& ds, const std::string& ranked_by) {
   if (format == "csv") {
-    for (size_t k = 0; k < r.items.size(); ++k)
-      os << user << ',' << ds.items.id_of(r.items[k]) << ',' << r.scores[k] << ',' << k + 1 << '\n';
+    for (size_t k = 0; k < r.items.size(); ++k) {
+      os << user << ',' << ds.items.id_of(r.items[k]) << ',';
+      if (!ds.implicit()) os << r.scores[k] << ',';
+      os << k + 1 << '\n';
+    }
     return;
   }
   nlohmann::json j;
   j["user"] = user;
   j["items"] = nlohmann::json::array();
   for (const int64_t i : r.items) j["items"].push_back(ds.items.id_of(i));
-  j["predictions"] = r.scores;
+  if (!ds.implicit()) j["predictions"] = r.scores;
   if (!ranked_by.empty()) j["ranked_by"] = ranked_by;
   if (r.candidates >= 0) j["candidates"] = r.candidates;  // fewer than k: a shorter list
   os << json_text(j) << '\n';
+}
+
+std::string list_header(const std::string& format, const Dataset& ds) {
+  if (format != "csv") return "";
+  return ds.implicit() ? "user,item,rank\n" : "user,item,prediction,rank\n";
 }
 
 namespace {
@@ -106,7 +114,7 @@ int run_recommend(const RecommendCliOptions& o) {
   ro.filter = filter_of(o, model);
   std::ostringstream os;
   os.precision(std::numeric_limits<float>::max_digits10);  // round-trips the float exactly
-  if (o.format == "csv") os << "user,item,prediction,rank\n";
+  os << list_header(o.format, ds);
   // Users without ratings whose lists come from the people linked to them (infer/cold_lists.h).
   size_t cold = 0, linked = 0;
   std::vector<std::string> short_lists;  // users with fewer than k candidates
@@ -159,7 +167,8 @@ void add_recommend_command(CLI::App& app) {
       "  symgnn recommend --model runs/ml100k --user 42 --k 10\n"
       "  symgnn recommend --model runs/ml100k --all --k 10 --out top10.csv\n"
       "Items a user rated in training are left out unless --include-seen. Output (original ids):\n"
-      "CSV 'user,item,prediction,rank' with a header, or one JSON object per user (--format jsonl).");
+      "CSV 'user,item,prediction,rank' with a header ('user,item,rank' for a model of interactions, "
+      "which predicts no rating), or one JSON object per user (--format jsonl).");
   auto o = std::make_shared<RecommendCliOptions>();
   cmd->add_option("--model", o->model_dir, "directory written by `symgnn train --out` (or its model.pt)")
       ->required();

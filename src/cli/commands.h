@@ -72,11 +72,15 @@ void add_export_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
 void add_graph_command(CLI::App& app);
 /// One user's list as `recommend` and `rank` print it (cmd_recommend.cpp): CSV rows
-/// user,item,prediction,rank (the header is the caller's) or, for "jsonl", one JSON line,
-/// with "ranked_by" (TrainedModel::ranked_by) where given.
+/// user,item,prediction,rank (list_header's) or, for "jsonl", one JSON line, with
+/// "ranked_by" (TrainedModel::ranked_by) where given. A model of interactions
+/// (data/feedback.h) predicts no rating: its rows are user,item,rank, its lines without
+/// "predictions".
 void write_list(std::ostream& os, const std::string& format, const std::string& user,
                 const symgnn::UserRecommendations& r, const symgnn::Dataset& ds,
                 const std::string& ranked_by = "");
+/// The CSV header of write_list's rows for `ds`'s model ("" for jsonl).
+std::string list_header(const std::string& format, const symgnn::Dataset& ds);
 void add_evaluate_command(CLI::App& app);
 void add_sylvester_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);

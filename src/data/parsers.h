@@ -54,7 +54,8 @@ bool is_time_column_name(std::string_view field);
 /// parse_ratings_text collects them from text in memory.
 void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& sink,
                   const std::string& feedback = "ratings");
-std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name);
+std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name,
+                                          const std::string& feedback = "ratings");
 
 /// One (user, item) pair of a pairs file (`symgnn predict --pairs`); views into the text.
 struct RawPair {
@@ -114,9 +115,11 @@ class RatingIndexer {
   std::string error_;                                    // the first unknown id's message
 };
 
-/// All of `raw` through a RatingIndexer.
+/// All of `raw` through a RatingIndexer (repeated pairs merged as merge_repeats(feedback)
+/// merges them: in the order of their first rows).
 RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& name, IdIndex& users,
-                         IdIndex& items, bool add_new, PairRegistry& seen);
+                         IdIndex& items, bool add_new, PairRegistry& seen,
+                         const std::string& feedback = "ratings");
 
 /// The rows of an edge list read_edge_list left out: rows joining a node to itself (where
 /// asked to drop them) and rows repeating an earlier row exactly.

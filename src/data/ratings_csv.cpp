@@ -135,10 +135,12 @@ void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& s
   } while (in.next(ln));
 }
 
-std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name) {
+std::vector<RawRating> parse_ratings_text(const std::string& text, const std::string& name,
+                                          const std::string& feedback) {
   LineReader in(std::string_view(text), name, true);
   std::vector<RawRating> out;
-  read_ratings(in, [&](const RawRating& r) { out.push_back(r); });  // views into `text`
+  read_ratings(
+      in, [&](const RawRating& r) { out.push_back(r); }, feedback);  // views into `text`
   return out;
 }
 
@@ -252,12 +254,13 @@ void RatingIndexer::finish() {
 }
 
 RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& name, IdIndex& users,
-                         IdIndex& items, bool add_new, PairRegistry& seen) {
+                         IdIndex& items, bool add_new, PairRegistry& seen, const std::string& feedback) {
   RatingList out;
   out.user.reserve(raw.size());
   out.item.reserve(raw.size());
   out.value.reserve(raw.size());
   RatingIndexer indexer(name, users, items, add_new, seen, out);
+  indexer.merge_repeats(feedback);
   for (const RawRating& r : raw) indexer.add(r);
   indexer.finish();
   return out;

@@ -38,9 +38,18 @@ std::unordered_set<uint64_t> known_pairs(const Dataset& ds) {
 /// quantile, and a value the training ratings happen not to hold is as good as one they do.
 constexpr size_t kScaleLevels = 20;
 
+/// A new row's value as the model's data hold it: the rating itself, or for interactions
+/// (data/feedback.h) 1 (implicit) or log(1 + count) (counts).
+double interaction_value(const Dataset& ds, double given) {
+  if (ds.feedback == "implicit") return 1.0;
+  if (ds.feedback == "counts") return std::log1p(given);
+  return given;
+}
+
 /// Why rating `v` cannot join the model's data ("" where it can): a value outside its range,
-/// or off the levels of a rating scale.
+/// or off the levels of a rating scale. Interactions take any positive count.
 std::string rating_problem(const Dataset& ds, double v) {
+  if (ds.implicit()) return std::isfinite(v) && v > 0 ? "" : "count is not positive";
   if (!std::isfinite(v)) return "rating is not a finite number";
   const auto f = static_cast<float>(v);
   if (f < ds.rating_min || f > ds.rating_max)
@@ -59,18 +68,29 @@ std::string rating_problem(const Dataset& ds, double v) {
 void add_ratings(Dataset& ds, const std::string& file, data::IdIndex& users, data::IdIndex& items,
                  NewRatingsSummary& s) {
   const std::string text = data::read_text_file(file);
-  const std::vector<data::RawRating> raw = data::parse_ratings_text(text, file);
+  // A model of interactions (data/feedback.h) reads the file as its training data was read:
+  // `user,item` rows (implicit) or counts, a pair's repeated rows one interaction.
+  const std::vector<data::RawRating> raw = data::parse_ratings_text(text, file, ds.feedback);
   data::PairRegistry within_file;  // duplicates inside the file, with both lines
-  const RatingList added = data::index_ratings(raw, file, users, items, /*add_new=*/true, within_file);
+  const RatingList added =
+      data::index_ratings(raw, file, users, items, /*add_new=*/true, within_file, ds.feedback);
+  // The row each added pair came from: its first (repeats merged in that order).
+  std::vector<const data::RawRating*> first;
+  std::unordered_set<std::string> seen_pairs;
+  for (const data::RawRating& r : raw)
+    if (!ds.implicit() || seen_pairs.insert(std::string(r.user) + '\0' + std::string(r.item)).second)
+      first.push_back(&r);
   const std::unordered_set<uint64_t> known = known_pairs(ds);
   for (size_t e = 0; e < added.size(); ++e) {
+    const data::RawRating& row = *first[e];
     if (known.count(pair_key(added.user[e], added.item[e])))
-      throw DataError(file, raw[e].line,
-                      "the pair (" + data::quote(raw[e].user) + ", " + data::quote(raw[e].item) +
+      throw DataError(file, row.line,
+                      "the pair (" + data::quote(row.user) + ", " + data::quote(row.item) +
                           ") is already in the model's data");
-    const std::string problem = rating_problem(ds, added.value[e]);
-    if (!problem.empty()) throw DataError(file, raw[e].line, problem);
-    ds.train.add(added.user[e], added.item[e], added.value[e]);
+    const double value = interaction_value(ds, added.value[e]);
+    const std::string problem = rating_problem(ds, value);
+    if (!problem.empty()) throw DataError(file, row.line, problem);
+    ds.train.add(added.user[e], added.item[e], static_cast<float>(value));
   }
   s.file = file;
   s.ratings += static_cast<int64_t>(added.size());
@@ -95,13 +115,16 @@ void add_rating_rows(Dataset& ds, const std::vector<NewRating>& rows, const std:
       if (index->find(*id) < 0)
         if (const std::string bad = data::id_problem(*id); !bad.empty())
           throw DataError(where, 0, data::id_refusal(what, *id, bad));
-    const std::string problem = rating_problem(ds, r.rating);
+    if (ds.feedback == "counts" && !(r.rating > 0))
+      throw DataError(where, 0,
+                      "count " + data::number_text(r.rating) + " is not positive (a model of counts)");
+    const std::string problem = rating_problem(ds, interaction_value(ds, r.rating));
     if (!problem.empty()) throw DataError(where, 0, problem);
     const int64_t u = users.add(r.user), i = items.add(r.item);
     const std::string pair = "the pair (" + data::quote(r.user) + ", " + data::quote(r.item) + ")";
     if (known.count(pair_key(u, i))) throw DataError(where, 0, pair + " is already in the model's data");
     if (!given.insert(pair_key(u, i)).second) throw DataError(where, 0, pair + " is given twice");
-    added.add(u, i, static_cast<float>(r.rating));
+    added.add(u, i, static_cast<float>(interaction_value(ds, r.rating)));
   }
   for (size_t e = 0; e < added.size(); ++e) ds.train.add(added.user[e], added.item[e], added.value[e]);
   if (s.file.empty()) s.file = name;

@@ -463,15 +463,24 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
   // The ratings reach the model as rows in memory (NewNodes::rating_rows): no file.
   NewNodes nodes;
   nodes.rows_name = "\"ratings\"";
+  // A model of interactions (data/feedback.h) takes {"item": ID} alone: an interaction
+  // (with "rating", the count a model of counts weighs).
+  const bool interactions = m.model->dataset().implicit();
   for (const json& r : ratings) {
-    if (!r.is_object() || !r.contains("item") || !r.contains("rating"))
+    if (!r.is_object() || !r.contains("item") || (!interactions && !r.contains("rating")))
       throw ApiError{400, "\"ratings\": each entry must be {\"item\": ID, \"rating\": R}"};
     const std::string item = id_text(r["item"], "\"ratings\"[].item");
     item_index(m, item);  // known items only: a new item has no ratings of other users to learn from
+    if (interactions && !r.contains("rating")) {
+      nodes.rating_rows.push_back({known.empty() ? new_user : known, item, 1.0});
+      continue;
+    }
     if (!r["rating"].is_number() || !std::isfinite(r["rating"].get<double>()))
       throw ApiError{400, "\"ratings\"[].rating: must be a number, got " + r["rating"].dump().substr(0, 40)};
     const double v = r["rating"].get<double>();
-    if (v < m.model->rating_min() || v > m.model->rating_max())
+    if (interactions && !(v > 0))
+      throw ApiError{400, "count " + r["rating"].dump() + " of item " + quoted(item) + " is not positive"};
+    if (!interactions && (v < m.model->rating_min() || v > m.model->rating_max()))
       throw ApiError{400, "rating " + r["rating"].dump() + " of item " + quoted(item) +
                               " is outside the model's range [" + json(m.model->rating_min()).dump() + ", " +
                               json(m.model->rating_max()).dump() + "]"};

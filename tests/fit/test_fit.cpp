@@ -219,9 +219,17 @@ TEST(Fit, RefusesWhatAKindCannotDo) {
   symgnn::FitOptions fo;
   fo.out_dir = st::scratch_dir("fit_refuse") + "/run";
   symgnn::fit(cfg, fo);
-  // Popularity's lists are fitted to the training users: new users are refused, naming the
-  // kinds that place them.
+  // Popularity gives every user the same list: a new user gets it, their rated item left out.
   const std::string ratings = st::write_file(st::scratch_dir("fit_refuse_new"), "new.csv", "newcomer,1,4\n");
+  const symgnn::TrainedModel popular = symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings);
+  const std::vector<float> row = popular.score_all_items({popular.user_index("newcomer")});
+  const std::vector<float> trained = popular.score_all_items({0});
+  EXPECT_EQ(row, trained);
+  // The bias baseline's biases are fitted to the training users: new users are refused,
+  // naming the kinds that place them.
+  cfg.model = "baseline";
+  fo.out_dir = st::scratch_dir("fit_refuse_baseline") + "/run";
+  symgnn::fit(cfg, fo);
   try {
     symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings);
     FAIL() << "new ratings accepted";
@@ -238,7 +246,7 @@ TEST(Fit, RefusesWhatAKindCannotDo) {
     EXPECT_NE(std::string(e.what()).find(symgnn::model_kind_choices()), std::string::npos) << e.what();
   }
   // A folder already holding a run is refused without overwrite.
-  cfg.model = "popularity";
+  cfg.model = "baseline";
   EXPECT_THROW(symgnn::fit(cfg, fo), symgnn::UsageError);
   fo.overwrite = true;
   EXPECT_NO_THROW(symgnn::fit(cfg, fo));

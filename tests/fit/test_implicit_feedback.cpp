@@ -5,7 +5,9 @@
 // interactions log(1 + count).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -155,4 +157,63 @@ TEST(ImplicitFeedback, CountsChangeTheWeightsAsDocumented) {
   };
   EXPECT_EQ(top_for_newcomer("implicit"), "a");  // 3 interactions against 2
   EXPECT_EQ(top_for_newcomer("counts"), "b");    // 2 log(101) = 9.2 against 3 log(2) = 2.1
+}
+
+// A user absent from training given by their clicks (a `user,item` file, a repeated row one
+// click): the default's model takes them, its ranker lists them from their row as it lists
+// a trained user with the same clicks, and the CSV names no predicted rating.
+TEST(ImplicitFeedback, ANewUsersClicksGetTheListOfATrainedUserWithTheSameClicks) {
+  const std::string dir = st::scratch_dir("implicit_new_user");
+  const Files f = write_taste_files(dir);
+  symgnn::FitOptions o;
+  o.out_dir = dir + "/model";
+  symgnn::RunConfig cfg = config_on(f.pairs);
+  cfg.train.ranker = "ease";
+  cfg.ease.lambdas = "50";
+  symgnn::fit(cfg, o);
+  const symgnn::TrainedModel m = symgnn::TrainedModel::load(o.out_dir);
+  // u7's clicks as the model holds them (training and validation), given again as a newcomer's.
+  const symgnn::Dataset& ds = m.dataset();
+  const int64_t u7 = m.user_index("u7");
+  std::string clicks;
+  for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < list->size(); ++e)
+      if (list->user[e] == u7) clicks += "newcomer," + ds.items.id_of(list->item[e]) + "\n";
+  ASSERT_FALSE(clicks.empty());
+  const auto distinct = std::count(clicks.begin(), clicks.end(), '\n');
+  clicks += clicks.substr(0, clicks.find('\n') + 1);  // a click given twice
+  const std::string file = st::write_file(dir, "clicks.csv", clicks);
+  std::string out, mine;
+  ASSERT_EQ(
+      st::run_symgnn("recommend --model " + o.out_dir + " --new-ratings " + file + " --user newcomer", &out),
+      0)
+      << out;
+  ASSERT_EQ(st::run_symgnn("recommend --model " + o.out_dir + " --user u7", &mine), 0) << mine;
+  EXPECT_EQ(out.rfind("user,item,rank\n", 0), 0u) << out;
+  // The same items in the same order, the user's id aside.
+  const auto items_of = [](const std::string& csv) {
+    std::vector<std::string> items;
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line) && line.find(',') != std::string::npos) {
+      const size_t a = line.find(','), b = line.find(',', a + 1);
+      items.push_back(line.substr(a + 1, b - a - 1));
+    }
+    return items;
+  };
+  EXPECT_EQ(items_of(out.substr(0, out.find("recommend:"))),
+            items_of(mine.substr(0, mine.find("recommend:"))));
+  EXPECT_EQ(items_of(out.substr(0, out.find("recommend:"))).size(), 10u) << out;
+  // The repeated click is one interaction.
+  EXPECT_NE(out.find("with " + std::to_string(distinct) + " new rating(s)"), std::string::npos) << out;
+  // In memory too (serve's and Python's path): rows without a rating value are clicks.
+  symgnn::NewNodes nodes;
+  for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < list->size(); ++e)
+      if (list->user[e] == u7) nodes.rating_rows.push_back({"newcomer", ds.items.id_of(list->item[e]), 1.0});
+  const symgnn::TrainedModel grown = m.with_new_nodes(nodes);
+  const auto a = symgnn::recommend(grown, {grown.user_index("newcomer")}, {});
+  const auto b = symgnn::recommend(grown, {grown.user_index("u7")}, {});
+  EXPECT_EQ(a.front().items, b.front().items);
 }

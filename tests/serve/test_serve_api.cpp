@@ -779,3 +779,45 @@ TEST(ServeApi, TheSocialFieldsNameLinkedPeopleAndWhoRatedEachListedItem) {
   const Fixture off("");
   EXPECT_EQ(body_of(off.get("/v1/models"))["admin_routes"], false);
 }
+
+TEST(ServeApi, AModelOfClicksTakesANewUsersItemsWithoutARating) {
+  // A click log (user,item rows: data.feedback = implicit) with an EASE ranker beside the
+  // popularity model that stands in for a rating model.
+  const std::string dir = st::scratch_dir("serve_api_clicks");
+  std::string log = "user,item\n";
+  for (int u = 0; u < 40; ++u)
+    for (int i = 0; i < 30; ++i)
+      if ((u * 7 + i * 3) % 5 < 2 && u % 3 == i % 3)
+        log += "u" + std::to_string(u) + ",i" + std::to_string(i) + "\n";
+  symgnn::RunConfig cfg = symgnn::preset_config("recommended");
+  cfg.data.source = st::write_file(dir, "clicks.csv", log);
+  cfg.train.ranker = "ease";
+  cfg.ease.lambdas = "20";
+  cfg.train.threads = 1;
+  symgnn::FitOptions fo;
+  fo.out_dir = dir + "/model";
+  symgnn::fit(cfg, fo);
+  symgnn::serve::ModelStore store({{"clicks", fo.out_dir}}, "cpu");
+  symgnn::serve::ServeMetrics metrics;
+  const symgnn::serve::Api api(store, metrics, symgnn::serve::ApiLimits{}, "0123456789abcdef");
+  Request q;
+  q.method = "POST";
+  q.path = "/v1/recommend";
+  q.body = R"({"k": 3, "ratings": [{"item": "i0"}, {"item": "i3"}, {"item": "i6"}]})";
+  const Response r = api.handle(q);
+  ASSERT_EQ(r.status, 200) << r.body;
+  // The library's answer for the same clicks given as a file of pairs.
+  const std::string file = st::write_file(dir, "new.csv", "newcomer,i0\nnewcomer,i3\nnewcomer,i6\n");
+  const symgnn::TrainedModel grown = symgnn::TrainedModel::load(fo.out_dir, "cpu", file);
+  symgnn::RecommendOptions o;
+  o.k = 3;
+  const auto want = symgnn::recommend(grown, {grown.user_index("newcomer")}, o).front();
+  const json j = body_of(r);
+  ASSERT_EQ(j["items"].size(), 3u) << r.body;
+  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(j["items"][k]["item"], grown.dataset().items.id_of(want.items[k]));
+  // A count must be positive; a rating model still asks for a rating.
+  q.body = R"({"ratings": [{"item": "i0", "rating": 0}]})";
+  EXPECT_EQ(api.handle(q).status, 400);
+  const Fixture f;
+  EXPECT_EQ(f.post("/v1/recommend", R"({"ratings": [{"item": "x"}]})").status, 400);
+}

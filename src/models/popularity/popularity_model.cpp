@@ -91,6 +91,12 @@ ClosedFormFit PopularityModel::fit(const Dataset& ds, const at::Device&,
   return out;
 }
 
+void PopularityModel::nodes_added(const ModelContext&, int64_t, int64_t trained_items) {
+  torch::NoGradGuard no_grad;
+  const int64_t n2 = item_mean_.size(0);
+  if (n2 > trained_items) item_mean_.narrow(0, trained_items, n2 - trained_items).fill_(mu_);
+}
+
 /// The `popularity` row of symgnn/model_kinds.h (models/registry.cpp).
 std::shared_ptr<RatingModel> make_popularity_model(const RunConfig&, const ModelContext& ctx) {
   return std::make_shared<PopularityModel>(ctx);

@@ -32,6 +32,10 @@ class PopularityModel : public RatingModel, public ExplainsScores {
   std::string name() const override { return "popularity"; }
   /// The count split by rater: 1 for each rating of the item.
   ScoreTerms score_terms(int64_t user, int64_t item, const Dataset& ds) override;
+  /// New users need nothing (every user's row is the same); new items keep the count of the
+  /// fit, none, and are predicted by mu. Ratings given later change no count: the lists
+  /// are the fitted popularity's, the user's own rated items left out as always.
+  void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
   /// Counts and mean ratings of the items from `ratings` (the final state of fit()).
   /// `weighted` (data.feedback = counts, data/feedback.h): each interaction adds its weight
