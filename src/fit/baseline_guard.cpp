@@ -79,8 +79,10 @@ std::vector<models::LinkDirection> directions_to_try(const std::string& policy,
 }
 
 /// A graph's member in the direction of `directions` whose member alone predicts the
-/// residuals best on the folds (the first on ties: both before either way), set into `idx`;
-/// `tried` gets each direction's figure where the side has links ("both 0.8520, out 0.8512").
+/// residuals best on the folds (the first on ties: both before either way); `tried` gets each
+/// direction's figure where the side has links ("both 0.8520, out 0.8512"). `idx` reads
+/// both ways as built, and is left reading the last direction tried (no caller reads a graph
+/// member from it after).
 SideMember directed_member(models::NeighbourResiduals& idx, Member which, const graph::SparseMatrix& at,
                            const graph::SparseMatrix& links,
                            const std::vector<models::LinkDirection>& directions, const RatingList& val,
@@ -89,22 +91,20 @@ SideMember directed_member(models::NeighbourResiduals& idx, Member which, const 
   SideMember best;
   chosen = directions.front();
   for (const models::LinkDirection d : directions) {
-    const models::NeighbourGraph g = models::neighbour_graph(at, links, d);
-    if (which == Member::user_graph)
-      idx.set_user_graph(g);
-    else
-      idx.set_item_graph(g);
+    // both is what idx was built with: no graph built again (the common, undirected case).
+    if (d != models::LinkDirection::both) {
+      models::NeighbourGraph g = models::neighbour_graph(at, links, d);
+      if (which == Member::user_graph)
+        idx.set_user_graph(std::move(g));
+      else
+        idx.set_item_graph(std::move(g));
+    }
     SideMember m = side_member(idx, which, val, grid, t, folds);
     if (links.row_ptr.defined())
       tried += std::string(tried.empty() ? "" : ", ") + symgnn::to_string(d) + " " +
                (m.present ? fixed(m.error, 4) : std::string("none"));
     if (m.present && (!best.present || m.error < best.error)) best = std::move(m), chosen = d;
   }
-  const models::NeighbourGraph g = models::neighbour_graph(at, links, chosen);
-  if (which == Member::user_graph)
-    idx.set_user_graph(g);
-  else
-    idx.set_item_graph(g);
   return best;
 }
 
