@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < repeats; ++r) {
     symgnn::NewNodes nodes;
     for (int k = 0; k < 5; ++k)
-      nodes.rating_rows.push_back(
+      nodes.rows.ratings.push_back(
           {"bench-new-user", ds.items.id_of((r * 37 + k * 101) % model.items()), model.rating_max()});
     const auto t0 = Clock::now();
     const symgnn::TrainedModel grown = model.with_new_nodes(nodes);

@@ -64,9 +64,10 @@ int bench_create(const symgnn::TrainedModel& model, const std::string& side, int
       if (static_cast<int>(group.size()) < links && std::find(group.begin(), group.end(), b) == group.end())
         group.push_back(b);
     if (static_cast<int>(group.size()) < links) continue;
-    std::vector<symgnn::GraphEdit> edits;
+    std::vector<symgnn::Delta::Edge> edits;
     for (const int64_t b : group) {
-      symgnn::GraphEdit e{side, "add", "bench-new-" + std::to_string(r), nodes.id_of(b), 1.0};
+      symgnn::Delta::Edge e =
+          symgnn::graph_edit(side, "add", "bench-new-" + std::to_string(r), nodes.id_of(b), 1.0);
       e.create = true;
       edits.push_back(e);
     }
@@ -132,7 +133,7 @@ int main(int argc, char** argv) {
   // Edges between nodes far apart in index order: new ones in any graph of these sizes.
   auto edit = [&](int r) {
     const int64_t a = (r * 7919) % nodes.count, b = (a + nodes.count / 2 + r) % nodes.count;
-    return symgnn::GraphEdit{side, "add", nodes.id_of(a), nodes.id_of(b), 1.0};
+    return symgnn::graph_edit(side, "add", nodes.id_of(a), nodes.id_of(b), 1.0);
   };
   // The first edit of a model loaded without the trace of its forward makes it (a forward of
   // every member: RatingModel::take_graph_edit reads it); a server makes it at load where it

@@ -37,7 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     index_ratings(parse_ratings_text(text, "fuzz.csv"), "fuzz.csv", u, i, false, seen);
   });
   guarded([&] { parse_edge_list_text(text, "fuzz.edges", users, "user"); });
-  guarded([&] { parse_features_text(text, "fuzz.features", items, "item"); });
+  guarded([&] {
+    LineReader in(std::string_view(text), "fuzz.features", true);
+    read_features(in, items, "item");
+  });
   guarded([&] { parse_predictions_text(text, "fuzz.predictions"); });
   guarded([&] { parse_pairs_text(text, "fuzz.pairs"); });
   guarded([&] { parse_user_list_text(text, "fuzz.users", users); });  // recommend --users

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "symgnn/dataset.h"
+#include "symgnn/delta.h"
 
 namespace symgnn {
 
@@ -38,23 +39,14 @@ struct DataRows {
   std::vector<std::string> test_users, test_items;
   std::vector<double> test_ratings;
 
-  /// One line of an edge list: data.user_graph_file's "a,b[,w]".
-  struct Edge {
-    std::string a, b;
-    double weight = 1.0;
-  };
-  /// A side's graph (GraphOrigin::File), where has_*_graph: ids absent from the ratings
-  /// become nodes without ratings, as the files' do.
+  /// A side's graph (GraphOrigin::File), where has_*_graph: its edges as the lines of
+  /// data.user_graph_file "a,b[,w]" (each an added edge; side and op are not read). Ids absent
+  /// from the ratings become nodes without ratings, as the files' do.
   bool has_user_graph = false, has_item_graph = false;
-  std::vector<Edge> user_edges, item_edges;
-
-  /// One row of a features table: data.user_features_file's "id,f1,...".
-  struct FeatureRow {
-    std::string id;
-    std::vector<double> values;
-  };
-  /// A side's features (columns f1, f2, ...), where not empty: one row per node of the side.
-  std::vector<FeatureRow> user_features, item_features;
+  std::vector<Delta::Edge> user_edges, item_edges;
+  /// A side's features (columns f1, f2, ...), where not empty: one row per node of the side,
+  /// as data.user_features_file's "id,f1,..." (side is not read).
+  std::vector<Delta::Features> user_features, item_features;
 };
 
 /// The Dataset of `rows` under `cfg`'s split keys (data.split, split_time, leave_last_n,

@@ -21,10 +21,12 @@
 
 namespace symgnn::models {
 
-class ScoreView;     // models/objectives/score_view.h
-struct Combination;  // models/baseline/combined_model.h
-struct Biases;       // models/baseline/bias_fit.h
-struct Shrinkage;    // models/baseline/bias_fit.h
+class ScoreView;       // models/objectives/score_view.h
+struct Combination;    // models/baseline/combined_model.h
+struct Biases;         // models/baseline/bias_fit.h
+struct Shrinkage;      // models/baseline/bias_fit.h
+struct FoldTrace;      // models/lowrank_trace.h
+class ExplainsScores;  // models/score_terms.h
 
 /// Ratings with more distinct values than this are a continuous target: the per-class
 /// priors (ModelContext::h) bin them into kBinnedPriorClasses classes between quantiles.
@@ -237,6 +239,23 @@ class RatingModel : public torch::nn::Module {
     (void)before;
     return false;
   }
+  /// What this member keeps of a full forward in eval mode for fold-ins and graph edits
+  /// (models/lowrank_trace.h: the low-rank model's representations and CGE layers), made on the
+  /// first call; nullptr (the default): a kind that keeps none. take_graph_edit reads the trace of
+  /// the member before the edit through it.
+  virtual std::shared_ptr<const FoldTrace> kept_trace() { return nullptr; }
+  /// The member this one wraps and forwards to (the bias offset's and the combination's network),
+  /// nullptr (the default): none. take_graph_edit hands the wrapped members on through it.
+  virtual RatingModel* wrapped() { return nullptr; }
+
+  /// Whether score_rated_items() is linear in the rated items: the row of items A and B is the
+  /// row of A plus the row of B (EASE's and the binary Sylvester's x W), so that a trained
+  /// user's served row plus the new items' row is their row after a fold-in. False (the
+  /// default): the row is computed from all the user's items.
+  virtual bool scores_linear_in_rated_items() const { return false; }
+  /// The split of this member's scores into parts (symgnn/explain.h), where its kind has one;
+  /// nullptr (the default): explanations occlude inputs instead.
+  virtual ExplainsScores* explains_scores() { return nullptr; }
 
   /// Called after a trained state was loaded into a model built for more nodes than it was
   /// trained on, or given ratings after its fit (infer/new_ratings.h: users from index

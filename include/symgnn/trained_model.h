@@ -18,6 +18,7 @@
 
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
+#include "symgnn/delta.h"
 
 namespace symgnn {
 
@@ -25,28 +26,6 @@ namespace infer {
 struct ModelParts;  // infer/model_parts.h
 class ColdLists;    // infer/cold_lists.h
 }  // namespace infer
-
-/// One rating given in memory (NewNodes::rating_rows), by original ids.
-struct NewRating {
-  std::string user;
-  std::string item;
-  double rating = 0;
-};
-
-/// One graph edge given in memory (NewNodes::user_edge_rows, item_edge_rows), by original
-/// ids, as a line of a graph file: "a,b[,w]".
-struct NewEdge {
-  std::string a;
-  std::string b;
-  double weight = 1.0;
-};
-
-/// One node's side features given in memory (NewNodes::user_feature_rows,
-/// item_feature_rows), as a line of a features file: "id,f1,...".
-struct NewFeatureRow {
-  std::string id;
-  std::vector<double> values;
-};
 
 /// What is known about users and items absent from training (inductive prediction,
 /// TrainedModel::load): files in the formats of the data keys of the same names
@@ -59,23 +38,16 @@ struct NewNodes {
   std::string item_graph_file;     // the same for items
   std::string user_features_file;  // "id,f1,..." one row per new user
   std::string item_features_file;  // "id,f1,..." one row per new item
-  /// Ratings given in memory (serve's POST, Python's arrays, evaluate's new-users protocol),
-  /// read after the `ratings` file, checked as its lines are: no file is written. Errors name
-  /// a row as `rows_name`[k] (k from 0).
-  std::vector<NewRating> rating_rows;
-  std::string rows_name = "new ratings";
-  /// Graph edges and feature rows of new nodes given in memory (serve's POST "edges" and
-  /// "features", Python's arguments), taken after the files of the same kinds and checked as
-  /// their lines are, by the files' reader; no file is written. Errors name them as
-  /// `edge_rows_name` / `feature_rows_name`, line k being row k - 1.
-  std::vector<NewEdge> user_edge_rows, item_edge_rows;
-  std::vector<NewFeatureRow> user_feature_rows, item_feature_rows;
-  std::string edge_rows_name = "new edges", feature_rows_name = "new features";
-  bool empty() const {
-    return ratings.empty() && rating_rows.empty() && user_graph_file.empty() && item_graph_file.empty() &&
-           user_features_file.empty() && item_features_file.empty() && user_edge_rows.empty() &&
-           item_edge_rows.empty() && user_feature_rows.empty() && item_feature_rows.empty();
+  /// Ratings, graph edges (added) and feature rows given in memory (serve's POST, Python's
+  /// arrays, evaluate's new-users protocol), taken after the files of the same kinds and
+  /// checked by the files' rules (data/parsers.h); no file is written. Errors name them by
+  /// Delta's names: a rating as ratings_name[k] (k from 0), an edge or feature row as line k + 1.
+  Delta rows;
+  bool files_empty() const {
+    return ratings.empty() && user_graph_file.empty() && item_graph_file.empty() &&
+           user_features_file.empty() && item_features_file.empty();
   }
+  bool empty() const { return files_empty() && rows.empty(); }
 };
 
 /// What NewNodes added to a loaded model's data (TrainedModel::load).
@@ -107,9 +79,6 @@ struct FoldedUser {
   /// for those items alone where a ranker's scores order the lists (a list shows k ratings).
   std::function<std::vector<float>(const std::vector<int64_t>& items)> ratings;
 };
-
-/// The two sides of the rating matrix, for TrainedModel::similar.
-enum class NodeSide { users, items };
 
 /// One neighbour of TrainedModel::similar: a node index and its cosine similarity.
 struct SimilarNode {

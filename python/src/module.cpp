@@ -124,21 +124,21 @@ std::vector<double> numbers(const Numbers& a, const char* what) {
 /// One side's edges and feature rows into `rows`: edges (a, b, weights) where `has_graph`;
 /// feature rows (ids, an n x p matrix) where ids are given.
 void side_rows(bool has_graph, const IdList& a, const IdList& b, const Numbers& w, const IdList& feature_ids,
-               const Numbers& features, bool& rows_has_graph, std::vector<DataRows::Edge>& edges,
-               std::vector<DataRows::FeatureRow>& feature_rows, const char* side) {
+               const Numbers& features, bool& rows_has_graph, std::vector<Delta::Edge>& edges,
+               std::vector<Delta::Features>& feature_rows, const char* side) {
   rows_has_graph = has_graph;
   const std::vector<double> weights = numbers(w, side);
   if (a.size() != b.size() || a.size() != weights.size())
     throw ConfigError(std::string(side) + " graph: the edges' ends and weights differ in length");
-  for (size_t k = 0; k < a.size(); ++k) edges.push_back({a[k], b[k], weights[k]});
+  for (size_t k = 0; k < a.size(); ++k) edges.emplace_back(a[k], b[k], weights[k]);
   if (feature_ids.empty()) return;
   if (features.ndim() != 2 || static_cast<size_t>(features.shape(0)) != feature_ids.size())
     throw ConfigError(std::string(side) + " features: expected one row per id (" +
                       std::to_string(feature_ids.size()) + ")");
   const auto cols = static_cast<size_t>(features.shape(1));
   for (size_t r = 0; r < feature_ids.size(); ++r)
-    feature_rows.push_back(
-        {feature_ids[r], std::vector<double>(features.data() + r * cols, features.data() + (r + 1) * cols)});
+    feature_rows.emplace_back(
+        feature_ids[r], std::vector<double>(features.data() + r * cols, features.data() + (r + 1) * cols));
 }
 
 /// A Python dict of arrays (symgnn/dataset.py, Dataset._rows) as DataRows.
@@ -404,8 +404,8 @@ void register_errors() {
 /// (user, item, rating) triples as Python passes new ratings in memory (symgnn/model.py).
 using RatingRows = std::vector<std::tuple<std::string, std::string, double>>;
 
-std::vector<NewRating> new_rating_rows(const RatingRows& rows) {
-  std::vector<NewRating> out;
+std::vector<Delta::Rating> new_rating_rows(const RatingRows& rows) {
+  std::vector<Delta::Rating> out;
   out.reserve(rows.size());
   for (const auto& [user, item, rating] : rows) out.push_back({user, item, rating});
   return out;
@@ -417,21 +417,25 @@ using EdgeRows = std::vector<std::tuple<std::string, std::string, double>>;
 using FeatureRows = std::vector<std::pair<std::string, std::vector<double>>>;
 
 void add_user_rows(NewNodes& nodes, const EdgeRows& edges, const FeatureRows& features) {
-  for (const auto& [a, b, w] : edges) nodes.user_edge_rows.push_back({a, b, w});
-  for (const auto& [id, values] : features) nodes.user_feature_rows.push_back({id, values});
-  nodes.edge_rows_name = "edges";
-  nodes.feature_rows_name = "features";
+  for (const auto& [a, b, w] : edges) nodes.rows.edges.emplace_back(a, b, w);
+  for (const auto& [id, values] : features) nodes.rows.features.emplace_back(id, values);
+  nodes.rows.edges_name = "edges";
+  nodes.rows.features_name = "features";
 }
 
 }  // namespace
 
 /// (side, op, a, b, weight, create, features) rows from Python as graph edits.
-static std::vector<GraphEdit> graph_edits_of(
+static std::vector<Delta::Edge> graph_edits_of(
     const std::vector<std::tuple<std::string, std::string, std::string, std::string, double, bool,
                                  std::vector<double>>>& rows) {
-  std::vector<GraphEdit> out;
+  std::vector<Delta::Edge> out;
   for (const auto& [side, op, a, b, w, create, features] : rows) {
-    out.emplace_back(side, op, a, b, w);
+    try {
+      out.push_back(graph_edit(side, op, a, b, w));
+    } catch (const ConfigError& e) {
+      throw ConfigError("edits[" + std::to_string(out.size()) + "]: " + e.what());
+    }
     out.back().create = create;
     out.back().features = features;
   }
@@ -492,7 +496,7 @@ PYBIND11_MODULE(_core, m) {
         // appended since (the model would not be the directory's); -1: not known, unchecked.
         return infer::append_graph_journal(
             dir, graph_edits_of(rows), std::max<int64_t>(known, 0),
-            [&](const std::vector<GraphEdit>& unseen) {
+            [&](const std::vector<Delta::Edge>& unseen) {
               if (known >= 0 && !unseen.empty())
                 throw Error(infer::graph_journal_path(dir) + ": " + std::to_string(unseen.size()) +
                             " graph edit(s) were journalled by another writer since this model was loaded: "
@@ -520,8 +524,8 @@ PYBIND11_MODULE(_core, m) {
              nodes.item_graph_file = item_graph;
              nodes.user_features_file = user_features;
              nodes.item_features_file = item_features;
-             nodes.rows_name = rows_name;
-             nodes.rating_rows = new_rating_rows(rows);
+             nodes.rows.ratings_name = rows_name;
+             nodes.rows.ratings = new_rating_rows(rows);
              add_user_rows(nodes, user_edge_rows, user_feature_rows);
              (void)verbose;  // loading prints nothing: kept for the callers that pass it
              py::gil_scoped_release release;
@@ -537,8 +541,8 @@ PYBIND11_MODULE(_core, m) {
           [](const ModelHandle& h, const RatingRows& rows, const std::string& rows_name,
              const EdgeRows& user_edge_rows, const FeatureRows& user_feature_rows) {
             NewNodes nodes;
-            nodes.rating_rows = new_rating_rows(rows);
-            nodes.rows_name = rows_name;
+            nodes.rows.ratings = new_rating_rows(rows);
+            nodes.rows.ratings_name = rows_name;
             add_user_rows(nodes, user_edge_rows, user_feature_rows);
             py::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(h.busy);
@@ -686,7 +690,7 @@ PYBIND11_MODULE(_core, m) {
           [](const ModelHandle& h,
              const std::vector<std::tuple<std::string, std::string, std::string, std::string, double, bool,
                                           std::vector<double>>>& rows) {
-            const std::vector<GraphEdit> edits = graph_edits_of(rows);
+            const std::vector<Delta::Edge> edits = graph_edits_of(rows);
             py::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(h.busy);
             return std::make_unique<ModelHandle>(apply_graph_edits(h.model, edits));

@@ -1,5 +1,5 @@
 """New users' ratings given in memory, as the rows TrainedModel::load takes them
-(include/symgnn/trained_model.h, NewNodes::rating_rows; docs/recommend.md, "New users"):
+(include/symgnn/trained_model.h, NewNodes::rows, a Delta of include/symgnn/delta.h; docs/recommend.md, "New users"):
 no file is written. Errors name a row as `what`[k]."""
 
 import numpy as np

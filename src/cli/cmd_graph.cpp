@@ -47,33 +47,33 @@ bool number_of(const std::string& field, double& value) {
 }
 
 /// "a,b" or "a,b,w" of option `flag` as an edit of `side`.
-GraphEdit edge_of(const std::string& text, const std::string& side, const std::string& op,
-                  const std::string& flag) {
+Delta::Edge edge_of(const std::string& text, const std::string& side, const std::string& op,
+                    const std::string& flag) {
   const std::vector<std::string> f = fields_of(text);
   const bool weighted = op == "add" && f.size() == 3;
   if (f.size() != 2 && !weighted)
     throw UsageError(flag + " " + text + ": must be " + (op == "add" ? "A,B or A,B,WEIGHT" : "A,B") +
                      " (original ids)");
-  GraphEdit e{side, op, f[0], f[1], 1.0};
+  Delta::Edge e = graph_edit(side, op, f[0], f[1]);
   if (weighted && !number_of(f[2], e.weight))
     throw UsageError(flag + " " + text + ": the weight is not a number");
   return e;
 }
 
 int run_graph_edit(const GraphEditCliOptions& o) {
-  std::vector<GraphEdit> edits;
+  std::vector<Delta::Edge> edits;
   for (const auto& t : o.add_user) edits.push_back(edge_of(t, "user", "add", "--add-user-edge"));
   for (const auto& t : o.remove_user) edits.push_back(edge_of(t, "user", "remove", "--remove-user-edge"));
   for (const auto& t : o.add_item) edits.push_back(edge_of(t, "item", "add", "--add-item-edge"));
   for (const auto& t : o.remove_item) edits.push_back(edge_of(t, "item", "remove", "--remove-item-edge"));
-  for (GraphEdit& e : edits) e.create = o.create && e.op == "add";
+  for (Delta::Edge& e : edits) e.create = o.create && e.op == EdgeOp::add;
   for (const std::string& text : o.features) {
     // "ID,f1,...": the features of the node ID an edit creates (its first edit naming it as A).
     const std::vector<std::string> f = fields_of(text);
     if (!o.create || f.size() < 2)
       throw UsageError("--features " + text + ": must be ID,F1,... with --create");
-    const auto edit =
-        std::find_if(edits.begin(), edits.end(), [&](const GraphEdit& e) { return e.create && e.a == f[0]; });
+    const auto edit = std::find_if(edits.begin(), edits.end(),
+                                   [&](const Delta::Edge& e) { return e.create && e.a == f[0]; });
     if (edit == edits.end())
       throw UsageError("--features " + text + ": no added edge names " + f[0] + " first (A of A,B)");
     if (!edit->features.empty())
@@ -99,7 +99,7 @@ int run_graph_edit(const GraphEditCliOptions& o) {
   // Checked again, under the journal's lock, after any record a running server appended
   // since the load (infer/graph_journal.h): nothing is written that could not be replayed.
   const int64_t record =
-      infer::append_graph_journal(o.model_dir, edits, known, [&](const std::vector<GraphEdit>& unseen) {
+      infer::append_graph_journal(o.model_dir, edits, known, [&](const std::vector<Delta::Edge>& unseen) {
         if (!unseen.empty()) apply_graph_edits(infer::replay_unseen(model, unseen, o.model_dir), edits);
       });
   std::cerr << "graph edit: " << edits.size() << " edit(s) journalled as record " << record << " of "

@@ -3,8 +3,8 @@
 // same rows, step for step: training ids in order of first appearance, then each side's graph
 // and features (ids without ratings become nodes), then the test ratings; the test split,
 // the validation carve and the checks of load_dataset. The ratings go through the files'
-// RatingIndexer as they are; edges and feature rows through their files' readers, as text in
-// memory (tab-separated, numbers to the last digit), so that each rule lives in one place.
+// RatingIndexer as they are; edges and feature rows through the rules of their files' readers
+// (data/parsers.h EdgeListBuilder, FeatureRowsBuilder), so that each rule lives in one place.
 #include "symgnn/data_rows.h"
 
 #include <algorithm>
@@ -63,46 +63,34 @@ void rows_index(const std::vector<std::string>& users, const std::vector<std::st
   indexer.finish();
 }
 
-std::string rows_edges_text(const std::vector<DataRows::Edge>& edges, const std::string& name) {
-  std::string text;
-  for (size_t k = 0; k < edges.size(); ++k) {
-    rows_check_id(edges[k].a, name, k, "node");
-    rows_check_id(edges[k].b, name, k, "node");
-    text += edges[k].a + "\t" + edges[k].b + "\t" + data::number_text(edges[k].weight) + "\n";
-  }
-  return text;
-}
-
-std::string rows_features_text(const std::vector<DataRows::FeatureRow>& rows, const std::string& name) {
-  std::string text;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    rows_check_id(rows[k].id, name, k, "node");
-    text += rows[k].id;
-    for (const double v : rows[k].values) text += "\t" + data::number_text(v);
-    text += "\n";
-  }
-  return text;
+/// The one id rule for the ids of edge or feature rows, every row before any is read.
+template <typename Rows, typename Ids>
+void rows_check_ids(const Rows& rows, const std::string& name, Ids ids_of) {
+  for (size_t k = 0; k < rows.size(); ++k)
+    for (const std::string* id : ids_of(rows[k])) rows_check_id(*id, name, k, "node");
 }
 
 /// A side's graph and features from its rows, as load_ratings_file's load_side reads files.
-void rows_side(NodeSet& side, data::IdIndex& ids, bool has_graph, const std::vector<DataRows::Edge>& edges,
-               const std::vector<DataRows::FeatureRow>& features, const std::string& set, const char* what,
+void rows_side(NodeSet& side, data::IdIndex& ids, bool has_graph, const std::vector<Delta::Edge>& edges,
+               const std::vector<Delta::Features>& features, const std::string& set, const char* what,
                bool drop_loops) {
   if (has_graph) {
     const std::string name = set + " " + what + " graph";
     if (edges.empty()) throw DataError(name + ": no edges");
-    const std::string text = rows_edges_text(edges, name);
-    data::LineReader in(std::string_view(text), name, /*comments=*/false);
+    rows_check_ids(edges, name, [](const Delta::Edge& e) {
+      return std::vector<const std::string*>{&e.a, &e.b};
+    });
     data::EdgeRowsLeftOut left_out;
-    side.graph = data::read_edge_list_adding(in, ids, what, drop_loops ? &left_out : nullptr, &side.directed);
+    side.graph = data::edge_list_of_rows(edges, name, ids, what, /*add_new=*/true,
+                                         drop_loops ? &left_out : nullptr, &side.directed);
     side.graph_origin = GraphOrigin::File;
     side.graph_note = left_out.text();
   }
   if (!features.empty()) {
     const std::string name = set + " " + what + " features";
-    const std::string text = rows_features_text(features, name);
-    data::LineReader in(std::string_view(text), name, /*comments=*/false);
-    side.features = data::read_features_adding(in, ids, what);
+    rows_check_ids(features, name,
+                   [](const Delta::Features& f) { return std::vector<const std::string*>{&f.id}; });
+    side.features = data::feature_matrix_of_rows(features, name, ids, what, /*add_new=*/true);
     side.features_origin = name + ": " + std::to_string(side.features.cols) + " columns";
   }
   if (has_graph)

@@ -17,6 +17,7 @@
 
 #include "data/text_reader.h"
 #include "symgnn/dataset.h"
+#include "symgnn/delta.h"
 
 namespace symgnn::data {
 
@@ -130,14 +131,42 @@ struct EdgeRowsLeftOut {
   std::string text() const;
 };
 
-/// An edge list "a,b[,w]" over original ids of one side (`side` is "user" or "item" in
-/// messages); weight 1 when absent; optional header. Returns the symmetric graph: (a, b)
-/// alone gets (b, a) added; both with different weights is an "asymmetric" DataError.
-/// Zero-weight edges are dropped, and exact repeats of a row. A self-loop (a, a) is a
-/// DataError naming its line unless `left_out` is given, which then counts it (and the
-/// repeats) instead (data.graph_self_loops = drop). `directed`, where given, receives the
-/// file's nonzero rows as directed edges (a -> b, each once, sorted) if some pair is given
-/// one way only, and no edge else (NodeSet::directed).
+/// The rules of an edge list's rows, whatever holds them (a file's lines, Delta rows in
+/// memory), on original ids of one side (`side` is "user" or "item" in messages): a weight
+/// finite and >= 0, known ids (ids absent from `ids` appended to it where `add_new`), no
+/// self-loop (counted in `left_out` instead where given), a repeated row with the same weight
+/// or else a DataError naming both lines. Errors name `name` and the row's line.
+class EdgeListBuilder {
+ public:
+  EdgeListBuilder(std::string name, IdIndex& ids, const char* side, bool add_new, EdgeRowsLeftOut* left_out);
+  /// One row (a, b, w); `weight_text` is the weight as written, for messages.
+  void add(std::string_view a, std::string_view b, double w, std::string_view weight_text, long line);
+  /// Throws the earliest row that repeats an edge with another weight (a reader calls it before
+  /// it rethrows an error of a later line, so that the earliest problem is the one reported).
+  void check_repeats();
+  /// The symmetric graph of the rows: (a, b) alone gets (b, a) added; a pair given both ways
+  /// with different weights keeps the larger; zero weights dropped. `directed`, where given,
+  /// receives the nonzero rows as directed edges (a -> b, each once, sorted) if some pair is
+  /// given one way only, and no edge else (NodeSet::directed).
+  EdgeList finish(EdgeList* directed);
+
+ private:
+  struct Directed {
+    uint64_t key;  // a << 32 | b
+    float weight;
+    uint32_t line;
+  };
+  std::string name_;
+  IdIndex& ids_;
+  const char* side_;
+  bool add_new_;
+  EdgeRowsLeftOut* left_out_;
+  std::vector<Directed> directed_;
+};
+
+/// An edge list file "a,b[,w]": weight 1 when absent; optional header; exact repeats of a row
+/// dropped; the rows' rules as EdgeListBuilder's (without `left_out` a self-loop is a DataError
+/// naming its line; data.graph_self_loops = drop gives one).
 EdgeList read_edge_list(LineReader& in, const IdIndex& ids, const char* side,
                         EdgeRowsLeftOut* left_out = nullptr, EdgeList* directed = nullptr);
 /// read_edge_list that appends ids absent from `ids` to it (nodes without ratings, kept
@@ -146,6 +175,39 @@ EdgeList read_edge_list_adding(LineReader& in, IdIndex& ids, const char* side,
                                EdgeRowsLeftOut* left_out = nullptr, EdgeList* directed = nullptr);
 EdgeList parse_edge_list_text(const std::string& text, const std::string& name, const IdIndex& ids,
                               const char* side, EdgeList* directed = nullptr);
+/// Edge rows given in memory (their sides and ops are the caller's: each is an added row
+/// (a, b, weight)), by the file's rules; row k is line k + 1 of `name`.
+EdgeList edge_list_of_rows(const std::vector<Delta::Edge>& rows, const std::string& name, IdIndex& ids,
+                           const char* side, bool add_new, EdgeRowsLeftOut* left_out = nullptr,
+                           EdgeList* directed = nullptr);
+
+/// The rules of a features table's rows, whatever holds them: `cols` values per row (the
+/// first row's count; `first_line` names it), each finite, one row per id (ids absent from
+/// `ids` appended where `add_new`, unknown ids refused else), and in finish() a row for every
+/// id of the (grown) index.
+class FeatureRowsBuilder {
+ public:
+  FeatureRowsBuilder(std::string name, IdIndex& ids, const char* side, bool add_new, size_t cols,
+                     long first_line);
+  /// Throws unless a row of `fields` fields (the id and its values) fits the table.
+  void check_fields(size_t fields, long line) const;
+  /// The node of a row's id (checked, registered as having its row).
+  int64_t node(std::string_view id, long line);
+  /// Value `v` of column `column` (from 0) as stored; `as_written` for messages.
+  float value(double v, std::string_view as_written, size_t column, long line) const;
+  void set(int64_t node, std::vector<float> row);
+  FeatureMatrix finish(std::vector<std::string> names);
+
+ private:
+  std::string name_;
+  IdIndex& ids_;
+  const char* side_;
+  bool add_new_;
+  size_t cols_;
+  long first_line_;
+  std::vector<long> row_line_;  // per id: the line of its row, 0 before
+  std::vector<std::pair<int64_t, std::vector<float>>> rows_;
+};
 
 /// Side features "id,f1,f2,..." with an optional header (a first line with a non-numeric
 /// feature; its fields name the columns). Every id in `ids` needs exactly one row.
@@ -153,8 +215,10 @@ FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side
 /// read_features that appends ids absent from `ids` to it (nodes without ratings, kept for
 /// cold-start) instead of refusing them; every id of the grown index still needs a row.
 FeatureMatrix read_features_adding(LineReader& in, IdIndex& ids, const char* side);
-FeatureMatrix parse_features_text(const std::string& text, const std::string& name, const IdIndex& ids,
-                                  const char* side);
+/// Feature rows given in memory (columns f1, f2, ...), by the file's rules; row k is line
+/// k + 1 of `name`.
+FeatureMatrix feature_matrix_of_rows(const std::vector<Delta::Features>& rows, const std::string& name,
+                                     IdIndex& ids, const char* side, bool add_new);
 
 // ---- MovieLens (movielens.cpp) ----
 

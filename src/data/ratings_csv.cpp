@@ -266,48 +266,144 @@ RatingList index_ratings(const std::vector<RawRating>& raw, const std::string& n
   return out;
 }
 
-namespace {
+// EdgeListBuilder: the rules of an edge list's rows, whatever holds them (a file's lines, rows
+// in memory). Each directed row is kept as (a << 32 | b, weight, line): 16 bytes, sorted once
+// at the end instead of a tree node per edge. The key does not depend on the node count, which
+// grows as the rows name new ids.
 
-/// read_edge_list, appending ids absent from `ids` to it where `add_new`.
-EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new, EdgeRowsLeftOut* left_out,
-                    EdgeList* directed_out) {
-  const std::string& name = in.name();
-  // Each directed line as (a << 32 | b, weight, line): 16 bytes, sorted once at the end
-  // instead of a tree node per edge. The key does not depend on the node count, which grows
-  // as the file names new ids.
-  struct Directed {
-    uint64_t key;
-    float weight;
-    uint32_t line;
-  };
-  constexpr uint64_t kLow = 0xffffffffULL;
-  const auto key_of = [](uint64_t a, uint64_t b) { return a << 32 | b; };
-  std::vector<Directed> directed;
+namespace {
+constexpr uint64_t kLow = 0xffffffffULL;
+uint64_t key_of(uint64_t a, uint64_t b) {
+  return a << 32 | b;
+}
+}  // namespace
+
+EdgeListBuilder::EdgeListBuilder(std::string name, IdIndex& ids, const char* side, bool add_new,
+                                 EdgeRowsLeftOut* left_out)
+    : name_(std::move(name)), ids_(ids), side_(side), add_new_(add_new), left_out_(left_out) {}
+
+void EdgeListBuilder::check_repeats() {
   const auto by_key_then_line = [](const Directed& x, const Directed& y) {
     return x.key != y.key ? x.key < y.key : x.line < y.line;
   };
-  // The earliest line that repeats an edge with another weight than its first occurrence,
-  // as the line-by-line check found it; throws it. `directed` is left sorted by key.
-  const auto check_repeats = [&] {
-    std::sort(directed.begin(), directed.end(), by_key_then_line);
-    const Directed* bad = nullptr;
-    const Directed* bad_first = nullptr;
-    for (size_t k = 0; k < directed.size();) {
-      size_t e = k + 1;
-      for (; e < directed.size() && directed[e].key == directed[k].key; ++e)
-        if (directed[e].weight != directed[k].weight && (!bad || directed[e].line < bad->line)) {
-          bad = &directed[e], bad_first = &directed[k];
-          break;
-        }
-      while (e < directed.size() && directed[e].key == directed[k].key) ++e;
-      k = e;
+  // The earliest line that repeats an edge with another weight than its first occurrence, as
+  // the line-by-line check found it; throws it. `directed_` is left sorted by key.
+  std::sort(directed_.begin(), directed_.end(), by_key_then_line);
+  const Directed* bad = nullptr;
+  const Directed* bad_first = nullptr;
+  for (size_t k = 0; k < directed_.size();) {
+    size_t e = k + 1;
+    for (; e < directed_.size() && directed_[e].key == directed_[k].key; ++e)
+      if (directed_[e].weight != directed_[k].weight && (!bad || directed_[e].line < bad->line)) {
+        bad = &directed_[e], bad_first = &directed_[k];
+        break;
+      }
+    while (e < directed_.size() && directed_[e].key == directed_[k].key) ++e;
+    k = e;
+  }
+  if (bad)
+    throw DataError(name_, bad->line,
+                    "edge (" + quote(ids_.ids()[bad->key >> 32]) + ", " + quote(ids_.ids()[bad->key & kLow]) +
+                        ") given again with weight " + format_weight(bad->weight) + ", line " +
+                        std::to_string(bad_first->line) + " has " + format_weight(bad_first->weight));
+}
+
+void EdgeListBuilder::add(std::string_view a_id, std::string_view b_id, double w,
+                          std::string_view weight_text, long line) {
+  if (!std::isfinite(w) || !std::isfinite(static_cast<float>(w)) || w < 0)
+    throw DataError(name_, line, "weight " + quote(weight_text) + " is negative or not finite");
+  int64_t a = ids_.find(a_id), b = ids_.find(b_id);
+  for (const auto& [at, id] : {std::pair{&a, a_id}, std::pair{&b, b_id}}) {
+    if (!add_new_ || *at >= 0) continue;
+    if (const std::string bad = id_problem(id); !bad.empty())
+      throw DataError(name_, line, id_refusal(side_, id, bad));
+    *at = ids_.add(id);
+  }
+  if (ids_.size() > static_cast<int64_t>(kLow))
+    throw DataError(name_, line, std::string("more than 4294967295 ") + side_ + "s");
+  if (a < 0) throw DataError(name_, line, std::string("unknown ") + side_ + " id " + quote(a_id));
+  if (b < 0) throw DataError(name_, line, std::string("unknown ") + side_ + " id " + quote(b_id));
+  if (a == b) {
+    // Real exports hold them (people trust themselves); the graph layers keep each node's own
+    // row themselves, so the row says nothing: counted and dropped where asked.
+    if (left_out_) {
+      ++left_out_->self_loops;
+      return;
     }
-    if (bad)
-      throw DataError(name, bad->line,
-                      "edge (" + quote(ids.ids()[bad->key >> 32]) + ", " + quote(ids.ids()[bad->key & kLow]) +
-                          ") given again with weight " + format_weight(bad->weight) + ", line " +
-                          std::to_string(bad_first->line) + " has " + format_weight(bad_first->weight));
-  };
+    // The training files' key names the way out; edges given later (new nodes) have none.
+    throw DataError(
+        name_, line,
+        "self-loop (" + quote(a_id) + ", " + quote(b_id) + "): an edge joins two different " + side_ + "s" +
+            (add_new_ ? " (data.graph_self_loops = error; drop them with data.graph_self_loops = drop)"
+                      : ""));
+  }
+  if (static_cast<uint64_t>(line) > UINT32_MAX) throw DataError(name_, line, "more than 4294967295 lines");
+  directed_.push_back({key_of(static_cast<uint64_t>(a), static_cast<uint64_t>(b)), static_cast<float>(w),
+                       static_cast<uint32_t>(line)});
+}
+
+EdgeList EdgeListBuilder::finish(EdgeList* directed_out) {
+  check_repeats();
+  // First occurrence of each directed edge (all repeats agree by now).
+  const size_t rows = directed_.size();
+  directed_.erase(std::unique(directed_.begin(), directed_.end(),
+                              [](const Directed& x, const Directed& y) { return x.key == y.key; }),
+                  directed_.end());
+  if (left_out_) left_out_->repeats += static_cast<int64_t>(rows - directed_.size());
+  // The rows' own direction, where they have one: some nonzero pair given one way only.
+  if (directed_out) {
+    *directed_out = EdgeList{};
+    directed_out->num_nodes = ids_.size();
+    std::vector<uint64_t> keys;
+    keys.reserve(directed_.size());
+    for (const Directed& e : directed_)
+      if (e.weight != 0.0f) keys.push_back(e.key);  // sorted by key already
+    const bool one_way = std::any_of(keys.begin(), keys.end(), [&](uint64_t k) {
+      return !std::binary_search(keys.begin(), keys.end(), key_of(k & kLow, k >> 32));
+    });
+    if (one_way)
+      for (const Directed& e : directed_)
+        if (e.weight != 0.0f)
+          directed_out->add(static_cast<int64_t>(e.key >> 32), static_cast<int64_t>(e.key & kLow), e.weight);
+  }
+  // Both directions of every nonzero edge, each once, sorted by (src, dst). A directed file
+  // (trustor, trustee: a follows b, b need not follow a) is read as the undirected graph of
+  // its pairs; where both directions are given with different weights, the pair keeps the
+  // larger (the stronger tie).
+  std::vector<std::pair<uint64_t, float>> all;
+  all.reserve(2 * directed_.size());
+  for (const Directed& e : directed_) {
+    if (e.weight == 0.0f) continue;
+    const uint64_t a = e.key >> 32, b = e.key & kLow;
+    all.emplace_back(e.key, e.weight);
+    all.emplace_back(key_of(b, a), e.weight);
+  }
+  directed_ = std::vector<Directed>();
+  // Sorted by key, then by weight descending: the first of each key is its largest weight.
+  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : x.second > y.second;
+  });
+  all.erase(
+      std::unique(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+      all.end());
+  EdgeList g;
+  g.num_nodes = ids_.size();
+  g.src.reserve(all.size());
+  g.dst.reserve(all.size());
+  g.weight.reserve(all.size());
+  for (const auto& [key, w] : all)
+    g.add(static_cast<int64_t>(key >> 32), static_cast<int64_t>(key & kLow), w);
+  return g;
+}
+
+namespace {
+
+/// read_edge_list, appending ids absent from `ids` to it where `add_new`: the file's lines
+/// (delimiter, fields, header, the weight's number) made rows of an EdgeListBuilder.
+EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new, EdgeRowsLeftOut* left_out,
+                    EdgeList* directed_out) {
+  const std::string& name = in.name();
+  EdgeListBuilder rows(name, ids, side, add_new, left_out);
   TextLine ln;
   in.next(ln);
   const Delimiter d = detect_delimiter(ln.text);
@@ -320,13 +416,12 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
         throw DataError(name, ln.number,
                         std::string("expected 2 or 3 fields (a, b[, weight]) separated by ") +
                             delimiter_name(d) + ", found " + count_text(f.size()));
-      int64_t a = ids.find(f[0]), b = ids.find(f[1]);
       double w = 1.0;
       const bool weight_ok = f.size() < 3 || to_double(f[2], w);
       // Header: a non-numeric weight, or two unknown non-numeric ids ("src,dst"), on line one.
       const bool header =
-          first &&
-          (!weight_ok || (f.size() == 2 && a < 0 && b < 0 && !is_numeric(f[0]) && !is_numeric(f[1])));
+          first && (!weight_ok || (f.size() == 2 && ids.find(f[0]) < 0 && ids.find(f[1]) < 0 &&
+                                   !is_numeric(f[0]) && !is_numeric(f[1])));
       first = false;
       if (header) {
         // A ratings file given as a graph ("user,item,rating"): its items would join the
@@ -346,96 +441,31 @@ EdgeList read_edges(LineReader& in, IdIndex& ids, const char* side, bool add_new
         continue;
       }
       if (!weight_ok) throw DataError(name, ln.number, "weight " + quote(f[2]) + " is not a number");
-      if (!std::isfinite(w) || !std::isfinite(static_cast<float>(w)) || w < 0)
-        throw DataError(name, ln.number, "weight " + quote(f[2]) + " is negative or not finite");
-      for (const auto& [at, id] : {std::pair{&a, f[0]}, std::pair{&b, f[1]}}) {
-        if (!add_new || *at >= 0) continue;
-        if (const std::string bad = id_problem(id); !bad.empty())
-          throw DataError(name, ln.number, id_refusal(side, id, bad));
-        *at = ids.add(id);
-      }
-      if (ids.size() > static_cast<int64_t>(kLow))
-        throw DataError(name, ln.number, std::string("more than 4294967295 ") + side + "s");
-      if (a < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[0]));
-      if (b < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[1]));
-      if (a == b) {
-        // Real exports hold them (people trust themselves); the graph layers keep each node's
-        // own row themselves, so the row says nothing: counted and dropped where asked.
-        if (left_out) {
-          ++left_out->self_loops;
-          continue;
-        }
-        // The training files' key names the way out; edges given later (new nodes) have none.
-        throw DataError(
-            name, ln.number,
-            "self-loop (" + quote(f[0]) + ", " + quote(f[1]) + "): an edge joins two different " + side +
-                "s" +
-                (add_new ? " (data.graph_self_loops = error; drop them with data.graph_self_loops = drop)"
-                         : ""));
-      }
-      if (static_cast<uint64_t>(ln.number) > UINT32_MAX)
-        throw DataError(name, ln.number, "more than 4294967295 lines");
-      directed.push_back({key_of(static_cast<uint64_t>(a), static_cast<uint64_t>(b)), static_cast<float>(w),
-                          static_cast<uint32_t>(ln.number)});
+      rows.add(f[0], f[1], w, f.size() < 3 ? std::string_view("1") : f[2], ln.number);
     } while (in.next(ln));
   } catch (const DataError&) {
-    check_repeats();  // a repeat with another weight on an earlier line is reported first
+    rows.check_repeats();  // a repeat with another weight on an earlier line is reported first
     throw;
   }
-  check_repeats();
-  // First occurrence of each directed edge (all repeats agree by now).
-  const size_t rows = directed.size();
-  directed.erase(std::unique(directed.begin(), directed.end(),
-                             [](const Directed& x, const Directed& y) { return x.key == y.key; }),
-                 directed.end());
-  if (left_out) left_out->repeats += static_cast<int64_t>(rows - directed.size());
-  // The file's own direction, where it has one: some nonzero pair given one way only.
-  if (directed_out) {
-    *directed_out = EdgeList{};
-    directed_out->num_nodes = ids.size();
-    std::vector<uint64_t> keys;
-    keys.reserve(directed.size());
-    for (const Directed& e : directed)
-      if (e.weight != 0.0f) keys.push_back(e.key);  // sorted by key already
-    const bool one_way = std::any_of(keys.begin(), keys.end(), [&](uint64_t k) {
-      return !std::binary_search(keys.begin(), keys.end(), key_of(k & kLow, k >> 32));
-    });
-    if (one_way)
-      for (const Directed& e : directed)
-        if (e.weight != 0.0f)
-          directed_out->add(static_cast<int64_t>(e.key >> 32), static_cast<int64_t>(e.key & kLow), e.weight);
-  }
-  // Both directions of every nonzero edge, each once, sorted by (src, dst). A directed file
-  // (trustor, trustee: a follows b, b need not follow a) is read as the undirected graph of
-  // its pairs; where both directions are given with different weights, the pair keeps the
-  // larger (the stronger tie).
-  std::vector<std::pair<uint64_t, float>> all;
-  all.reserve(2 * directed.size());
-  for (const Directed& e : directed) {
-    if (e.weight == 0.0f) continue;
-    const uint64_t a = e.key >> 32, b = e.key & kLow;
-    all.emplace_back(e.key, e.weight);
-    all.emplace_back(key_of(b, a), e.weight);
-  }
-  directed = std::vector<Directed>();
-  // Sorted by key, then by weight descending: the first of each key is its largest weight.
-  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
-    return x.first != y.first ? x.first < y.first : x.second > y.second;
-  });
-  all.erase(
-      std::unique(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
-      all.end());
-  EdgeList g;
-  g.num_nodes = ids.size();
-  g.src.reserve(all.size());
-  g.dst.reserve(all.size());
-  g.weight.reserve(all.size());
-  for (const auto& [key, w] : all)
-    g.add(static_cast<int64_t>(key >> 32), static_cast<int64_t>(key & kLow), w);
-  return g;
+  return rows.finish(directed_out);
 }
 
 }  // namespace
+
+EdgeList edge_list_of_rows(const std::vector<Delta::Edge>& rows, const std::string& name, IdIndex& ids,
+                           const char* side, bool add_new, EdgeRowsLeftOut* left_out, EdgeList* directed) {
+  EdgeListBuilder builder(name, ids, side, add_new, left_out);
+  try {
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const Delta::Edge& e = rows[k];
+      builder.add(e.a, e.b, e.weight, number_text(e.weight), static_cast<long>(k) + 1);
+    }
+  } catch (const DataError&) {
+    builder.check_repeats();
+    throw;
+  }
+  return builder.finish(directed);
+}
 
 std::string EdgeRowsLeftOut::text() const {
   std::string out;
@@ -463,9 +493,76 @@ EdgeList parse_edge_list_text(const std::string& text, const std::string& name, 
   return read_edge_list(in, ids, side, nullptr, directed);
 }
 
+// FeatureRowsBuilder: the rules of a features table's rows, whatever holds them. Rows are
+// gathered before the dense matrix is allocated, so that its size is bounded by the rows given
+// (a short file with a huge node set fails on the missing rows, not on memory).
+
+FeatureRowsBuilder::FeatureRowsBuilder(std::string name, IdIndex& ids, const char* side, bool add_new,
+                                       size_t cols, long first_line)
+    : name_(std::move(name)),
+      ids_(ids),
+      side_(side),
+      add_new_(add_new),
+      cols_(cols),
+      first_line_(first_line),
+      row_line_(static_cast<size_t>(ids.size()), 0) {}
+
+void FeatureRowsBuilder::check_fields(size_t fields, long line) const {
+  if (fields != cols_ + 1)
+    throw DataError(name_, line,
+                    "expected " + count_text(cols_ + 1) + " fields (id and " + count_text(cols_) +
+                        " features, as on line " + std::to_string(first_line_) + "), found " +
+                        count_text(fields));
+}
+
+float FeatureRowsBuilder::value(double v, std::string_view as_written, size_t column, long line) const {
+  if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
+    throw DataError(name_, line,
+                    "feature " + quote(as_written) + " (column " + std::to_string(column + 2) +
+                        ") is not a finite number");
+  return static_cast<float>(v);
+}
+
+int64_t FeatureRowsBuilder::node(std::string_view id_text, long line) {
+  int64_t id = ids_.find(id_text);
+  if (id < 0 && add_new_) {
+    if (const std::string bad = id_problem(id_text); !bad.empty())
+      throw DataError(name_, line, id_refusal(side_, id_text, bad));
+    id = ids_.add(id_text);
+    row_line_.push_back(0);
+  }
+  if (id < 0) throw DataError(name_, line, std::string("unknown ") + side_ + " id " + quote(id_text));
+  if (row_line_[static_cast<size_t>(id)] != 0)
+    throw DataError(name_, line,
+                    std::string("second row for ") + side_ + " id " + quote(id_text) + " (first on line " +
+                        std::to_string(row_line_[static_cast<size_t>(id)]) + ")");
+  row_line_[static_cast<size_t>(id)] = line;
+  return id;
+}
+
+void FeatureRowsBuilder::set(int64_t id, std::vector<float> row) {
+  rows_.emplace_back(id, std::move(row));
+}
+
+FeatureMatrix FeatureRowsBuilder::finish(std::vector<std::string> names) {
+  for (int64_t id = 0; id < ids_.size(); ++id)
+    if (row_line_[static_cast<size_t>(id)] == 0)
+      throw DataError(name_, 0,
+                      std::string("no row for ") + side_ + " id " +
+                          quote(ids_.ids()[static_cast<size_t>(id)]) + " (every " + side_ + " needs one)");
+  FeatureMatrix m;
+  m.names = std::move(names);
+  m.rows = ids_.size();
+  m.cols = static_cast<int64_t>(cols_);
+  m.values.assign(static_cast<size_t>(m.rows) * cols_, 0.0f);
+  for (const auto& [id, row] : rows_) std::copy(row.begin(), row.end(), m.values.begin() + id * m.cols);
+  return m;
+}
+
 namespace {
 
-/// read_features, appending ids absent from `ids` to it where `add_new`.
+/// read_features, appending ids absent from `ids` to it where `add_new`: the file's lines
+/// (delimiter, header, numbers) made rows of a FeatureRowsBuilder.
 FeatureMatrix read_feature_rows(LineReader& in, IdIndex& ids, const char* side, bool add_new) {
   const std::string& name = in.name();
   TextLine ln;
@@ -479,38 +576,18 @@ FeatureMatrix read_feature_rows(LineReader& in, IdIndex& ids, const char* side, 
                     std::string("expected an id and at least one feature separated by ") + delimiter_name(d) +
                         ", found " + count_text(f.size()) + " field(s)");
   const size_t cols = f.size() - 1;
-  FeatureMatrix m;
+  std::vector<std::string> names;
   bool header = false;
   for (size_t c = 1; c < f.size(); ++c) header = header || !is_numeric(f[c]);
   if (header)
-    for (size_t c = 1; c < f.size(); ++c) m.names.emplace_back(f[c]);
+    for (size_t c = 1; c < f.size(); ++c) names.emplace_back(f[c]);
   else
-    for (size_t c = 0; c < cols; ++c) m.names.push_back("f" + std::to_string(c + 1));
-
-  // Rows are gathered before the dense matrix is allocated, so that its size is bounded by the
-  // file (a short file with a huge node set fails on the missing rows, not on memory).
-  std::vector<long> row_line(static_cast<size_t>(ids.size()), 0);
-  std::vector<std::pair<int64_t, std::vector<float>>> rows;
+    for (size_t c = 0; c < cols; ++c) names.push_back("f" + std::to_string(c + 1));
+  FeatureRowsBuilder rows(name, ids, side, add_new, cols, first_line);
   for (bool more = header ? in.next(ln) : true; more; more = in.next(ln)) {
     split_fields(ln.text, d, f);
-    if (f.size() != cols + 1)
-      throw DataError(name, ln.number,
-                      "expected " + count_text(cols + 1) + " fields (id and " + count_text(cols) +
-                          " features, as on line " + std::to_string(first_line) + "), found " +
-                          count_text(f.size()));
-    int64_t id = ids.find(f[0]);
-    if (id < 0 && add_new) {
-      if (const std::string bad = id_problem(f[0]); !bad.empty())
-        throw DataError(name, ln.number, id_refusal(side, f[0], bad));
-      id = ids.add(f[0]);
-      row_line.push_back(0);
-    }
-    if (id < 0) throw DataError(name, ln.number, std::string("unknown ") + side + " id " + quote(f[0]));
-    if (row_line[static_cast<size_t>(id)] != 0)
-      throw DataError(name, ln.number,
-                      std::string("second row for ") + side + " id " + quote(f[0]) + " (first on line " +
-                          std::to_string(row_line[static_cast<size_t>(id)]) + ")");
-    row_line[static_cast<size_t>(id)] = ln.number;
+    rows.check_fields(f.size(), ln.number);
+    const int64_t id = rows.node(f[0], ln.number);  // the id first: reported before a bad number
     std::vector<float> row(cols);
     for (size_t c = 0; c < cols; ++c) {
       double v = 0;
@@ -518,27 +595,36 @@ FeatureMatrix read_feature_rows(LineReader& in, IdIndex& ids, const char* side, 
         throw DataError(
             name, ln.number,
             "feature " + quote(f[c + 1]) + " (column " + std::to_string(c + 2) + ") is not a number");
-      if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
-        throw DataError(
-            name, ln.number,
-            "feature " + quote(f[c + 1]) + " (column " + std::to_string(c + 2) + ") is not a finite number");
-      row[c] = static_cast<float>(v);
+      row[c] = rows.value(v, f[c + 1], c, ln.number);
     }
-    rows.emplace_back(id, std::move(row));
+    rows.set(id, std::move(row));
   }
-  for (int64_t id = 0; id < ids.size(); ++id)
-    if (row_line[static_cast<size_t>(id)] == 0)
-      throw DataError(name, 0,
-                      std::string("no row for ") + side + " id " + quote(ids.ids()[static_cast<size_t>(id)]) +
-                          " (every " + side + " needs one)");
-  m.rows = ids.size();
-  m.cols = static_cast<int64_t>(cols);
-  m.values.assign(static_cast<size_t>(m.rows) * cols, 0.0f);
-  for (const auto& [id, row] : rows) std::copy(row.begin(), row.end(), m.values.begin() + id * m.cols);
-  return m;
+  return rows.finish(std::move(names));
 }
 
 }  // namespace
+
+FeatureMatrix feature_matrix_of_rows(const std::vector<Delta::Features>& given, const std::string& name,
+                                     IdIndex& ids, const char* side, bool add_new) {
+  const size_t cols = given.empty() ? 0 : given.front().values.size();
+  if (given.empty() || cols == 0)
+    throw DataError(name, 1,
+                    std::string("expected an id and at least one feature separated by tab, found ") +
+                        count_text(given.empty() ? 0 : 1) + " field(s)");
+  std::vector<std::string> names;
+  for (size_t c = 0; c < cols; ++c) names.push_back("f" + std::to_string(c + 1));
+  FeatureRowsBuilder rows(name, ids, side, add_new, cols, 1);
+  for (size_t k = 0; k < given.size(); ++k) {
+    const long line = static_cast<long>(k) + 1;
+    rows.check_fields(given[k].values.size() + 1, line);
+    const int64_t id = rows.node(given[k].id, line);
+    std::vector<float> row(cols);
+    for (size_t c = 0; c < cols; ++c)
+      row[c] = rows.value(given[k].values[c], number_text(given[k].values[c]), c, line);
+    rows.set(id, std::move(row));
+  }
+  return rows.finish(std::move(names));
+}
 
 FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side) {
   // Without add_new nothing is appended: the index stays as given.
@@ -547,12 +633,6 @@ FeatureMatrix read_features(LineReader& in, const IdIndex& ids, const char* side
 
 FeatureMatrix read_features_adding(LineReader& in, IdIndex& ids, const char* side) {
   return read_feature_rows(in, ids, side, true);
-}
-
-FeatureMatrix parse_features_text(const std::string& text, const std::string& name, const IdIndex& ids,
-                                  const char* side) {
-  LineReader in(std::string_view(text), name, true);
-  return read_features(in, ids, side);
 }
 
 namespace {

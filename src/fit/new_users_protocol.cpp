@@ -77,10 +77,10 @@ void edit(Dataset& ds, const HeldOut& h) {
 /// The fold-in ratings as rows of original ids, given to the model in memory.
 NewNodes fold_in_rows(const Dataset& ds, const std::vector<HeldRating>& rows) {
   NewNodes nodes;
-  nodes.rows_name = "the fold-in ratings";
-  nodes.rating_rows.reserve(rows.size());
+  nodes.rows.ratings_name = "the fold-in ratings";
+  nodes.rows.ratings.reserve(rows.size());
   for (const HeldRating& r : rows)
-    nodes.rating_rows.push_back({ds.users.id_of(r.user), ds.items.id_of(r.item), r.value});
+    nodes.rows.ratings.push_back({ds.users.id_of(r.user), ds.items.id_of(r.item), r.value});
   return nodes;
 }
 

@@ -325,7 +325,7 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
   // combination): the split of their mean is the mean of their splits, part by part.
   std::vector<models::ExplainsScores*> exact;
   for (const auto& m : parts.members)
-    if (auto* e = dynamic_cast<models::ExplainsScores*>(m.get()); e && e->splits_scores()) exact.push_back(e);
+    if (models::ExplainsScores* e = m->explains_scores(); e && e->splits_scores()) exact.push_back(e);
   // A rating target of a ranking kind predicts by its damped biases: no split of inputs.
   const bool exact_here = !exact.empty() && exact.size() == parts.members.size() &&
                           (options.target == "list" || parts.members.front()->ranks_by_rating());

@@ -16,7 +16,6 @@
 
 #include "infer/model_parts.h"
 #include "infer/ranker_graph_term.h"
-#include "models/closed_form/interaction_model.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
 #include "symgnn/model.h"
@@ -34,13 +33,14 @@ namespace {
 bool new_user_row(const TrainedModel& model, const NewNodes& nodes, const std::string& id,
                   models::UserFold& f) {
   const NodeSet& users = model.dataset().users;
+  const std::vector<Delta::Edge>& edges = nodes.rows.edges;  // the user side's (fold_in_user checked)
   if (graph::models_read_identity(users)) {
     f.identity_row = true;
-    return nodes.user_edge_rows.empty();
+    return edges.empty();
   }
   if (users.graph_origin != GraphOrigin::File) return false;  // a k-NN graph links new users itself
   std::map<int64_t, double> given;
-  for (const NewEdge& e : nodes.user_edge_rows) {
+  for (const Delta::Edge& e : edges) {
     const int64_t v = model.user_index(e.b);
     if (e.a != id || v < 0 || !std::isfinite(e.weight) || e.weight <= 0 || !given.emplace(v, e.weight).second)
       return false;
@@ -70,15 +70,17 @@ void TrainedModel::prepare_fold_ins() {
 
 std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) const {
   const infer::ModelParts& p = parts();
-  if (!model_kind(p.cfg.model).new_nodes || nodes.rating_rows.empty() || !nodes.ratings.empty() ||
-      !nodes.user_graph_file.empty() || !nodes.item_graph_file.empty() || !nodes.user_features_file.empty() ||
-      !nodes.item_features_file.empty() || !nodes.item_edge_rows.empty() ||
-      !nodes.item_feature_rows.empty() || nodes.user_feature_rows.size() > 1)
+  const Delta& rows = nodes.rows;
+  const auto user_edge = [](const Delta::Edge& e) {
+    return e.side == NodeSide::users && e.op == EdgeOp::add && !e.create && e.features.empty();
+  };
+  if (!model_kind(p.cfg.model).new_nodes || rows.ratings.empty() || !nodes.files_empty() ||
+      !std::all_of(rows.edges.begin(), rows.edges.end(), user_edge) || rows.features.size() > 1 ||
+      (rows.features.size() == 1 && rows.features.front().side != NodeSide::users))
     return std::nullopt;
-  const std::string& id = nodes.rating_rows.front().user;
+  const std::string& id = rows.ratings.front().user;
   const int64_t known = user_index(id);
-  if (id.empty() || (known >= 0 && (!nodes.user_edge_rows.empty() || !nodes.user_feature_rows.empty())))
-    return std::nullopt;
+  if (id.empty() || (known >= 0 && (!rows.edges.empty() || !rows.features.empty()))) return std::nullopt;
   const std::vector<float>& levels = p.ctx.levels;
   if (levels.empty() || levels.size() > models::kMaxPriorClasses) return std::nullopt;
 
@@ -98,11 +100,11 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
     }
   }
   std::vector<int64_t> fresh;
-  for (const NewRating& r : nodes.rating_rows) {
+  for (const Delta::Rating& r : rows.ratings) {
     const int64_t i = item_index(r.item);
-    const auto v = static_cast<float>(r.rating);
+    const auto v = static_cast<float>(r.value);
     const auto level = std::lower_bound(levels.begin(), levels.end(), v);
-    if (r.user != id || i < 0 || !std::isfinite(r.rating) || level == levels.end() || *level != v ||
+    if (r.user != id || i < 0 || !std::isfinite(r.value) || level == levels.end() || *level != v ||
         v < p.ds.rating_min || v > p.ds.rating_max || std::binary_search(before.begin(), before.end(), i))
       return std::nullopt;
     f.items.push_back(i), f.values.push_back(v), f.classes.push_back(level - levels.begin()),
@@ -113,8 +115,8 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
   if (std::adjacent_find(fresh.begin(), fresh.end()) != fresh.end()) return std::nullopt;  // an item twice
   if (known < 0) {
     if (!new_user_row(*this, nodes, id, f)) return std::nullopt;
-    if (!nodes.user_feature_rows.empty()) {
-      const NewFeatureRow& row = nodes.user_feature_rows.front();
+    if (!rows.features.empty()) {
+      const Delta::Features& row = rows.features.front();
       const FeatureMatrix& features = p.ds.users.features;
       if (row.id != id || features.empty() || static_cast<int64_t>(row.values.size()) != features.cols ||
           !std::all_of(row.values.begin(), row.values.end(), [](double x) { return std::isfinite(x); }))
@@ -169,7 +171,7 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
   }
   // The ranker's row from the user's rated items (TrainedModel::with_new_nodes keeps the
   // ranker so); the members' ratings where asked: a list shows a few.
-  if (known >= 0 && !before.empty() && dynamic_cast<const models::InteractionModel*>(ranker.front().get())) {
+  if (known >= 0 && !before.empty() && ranker.front()->scores_linear_in_rated_items()) {
     // EASE's x W is linear in the rated items: a trained user's row as served (held where the
     // server cached its scores) plus the new items' rows, rather than the sum over every item a
     // heavy user rated. (A user who rated nothing before is served the model's own row.)

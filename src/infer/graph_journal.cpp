@@ -21,11 +21,11 @@ namespace symgnn::infer {
 
 namespace {
 
-nlohmann::json batch_json(const std::vector<GraphEdit>& batch, int64_t seq) {
+nlohmann::json batch_json(const std::vector<Delta::Edge>& batch, int64_t seq) {
   nlohmann::json edits = nlohmann::json::array();
-  for (const GraphEdit& e : batch) {
-    nlohmann::json j = {{"side", e.side}, {"op", e.op}, {"a", e.a}, {"b", e.b}};
-    if (e.op == "add") j["weight"] = e.weight;
+  for (const Delta::Edge& e : batch) {
+    nlohmann::json j = {{"side", side_word(e.side)}, {"op", op_word(e.op)}, {"a", e.a}, {"b", e.b}};
+    if (e.op == EdgeOp::add) j["weight"] = e.weight;
     if (e.create) j["create"] = true;
     if (!e.features.empty()) j["features"] = e.features;
     edits.push_back(std::move(j));
@@ -35,15 +35,12 @@ nlohmann::json batch_json(const std::vector<GraphEdit>& batch, int64_t seq) {
 
 /// The batch of one record's JSON; DataError at `file`:`line` where a field is missing or
 /// of the wrong type.
-std::vector<GraphEdit> batch_of(const nlohmann::json& j, const std::string& file, long line) {
-  std::vector<GraphEdit> out;
+std::vector<Delta::Edge> batch_of(const nlohmann::json& j, const std::string& file, long line) {
+  std::vector<Delta::Edge> out;
   try {
     for (const auto& e : j.at("edits")) {
-      GraphEdit g;
-      g.side = e.at("side").get<std::string>();
-      g.op = e.at("op").get<std::string>();
-      g.a = e.at("a").get<std::string>();
-      g.b = e.at("b").get<std::string>();
+      Delta::Edge g = graph_edit(e.at("side").get<std::string>(), e.at("op").get<std::string>(),
+                                 e.at("a").get<std::string>(), e.at("b").get<std::string>());
       if (e.contains("weight")) g.weight = e.at("weight").get<double>();
       if (e.contains("create")) g.create = e.at("create").get<bool>();
       if (e.contains("features")) g.features = e.at("features").get<std::vector<double>>();
@@ -51,6 +48,8 @@ std::vector<GraphEdit> batch_of(const nlohmann::json& j, const std::string& file
     }
   } catch (const nlohmann::json::exception&) {
     throw DataError(file, line, "damaged graph journal record (a field is missing or of the wrong type)");
+  } catch (const ConfigError& e) {  // a side or op no edit has
+    throw DataError(file, line, std::string("damaged graph journal record (") + e.what() + ")");
   }
   return out;
 }
@@ -83,8 +82,8 @@ bool journal_present(const std::string& path) {
 }
 
 /// The batches of the journal text `all` read from `path`, checked record by record.
-std::vector<std::vector<GraphEdit>> parse_journal(const std::string& all, const std::string& path) {
-  std::vector<std::vector<GraphEdit>> out;
+std::vector<std::vector<Delta::Edge>> parse_journal(const std::string& all, const std::string& path) {
+  std::vector<std::vector<Delta::Edge>> out;
   long line = 0;
   for (size_t start = 0; start < all.size();) {
     ++line;
@@ -125,7 +124,7 @@ struct Descriptor {
 
 }  // namespace
 
-std::vector<std::vector<GraphEdit>> read_graph_journal(const std::string& dir) {
+std::vector<std::vector<Delta::Edge>> read_graph_journal(const std::string& dir) {
   const std::string path = graph_journal_path(dir);
   if (!journal_present(path)) return {};
   std::ifstream in(path, std::ios::binary);
@@ -134,7 +133,7 @@ std::vector<std::vector<GraphEdit>> read_graph_journal(const std::string& dir) {
   return parse_journal(all, path);
 }
 
-TrainedModel replay_unseen(const TrainedModel& model, const std::vector<GraphEdit>& unseen,
+TrainedModel replay_unseen(const TrainedModel& model, const std::vector<Delta::Edge>& unseen,
                            const std::string& dir) {
   try {
     return apply_graph_edits(model, unseen);
@@ -149,13 +148,13 @@ int64_t graph_journal_records(const std::string& dir) {
   return static_cast<int64_t>(read_graph_journal(dir).size());
 }
 
-std::vector<GraphEdit> journal_edits(const std::vector<std::vector<GraphEdit>>& batches) {
-  std::vector<GraphEdit> out;
+std::vector<Delta::Edge> journal_edits(const std::vector<std::vector<Delta::Edge>>& batches) {
+  std::vector<Delta::Edge> out;
   for (const auto& b : batches) out.insert(out.end(), b.begin(), b.end());
   return out;
 }
 
-DataError journal_replay_error(const std::string& path, const std::vector<std::vector<GraphEdit>>& batches,
+DataError journal_replay_error(const std::string& path, const std::vector<std::vector<Delta::Edge>>& batches,
                                const std::string& message) {
   const size_t close = message.find("]: ");
   if (message.rfind("edits[", 0) != 0 || close == std::string::npos || close <= 6 || close >= 26 ||
@@ -171,7 +170,7 @@ DataError journal_replay_error(const std::string& path, const std::vector<std::v
   return DataError(path, 0, message);
 }
 
-int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch, int64_t known,
+int64_t append_graph_journal(const std::string& dir, const std::vector<Delta::Edge>& batch, int64_t known,
                              const JournalCheck& check) {
   const std::string path = graph_journal_path(dir);
   // A folder, FIFO or dangling link is refused, not created through. Without a journal the
@@ -195,7 +194,7 @@ int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit
     at += n;
   }
   if (n < 0) throw Error(path + ": cannot read the graph journal: " + std::strerror(errno));
-  const std::vector<std::vector<GraphEdit>> held = parse_journal(all, path);  // damaged: refused
+  const std::vector<std::vector<Delta::Edge>> held = parse_journal(all, path);  // damaged: refused
   const auto records = static_cast<int64_t>(held.size());
   if (records < known)
     throw DataError(path, 0,
@@ -203,7 +202,7 @@ int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit
                         std::to_string(known) +
                         " the model replayed (it was replaced or cut since): reload the model, then edit");
   if (check && !(checked_without_journal && records == 0)) {
-    std::vector<GraphEdit> unseen;
+    std::vector<Delta::Edge> unseen;
     for (size_t k = static_cast<size_t>(known); k < held.size(); ++k)
       unseen.insert(unseen.end(), held[k].begin(), held[k].end());
     check(unseen);

@@ -32,24 +32,24 @@ inline constexpr const char* kGraphJournalFile = "graph_journal.jsonl";
 /// model.pt), in order; none where it has no
 /// journal. A line that is not a record (torn, edited, its checksum or sequence number
 /// wrong) is a DataError naming the file and line: a damaged journal is refused whole.
-std::vector<std::vector<GraphEdit>> read_graph_journal(const std::string& dir);
+std::vector<std::vector<Delta::Edge>> read_graph_journal(const std::string& dir);
 
 /// The journal's path for the model at `dir` (its directory, or its model.pt).
 std::string graph_journal_path(const std::string& dir);
 
 /// The edits of every batch, in order.
-std::vector<GraphEdit> journal_edits(const std::vector<std::vector<GraphEdit>>& batches);
+std::vector<Delta::Edge> journal_edits(const std::vector<std::vector<Delta::Edge>>& batches);
 
 /// The error of a journal (at `path`) that does not replay: apply_graph_edits' message
 /// "edits[K]: ..." counts over the records run together; the DataError names the record's
 /// line and the edit's place in it ("graph_journal.jsonl:3: edits[0]: ...").
-DataError journal_replay_error(const std::string& path, const std::vector<std::vector<GraphEdit>>& batches,
+DataError journal_replay_error(const std::string& path, const std::vector<std::vector<Delta::Edge>>& batches,
                                const std::string& message);
 
 /// Checks a batch against the journal as it is when it would be appended: `unseen` holds the
 /// edits of the records the caller's model has not replayed (those past the first `known`),
 /// in order; it throws to refuse the batch.
-using JournalCheck = std::function<void(const std::vector<GraphEdit>& unseen)>;
+using JournalCheck = std::function<void(const std::vector<Delta::Edge>& unseen)>;
 
 /// Appends `batch` as the next record and syncs it to disk; returns its number. Under an
 /// exclusive lock of the file, held from the reading to the write, so that two writers (a
@@ -65,7 +65,7 @@ using JournalCheck = std::function<void(const std::vector<GraphEdit>& unseen)>;
 ///
 /// Throws DataError (the journal damaged) or Error (it cannot be opened or written) naming
 /// the file; `check`'s own exception as it is.
-int64_t append_graph_journal(const std::string& dir, const std::vector<GraphEdit>& batch, int64_t known = 0,
+int64_t append_graph_journal(const std::string& dir, const std::vector<Delta::Edge>& batch, int64_t known = 0,
                              const JournalCheck& check = nullptr);
 
 /// The number of records of the journal of `dir` that a load of the directory replayed, for
@@ -78,7 +78,7 @@ std::pair<Loaded, int64_t> load_with_journal_count(const std::string& dir, const
 /// `model` with `unseen` applied: the records another writer appended to the journal of
 /// `dir` since the model was loaded. DataError naming the journal where they cannot be (a
 /// journal edited by hand, or not this model's).
-TrainedModel replay_unseen(const TrainedModel& model, const std::vector<GraphEdit>& unseen,
+TrainedModel replay_unseen(const TrainedModel& model, const std::vector<Delta::Edge>& unseen,
                            const std::string& dir);
 
 /// The number of records the journal of `dir` holds now (0 without one); DataError where it

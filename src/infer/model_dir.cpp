@@ -158,8 +158,7 @@ void write_model_files(const TrainedModel& model, const std::string& dir, const 
   if (top)
     for (size_t k = 0; k < files.refreshes.size(); ++k) {
       const NewNodes& r = files.refreshes[k];
-      if (!r.rating_rows.empty() || !r.user_edge_rows.empty() || !r.item_edge_rows.empty() ||
-          !r.user_feature_rows.empty() || !r.item_feature_rows.empty())
+      if (!r.rows.empty())
         throw ConfigError("save_model_dir: a refresh is given as files, not as rows in memory");
       if (r.ratings.empty()) throw ConfigError("save_model_dir: a refresh without its ratings file");
       const std::string folder = infer::refresh_folder(dir, k + 1);

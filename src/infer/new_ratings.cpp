@@ -99,13 +99,13 @@ void add_ratings(Dataset& ds, const std::string& file, data::IdIndex& users, dat
 /// `rows` as add_ratings takes a file's lines, from memory: each row checked (ids, the pair
 /// new to the data and to the rows before it, the value) before any joins, so that a bad
 /// row leaves the data as it was; errors name `name`[k].
-void add_rating_rows(Dataset& ds, const std::vector<NewRating>& rows, const std::string& name,
+void add_rating_rows(Dataset& ds, const std::vector<Delta::Rating>& rows, const std::string& name,
                      data::IdIndex& users, data::IdIndex& items, NewRatingsSummary& s) {
   const std::unordered_set<uint64_t> known = known_pairs(ds);
   std::unordered_set<uint64_t> given;  // the rows' pairs so far
   RatingList added;
   for (size_t k = 0; k < rows.size(); ++k) {
-    const NewRating& r = rows[k];
+    const Delta::Rating& r = rows[k];
     const std::string where = name + "[" + std::to_string(k) + "]";
     if (r.user.empty()) throw DataError(where, 0, "empty user id");
     if (r.item.empty()) throw DataError(where, 0, "empty item id");
@@ -115,62 +115,45 @@ void add_rating_rows(Dataset& ds, const std::vector<NewRating>& rows, const std:
       if (index->find(*id) < 0)
         if (const std::string bad = data::id_problem(*id); !bad.empty())
           throw DataError(where, 0, data::id_refusal(what, *id, bad));
-    if (ds.feedback == "counts" && !(r.rating > 0))
+    if (ds.feedback == "counts" && !(r.value > 0))
       throw DataError(where, 0,
-                      "count " + data::number_text(r.rating) + " is not positive (a model of counts)");
-    const std::string problem = rating_problem(ds, interaction_value(ds, r.rating));
+                      "count " + data::number_text(r.value) + " is not positive (a model of counts)");
+    const std::string problem = rating_problem(ds, interaction_value(ds, r.value));
     if (!problem.empty()) throw DataError(where, 0, problem);
     const int64_t u = users.add(r.user), i = items.add(r.item);
     const std::string pair = "the pair (" + data::quote(r.user) + ", " + data::quote(r.item) + ")";
     if (known.count(pair_key(u, i))) throw DataError(where, 0, pair + " is already in the model's data");
     if (!given.insert(pair_key(u, i)).second) throw DataError(where, 0, pair + " is given twice");
-    added.add(u, i, static_cast<float>(interaction_value(ds, r.rating)));
+    added.add(u, i, static_cast<float>(interaction_value(ds, r.value)));
   }
   for (size_t e = 0; e < added.size(); ++e) ds.train.add(added.user[e], added.item[e], added.value[e]);
   if (s.file.empty()) s.file = name;
   s.ratings += static_cast<int64_t>(added.size());
 }
 
-/// The text of rows given in memory, as the lines of a file of their kind (tab-separated, so
-/// that an id may hold a comma; numbers to the last digit), for that kind's one reader. An
-/// id a line cannot hold (a tab, a line break) is an error naming its row.
-std::string row_field(const std::string& id, const std::string& name, size_t row) {
-  // The one id rule (data/id_rule.h).
-  if (const std::string bad = data::id_problem(id); !bad.empty())
-    throw DataError(name + "[" + std::to_string(row) + "]: " + data::id_refusal("node", id, bad));
-  return id;
-}
-
-std::string edges_text(const std::vector<NewEdge>& rows, const std::string& name) {
-  std::string text;
+/// The one id rule (data/id_rule.h) for the ids of edge or feature rows given in memory,
+/// every row before any joins: an id a file's line could not hold (a tab, a line break) is an
+/// error naming its row as `name`[k].
+template <typename Rows, typename Ids>
+void check_row_ids(const Rows& rows, const std::string& name, Ids ids_of) {
   for (size_t k = 0; k < rows.size(); ++k)
-    text += row_field(rows[k].a, name, k) + "\t" + row_field(rows[k].b, name, k) + "\t" +
-            data::number_text(rows[k].weight) + "\n";
-  return text;
+    for (const std::string* id : ids_of(rows[k]))
+      if (const std::string bad = data::id_problem(*id); !bad.empty())
+        throw DataError(name + "[" + std::to_string(k) + "]: " + data::id_refusal("node", *id, bad));
 }
 
-std::string features_text(const std::vector<NewFeatureRow>& rows, const std::string& name) {
-  std::string text;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    text += row_field(rows[k].id, name, k);
-    for (const double v : rows[k].values) text += "\t" + data::number_text(v);
-    text += "\n";
-  }
-  return text;
-}
-
-/// Copies the rows of features text `text` (a file's contents, or rows in memory; `file` names
-/// it: "id,f1,...", one per new node of the side: nodes first..) into the side's (already
-/// grown) feature matrix. Returns the rows read.
-int64_t add_features(NodeSet& side, int64_t first, const std::string& text, const std::string& file,
-                     const char* noun) {
+/// Copies the feature rows `read` gives (over the side's new ids alone: a row for a trained
+/// node is an "unknown id"; `file` names them: "id,f1,...", one per new node of the side, nodes
+/// first..) into the side's (already grown) feature matrix. Returns the rows read.
+template <typename Read>
+int64_t add_features(NodeSet& side, int64_t first, const std::string& file, const char* noun, Read read) {
   if (side.features.empty())
     throw ConfigError(file + ": the model's " + noun + "s have no side features; drop them");
   if (first == side.count)
     throw ConfigError(file + ": features of new " + noun + "s, but the new ratings bring none");
-  data::IdIndex fresh;  // the new ids only: a row for a trained node is an "unknown id"
+  data::IdIndex fresh;
   for (int64_t k = first; k < side.count; ++k) fresh.add(side.ids[static_cast<size_t>(k)]);
-  const FeatureMatrix m = data::parse_features_text(text, file, fresh, noun);
+  const FeatureMatrix m = read(fresh);
   if (m.cols != side.features.cols)
     throw DataError(file + ": " + std::to_string(m.cols) + " feature column(s); the model's " + noun +
                     " features have " + std::to_string(side.features.cols));
@@ -178,20 +161,21 @@ int64_t add_features(NodeSet& side, int64_t first, const std::string& text, cons
   return m.rows;
 }
 
-/// Adds the entries of the edges file (ids looked up in `ids`, the grown side's) whose row is a new node (the
-/// file's graph is symmetric, so an edge (new, trained) gives the new node's row only). Returns them. An
-/// edge between two trained nodes is a graph edit (symgnn/graph_edit.h): set in both directions, counted in
-/// `between`.
-int64_t add_edges(NodeSet& side, const data::IdIndex& ids, int64_t first, const std::string& text,
-                  const std::string& file, const char* noun, int64_t& between) {
+/// ConfigError unless the side's graph takes edges given with new nodes: a graph from a file.
+void check_file_graph(const NodeSet& side, const std::string& file, const char* noun) {
   if (side.graph_origin != GraphOrigin::File)
     throw ConfigError(file + ": the model's " + noun + " graph is " +
                       (side.graph_origin == GraphOrigin::Knn
                            ? std::string("a k-NN graph, which links new ") + noun + "s by itself"
                            : std::string("the identity (no graph)")) +
                       "; drop them");
-  EdgeList given;
-  const EdgeList g = data::parse_edge_list_text(text, file, ids, noun, &given);
+}
+
+/// Adds the entries of edge list `g` (read over the grown side's ids, `given` its rows' own
+/// direction) whose row is a new node (the graph is symmetric, so an edge (new, trained) gives
+/// the new node's row only). Returns them. An edge between two trained nodes is a graph edit
+/// (symgnn/graph_edit.h): set in both directions, counted in `between`.
+int64_t add_edges(NodeSet& side, int64_t first, const EdgeList& g, const EdgeList& given, int64_t& between) {
   int64_t added = 0;
   for (size_t e = 0; e < g.size(); ++e) {
     if (g.src[e] < first && g.dst[e] < first) {
@@ -241,37 +225,72 @@ NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphC
   const int64_t first_user = ds.users.count, first_item = ds.items.count;
   data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   if (!nodes.ratings.empty()) add_ratings(ds, nodes.ratings, users, items, s);
-  if (!nodes.rating_rows.empty()) add_rating_rows(ds, nodes.rating_rows, nodes.rows_name, users, items, s);
+  if (!nodes.rows.ratings.empty())
+    add_rating_rows(ds, nodes.rows.ratings, nodes.rows.ratings_name, users, items, s);
   s.new_users = grow_side(ds.users, users);
   s.new_items = grow_side(ds.items, items);
-  // Each side's features and edges: the file's, then the rows given in memory (their text
-  // through the same reader, named as rows).
-  const auto features = [&](NodeSet& side, int64_t first, const std::string& file,
-                            const std::vector<NewFeatureRow>& rows, const char* noun) {
+  // Each side's features and edges: the file's, then the rows given in memory (by the same
+  // rules, data/parsers.h, named as rows).
+  const Delta& rows = nodes.rows;
+  const auto features = [&](NodeSet& side, int64_t first, const std::string& file, NodeSide which,
+                            const char* noun) {
     int64_t read = 0;
-    if (!file.empty()) read += add_features(side, first, data::read_text_file(file), file, noun);
-    const std::string& name = nodes.feature_rows_name;
-    if (!rows.empty()) read += add_features(side, first, features_text(rows, name), name, noun);
+    if (!file.empty())
+      read += add_features(side, first, file, noun, [&](data::IdIndex& fresh) {
+        const std::string text = data::read_text_file(file);
+        data::LineReader in(std::string_view(text), file, true);
+        return data::read_features(in, fresh, noun);
+      });
+    const std::vector<Delta::Features> given = rows.features_of(which);
+    const std::string& name = rows.features_name;
+    if (!given.empty()) {
+      check_row_ids(given, name,
+                    [](const Delta::Features& f) { return std::vector<const std::string*>{&f.id}; });
+      read += add_features(side, first, name, noun, [&](data::IdIndex& fresh) {
+        return data::feature_matrix_of_rows(given, name, fresh, noun, /*add_new=*/false);
+      });
+    }
     return read;
   };
-  s.user_features = features(ds.users, first_user, nodes.user_features_file, nodes.user_feature_rows, "user");
-  s.item_features = features(ds.items, first_item, nodes.item_features_file, nodes.item_feature_rows, "item");
+  s.user_features = features(ds.users, first_user, nodes.user_features_file, NodeSide::users, "user");
+  s.item_features = features(ds.items, first_item, nodes.item_features_file, NodeSide::items, "item");
   // Graph rows after the features: a k-NN graph of features compares the new rows.
-  const auto edges = [&](NodeSet& side, const data::IdIndex& ids, int64_t first, const std::string& file,
-                         const std::vector<NewEdge>& rows, const char* noun, bool users_side,
-                         std::string& how, int64_t& between) {
-    if (file.empty() && rows.empty()) return graph::link_new_nodes(ds, users_side, first, graph, &how);
+  const auto edges = [&](NodeSet& side, data::IdIndex& ids, int64_t first, const std::string& file,
+                         NodeSide which, const char* noun, std::string& how, int64_t& between) {
+    const std::vector<Delta::Edge> given = rows.edges_of(which);
+    if (file.empty() && given.empty())
+      return graph::link_new_nodes(ds, which == NodeSide::users, first, graph, &how);
     int64_t added = 0;
-    if (!file.empty()) added += add_edges(side, ids, first, data::read_text_file(file), file, noun, between);
-    const std::string& name = nodes.edge_rows_name;
-    if (!rows.empty()) added += add_edges(side, ids, first, edges_text(rows, name), name, noun, between);
+    if (!file.empty()) {
+      check_file_graph(side, file, noun);
+      EdgeList directed;
+      const EdgeList g = data::parse_edge_list_text(data::read_text_file(file), file, ids, noun, &directed);
+      added += add_edges(side, first, g, directed, between);
+    }
+    const std::string& name = rows.edges_name;
+    if (!given.empty()) {
+      for (size_t k = 0; k < given.size(); ++k)
+        if (given[k].op != EdgeOp::add || given[k].create || !given[k].features.empty())
+          throw ConfigError(
+              name + "[" + std::to_string(k) +
+              "]: new nodes come with added edges; removing an edge or creating a node is a graph "
+              "edit (apply_graph_edits, symgnn/graph_edit.h)");
+      check_file_graph(side, name, noun);
+      check_row_ids(given, name, [](const Delta::Edge& e) {
+        return std::vector<const std::string*>{&e.a, &e.b};
+      });
+      EdgeList directed;
+      const EdgeList g =
+          data::edge_list_of_rows(given, name, ids, noun, /*add_new=*/false, nullptr, &directed);
+      added += add_edges(side, first, g, directed, between);
+    }
     how = file.empty() ? "edges given" : "file";
     return added;
   };
-  s.user_edges = edges(ds.users, users, first_user, nodes.user_graph_file, nodes.user_edge_rows, "user", true,
+  s.user_edges = edges(ds.users, users, first_user, nodes.user_graph_file, NodeSide::users, "user",
                        s.user_graph_how, s.user_edits);
-  s.item_edges = edges(ds.items, items, first_item, nodes.item_graph_file, nodes.item_edge_rows, "item",
-                       false, s.item_graph_how, s.item_edits);
+  s.item_edges = edges(ds.items, items, first_item, nodes.item_graph_file, NodeSide::items, "item",
+                       s.item_graph_how, s.item_edits);
   return s;
 }
 

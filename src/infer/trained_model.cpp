@@ -454,8 +454,8 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   }
   // The graph edits a server accepted since (infer/graph_journal.h), replayed last, in one
   // recompute; what the model reports of its loading stays.
-  const std::vector<std::vector<GraphEdit>> batches = infer::read_graph_journal(path);
-  const std::vector<GraphEdit> edits = infer::journal_edits(batches);
+  const std::vector<std::vector<Delta::Edge>> batches = infer::read_graph_journal(path);
+  const std::vector<Delta::Edge> edits = infer::journal_edits(batches);
   if (edits.empty()) return out;
   TrainedModel edited = [&] {
     try {

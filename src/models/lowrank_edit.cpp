@@ -15,11 +15,12 @@
 namespace symgnn::models {
 
 bool LowRankModel::take_graph_edit(RatingModel& before_model) {
-  auto* before = dynamic_cast<LowRankModel*>(&before_model);
-  if (!before || !traces_rows()) return false;
+  if (!traces_rows()) return false;
   // A created node's rows are means over its row of At, which an edit may change.
   if (graph_prior_rows1_.numel() > 0 || graph_prior_rows2_.numel() > 0) return false;
-  const std::shared_ptr<const FoldTrace> b = before->fold_trace();
+  // The member before the edit, of this kind (rebuilt from its weights): its trace.
+  const std::shared_ptr<const FoldTrace> b = before_model.kept_trace();
+  if (!b) return false;
   if (b->u1.size(0) != at1_.rows || b->u2.size(0) != at2_.rows) return false;
   torch::NoGradGuard no_grad;
   auto t = std::make_shared<FoldTrace>(*b);

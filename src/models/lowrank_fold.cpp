@@ -104,7 +104,7 @@ NodeRows LowRankModel::graph_prior_moved(int side, const at::Tensor& x, const No
   return NodeRows{moved.rows, local.rows_from(source, own)};
 }
 
-std::shared_ptr<const LowRankModel::FoldTrace> LowRankModel::fold_trace() {
+std::shared_ptr<const FoldTrace> LowRankModel::fold_trace() {
   const std::lock_guard<std::mutex> lock(fold_mutex_);
   if (fold_trace_) return fold_trace_;
   torch::NoGradGuard no_grad;

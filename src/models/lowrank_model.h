@@ -96,6 +96,7 @@ class LowRankModel : public RatingModel {
   /// From `before`'s trace (lowrank_edit.cpp): the CGE rows At's changed rows reach, the U rows
   /// fused from them; the same cases as fold_user (any prior_norm), with no created node.
   bool take_graph_edit(RatingModel& before) override;
+  std::shared_ptr<const FoldTrace> kept_trace() override { return fold_trace(); }
 
   /// rating_items() from representations returned by embeddings().
   at::Tensor score_all_items(const at::Tensor& u1, const at::Tensor& u2, const at::Tensor& block);
@@ -158,7 +159,6 @@ class LowRankModel : public RatingModel {
   bool traces_rows() const;
   /// What fold_user reads of a full forward in eval mode, made on its first call and kept
   /// until the mode changes (lowrank_fold.cpp).
-  struct FoldTrace;
   std::shared_ptr<const FoldTrace> fold_trace();
   std::shared_ptr<const FoldTrace> fold_trace_;
   std::mutex fold_mutex_;

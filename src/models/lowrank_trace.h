@@ -1,5 +1,5 @@
 /// @file
-/// What the low-rank model keeps of a full forward in eval mode (LowRankModel::FoldTrace):
+/// What the low-rank model keeps of a full forward in eval mode (FoldTrace):
 /// read by a fold-in (lowrank_fold.cpp) and carried over by a graph edit (lowrank_edit.cpp).
 #pragma once
 
@@ -13,7 +13,7 @@
 
 namespace symgnn::models {
 
-struct LowRankModel::FoldTrace {
+struct FoldTrace {
   at::Tensor up1, up2, u1, u2;  // U^(p) and U of both sides
   CgeTrace cge1, cge2;          // where the variant has the CGE stack
   /// Per side (0: users, 1: items), the CSR of each class's prior seen from that side (on the

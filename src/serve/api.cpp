@@ -460,9 +460,10 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
   // "user" beside "ratings": a trained user's fresh ratings, folded into theirs (a refresh).
   const std::string known = body.contains("user") ? id_text(body["user"], "\"user\"") : "";
   const int64_t known_index = known.empty() ? -1 : user_index(m, known);
-  // The ratings reach the model as rows in memory (NewNodes::rating_rows): no file.
+  // The ratings reach the model as rows in memory (a Delta, symgnn/delta.h): no file.
   NewNodes nodes;
-  nodes.rows_name = "\"ratings\"";
+  Delta& rows = nodes.rows;
+  rows.ratings_name = "\"ratings\"";
   // A model of interactions (data/feedback.h) takes {"item": ID} alone: an interaction
   // (with "rating", the count a model of counts weighs).
   const bool interactions = m.model->dataset().implicit();
@@ -472,7 +473,7 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
     const std::string item = id_text(r["item"], "\"ratings\"[].item");
     item_index(m, item);  // known items only: a new item has no ratings of other users to learn from
     if (interactions && !r.contains("rating")) {
-      nodes.rating_rows.push_back({known.empty() ? new_user : known, item, 1.0});
+      rows.ratings.push_back({known.empty() ? new_user : known, item, 1.0});
       continue;
     }
     if (!r["rating"].is_number() || !std::isfinite(r["rating"].get<double>()))
@@ -484,14 +485,14 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
       throw ApiError{400, "rating " + r["rating"].dump() + " of item " + quoted(item) +
                               " is outside the model's range [" + json(m.model->rating_min()).dump() + ", " +
                               json(m.model->rating_max()).dump() + "]"};
-    nodes.rating_rows.push_back({known.empty() ? new_user : known, item, v});
+    rows.ratings.push_back({known.empty() ? new_user : known, item, v});
   }
   // A new user's graph neighbours ("edges": [ID, ...] or [{"user": ID, "weight": W}, ...]) and
   // side features ("features": [F1, ...]), as rows in memory (NewNodes): the model's user
   // graph must come from a file and its users have features, as for --new-user-graph and
   // --new-user-features; the library's reader checks them.
-  nodes.edge_rows_name = "\"edges\"";
-  nodes.feature_rows_name = "\"features\"";
+  rows.edges_name = "\"edges\"";
+  rows.features_name = "\"features\"";
   if (body.contains("edges") || body.contains("features")) {
     if (!known.empty())
       throw ApiError{400, "\"edges\" and \"features\" describe a new user; a trained user keeps theirs"};
@@ -514,8 +515,8 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
           throw ApiError{404, where + ": unknown user " + quoted(to) + " (not in the model's data)"};
         if (!linked.insert(to).second)
           throw ApiError{400, where + ": user " + quoted(to) + " is given twice: name each neighbour once"};
-        nodes.user_edge_rows.push_back(
-            {new_user, to, object && e.contains("weight") ? e["weight"].get<double>() : 1.0});
+        rows.edges.emplace_back(new_user, to,
+                                object && e.contains("weight") ? e["weight"].get<double>() : 1.0);
       }
     }
     if (body.contains("features")) {
@@ -524,9 +525,9 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
           !std::all_of(f.begin(), f.end(), [](const json& v) { return v.is_number(); }))
         throw ApiError{400,
                        "\"features\": must be a non-empty array of numbers (the new user's side features)"};
-      NewFeatureRow row{new_user, {}};
+      Delta::Features row{new_user, {}};
       for (const json& v : f) row.values.push_back(v.get<double>());
-      nodes.user_feature_rows.push_back(std::move(row));
+      rows.features.push_back(std::move(row));
     }
   }
   // What the client sent, in the library's messages: "the new user" for the id it was given.
@@ -774,21 +775,28 @@ Response post_graph_edges(const Request& q, ModelStore& store, const std::string
   if (!body.contains("edits") || !body["edits"].is_array() || body["edits"].empty())
     throw ApiError{400,
                    "\"edits\": must be a non-empty list of {\"side\", \"op\", \"a\", \"b\"[, \"weight\"]}"};
-  std::vector<GraphEdit> edits;
+  std::vector<Delta::Edge> edits;
   for (size_t k = 0; k < body["edits"].size(); ++k) {
     const json& e = body["edits"][k];
     const std::string at = "edits[" + std::to_string(k) + "]";
     if (!e.is_object()) throw ApiError{400, at + ": must be an object"};
-    GraphEdit g;
+    std::string side, op = "add", a, b;  // add by default
     for (const auto& [key, field] :
-         {std::pair<const char*, std::string*>{"side", &g.side}, {"op", &g.op}, {"a", &g.a}, {"b", &g.b}}) {
+         {std::pair<const char*, std::string*>{"side", &side}, {"op", &op}, {"a", &a}, {"b", &b}}) {
       if (!e.contains(key)) {
-        if (std::string(key) == "op") continue;  // add by default
+        if (std::string(key) == "op") continue;
         throw ApiError{400, at + ": no \"" + key + "\""};
       }
       if (!e[key].is_string()) throw ApiError{400, at + "." + key + ": must be a string"};
       *field = e[key].get<std::string>();
     }
+    Delta::Edge g = [&] {
+      try {
+        return graph_edit(side, op, a, b);
+      } catch (const ConfigError& error) {
+        throw ApiError{400, at + ": " + error.what()};
+      }
+    }();
     if (e.contains("weight")) {
       if (!e["weight"].is_number()) throw ApiError{400, at + ".weight: must be a number"};
       g.weight = e["weight"].get<double>();

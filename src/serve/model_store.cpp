@@ -62,7 +62,7 @@ std::vector<ReloadOutcome> ModelStore::reload(const std::string& name) {
 }
 
 std::shared_ptr<const ServedModel> ModelStore::edit_graph(const std::string& name,
-                                                          const std::vector<GraphEdit>& edits) {
+                                                          const std::vector<Delta::Edge>& edits) {
   std::lock_guard<std::mutex> lock(reload_mutex_);
   for (size_t k = 0; k < names_.size(); ++k) {
     if (!name.empty() && names_[k] != name) continue;
@@ -74,7 +74,7 @@ std::shared_ptr<const ServedModel> ModelStore::edit_graph(const std::string& nam
     // edit a client was told of survives a restart.
     std::optional<TrainedModel> edited;
     const int64_t record = infer::append_graph_journal(
-        dirs_[k], edits, old->journal_records, [&](const std::vector<GraphEdit>& unseen) {
+        dirs_[k], edits, old->journal_records, [&](const std::vector<Delta::Edge>& unseen) {
           if (unseen.empty()) {
             edited.emplace(apply_graph_edits(*old->model, edits));  // refused: nothing changes
             return;

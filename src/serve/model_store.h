@@ -51,7 +51,8 @@ class ModelStore {
   /// before or after the batch, never half of it. One edit or reload at a time. Throws what
   /// apply_graph_edits throws for a refused edit and Error where the journal cannot be
   /// written; the model serving then stays. Returns the model now serving.
-  std::shared_ptr<const ServedModel> edit_graph(const std::string& name, const std::vector<GraphEdit>& edits);
+  std::shared_ptr<const ServedModel> edit_graph(const std::string& name,
+                                                const std::vector<Delta::Edge>& edits);
 
  private:
   std::vector<std::string> names_, dirs_;

@@ -175,3 +175,43 @@ TEST(PairRegistry, EdgeRepeatsWithOtherWeightsNameTheEarliestLine) {
   EXPECT_DATA_ERROR(parse_edge_list_text("a,b,1\nzz,b\na,b,2\n", "g.csv", ids, "user"),
                     "g.csv:2:", "unknown user id 'zz'");
 }
+
+// Rows given in memory (symgnn/delta.h) go through the rules of the files' readers
+// (EdgeListBuilder, FeatureRowsBuilder) without being printed as text: the same graph and
+// table as the file holding the same rows, and the same errors at the same row numbers.
+TEST(RowsInMemory, EdgeAndFeatureRowsReadAsTheFileOfTheSameLines) {
+  IdIndex ids;
+  for (const char* id : {"a", "b", "c"}) ids.add(id);
+  using symgnn::Delta;
+  const std::vector<Delta::Edge> edges = {{"a", "b", 2.5}, {"b", "c", 1.0}, {"c", "a", 0.125}};
+  symgnn::EdgeList file_directed, rows_directed;
+  const symgnn::EdgeList from_file =
+      parse_edge_list_text("a,b,2.5\nb,c,1\nc,a,0.125\n", "g.csv", ids, "user", &file_directed);
+  IdIndex same = ids;
+  const symgnn::EdgeList from_rows =
+      edge_list_of_rows(edges, "rows", same, "user", false, nullptr, &rows_directed);
+  EXPECT_EQ(from_rows.src, from_file.src);
+  EXPECT_EQ(from_rows.dst, from_file.dst);
+  EXPECT_EQ(from_rows.weight, from_file.weight);
+  EXPECT_EQ(rows_directed.src, file_directed.src);
+  EXPECT_EQ(rows_directed.dst, file_directed.dst);
+  EXPECT_DATA_ERROR((edge_list_of_rows({{"a", "b", 1.0}, {"a", "zz", 1.0}}, "rows", same, "user", false)),
+                    "rows:2:", "unknown user id 'zz'");
+  EXPECT_DATA_ERROR((edge_list_of_rows({{"a", "b", 1.0}, {"a", "b", 2.0}}, "rows", same, "user", false)),
+                    "rows:2:", "edge ('a', 'b') given again with weight 2, line 1 has 1");
+  EXPECT_DATA_ERROR((edge_list_of_rows({{"a", "b", -1.0}}, "rows", same, "user", false)),
+                    "rows:1:", "weight '-1' is negative or not finite");
+
+  const std::vector<Delta::Features> rows = {{"b", {1.5, -2.0}}, {"a", {0.0, 3.0}}, {"c", {7.0, 8.0}}};
+  LineReader in(std::string_view("b,1.5,-2\na,0,3\nc,7,8\n"), "f.csv", true);
+  const symgnn::FeatureMatrix file_table = read_features(in, ids, "item");
+  const symgnn::FeatureMatrix row_table = feature_matrix_of_rows(rows, "rows", same, "item", false);
+  EXPECT_EQ(row_table.values, file_table.values);
+  EXPECT_EQ(row_table.names, file_table.names);
+  EXPECT_DATA_ERROR((feature_matrix_of_rows({{"a", {1.0, 2.0}}, {"b", {1.0}}}, "rows", same, "item", false)),
+                    "rows:2:", "expected 3 fields (id and 2 features, as on line 1), found 2");
+  EXPECT_DATA_ERROR((feature_matrix_of_rows({{"a", {1.0}}, {"a", {2.0}}}, "rows", same, "item", false)),
+                    "rows:2:", "second row for item id 'a' (first on line 1)");
+  EXPECT_DATA_ERROR((feature_matrix_of_rows({{"a", {1.0}}, {"b", {2.0}}}, "rows", same, "item", false)),
+                    "rows", "no row for item id 'c'");
+}

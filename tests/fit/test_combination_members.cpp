@@ -357,9 +357,9 @@ TEST(CombinationMembers, AUserFoldedInGetsTheMembersOfTheGrownModel) {
   // A new user who follows three users of group 1 and rated four items; without follows; a
   // trained user's fresh ratings.
   symgnn::NewNodes fresh;
-  for (const int i : {1, 5, 9, 13}) fresh.rating_rows.push_back({"newcomer", "i" + std::to_string(i), 4.0});
+  for (const int i : {1, 5, 9, 13}) fresh.rows.ratings.push_back({"newcomer", "i" + std::to_string(i), 4.0});
   symgnn::NewNodes follows = fresh;
-  follows.user_edge_rows = {{"newcomer", "u1", 1.0}, {"newcomer", "u5", 1.0}, {"newcomer", "u9", 1.0}};
+  follows.rows.edges = {{"newcomer", "u1", 1.0}, {"newcomer", "u5", 1.0}, {"newcomer", "u9", 1.0}};
   check(follows);
   check(fresh);
   const symgnn::Dataset& d = model.dataset();
@@ -367,7 +367,7 @@ TEST(CombinationMembers, AUserFoldedInGetsTheMembersOfTheGrownModel) {
   const auto& seen = model.seen_items()[3];
   for (int64_t i = 0, added = 0; i < model.items() && added < 2; ++i)
     if (!std::binary_search(seen.begin(), seen.end(), i))
-      again.rating_rows.push_back({d.users.id_of(3), d.items.id_of(i), 2.0}), ++added;
+      again.rows.ratings.push_back({d.users.id_of(3), d.items.id_of(i), 2.0}), ++added;
   check(again);
 }
 

@@ -282,7 +282,7 @@ TEST(FitInMemory, SaveModelDirWritesTheModelAFitKeptInMemory) {
   // A directory is never written over; a grown model is written as refreshes.
   EXPECT_THROW(symgnn::save_model_dir(*r.model, dir + "/model"), symgnn::UsageError);
   symgnn::NewNodes nodes;
-  nodes.rating_rows = {{"newbie", "item 1", 5.0}};
+  nodes.rows.ratings = {{"newbie", "item 1", 5.0}};
   EXPECT_THROW(symgnn::save_model_dir(r.model->with_new_nodes(nodes), dir + "/grown"), symgnn::ConfigError);
   EXPECT_FALSE(fs::exists(dir + "/grown"));
 }

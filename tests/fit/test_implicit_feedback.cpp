@@ -211,7 +211,7 @@ TEST(ImplicitFeedback, ANewUsersClicksGetTheListOfATrainedUserWithTheSameClicks)
   symgnn::NewNodes nodes;
   for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
     for (size_t e = 0; e < list->size(); ++e)
-      if (list->user[e] == u7) nodes.rating_rows.push_back({"newcomer", ds.items.id_of(list->item[e]), 1.0});
+      if (list->user[e] == u7) nodes.rows.ratings.push_back({"newcomer", ds.items.id_of(list->item[e]), 1.0});
   const symgnn::TrainedModel grown = m.with_new_nodes(nodes);
   const auto a = symgnn::recommend(grown, {grown.user_index("newcomer")}, {});
   const auto b = symgnn::recommend(grown, {grown.user_index("u7")}, {});

@@ -51,9 +51,9 @@ inline std::string train_on_csv(const std::string& dir, const std::string& csv, 
 
 /// A user's ratings `rows` folded into `m` (TrainedModel::fold_in_user) rate every item as the
 /// model grown by them does, to 1e-5.
-inline void expect_fold_equals_growth(const TrainedModel& m, const std::vector<NewRating>& rows) {
+inline void expect_fold_equals_growth(const TrainedModel& m, const std::vector<Delta::Rating>& rows) {
   NewNodes nodes;
-  nodes.rating_rows = rows;
+  nodes.rows.ratings = rows;
   const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
   ASSERT_TRUE(folded.has_value()) << rows.front().user;
   const TrainedModel grown = m.with_new_nodes(nodes);

@@ -100,7 +100,7 @@ NewNodes new_user(const TrainedModel& model) {
   NewNodes nodes;
   int k = 0;
   for (const int64_t i : {1, 4, 9, 14})
-    nodes.rating_rows.push_back({"someone-new", model.dataset().items.id_of(i), 1.0 + (k++ % 5)});
+    nodes.rows.ratings.push_back({"someone-new", model.dataset().items.id_of(i), 1.0 + (k++ % 5)});
   return nodes;
 }
 
@@ -109,7 +109,7 @@ NewNodes fresh_ratings(const TrainedModel& model, int64_t u) {
   const auto& seen = model.seen_items()[static_cast<size_t>(u)];
   for (int64_t i = 0, added = 0; i < model.items() && added < 2; ++i)
     if (!std::binary_search(seen.begin(), seen.end(), i))
-      nodes.rating_rows.push_back({model.dataset().users.id_of(u), model.dataset().items.id_of(i), 4}),
+      nodes.rows.ratings.push_back({model.dataset().users.id_of(u), model.dataset().items.id_of(i), 4}),
           ++added;
   return nodes;
 }
@@ -143,8 +143,8 @@ TEST(FoldIn, ANewUsersFollowsAndFeaturesEnterAsTheGrownModelTakesThem) {
   const TrainedModel model = TrainedModel::load(fit_model("graph", {}, true));
   ASSERT_EQ(model.dataset().users.graph_origin, GraphOrigin::File);
   NewNodes nodes = new_user(model);
-  nodes.user_edge_rows = {{"someone-new", "u3", 1.0}, {"someone-new", "u17", 2.5}};
-  nodes.user_feature_rows = {{"someone-new", {1.0, 2.0}}};
+  nodes.rows.edges = {{"someone-new", "u3", 1.0}, {"someone-new", "u17", 2.5}};
+  nodes.rows.features = {{"someone-new", {1.0, 2.0}}};
   expect_fold_equals_grown(model, nodes);
   // Without edges (an isolated row) or features (zeros), and a trained user's fresh ratings
   // over the follow graph (their neighbours gather from them).
@@ -165,19 +165,19 @@ TEST(FoldIn, WhatItDoesNotCoverIsLeftToTheGrownModel) {
   const Dataset& ds = model.dataset();
   const auto refused = [&](NewNodes nodes) { EXPECT_FALSE(model.fold_in_user(nodes).has_value()); };
   NewNodes again = fresh_ratings(model, 3);  // a pair the model learned from
-  again.rating_rows.push_back({ds.users.id_of(3), ds.items.id_of(model.seen_items()[3].front()), 4});
+  again.rows.ratings.push_back({ds.users.id_of(3), ds.items.id_of(model.seen_items()[3].front()), 4});
   refused(again);
   NewNodes unknown = new_user(model);
-  unknown.rating_rows.push_back({"someone-new", "no-such-item", 4});
+  unknown.rows.ratings.push_back({"someone-new", "no-such-item", 4});
   refused(unknown);
   NewNodes off_level = new_user(model);
-  off_level.rating_rows.back().rating = 3.5;
+  off_level.rows.ratings.back().value = 3.5;
   refused(off_level);
   NewNodes two_users = new_user(model);
-  two_users.rating_rows.push_back({"someone-else", ds.items.id_of(2), 4});
+  two_users.rows.ratings.push_back({"someone-else", ds.items.id_of(2), 4});
   refused(two_users);
   NewNodes edges = new_user(model);  // the identity user graph takes no edges
-  edges.user_edge_rows = {{"someone-new", ds.users.id_of(1), 1.0}};
+  edges.rows.edges = {{"someone-new", ds.users.id_of(1), 1.0}};
   refused(edges);
   // The grown model says what is wrong with each.
   EXPECT_THROW(model.with_new_nodes(again), DataError);

@@ -45,8 +45,8 @@ TEST(FreshRankerRows, EqualTheRankerGrownByTheSameRatings) {
     NewNodes nodes;
     for (int64_t i = 0, added = 0; i < model.items() && added < 2; ++i)
       if (!std::binary_search(seen.begin(), seen.end(), i))
-        nodes.rating_rows.push_back({ds.users.id_of(u), ds.items.id_of(i), 5}), ++added;
-    for (const int64_t i : {1, 4, 9}) nodes.rating_rows.push_back({"someone-new", ds.items.id_of(i), 5});
+        nodes.rows.ratings.push_back({ds.users.id_of(u), ds.items.id_of(i), 5}), ++added;
+    for (const int64_t i : {1, 4, 9}) nodes.rows.ratings.push_back({"someone-new", ds.items.id_of(i), 5});
     const TrainedModel grown = model.with_new_nodes(nodes);
     // The ranker alone, grown by the same ratings through nodes_added.
     const TrainedModel ranker_grown = TrainedModel::load(dir + "/ranker").with_new_nodes(nodes);

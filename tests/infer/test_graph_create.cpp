@@ -1,4 +1,4 @@
-// Nodes a graph edit creates (GraphEdit::create, symgnn/graph_edit.h): a new item joins by its
+// Nodes a graph edit creates (Delta::Edge::create, symgnn/delta.h): a new item joins by its
 // edges alone and is found by similar() from the items it links to, a new user joins by
 // follows alone and gets a list from the model; the ranker beside the model grows by the same
 // nodes; the journal replays them; the edits a creation cannot take are one line each.
@@ -57,10 +57,10 @@ std::string two_graph_model(const std::string& tag, const std::string& ranker, b
   return o.out_dir;
 }
 
-std::vector<GraphEdit> new_item_linked_to_evens() {
-  std::vector<GraphEdit> edits;
+std::vector<Delta::Edge> new_item_linked_to_evens() {
+  std::vector<Delta::Edge> edits;
   for (const char* to : {"i0", "i2", "i4", "i6", "i8"}) {
-    GraphEdit e{"item", "add", "fresh", to, 1.0};
+    Delta::Edge e = graph_edit("item", "add", "fresh", to, 1.0);
     e.create = true;
     edits.push_back(e);
   }
@@ -72,7 +72,7 @@ std::vector<GraphEdit> new_item_linked_to_evens() {
 TEST(GraphCreate, ANewItemJoinsByItsEdgesAloneAndIsFoundFromThem) {
   const std::string dir = two_graph_model("item", "ease");
   const TrainedModel m = TrainedModel::load(dir);
-  const std::vector<GraphEdit> edits = new_item_linked_to_evens();
+  const std::vector<Delta::Edge> edits = new_item_linked_to_evens();
   const TrainedModel edited = apply_graph_edits(m, edits);
   ASSERT_EQ(edited.items(), m.items() + 1);
   ASSERT_EQ(edited.users(), m.users());
@@ -140,10 +140,10 @@ TEST(GraphCreate, ANewItemJoinsByItsEdgesAloneAndIsFoundFromThem) {
 namespace {
 
 /// "newcomer", created by follows of u0, u2 and u4.
-std::vector<GraphEdit> newcomer_follows() {
-  std::vector<GraphEdit> edits;
+std::vector<Delta::Edge> newcomer_follows() {
+  std::vector<Delta::Edge> edits;
   for (const char* to : {"u0", "u2", "u4"}) {
-    GraphEdit e{"user", "add", "newcomer", to, 1.0};
+    Delta::Edge e = graph_edit("user", "add", "newcomer", to, 1.0);
     e.create = true;
     edits.push_back(e);
   }
@@ -202,7 +202,7 @@ TEST(GraphCreate, ANewUserJoinsByFollowsAloneAndIsListedByThem) {
   EXPECT_NEAR(parts, e.score, 1e-6);
   EXPECT_GT(named, 0);
   // A user nobody rated beside: popularity's list.
-  GraphEdit alone{"user", "add", "loner", "newcomer", 1.0};
+  Delta::Edge alone = graph_edit("user", "add", "loner", "newcomer", 1.0);
   alone.create = true;
   const TrainedModel lonely = apply_graph_edits(edited, {alone});
   const int64_t l = lonely.user_index("loner");
@@ -255,7 +255,7 @@ TEST(GraphCreate, ANewUserJoinsByFollowsAloneAndGetsTheModelsListUnderColdListsM
 TEST(GraphCreate, WhatACreationCannotTakeIsOneLine) {
   const std::string dir = two_graph_model("bad", "none");
   const TrainedModel m = TrainedModel::load(dir);
-  const auto refused = [&](GraphEdit e, const std::string& needle) {
+  const auto refused = [&](Delta::Edge e, const std::string& needle) {
     try {
       apply_graph_edits(m, {e});
       ADD_FAILURE() << "accepted: " << needle;
@@ -264,14 +264,15 @@ TEST(GraphCreate, WhatACreationCannotTakeIsOneLine) {
       EXPECT_EQ(std::string(x.what()).find('\n'), std::string::npos);
     }
   };
-  refused({"item", "add", "i0", "nowhere", 1}, "edits[0]: 'nowhere' is no item of the model (set create");
-  GraphEdit removal{"item", "remove", "i0", "nowhere", 1};
+  refused(graph_edit("item", "add", "i0", "nowhere", 1),
+          "edits[0]: 'nowhere' is no item of the model (set create");
+  Delta::Edge removal = graph_edit("item", "remove", "i0", "nowhere", 1);
   removal.create = true;
   refused(removal, "create: only an edge added creates a node");
-  GraphEdit loop{"item", "add", "nowhere", "nowhere", 1};
+  Delta::Edge loop = graph_edit("item", "add", "nowhere", "nowhere", 1);
   loop.create = true;
   refused(loop, "is a self-loop");
-  GraphEdit empty{"user", "add", "", "u0", 1};
+  Delta::Edge empty = graph_edit("user", "add", "", "u0", 1);
   empty.create = true;
   refused(empty, "an empty user id");
   // The one id rule (data/id_rule.h): a created node's id is written by export and the lists
@@ -284,13 +285,13 @@ TEST(GraphCreate, WhatACreationCannotTakeIsOneLine) {
            {std::string("a\0b", 3), "holds a control character (byte 0x00)"},
            {" padded", "has surrounding spaces"},
            {std::string(2000, 'x'), "is 2000 bytes long (at most 1024)"}}) {
-    GraphEdit odd{"user", "add", id, "u0", 1};
+    Delta::Edge odd = graph_edit("user", "add", id, "u0", 1);
     odd.create = true;
     refused(odd, "edits[0]: user id ");
     refused(odd, why + ", which the files symgnn reads and writes cannot hold");
   }
   // Two new nodes linked to each other only: both created, in the order named.
-  GraphEdit pair{"item", "add", "x", "y", 1};
+  Delta::Edge pair = graph_edit("item", "add", "x", "y", 1);
   pair.create = true;
   const TrainedModel two = apply_graph_edits(m, {pair});
   EXPECT_EQ(two.items(), m.items() + 2);
@@ -302,7 +303,7 @@ TEST(GraphCreate, ACreatedItemsFeaturesTakeTheirShareInPlaceOfItsNeighbours) {
   const std::string dir = two_graph_model("features", "none", true);
   const TrainedModel m = TrainedModel::load(dir);
   ASSERT_EQ(m.dataset().items.features.cols, 2);
-  std::vector<GraphEdit> plain = new_item_linked_to_evens(), odd = plain;
+  std::vector<Delta::Edge> plain = new_item_linked_to_evens(), odd = plain;
   odd[0].features = {0, 1};  // the other taste's features
   const TrainedModel without = apply_graph_edits(m, plain), with = apply_graph_edits(m, odd);
   const int64_t fresh = with.item_index("fresh");
@@ -322,7 +323,7 @@ TEST(GraphCreate, ACreatedItemsFeaturesTakeTheirShareInPlaceOfItsNeighbours) {
   symgnn::testing::expect_fold_equals_growth(with, {{"stranger", "i0", 5}, {"stranger", "i2", 4}});
   // Refused, one line each: a count that is not the side's, features without create, for an end
   // that is no new node, on a side without features.
-  const auto refused = [&](const TrainedModel& model, const GraphEdit& e, const std::string& needle) {
+  const auto refused = [&](const TrainedModel& model, const Delta::Edge& e, const std::string& needle) {
     try {
       apply_graph_edits(model, {e});
       ADD_FAILURE() << "accepted: " << needle;
@@ -330,7 +331,7 @@ TEST(GraphCreate, ACreatedItemsFeaturesTakeTheirShareInPlaceOfItsNeighbours) {
       EXPECT_NE(std::string(x.what()).find(needle), std::string::npos) << x.what();
     }
   };
-  GraphEdit e{"item", "add", "new", "i0", 1.0};
+  Delta::Edge e = graph_edit("item", "add", "new", "i0", 1.0);
   e.create = true;
   e.features = {1};
   refused(m, e, "features: 1 value(s); the model's item features have 2");
@@ -341,7 +342,7 @@ TEST(GraphCreate, ACreatedItemsFeaturesTakeTheirShareInPlaceOfItsNeighbours) {
   e.a = "i1";
   e.b = "new";
   refused(m, e, "'i1' is already an item");
-  GraphEdit u{"user", "add", "newcomer", "u0", 1.0};
+  Delta::Edge u = graph_edit("user", "add", "newcomer", "u0", 1.0);
   u.create = true;
   u.features = {1};
   refused(m, u, "the model's users have no side features");

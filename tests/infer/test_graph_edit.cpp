@@ -50,9 +50,9 @@ std::string followed_model(const std::string& tag) {
 TEST(GraphEdit, AnEditedModelScoresAsTheModelRebuiltOnTheEditedGraph) {
   const std::string dir = followed_model("equal");
   const TrainedModel m = TrainedModel::load(dir);
-  const std::vector<GraphEdit> edits = {{"user", "add", "u0", "u5", 1.0},
-                                        {"user", "remove", "u2", "u3", 1.0},
-                                        {"user", "add", "u7", "u20", 2.5}};
+  const std::vector<Delta::Edge> edits = {graph_edit("user", "add", "u0", "u5", 1.0),
+                                          graph_edit("user", "remove", "u2", "u3", 1.0),
+                                          graph_edit("user", "add", "u7", "u20", 2.5)};
   const TrainedModel edited = apply_graph_edits(m, edits);
   // By hand: the same data with those entries changed, members from the same weights.
   Dataset ds = m.dataset();
@@ -109,7 +109,12 @@ TEST(GraphEdit, AnEditedModelScoresAsTheModelRebuiltOnTheEditedGraph) {
 TEST(GraphEdit, BadEditsAreOneLineNamingTheEdit) {
   const std::string dir = followed_model("bad");
   const TrainedModel m = TrainedModel::load(dir);
-  const std::vector<std::pair<GraphEdit, std::string>> cases = {
+  // (side, op, a, b, weight) as words, as serve, Python and the journal give them (graph_edit).
+  struct Words {
+    std::string side, op, a, b;
+    double weight;
+  };
+  const std::vector<std::pair<Words, std::string>> cases = {
       {{"user", "add", "u0", "u0", 1}, "edits[0]: ('u0', 'u0') is a self-loop"},
       {{"user", "add", "u0", "nobody", 1}, "edits[0]: 'nobody' is no user of the model"},
       {{"user", "add", "u0", "u4", std::nan("")}, "must be finite and above 0"},
@@ -120,9 +125,9 @@ TEST(GraphEdit, BadEditsAreOneLineNamingTheEdit) {
       {{"users", "add", "u0", "u4", 1}, "side 'users': must be user or item"},
       {{"user", "link", "u0", "u4", 1}, "op 'link': must be add or remove"},
   };
-  for (const auto& [edit, needle] : cases) {
+  for (const auto& [w, needle] : cases) {
     try {
-      apply_graph_edits(m, {edit});
+      apply_graph_edits(m, {graph_edit(w.side, w.op, w.a, w.b, w.weight)});
       ADD_FAILURE() << "accepted: " << needle;
     } catch (const ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -135,7 +140,7 @@ TEST(GraphEdit, BadEditsAreOneLineNamingTheEdit) {
   EXPECT_THROW(
       {
         try {
-          apply_graph_edits(ease, {{"user", "add", "u0", "u1", 1}});
+          apply_graph_edits(ease, {graph_edit("user", "add", "u0", "u1", 1)});
         } catch (const ConfigError& e) {
           EXPECT_NE(std::string(e.what()).find("model = ease reads no user graph"), std::string::npos)
               << e.what();
@@ -149,13 +154,15 @@ TEST(GraphJournal, ADamagedRecordIsRefusedNamingIt) {
   const std::string d = symgnn::testing::scratch_dir("infer_graph_journal");
   fs::remove(d + "/" + infer::kGraphJournalFile);
   EXPECT_TRUE(infer::read_graph_journal(d).empty());
-  EXPECT_EQ(infer::append_graph_journal(d, {{"user", "add", "a", "b", 2.0}}), 1);
-  EXPECT_EQ(
-      infer::append_graph_journal(d, {{"item", "remove", "x", "y", 1.0}, {"user", "add", "c", "d", 1.0}}), 2);
+  EXPECT_EQ(infer::append_graph_journal(d, {graph_edit("user", "add", "a", "b", 2.0)}), 1);
+  EXPECT_EQ(infer::append_graph_journal(
+                d, {graph_edit("item", "remove", "x", "y", 1.0), graph_edit("user", "add", "c", "d", 1.0)}),
+            2);
   const auto batches = infer::read_graph_journal(d);
   ASSERT_EQ(batches.size(), 2u);
   EXPECT_EQ(batches[0][0].weight, 2.0);
-  EXPECT_EQ(batches[1][0].op, "remove");
+  EXPECT_EQ(batches[1][0].op, EdgeOp::remove);
+  EXPECT_EQ(batches[1][0].side, NodeSide::items);
   EXPECT_EQ(batches[1][1].b, "d");
   const std::string path = d + "/" + infer::kGraphJournalFile;
   std::string text = symgnn::testing::read_file(path);
@@ -183,28 +190,28 @@ TEST(GraphJournal, AppendingChecksTheJournalAsItIsUnderItsLock) {
   const std::string d = symgnn::testing::scratch_dir("infer_graph_journal_append");
   const std::string path = d + "/" + infer::kGraphJournalFile;
   fs::remove_all(path);
-  ASSERT_EQ(infer::append_graph_journal(d, {{"user", "add", "a", "b", 2.0}}), 1);
+  ASSERT_EQ(infer::append_graph_journal(d, {graph_edit("user", "add", "a", "b", 2.0)}), 1);
   // A writer that read 1 record sees what another appended since, and refuses by throwing:
   // nothing is written.
-  ASSERT_EQ(infer::append_graph_journal(d, {{"user", "remove", "a", "b", 1.0}}), 2);
-  std::vector<GraphEdit> seen;
-  EXPECT_THROW(infer::append_graph_journal(d, {{"user", "remove", "a", "b", 1.0}}, 1,
-                                           [&](const std::vector<GraphEdit>& unseen) {
+  ASSERT_EQ(infer::append_graph_journal(d, {graph_edit("user", "remove", "a", "b", 1.0)}), 2);
+  std::vector<Delta::Edge> seen;
+  EXPECT_THROW(infer::append_graph_journal(d, {graph_edit("user", "remove", "a", "b", 1.0)}, 1,
+                                           [&](const std::vector<Delta::Edge>& unseen) {
                                              seen = unseen;
                                              throw ConfigError("no edge (a, b) to remove");
                                            }),
                ConfigError);
   ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0].op, "remove");
+  EXPECT_EQ(seen[0].op, EdgeOp::remove);
   EXPECT_EQ(infer::graph_journal_records(d), 2);
   // One that read every record sees nothing unseen, and appends.
-  EXPECT_EQ(
-      infer::append_graph_journal(d, {{"user", "add", "a", "b", 1.0}}, 2,
-                                  [](const std::vector<GraphEdit>& unseen) { EXPECT_TRUE(unseen.empty()); }),
-      3);
+  EXPECT_EQ(infer::append_graph_journal(
+                d, {graph_edit("user", "add", "a", "b", 1.0)}, 2,
+                [](const std::vector<Delta::Edge>& unseen) { EXPECT_TRUE(unseen.empty()); }),
+            3);
   // One that read more records than the journal holds (replaced since) is refused.
   try {
-    infer::append_graph_journal(d, {{"user", "add", "a", "b", 1.0}}, 5, nullptr);
+    infer::append_graph_journal(d, {graph_edit("user", "add", "a", "b", 1.0)}, 5, nullptr);
     ADD_FAILURE() << "a model newer than its journal appended";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("fewer than the 5 the model replayed"), std::string::npos)
@@ -218,7 +225,7 @@ TEST(GraphJournal, AppendingChecksTheJournalAsItIsUnderItsLock) {
   const std::string cut = whole + "{\"seq\":4,\"edits\":[{\"side\":\"us";
   std::ofstream(path, std::ios::binary | std::ios::trunc) << cut;
   try {
-    infer::append_graph_journal(d, {{"user", "add", "a", "c", 1.0}});
+    infer::append_graph_journal(d, {graph_edit("user", "add", "a", "c", 1.0)});
     ADD_FAILURE() << "appended after a cut record";
   } catch (const DataError& e) {
     const std::string what = e.what();
@@ -230,7 +237,7 @@ TEST(GraphJournal, AppendingChecksTheJournalAsItIsUnderItsLock) {
   }
   EXPECT_EQ(symgnn::testing::read_file(path), cut);
   fs::resize_file(path, whole.size());
-  EXPECT_EQ(infer::append_graph_journal(d, {{"user", "add", "a", "c", 1.0}}), 4);
+  EXPECT_EQ(infer::append_graph_journal(d, {graph_edit("user", "add", "a", "c", 1.0)}), 4);
 }
 
 TEST(GraphJournal, AJournalThatIsNoRegularFileIsRefusedNotIgnored) {
@@ -241,7 +248,7 @@ TEST(GraphJournal, AJournalThatIsNoRegularFileIsRefusedNotIgnored) {
     for (int append = 0; append < 2; ++append) {
       try {
         if (append)
-          infer::append_graph_journal(d, {{"user", "add", "a", "b", 1.0}});
+          infer::append_graph_journal(d, {graph_edit("user", "add", "a", "b", 1.0)});
         else
           infer::read_graph_journal(d);
         ADD_FAILURE() << (append ? "appended" : "read");
@@ -267,7 +274,7 @@ TEST(GraphJournal, AJournalThatIsNoRegularFileIsRefusedNotIgnored) {
   fs::remove(real);
   std::ofstream(real).close();
   fs::create_symlink(real, path);
-  EXPECT_EQ(infer::append_graph_journal(d, {{"user", "add", "a", "b", 1.0}}), 1);
+  EXPECT_EQ(infer::append_graph_journal(d, {graph_edit("user", "add", "a", "b", 1.0)}), 1);
   EXPECT_EQ(infer::graph_journal_records(d), 1);
 }
 
@@ -282,13 +289,15 @@ TEST(GraphEdit, AJournalThatDoesNotReplayNamesItsRecordAndEdit) {
     return out;
   };
   const std::string a = followed_model("journal_a");
-  EXPECT_EQ(infer::append_graph_journal(a, {{"user", "add", "u1", "u5", 1}}), 1);
-  EXPECT_EQ(infer::append_graph_journal(a, {{"user", "add", "u2", "u6", 1}, {"user", "add", "u0", "u4", 1}}),
+  EXPECT_EQ(infer::append_graph_journal(a, {graph_edit("user", "add", "u1", "u5", 1)}), 1);
+  EXPECT_EQ(infer::append_graph_journal(
+                a, {graph_edit("user", "add", "u2", "u6", 1), graph_edit("user", "add", "u0", "u4", 1)}),
             2);
-  EXPECT_EQ(infer::append_graph_journal(a, {{"user", "remove", "u0", "u4", 1}}), 3);
+  EXPECT_EQ(infer::append_graph_journal(a, {graph_edit("user", "remove", "u0", "u4", 1)}), 3);
   const std::string b = followed_model("journal_b");
-  EXPECT_EQ(infer::append_graph_journal(b, {{"user", "add", "u1", "u5", 1}}), 1);
-  EXPECT_EQ(infer::append_graph_journal(b, {{"user", "add", "u2", "u6", 1}, {"user", "add", "u3", "u7", 1}}),
+  EXPECT_EQ(infer::append_graph_journal(b, {graph_edit("user", "add", "u1", "u5", 1)}), 1);
+  EXPECT_EQ(infer::append_graph_journal(
+                b, {graph_edit("user", "add", "u2", "u6", 1), graph_edit("user", "add", "u3", "u7", 1)}),
             2);
   const std::vector<std::string> from_a = lines_of(a), from_b = lines_of(b);
   ASSERT_EQ(from_a.size(), 3u);

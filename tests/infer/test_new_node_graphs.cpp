@@ -192,9 +192,9 @@ TEST(NewNodeGraphs, EdgesAndFeatureRowsInMemoryEqualTheFiles) {
   rows.ratings = f.dir + "/held.csv";
   for (int u = 25; u < 30; ++u) {
     const std::string id = "u" + std::to_string(u);
-    rows.user_edge_rows.push_back({id, "u" + std::to_string(u - 6), 1.0});
-    rows.user_edge_rows.push_back({id, "u" + std::to_string(u - 8), 1.0});
-    rows.user_feature_rows.push_back({id, {u % 2 == 0 ? 1.0 : 0.0, u % 2 == 0 ? 0.0 : 1.0}});
+    rows.rows.edges.push_back({id, "u" + std::to_string(u - 6), 1.0});
+    rows.rows.edges.push_back({id, "u" + std::to_string(u - 8), 1.0});
+    rows.rows.features.push_back({id, {u % 2 == 0 ? 1.0 : 0.0, u % 2 == 0 ? 0.0 : 1.0}});
   }
   const TrainedModel trained = TrainedModel::load(f.dir + "/run");
   const TrainedModel in_memory = trained.with_new_nodes(rows);
@@ -214,15 +214,15 @@ TEST(NewNodeGraphs, EdgesAndFeatureRowsInMemoryEqualTheFiles) {
     return "no error";
   };
   NewNodes bad = rows;
-  bad.edge_rows_name = "edges";
-  bad.user_edge_rows.push_back({"u26", "nobody", 1.0});
+  bad.rows.edges_name = "edges";
+  bad.rows.edges.push_back({"u26", "nobody", 1.0});
   EXPECT_NE(error(bad).find("edges:11: "), std::string::npos) << error(bad);
   bad = rows;
-  bad.feature_rows_name = "features";
-  bad.user_feature_rows[2].values.push_back(3.0);
+  bad.rows.features_name = "features";
+  bad.rows.features[2].values.push_back(3.0);
   EXPECT_NE(error(bad).find("features"), std::string::npos) << error(bad);
   bad = rows;
-  bad.user_edge_rows[0].a = "u\t25";
+  bad.rows.edges[0].a = "u\t25";
   EXPECT_NE(error(bad).find("new edges[0]: node id "), std::string::npos) << error(bad);
   EXPECT_NE(error(bad).find("holds a tab, which the files symgnn reads and writes cannot hold"),
             std::string::npos)
@@ -241,7 +241,7 @@ TEST(NewNodeGraphs, EdgesBetweenTrainedUsersAreGraphEditsOfTheLoadedModel) {
   EXPECT_GT(loaded.new_ratings().user_edits, 0);
   // As the model loaded with the new users' edges alone, then edited (apply_graph_edits).
   const TrainedModel edited = apply_graph_edits(TrainedModel::load(f.dir + "/run", "cpu", new_only),
-                                                {GraphEdit{"user", "add", "u3", "u10", 2.0}});
+                                                {graph_edit("user", "add", "u3", "u10", 2.0)});
   ASSERT_EQ(loaded.users(), edited.users());
   const std::vector<float> a = all_scores(loaded, 0, 30), b = all_scores(edited, 0, 30);
   ASSERT_EQ(a.size(), b.size());

@@ -127,7 +127,7 @@ TEST(NewRatings, GrowingInMemoryEqualsLoadingWithTheRatings) {
   EXPECT_EQ(base.score_all_items({0, 1}), base_scores);
 }
 
-// NewNodes::rating_rows: the same ratings given in memory grow the model as the file does
+// NewNodes::rows (a Delta): the same ratings given in memory grow the model as the file does
 // (the same nodes, scores and predictions, bit for bit), and a bad row is an error naming it
 // as rows_name[k] that leaves the model as it was.
 TEST(NewRatings, RowsInMemoryEqualTheFileAndBadRowsAreNamed) {
@@ -142,7 +142,7 @@ TEST(NewRatings, RowsInMemoryEqualTheFileAndBadRowsAreNamed) {
   std::getline(held, line);  // the header
   while (std::getline(held, line)) {
     const size_t a = line.find(','), b = line.find(',', a + 1);
-    rows.rating_rows.push_back(
+    rows.rows.ratings.push_back(
         {line.substr(0, a), line.substr(a + 1, b - a - 1), std::stod(line.substr(b + 1))});
   }
   const TrainedModel from_rows = base.with_new_nodes(rows);
@@ -154,10 +154,10 @@ TEST(NewRatings, RowsInMemoryEqualTheFileAndBadRowsAreNamed) {
   EXPECT_EQ(from_rows.score_all_items(all), from_file.score_all_items(all));
   EXPECT_EQ(from_rows.seen_items(), from_file.seen_items());
 
-  const auto error_of = [&](std::vector<symgnn::NewRating> bad) {
+  const auto error_of = [&](std::vector<Delta::Rating> bad) {
     symgnn::NewNodes n;
-    n.rating_rows = std::move(bad);
-    n.rows_name = "given";
+    n.rows.ratings = std::move(bad);
+    n.rows.ratings_name = "given";
     try {
       base.with_new_nodes(n);
     } catch (const DataError& e) {
@@ -244,7 +244,7 @@ TEST(NewRatings, ATrainedUsersFreshRatingsRefreshTheirList) {
       fresh.push_back(ds.items.id_of(i));
   ASSERT_EQ(fresh.size(), 2u);
   symgnn::NewNodes rows;
-  for (const std::string& item : fresh) rows.rating_rows.push_back({user, item, 5});
+  for (const std::string& item : fresh) rows.rows.ratings.push_back({user, item, 5});
   const TrainedModel refreshed = base.with_new_nodes(rows);
   EXPECT_EQ(refreshed.users(), base.users());
   EXPECT_EQ(refreshed.new_ratings().new_users, 0);
@@ -265,7 +265,7 @@ TEST(NewRatings, ATrainedUsersFreshRatingsRefreshTheirList) {
   EXPECT_EQ(now_seen.size(), seen.size() + 2);
   // A pair the model learned from is still refused.
   symgnn::NewNodes again;
-  again.rating_rows.push_back({ds.users.id_of(ds.train.user[0]), ds.items.id_of(ds.train.item[0]), 5});
+  again.rows.ratings.push_back({ds.users.id_of(ds.train.user[0]), ds.items.id_of(ds.train.item[0]), 5});
   EXPECT_THROW(base.with_new_nodes(again), DataError);
 }
 
@@ -287,11 +287,11 @@ TEST(NewRatings, AContinuousTargetTakesAnyValueInItsRange) {
   ASSERT_TRUE(std::find(base.dataset().rating_levels.begin(), base.dataset().rating_levels.end(),
                         static_cast<float>(between)) == base.dataset().rating_levels.end());
   symgnn::NewNodes n;
-  n.rating_rows = {{"fresh", "i1", between}, {"fresh", "i2", lo}};
-  n.rows_name = "given";
+  n.rows.ratings = {{"fresh", "i1", between}, {"fresh", "i2", lo}};
+  n.rows.ratings_name = "given";
   const TrainedModel grown = base.with_new_nodes(n);
   EXPECT_EQ(grown.users(), base.users() + 1);
-  n.rating_rows = {{"fresh", "i1", hi + 1.0}};
+  n.rows.ratings = {{"fresh", "i1", hi + 1.0}};
   try {
     base.with_new_nodes(n);
     ADD_FAILURE() << "a value outside the range joined";

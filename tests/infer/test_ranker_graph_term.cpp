@@ -142,7 +142,7 @@ TEST(RankerGraphTerm, AGraphEditChangesTheListsAtOnce) {
   const TrainedModel m = fitted_with_term("ranker_graph_term_edit");
   const int64_t u = m.user_index("u0");
   // u0 (group 0) follows u1 (group 1): group 1's items gain.
-  const TrainedModel edited = apply_graph_edits(m, {GraphEdit("user", "add", "u0", "u1")});
+  const TrainedModel edited = apply_graph_edits(m, {graph_edit("user", "add", "u0", "u1")});
   expect_rows_by_hand(edited, u);
   const std::vector<float> before = m.score_all_items({u}), after = edited.score_all_items({u});
   const int64_t group_one = m.item_index("i10");
@@ -156,8 +156,8 @@ TEST(RankerGraphTerm, AServedUsersFoldInEqualsTheGrownModel) {
     NewNodes nodes;
     const std::string id = known ? "u5" : "someone-new";
     for (const char* item : {"i0", "i11"})
-      if (!known || std::string(item) == "i11") nodes.rating_rows.push_back({id, item, 5.0});
-    if (!known) nodes.user_edge_rows = {{id, "u3", 1.0}, {id, "u6", 1.0}};
+      if (!known || std::string(item) == "i11") nodes.rows.ratings.push_back({id, item, 5.0});
+    if (!known) nodes.rows.edges = {{id, "u3", 1.0}, {id, "u6", 1.0}};
     const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
     ASSERT_TRUE(folded.has_value()) << id;
     const TrainedModel grown = m.with_new_nodes(nodes);
@@ -191,16 +191,17 @@ TEST(RankerGraphTerm, ADirectedFilesTermReadsItsLinksOneWayEverywhere) {
     for (size_t e = 0; e < m.dataset().train.size(); ++e) {
       if (m.dataset().train.user[e] != linked) continue;
       const Explanation x = explain(m, u, m.dataset().train.item[e], eo);
-      for (const ExplanationPart& p : x.parts)
-        if (p.source == "neighbour")
-          EXPECT_TRUE(direction == "out" ? p.text.find("whom you follow") != std::string::npos
-                                         : p.text.find("who follows you") != std::string::npos)
-              << p.text;
+      for (const ExplanationPart& p : x.parts) {
+        if (p.source != "neighbour") continue;
+        EXPECT_TRUE(direction == "out" ? p.text.find("whom you follow") != std::string::npos
+                                       : p.text.find("who follows you") != std::string::npos)
+            << p.text;
+      }
     }
     // A new user given their follows: out reads them; in, nobody follows them yet.
     NewNodes nodes;
-    nodes.rating_rows.push_back({"someone-new", "i0", 5.0});
-    nodes.user_edge_rows = {{"someone-new", "u3", 1.0}, {"someone-new", "u6", 1.0}};
+    nodes.rows.ratings.push_back({"someone-new", "i0", 5.0});
+    nodes.rows.edges = {{"someone-new", "u3", 1.0}, {"someone-new", "u6", 1.0}};
     const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
     ASSERT_TRUE(folded.has_value());
     const TrainedModel grown = m.with_new_nodes(nodes);

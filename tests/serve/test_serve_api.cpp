@@ -506,7 +506,7 @@ TEST(ServeApi, ATrainedUsersFreshRatingsRefreshTheirList) {
   symgnn::NewNodes rows;
   std::string ratings;
   for (const int64_t i : before.items) {
-    rows.rating_rows.push_back({user, ds.items.id_of(i), 5});
+    rows.rows.ratings.push_back({user, ds.items.id_of(i), 5});
     ratings +=
         std::string(ratings.empty() ? "" : ", ") + R"({"item": ")" + ds.items.id_of(i) + R"(", "rating": 5})";
   }
@@ -539,9 +539,9 @@ TEST(ServeApi, ANewUsersEdgesAreRowsInMemoryAndCheckedAsTheLibraryChecksThem) {
   // The list of a new user with two neighbours: the library's, given the same rows.
   symgnn::NewNodes nodes;
   for (const int64_t i : {1, 4})
-    nodes.rating_rows.push_back({"someone", ds.items.id_of(i), i == 1 ? 5.0 : 1.0});
-  nodes.user_edge_rows.push_back({"someone", ds.users.id_of(2), 1.0});
-  nodes.user_edge_rows.push_back({"someone", ds.users.id_of(3), 0.5});
+    nodes.rows.ratings.push_back({"someone", ds.items.id_of(i), i == 1 ? 5.0 : 1.0});
+  nodes.rows.edges.push_back({"someone", ds.users.id_of(2), 1.0});
+  nodes.rows.edges.push_back({"someone", ds.users.id_of(3), 0.5});
   const symgnn::TrainedModel grown = model.with_new_nodes(nodes);
   EXPECT_EQ(grown.new_ratings().user_edges, 2);
   symgnn::RecommendOptions o;
@@ -624,7 +624,7 @@ TEST(ServeApi, GraphEditsAreServedJournalledAndReplayedOnReload) {
   int64_t b = 1;
   while (linked(0, b)) ++b;
   const std::string a_id = ds.users.id_of(0), b_id = ds.users.id_of(b);
-  const std::vector<symgnn::GraphEdit> edits = {{"user", "add", a_id, b_id, 1.0}};
+  const std::vector<symgnn::Delta::Edge> edits = {symgnn::graph_edit("user", "add", a_id, b_id, 1.0)};
   const symgnn::TrainedModel want_model = symgnn::apply_graph_edits(original, edits);
   const auto want = want_model.score_all_items({0});
 
@@ -674,7 +674,9 @@ TEST(ServeApi, GraphEditsAreServedJournalledAndReplayedOnReload) {
     EXPECT_EQ(body_of(list)["items"][k]["item"], ds.items.id_of(lib[0].items[k]));
   // Another writer (symgnn graph edit) journals a record beside the server: the server's next
   // record is numbered after it, and a reload replays all three in order.
-  EXPECT_EQ(symgnn::infer::append_graph_journal(dir, {{"user", "add", a_id, b_id, 3.0}}, 1, nullptr), 2);
+  EXPECT_EQ(symgnn::infer::append_graph_journal(dir, {symgnn::graph_edit("user", "add", a_id, b_id, 3.0)}, 1,
+                                                nullptr),
+            2);
   ASSERT_EQ(post({{"edits", {{{"side", "user"}, {"op", "remove"}, {"a", a_id}, {"b", b_id}}}}}, token).status,
             200);
   EXPECT_EQ(store.get("")->journal_records, 3);

@@ -318,10 +318,10 @@ TEST(ServeProcess, AThousandGraphEditsUnderLoadSurviveASigkill) {
   const auto& users = original.dataset().users;
   constexpr int kEdits = 1000;
   // Edges between users far apart, each weight set again as the pairs come round.
-  std::vector<symgnn::GraphEdit> edits;
+  std::vector<symgnn::Delta::Edge> edits;
   for (int k = 0; k < kEdits; ++k) {
     const int64_t a = k % users.count, b = (a + 1 + (k / users.count) % (users.count - 1)) % users.count;
-    edits.push_back({"user", "add", users.id_of(a), users.id_of(b), 1.0 + (k % 7)});
+    edits.push_back(symgnn::graph_edit("user", "add", users.id_of(a), users.id_of(b), 1.0 + (k % 7)));
   }
   std::atomic<bool> done{false};
   std::atomic<int> answered{0}, failed{0};
@@ -341,8 +341,12 @@ TEST(ServeProcess, AThousandGraphEditsUnderLoadSurviveASigkill) {
   poster.set_bearer_token_auth("0123456789abcdef");
   int accepted = 0;
   for (const auto& e : edits) {
-    const json body = {
-        {"edits", {{{"side", e.side}, {"op", e.op}, {"a", e.a}, {"b", e.b}, {"weight", e.weight}}}}};
+    const json body = {{"edits",
+                        {{{"side", symgnn::side_word(e.side)},
+                          {"op", symgnn::op_word(e.op)},
+                          {"a", e.a},
+                          {"b", e.b},
+                          {"weight", e.weight}}}}};
     const auto r = poster.Post("/v1/graph/edges", body.dump(), "application/json");
     if (r && r->status == 200) ++accepted;
     if (Clock::now() > deadline) break;

@@ -204,8 +204,9 @@ void CombinedModel::nodes_added(const ModelContext& ctx, int64_t trained_users, 
 
 bool CombinedModel::take_graph_edit(RatingModel& before) {
   // The neighbour members read the graph itself: the model rebuilt on the edited graph is exact.
-  auto* b = dynamic_cast<CombinedModel*>(&before);
-  return b && !b->neighbours().any() && inner_->take_graph_edit(*b->inner_);
+  // `before` is this kind rebuilt with the same weights: the same members kept.
+  RatingModel* b = before.wrapped();
+  return b && !neighbours().any() && inner_->take_graph_edit(*b);
 }
 
 at::Tensor CombinedModel::fold_user(const UserFold& fold) {

@@ -47,6 +47,7 @@ struct Combination {
 
 class CombinedModel : public RatingModel, public ExplainsScores {
  public:
+  ExplainsScores* explains_scores() override { return this; }
   CombinedModel(const BaselineConfig& cfg, const ModelContext& ctx, std::shared_ptr<RatingModel> inner);
 
   at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
@@ -70,6 +71,7 @@ class CombinedModel : public RatingModel, public ExplainsScores {
   void prepare_folds() override { inner_->prepare_folds(); }
   /// The inner model's (the bias baseline reads no graph).
   bool take_graph_edit(RatingModel& before) override;
+  RatingModel* wrapped() override { return inner_.get(); }
 
   /// The rating split exactly (combined_terms.cpp): the bias baseline, the network's
   /// correction, and each neighbour member's ratings, one part each (a linked user's rating
@@ -90,8 +92,8 @@ class CombinedModel : public RatingModel, public ExplainsScores {
   at::Tensor shrinkage_;          // [2] float: lambda_u, lambda_i
   at::Tensor neighbour_members_;  // [4], [6], [8] float or empty: w_U, lambda_U, w_I, lambda_I, w_K,
                                   // lambda_K, the user and the item links' directions
-  at::Tensor knn_pairs_;       // [kept, 2] long: (item, neighbour), in row order
-  at::Tensor knn_similarity_;  // [kept] float: s of each pair
+  at::Tensor knn_pairs_;          // [kept, 2] long: (item, neighbour), in row order
+  at::Tensor knn_similarity_;     // [kept] float: s of each pair
   int64_t sweeps_ = 0;
   int64_t knn_neighbours_ = 0;
   SparseRows similar_items_held() const;

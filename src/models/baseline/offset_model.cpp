@@ -53,8 +53,8 @@ at::Tensor OffsetModel::offset(const at::Tensor& users, const at::Tensor& items)
 }
 
 bool OffsetModel::take_graph_edit(RatingModel& before) {
-  auto* b = dynamic_cast<OffsetModel*>(&before);
-  return b && inner_->take_graph_edit(*b->inner_);
+  RatingModel* b = before.wrapped();
+  return b && inner_->take_graph_edit(*b);
 }
 
 void OffsetModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {

@@ -41,6 +41,7 @@ class OffsetModel : public RatingModel {
   std::string name() const override { return inner_->name() + "+offset"; }
   /// The inner model's (the offset reads no graph).
   bool take_graph_edit(RatingModel& before) override;
+  RatingModel* wrapped() override { return inner_.get(); }
   at::Tensor rating_items(const at::Tensor& users, int64_t n2) override;
   at::Tensor score_items(const at::Tensor& users, int64_t n2) override;
   bool ranks_by_rating() const override { return inner_->ranks_by_rating(); }

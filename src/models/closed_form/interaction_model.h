@@ -29,6 +29,9 @@ namespace symgnn::models {
 
 class InteractionModel : public DampedBiasModel, public ExplainsScores {
  public:
+  ExplainsScores* explains_scores() override { return this; }
+  /// x W: a user's row is the sum of their rated items' rows of W.
+  bool scores_linear_in_rated_items() const override { return true; }
   /// Unfitted (every score 0, biases 0) on the context's users and items.
   explicit InteractionModel(const ModelContext& ctx);
 

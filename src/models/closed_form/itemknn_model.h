@@ -26,6 +26,7 @@ namespace symgnn::models {
 
 class ItemKnnModel : public DampedBiasModel, public ExplainsScores {
  public:
+  ExplainsScores* explains_scores() override { return this; }
   ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx);
   std::string name() const override { return "itemknn"; }
 

@@ -56,6 +56,7 @@ int64_t elsa_batch_users(int64_t users, int64_t items, int64_t d, int64_t batch_
 
 class ElsaModel : public DampedBiasModel, public ExplainsScores {
  public:
+  ExplainsScores* explains_scores() override { return this; }
   ElsaModel(const ElsaConfig& cfg, const ModelContext& ctx, int64_t seed);
   std::string name() const override { return "elsa"; }
 

@@ -20,6 +20,7 @@ namespace symgnn::models {
 
 class PopularityModel : public RatingModel, public ExplainsScores {
  public:
+  ExplainsScores* explains_scores() override { return this; }
   /// Unfitted (no item rated) on the context's items; mu is the context's global mean.
   explicit PopularityModel(const ModelContext& ctx);
   at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;

@@ -16,6 +16,7 @@ namespace symgnn::models::sylvester {
 
 class CompletionModel : public RatingModel, public ExplainsScores {
  public:
+  ExplainsScores* explains_scores() override { return this; }
   /// Unfitted, scores all zero, of the context's size on its device (fit() or a saved state
   /// fills them).
   CompletionModel(const SylvesterConfig& cfg, const ModelContext& ctx);
