@@ -71,7 +71,9 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   parts.ctx = models::make_context(ds).to(device);
   auto model = models::make_model(cfg, parts.ctx);
   model->to(device);
-  parts.ranker = ranker ? ranker() : nullptr;
+  if (ranker)
+    if (std::shared_ptr<const TrainedModel> fitted = ranker())
+      parts.ranker = std::make_shared<const infer::RankerMember>(fitted);
   parts.cfg = cfg;  // as the ranker's fit resolved it (train.ranker_graph)
   // The kinds that run their own epochs (elsa) allocate the same n_items x d tensors every
   // step; mapped afresh each time, their page faults cost more than the arithmetic.

@@ -170,7 +170,7 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   for (size_t r = 0; r < s.runs.size(); ++r) {
     infer::ModelParts parts =
         infer::model_parts(saved_cfg, retrained ? data::with_validation_in_train(ds) : ds, s.runs[r].saved);
-    parts.ranker = ranker;
+    if (ranker) parts.ranker = std::make_shared<const infer::RankerMember>(ranker);
     if (combined) set_combination(parts, r, *guard, cfg, ds, o);
     models.push_back(std::make_shared<TrainedModel>(std::move(parts)));
     if (o.out_dir.empty() && !combined) break;

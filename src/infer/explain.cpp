@@ -273,7 +273,7 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
     throw DataError("explain", 0, "item index " + std::to_string(item) + " is no item of the model");
   // The list's score is the ranker's where the model has one.
   const bool by_ranker = options.target == "list" && model.parts().ranker;
-  const infer::ModelParts& parts = by_ranker ? model.parts().ranker->parts() : model.parts();
+  const infer::ModelParts& parts = by_ranker ? model.parts().ranker->model().parts() : model.parts();
   const Dataset& ds = parts.ds;
 
   Explanation out;

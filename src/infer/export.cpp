@@ -62,7 +62,7 @@ ModelFactors score_factors(const TrainedModel& model) {
   // A model grown in memory by new ratings scores its new and refreshed users from rows its
   // saved factors do not hold: export what a folder holds (TrainedModel::load without them).
   if (model.new_ratings().ratings > 0) return {};
-  if (parts.ranker) return score_factors(*parts.ranker);
+  if (parts.ranker) return score_factors(parts.ranker->model());
   const models::ScoreFactors f = member_mean(parts);
   ModelFactors out;
   if (!f.items.defined()) return out;

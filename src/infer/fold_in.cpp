@@ -128,12 +128,9 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
 
   for (const auto& m : p.members)
     if (!m->folds_users()) return std::nullopt;
-  const auto& ranker = p.ranker ? p.ranker->parts().members : p.members;
   // A ranker that must grow (one whose kind does not score users from their rated items):
   // the caller grows.
-  if (p.ranker && (!model_kind(p.ranker->config().model).new_nodes || ranker.size() != 1 ||
-                   !ranker.front()->score_rated_items({}).defined()))
-    return std::nullopt;
+  if (p.ranker && !p.ranker->scores_from_rated_items()) return std::nullopt;
 
   // The members' rows ([2, n] on the CPU: scores, ratings), averaged as mean_of averages them.
   const auto members_rows = [members = p.members](const models::UserFold& fold) {
@@ -171,19 +168,15 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
   }
   // The ranker's row from the user's rated items (TrainedModel::with_new_nodes keeps the
   // ranker so); the members' ratings where asked: a list shows a few.
-  if (known >= 0 && !before.empty() && ranker.front()->scores_linear_in_rated_items()) {
+  if (known >= 0 && !before.empty() && p.ranker->linear_in_rated_items()) {
     // EASE's x W is linear in the rated items: a trained user's row as served (held where the
     // server cached its scores) plus the new items' rows, rather than the sum over every item a
     // heavy user rated. (A user who rated nothing before is served the model's own row.)
     out.scores = ranker_graph_term() ? ranker_scores({known}) : score_all_items({known});
-    const at::Tensor added =
-        ranker.front()->score_rated_items({fresh}).to(torch::kCPU, torch::kFloat).contiguous();
-    const float* a = added.data_ptr<float>();
-    for (int64_t j = 0; j < n2; ++j) out.scores[static_cast<size_t>(j)] += a[j];
+    const std::vector<float> added = p.ranker->rated_rows({fresh});
+    for (int64_t j = 0; j < n2; ++j) out.scores[static_cast<size_t>(j)] += added[static_cast<size_t>(j)];
   } else {
-    const at::Tensor row =
-        ranker.front()->score_rated_items({out.seen}).to(torch::kCPU, torch::kFloat).contiguous();
-    out.scores.assign(row.data_ptr<float>(), row.data_ptr<float>() + n2);
+    out.scores = p.ranker->rated_rows({out.seen});
   }
   out.ratings = [members_rows, f, n2](const std::vector<int64_t>& asked) {
     models::UserFold fold = f;

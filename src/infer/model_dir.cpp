@@ -153,7 +153,7 @@ void write_model_files(const TrainedModel& model, const std::string& dir, const 
   if (p.ranker) {
     ModelDirFiles ranker_files;
     ranker_files.metrics_json = files.ranker_metrics_json;
-    write_model_files(*p.ranker, infer::ranker_dir(dir), data, ranker_files, false, root, written);
+    write_model_files(p.ranker->model(), infer::ranker_dir(dir), data, ranker_files, false, root, written);
   }
   if (top)
     for (size_t k = 0; k < files.refreshes.size(); ++k) {

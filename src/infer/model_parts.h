@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "infer/ranker_member.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/model.h"
@@ -24,9 +25,10 @@ struct ModelParts {
   models::ModelContext ctx;
   /// One model per saved weight set (train.average_last): predictions are their mean.
   std::vector<std::shared_ptr<models::RatingModel>> members;
-  /// The closed-form ranker fitted beside the model (train.ranker, fit/ranker.h), null when
-  /// the model ranks by its own scores: score_all_items() are the ranker's.
-  std::shared_ptr<const TrainedModel> ranker;
+  /// The closed-form ranker fitted beside the model (train.ranker, fit/ranker.h), a member whose
+  /// role is to order the lists (infer/ranker_member.h); null when the model ranks by its own
+  /// scores: score_all_items() are the ranker's.
+  std::shared_ptr<const RankerMember> ranker;
 };
 
 /// The members' node representations of `side` (RatingModel::node_representations) side by

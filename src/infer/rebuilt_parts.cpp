@@ -97,16 +97,9 @@ ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
   ctx.added_from = parts.ctx.added_from;
   out.ctx = ctx.to(dev);
   rebuild_members(parts, out);
-  out.ranker = parts.ranker;
-  if ((out.ctx.n1 > parts.ctx.n1 || out.ctx.n2 > parts.ctx.n2) && parts.ranker) {
-    // The ranker gains the same nodes, so that the indices agree: rows and columns it fits
-    // from ratings they have none of.
-    Dataset rds = parts.ranker->parts().ds;
-    // (the model's sides hold the ranker's nodes first).
-    grow_side(rds.users, data::id_index(out.ds.users));
-    grow_side(rds.items, data::id_index(out.ds.items));
-    out.ranker = std::make_shared<const TrainedModel>(rebuilt_parts(parts.ranker->parts(), std::move(rds)));
-  }
+  // The ranker gains the same nodes, so that the indices agree.
+  const bool grown = out.ctx.n1 > parts.ctx.n1 || out.ctx.n2 > parts.ctx.n2;
+  out.ranker = grown ? with_created_nodes(parts.ranker, out.ds) : parts.ranker;
   return out;
 }
 

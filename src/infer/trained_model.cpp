@@ -40,21 +40,12 @@ struct TrainedModel::Impl {
   NewRatingsSummary added;
   std::string data_note;
 
-  /// With new nodes whose ranker scores users from their rated items alone (ranker_of_grown):
-  /// the users whose ratings changed, ascending, whose ranker rows come from
-  /// RatingModel::score_rated_items; parts.ranker is then the ranker as fitted. Empty:
-  /// parts.ranker answers every user itself.
-  std::vector<int64_t> fresh_ranker_users;
-  /// score_all_items() of `users` through that ranker: the rows of the fresh users from their
-  /// rated items, the others as fitted.
-  std::vector<float> fresh_ranker_rows(const std::vector<int64_t>& users) const;
-  /// score_all_items() of `users` where a ranker is beside the model: the ranker's rows (as
-  /// fresh_ranker_rows where some are fresh), the model's own for users without ratings.
+  /// score_all_items() of `users` where a ranker is beside the model: the ranker's rows, the
+  /// model's own for users without ratings.
   std::vector<float> ranker_rows(const std::vector<int64_t>& users);
-  /// The ranker's own rows of `users` (as fresh_ranker_rows where some are fresh), before
-  /// the user graph's term.
+  /// The ranker's own rows of `users`, before the user graph's term.
   std::vector<float> raw_ranker_rows(const std::vector<int64_t>& users) const {
-    return fresh_ranker_users.empty() ? parts.ranker->score_all_items(users) : fresh_ranker_rows(users);
+    return parts.ranker->rows(users, seen);
   }
   /// train.ranker_graph = user (infer/ranker_graph_term.h): the linked raters' term joins the
   /// ranker's rows.
@@ -197,45 +188,7 @@ std::vector<float> to_vector(const at::Tensor& t) {
 
 /// The users with ratings from index `from` on of `ds.train` (those new nodes added),
 /// ascending, once each.
-std::vector<int64_t> users_rated_from(const Dataset& ds, size_t from) {
-  std::vector<int64_t> users(ds.train.user.begin() + static_cast<std::ptrdiff_t>(from), ds.train.user.end());
-  std::sort(users.begin(), users.end());
-  users.erase(std::unique(users.begin(), users.end()), users.end());
-  return users;
-}
-
 }  // namespace
-
-std::vector<float> TrainedModel::Impl::fresh_ranker_rows(const std::vector<int64_t>& users) const {
-  const TrainedModel& ranker = *parts.ranker;
-  const int64_t n2 = ranker.items();
-  std::vector<float> out(users.size() * static_cast<size_t>(n2));
-  std::vector<int64_t> known;
-  std::vector<size_t> known_at, fresh_at;
-  std::vector<std::vector<int64_t>> rated;
-  for (size_t k = 0; k < users.size(); ++k) {
-    const int64_t u = users[k];
-    if (std::binary_search(fresh_ranker_users.begin(), fresh_ranker_users.end(), u)) {
-      rated.push_back(seen[static_cast<size_t>(u)]);
-      fresh_at.push_back(k);
-    } else {
-      known.push_back(u);
-      known_at.push_back(k);
-    }
-  }
-  const auto place = [&](const float* rows, const std::vector<size_t>& at) {
-    for (size_t r = 0; r < at.size(); ++r)
-      std::copy(rows + r * static_cast<size_t>(n2), rows + (r + 1) * static_cast<size_t>(n2),
-                out.begin() + static_cast<std::ptrdiff_t>(at[r] * static_cast<size_t>(n2)));
-  };
-  if (!known.empty()) place(ranker.score_all_items(known).data(), known_at);
-  if (!rated.empty()) {
-    const at::Tensor rows =
-        ranker.parts().members.front()->score_rated_items(rated).to(torch::kCPU, torch::kFloat).contiguous();
-    place(rows.data_ptr<float>(), fresh_at);
-  }
-  return out;
-}
 
 namespace infer {
 
@@ -316,39 +269,6 @@ NewRatingsSummary build_members(infer::ModelParts& parts, const std::vector<trai
   return added;
 }
 
-/// The ranker beside a model, grown by the model's new nodes in the same order (so the indices
-/// agree) where its kind places them from their ratings (new_nodes in symgnn/model_kinds.h);
-/// none where it cannot (another kind, or a directory written before the kind kept what that
-/// needs): the new users then get the model's own lists.
-std::shared_ptr<const TrainedModel> grown_ranker(const TrainedModel& ranker, const NewNodes& new_nodes) {
-  if (!model_kind(ranker.config().model).new_nodes) return nullptr;
-  try {
-    return std::make_shared<const TrainedModel>(ranker.with_new_nodes(new_nodes));
-  } catch (const ConfigError&) {
-    return nullptr;
-  }
-}
-
-/// The ranker of a model grown by `new_nodes` (`grown`: its data, ratings from
-/// `fitted_ratings` on added), and in `fresh` the users whose ranker rows come from their
-/// rated items: where the ranker's kind scores users from their rated items alone
-/// (RatingModel::score_rated_items) and no item was added, the ranker as fitted, asked for
-/// those rows (no copy of its state: a served model's new user costs their rows alone);
-/// else the ranker grown as the model is (grown_ranker), or none.
-std::shared_ptr<const TrainedModel> ranker_of_grown(const std::shared_ptr<const TrainedModel>& as_fitted,
-                                                    const NewNodes& new_nodes, const NewRatingsSummary& added,
-                                                    const Dataset& grown, size_t fitted_ratings,
-                                                    std::vector<int64_t>& fresh) {
-  if (!as_fitted || new_nodes.empty()) return as_fitted;
-  const auto& members = as_fitted->parts().members;
-  if (model_kind(as_fitted->config().model).new_nodes && added.new_items == 0 && members.size() == 1 &&
-      members.front()->score_rated_items({}).defined()) {
-    fresh = users_rated_from(grown, fitted_ratings);
-    return as_fitted;
-  }
-  return grown_ranker(*as_fitted, new_nodes);
-}
-
 }  // namespace
 
 TrainedModel::TrainedModel(infer::ModelParts&& parts) : impl_(std::make_unique<Impl>()) {
@@ -377,13 +297,12 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
 namespace {
 
 /// What loading a saved model reads: its parts grown by the new nodes, what they added, the
-/// data's note, the ranker's fresh users (TrainedModel::Impl's fields), and the refreshes its
+/// data's note (TrainedModel::Impl's fields), and the refreshes its
 /// directory records beyond the first (infer/refresh.h), which the caller applies in turn.
 struct Loaded {
   infer::ModelParts parts;
   NewRatingsSummary added;
   std::string data_note;
-  std::vector<int64_t> fresh;
   std::vector<NewNodes> later_refreshes;
   bool refreshed = false;  // the directory folded ratings in after its fit
 };
@@ -428,8 +347,9 @@ Loaded load_saved(const std::string& path, const std::string& device, const NewN
   const fs::path dir = fs::path(model_path).parent_path();
   const std::string ranker = infer::ranker_dir(dir.empty() ? "." : dir.string());
   if (fs::is_regular_file(ranker + "/model.pt"))
-    parts.ranker = ranker_of_grown(std::make_shared<const TrainedModel>(TrainedModel::load(ranker, device)),
-                                   nodes, out.added, parts.ds, fitted_ratings, out.fresh);
+    parts.ranker = infer::grown(std::make_shared<const infer::RankerMember>(
+                                    std::make_shared<const TrainedModel>(TrainedModel::load(ranker, device))),
+                                nodes, out.added, parts.ds, fitted_ratings);
   return out;
 }
 
@@ -441,7 +361,6 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   TrainedModel out(std::move(l.parts));
   out.impl_->added = l.added;
   out.impl_->data_note = l.data_note;
-  out.impl_->fresh_ranker_users = std::move(l.fresh);
   if (l.refreshed) {
     // A refreshed directory (infer/refresh.h): the model as fitted grown by each refresh in
     // turn, as with_new_nodes grows a model in memory, then by `new_nodes`; what load reports
@@ -466,7 +385,6 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   }();
   edited.impl_->added = out.impl_->added;
   edited.impl_->data_note = out.impl_->data_note;
-  edited.impl_->fresh_ranker_users = out.impl_->fresh_ranker_users;
   return edited;
 }
 
@@ -492,27 +410,10 @@ TrainedModel TrainedModel::with_new_nodes(const NewNodes& new_nodes) const {
   const size_t fitted_ratings = parts.ds.train.size();
   const NewRatingsSummary added = build_members(parts, states, new_nodes, impl_->device, nullptr);
   // The ranker places the same nodes: asked for their rows, or grown in the same order.
-  std::vector<int64_t> fresh;
-  parts.ranker = ranker_of_grown(base.ranker, new_nodes, added, parts.ds, fitted_ratings, fresh);
-  if (!impl_->fresh_ranker_users.empty()) {
-    // This model was grown before (a refreshed directory, infer/refresh.h, then more nodes)
-    // and its ranker, as fitted, answers those users from their rated items: the users of
-    // these nodes join them where the ranker answers them so too. A ranker grown by these
-    // nodes alone would not know the earlier ones: the lists are the model's own then.
-    if (parts.ranker == base.ranker) {
-      std::vector<int64_t> all;
-      std::set_union(impl_->fresh_ranker_users.begin(), impl_->fresh_ranker_users.end(), fresh.begin(),
-                     fresh.end(), std::back_inserter(all));
-      fresh = std::move(all);
-    } else {
-      parts.ranker = nullptr;
-      fresh.clear();
-    }
-  }
+  parts.ranker = infer::grown(base.ranker, new_nodes, added, parts.ds, fitted_ratings);
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
   out.impl_->data_note = impl_->data_note;
-  out.impl_->fresh_ranker_users = std::move(fresh);
   return out;
 }
 

@@ -1,0 +1,119 @@
+// RankerMember (infer/ranker_member.h): the ranker's rows, and the ranker after each change of
+// its model.
+#include "infer/ranker_member.h"
+
+#include <torch/types.h>
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+#include "data/parsers.h"
+#include "infer/model_parts.h"
+#include "infer/new_ratings.h"
+#include "symgnn/error.h"
+#include "symgnn/model.h"
+#include "symgnn/model_kinds.h"
+#include "symgnn/trained_model.h"
+
+namespace symgnn::infer {
+
+namespace {
+
+/// The users with ratings from index `from` on of `ds.train` (those new nodes added),
+/// ascending, once each.
+std::vector<int64_t> users_rated_from(const Dataset& ds, size_t from) {
+  std::vector<int64_t> users(ds.train.user.begin() + static_cast<std::ptrdiff_t>(from), ds.train.user.end());
+  std::sort(users.begin(), users.end());
+  users.erase(std::unique(users.begin(), users.end()), users.end());
+  return users;
+}
+
+}  // namespace
+
+RankerMember::RankerMember(std::shared_ptr<const TrainedModel> model, std::vector<int64_t> fresh)
+    : model_(std::move(model)), fresh_(std::move(fresh)) {}
+
+std::string RankerMember::name() const {
+  return model_->name();
+}
+
+bool RankerMember::scores_from_rated_items() const {
+  const auto& members = model_->parts().members;
+  return model_kind(model_->config().model).new_nodes && members.size() == 1 &&
+         members.front()->score_rated_items({}).defined();
+}
+
+bool RankerMember::linear_in_rated_items() const {
+  return model_->parts().members.front()->scores_linear_in_rated_items();
+}
+
+std::vector<float> RankerMember::rated_rows(const std::vector<std::vector<int64_t>>& rated) const {
+  const at::Tensor rows =
+      model_->parts().members.front()->score_rated_items(rated).to(torch::kCPU, torch::kFloat).contiguous();
+  return std::vector<float>(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+}
+
+std::vector<float> RankerMember::rows(const std::vector<int64_t>& users,
+                                      const std::vector<std::vector<int64_t>>& seen) const {
+  if (fresh_.empty()) return model_->score_all_items(users);
+  const auto n2 = static_cast<size_t>(model_->items());
+  std::vector<float> out(users.size() * n2);
+  std::vector<int64_t> known;
+  std::vector<size_t> known_at, fresh_at;
+  std::vector<std::vector<int64_t>> rated;
+  for (size_t k = 0; k < users.size(); ++k) {
+    const int64_t u = users[k];
+    if (std::binary_search(fresh_.begin(), fresh_.end(), u)) {
+      rated.push_back(seen[static_cast<size_t>(u)]);
+      fresh_at.push_back(k);
+    } else {
+      known.push_back(u);
+      known_at.push_back(k);
+    }
+  }
+  const auto place = [&](const std::vector<float>& rows, const std::vector<size_t>& at) {
+    for (size_t r = 0; r < at.size(); ++r)
+      std::copy_n(rows.begin() + static_cast<std::ptrdiff_t>(r * n2), n2,
+                  out.begin() + static_cast<std::ptrdiff_t>(at[r] * n2));
+  };
+  if (!known.empty()) place(model_->score_all_items(known), known_at);
+  if (!rated.empty()) place(rated_rows(rated), fresh_at);
+  return out;
+}
+
+std::shared_ptr<const RankerMember> grown(const std::shared_ptr<const RankerMember>& ranker,
+                                          const NewNodes& nodes, const NewRatingsSummary& added,
+                                          const Dataset& grown, size_t fitted_ratings) {
+  if (!ranker || nodes.empty()) return ranker;
+  if (ranker->scores_from_rated_items() && added.new_items == 0) {
+    // Asked for those users' rows (no copy of its state), beside the users made fresh before.
+    const std::vector<int64_t> now = users_rated_from(grown, fitted_ratings);
+    std::vector<int64_t> all;
+    std::set_union(ranker->fresh_users().begin(), ranker->fresh_users().end(), now.begin(), now.end(),
+                   std::back_inserter(all));
+    return std::make_shared<const RankerMember>(ranker->model_ptr(), std::move(all));
+  }
+  // Grown by these nodes alone, it would not know the users made fresh before.
+  if (!ranker->fresh_users().empty() || !model_kind(ranker->model().config().model).new_nodes) return nullptr;
+  try {
+    return std::make_shared<const RankerMember>(
+        std::make_shared<const TrainedModel>(ranker->model().with_new_nodes(nodes)));
+  } catch (const ConfigError&) {  // a directory written before the kind kept what that needs
+    return nullptr;
+  }
+}
+
+std::shared_ptr<const RankerMember> with_created_nodes(const std::shared_ptr<const RankerMember>& ranker,
+                                                       const Dataset& ds) {
+  if (!ranker) return ranker;
+  const ModelParts& parts = ranker->model().parts();
+  Dataset rds = parts.ds;
+  // (the model's sides hold the ranker's nodes first).
+  grow_side(rds.users, data::id_index(ds.users));
+  grow_side(rds.items, data::id_index(ds.items));
+  return std::make_shared<const RankerMember>(
+      std::make_shared<const TrainedModel>(rebuilt_parts(parts, std::move(rds))), ranker->fresh_users());
+}
+
+}  // namespace symgnn::infer
