@@ -79,7 +79,8 @@ spawn build command_inputs "$root/fuzz/fuzz_command_inputs.cpp" "$root/src/tune/
 
 for pid in "${pids[@]}"; do wait "$pid"; done
 
-# serve_api: the request handler of `symgnn serve` (src/serve/api.cpp, instrumented), linked
+# serve_api: the request handler of `symgnn serve` (src/serve/api.cpp and the routes' files,
+# the same as SYMGNN_SERVE_API_SOURCES in CMakeLists.txt, instrumented), linked
 # against the rest of the project as built in build/ (it answers from LibTorch models): only
 # where build/ holds the libraries (scripts/build.sh; scripts/test.sh builds them first).
 default_targets="text_parsers config mat dataset_snapshot command_inputs"
@@ -89,13 +90,14 @@ if [[ -f "$libs/libsymgnn_serve.a" && -f "$libs/generated/serve/page_html.h" ]];
   torch_libs=(/usr/lib/x86_64-linux-gnu/libtorch.so /usr/lib/x86_64-linux-gnu/libtorch_cpu.so
               /usr/lib/x86_64-linux-gnu/libc10.so)
   bin="$build/fuzz_serve_api"
-  if [[ ! -x "$bin" || "$root/fuzz/fuzz_serve_api.cpp" -nt "$bin" || "$root/src/serve/api.cpp" -nt "$bin" ||
-        "$libs/libsymgnn_serve.a" -nt "$bin" ]]; then
+  api=("$root"/src/serve/{api,api_request,new_user}.cpp "$root"/src/serve/routes_*.cpp)
+  if [[ ! -x "$bin" || "$root/fuzz/fuzz_serve_api.cpp" -nt "$bin" || "$libs/libsymgnn_serve.a" -nt "$bin" ||
+        -n "$(find "$root/src/serve" -newer "$bin" \( -name '*.cpp' -o -name '*.h' \) -print -quit)" ]]; then
     echo "fuzz.sh: building $bin"
     "${CXX:-clang++}" -std=c++17 -g -O1 -Wall -Wextra \
       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
       -I"$root/include" -I"$root/src" -I"$libs/generated" $hdf5_cflags \
-      "$root/fuzz/fuzz_serve_api.cpp" "$root/src/serve/api.cpp" -o "$bin" \
+      "$root/fuzz/fuzz_serve_api.cpp" "${api[@]}" -o "$bin" \
       -Wl,--start-group "$libs"/libsymgnn_*.a -Wl,--end-group \
       "${torch_libs[@]}" $hdf5_libs -lcrypto -lcpp-httplib -lpthread -ldl -Wl,-rpath,/usr/lib/x86_64-linux-gnu
   fi

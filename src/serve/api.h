@@ -1,6 +1,8 @@
 // The routes of `symgnn serve` as plain functions of a request (docs/serve.md), apart from
 // the HTTP library: the server (http_server.h) and the fuzz target call the same handler,
-// and the tests call it without a socket. JSON in and out, original ids everywhere.
+// and the tests call it without a socket. JSON in and out, original ids everywhere. The
+// routes are one table (routes.h), their handlers route_handlers.h; the lines below list
+// the same routes and methods (tests/serve/test_serve_routes.cpp).
 //
 //   GET  /healthz                      {"status": "ok", "models": [...]}
 //   GET  /v1/models                    each model's config, metrics, training curve, version
@@ -75,7 +77,7 @@ class Api {
 
   /// The answer to `request`; never throws (an unexpected failure is a 500 naming it).
   Response handle(const Request& request) const;
-  /// The route a path is counted under in /metrics.
+  /// The route a path is counted under in /metrics (Route::other: no route of the table).
   static Route route_of(const std::string& path);
 
  private:

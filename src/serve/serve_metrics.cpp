@@ -5,24 +5,6 @@
 
 namespace symgnn::serve {
 
-const char* route_label(Route r) {
-  switch (r) {
-    case Route::healthz: return "/healthz";
-    case Route::models: return "/v1/models";
-    case Route::recommend: return "/v1/recommend";
-    case Route::rank: return "/v1/rank";
-    case Route::predict: return "/v1/predict";
-    case Route::similar: return "/v1/similar";
-    case Route::explain: return "/v1/explain";
-    case Route::graph_edges: return "/v1/graph/edges";
-    case Route::users: return "/v1/users";
-    case Route::metrics: return "/metrics";
-    case Route::reload: return "/v1/admin/reload";
-    case Route::page: return "/";
-    default: return "other";
-  }
-}
-
 size_t ServeMetrics::status_slot(int status) {
   for (size_t k = 0; k + 1 < kStatuses.size(); ++k)
     if (kStatuses[k] == status) return k;

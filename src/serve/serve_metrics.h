@@ -1,6 +1,7 @@
 // The counters of GET /metrics, in Prometheus' text format (docs/serve.md): requests by
 // route and status, a latency histogram by route, and the loaded model versions. Fixed
-// tables of atomics: recording a request takes no lock.
+// tables of atomics: recording a request takes no lock. The routes, their order and labels
+// are routes.h's table.
 #pragma once
 
 #include <array>
@@ -9,26 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace symgnn::serve {
+#include "serve/routes.h"
 
-/// The routes counted apart; every other path counts as kOther.
-enum class Route : int {
-  healthz,
-  models,
-  recommend,
-  rank,
-  predict,
-  similar,
-  explain,
-  graph_edges,
-  users,
-  metrics,
-  reload,
-  page,
-  other,
-  count
-};
-const char* route_label(Route r);
+namespace symgnn::serve {
 
 class ServeMetrics {
  public:
