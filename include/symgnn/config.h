@@ -383,10 +383,10 @@ struct TrainConfig {
 };
 
 /// The metric train.select names: auto is the rating figure (val_rmse) for objective rating,
-/// else val_ndcg@10.
+/// else the ranking figure (val_ndcg@10; symgnn/metrics.h, ranking_figure).
 inline std::string selection_metric(const TrainConfig& t) {
   if (t.select != "auto") return t.select;
-  return objective_ranks(t.objective) ? "val_ndcg@10" : rating_figure("val");
+  return objective_ranks(t.objective) ? ranking_figure("val") : rating_figure("val");
 }
 
 /// Everything one run needs. `model` picks the model kind (symgnn/model_kinds.h); only its

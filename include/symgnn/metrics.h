@@ -2,15 +2,17 @@
 //
 // Every figure symgnn measures on held-out ratings is one row of SYMGNN_METRICS: its name,
 // whether larger is better, what it needs (the predicted ratings of the held-out pairs, or
-// a ranking of the catalogue cut at k), and a doc line. A measured figure is named
-// "<split>_<metric>" for predictions ("val_rmse") and "<split>_<metric>@<k>" for rankings
-// ("val_ndcg@10"); the split is train, val or test. The table drives the choices of
-// train.select (config.h) and `tune --metric`, the trainer's epoch metrics and history
-// columns (train/epoch_metrics.h), the direction early stopping, tune and blends read
-// (higher_is_better), `evaluate`'s columns and metrics.json's keys (fit/evaluation_json.cpp);
-// the functions computing the rows are src/eval/ranking.cpp (rankings) and
-// src/eval/errors.cpp (errors). Adding a metric: one row here and its function there
-// (docs/architecture.md, "Adding a metric").
+// a ranking of the catalogue cut at k), the function that computes it, and a doc line. A
+// measured figure is named "<split>_<metric>" for predictions ("val_rmse") and
+// "<split>_<metric>@<k>" for rankings ("val_ndcg@10"); the split is train, val or test. The
+// table drives the choices of train.select (config.h) and `tune --metric`, the trainer's epoch
+// metrics and history columns (train/epoch_metrics.h), the direction early stopping, tune and
+// blends read (higher_is_better), `evaluate`'s columns and metrics.json's keys
+// (fit/evaluation_json.cpp). src/eval/metric_functions.cpp expands the rows into the table of
+// functions, so a row's function must be defined there: an eval::ErrorFunction for a row of
+// predictions, a function of one user's top k (eval::TopK) for a ranking row (of every list
+// together, eval::CatalogueAtK, for coverage). Adding a metric: one row here and its function
+// there (docs/architecture.md, "Adding a metric").
 //
 // Torch-free: the config reader, tune and the fuzzers include it.
 #pragma once
@@ -20,17 +22,19 @@
 
 #include "symgnn/table_rows.h"
 
-#define SYMGNN_METRICS(X)                                                                              \
-  X(rmse, lower, predictions,                                                                          \
-    "root mean squared error of the predicted ratings, clipped to the "                                \
-    "rating range")                                                                                    \
-  X(mae, lower, predictions, "mean absolute error of the clipped predicted ratings")                   \
-  X(precision, higher, ranking, "relevant items among the top k, over k")                              \
-  X(recall, higher, ranking, "relevant items among the top k, over min(k, the user's relevant items)") \
-  X(ndcg, higher, ranking, "discounted gain of the top k's relevant items over the ideal list's")      \
-  X(map, higher, ranking, "mean of the precisions at the ranks of the top k's relevant items")         \
-  X(hit_rate, higher, ranking, "whether the top k holds a relevant item")                              \
-  X(coverage, higher, ranking, "distinct items recommended over the catalogue (of every user's top k)")
+#define SYMGNN_METRICS(X)                                                                                  \
+  X(rmse, lower, predictions, root_mean_squared,                                                           \
+    "root mean squared error of the predicted ratings, clipped to the "                                    \
+    "rating range")                                                                                        \
+  X(mae, lower, predictions, mean_absolute, "mean absolute error of the clipped predicted ratings")        \
+  X(precision, higher, ranking, precision_of, "relevant items among the top k, over k")                    \
+  X(recall, higher, ranking, recall_of,                                                                    \
+    "relevant items among the top k, over min(k, the user's relevant items)")                              \
+  X(ndcg, higher, ranking, ndcg_of, "discounted gain of the top k's relevant items over the ideal list's") \
+  X(map, higher, ranking, map_of, "mean of the precisions at the ranks of the top k's relevant items")     \
+  X(hit_rate, higher, ranking, hit_rate_of, "whether the top k holds a relevant item")                     \
+  X(coverage, higher, ranking, coverage_of,                                                                \
+    "distinct items recommended over the catalogue (of every user's top k)")
 
 namespace symgnn {
 
@@ -45,15 +49,29 @@ struct MetricRow {
 };
 
 inline constexpr MetricRow kMetrics[] = {
-#define SYMGNN_METRIC_ROW(name, direction, needs, doc) \
+#define SYMGNN_METRIC_ROW(name, direction, needs, function, doc) \
   MetricRow{#name, MetricDirection::direction, MetricNeeds::needs, doc},
     SYMGNN_METRICS(SYMGNN_METRIC_ROW)
 #undef SYMGNN_METRIC_ROW
 };
 
+/// How many rows the table has.
+inline constexpr size_t kMetricCount = sizeof(kMetrics) / sizeof(kMetrics[0]);
+
+/// The cut-off of the rankings the trainer, the closed-form kinds and the blends measure
+/// and choose by.
+inline constexpr long kRankingCutoff = 10;
+
 /// The rows' name, or nullptr.
 inline const MetricRow* find_metric(const std::string& name) {
   return find_row(kMetrics, name);
+}
+
+/// Where the row named `name` sits in kMetrics, or kMetricCount where no row has that name (by
+/// name: a caller's row may be a copy of its entry).
+inline size_t metric_index(const std::string& name) {
+  const MetricRow* r = find_metric(name);
+  return r ? static_cast<size_t>(r - kMetrics) : kMetricCount;
 }
 
 /// A figure's name taken apart: "val_ndcg@10" is split "val", metric ndcg, k 10;
@@ -104,7 +122,7 @@ inline bool higher_is_better(const std::string& name) {
 
 /// The figure of `metric` on `split` ("val", "rmse" -> "val_rmse"; "val", "ndcg", 10 ->
 /// "val_ndcg@10").
-inline std::string metric_figure(const std::string& split, const MetricRow& metric, long k = 10) {
+inline std::string metric_figure(const std::string& split, const MetricRow& metric, long k = kRankingCutoff) {
   std::string s = split.empty() ? std::string(metric.name) : split + "_" + metric.name;
   if (metric.needs == MetricNeeds::ranking) s += "@" + std::to_string(k);
   return s;
@@ -123,6 +141,20 @@ inline std::string rating_figure(const std::string& split) {
   return metric_figure(split, rating_metric());
 }
 
+/// The ranking row ranking fits are judged by: what train.select = auto selects for a kind
+/// that trains for ranking, what the closed-form and ranking kinds choose their setting by,
+/// the ranker beside a rating model, the users' lists without ratings, the ranking blend and
+/// `blend --metric`'s ranking choice. Its figure is taken at kRankingCutoff.
+inline const MetricRow& ranking_metric() {
+  static const MetricRow& row = *find_metric("ndcg");
+  return row;
+}
+
+/// The ranking figure of a split at the cut-off ("val" -> "val_ndcg@10"; "" -> "ndcg@10").
+inline std::string ranking_figure(const std::string& split = "") {
+  return metric_figure(split, ranking_metric(), kRankingCutoff);
+}
+
 /// A row's name as a table header or a summary line prints it ("RMSE", "HIT_RATE").
 inline std::string metric_label(const MetricRow& row) {
   std::string s = row.name;
@@ -133,6 +165,11 @@ inline std::string metric_label(const MetricRow& row) {
 /// The rating figure's label ("RMSE").
 inline std::string rating_label() {
   return metric_label(rating_metric());
+}
+
+/// The ranking figure's label, with its cut-off ("NDCG@10").
+inline std::string ranking_label() {
+  return metric_label(ranking_metric()) + "@" + std::to_string(kRankingCutoff);
 }
 
 /// The validation figures the trainer measures every evaluated epoch, which train.select and
@@ -166,7 +203,7 @@ inline const char* select_doc() {
     }
     return "validation metric that chooses the epoch, stops early (patience) and decays the learning "
            "rate: auto (" +
-           rating_figure("val") + " for objective rating, else val_ndcg@10), " + lower +
+           rating_figure("val") + " for objective rating, else " + ranking_figure("val") + "), " + lower +
            " (lower is better), " + higher +
            " (higher is better; rankings at 10 under evaluate's protocol: relevant = validation ratings >= "
            "the evaluate threshold, candidates = items not rated in training) (symgnn/metrics.h)";

@@ -1,6 +1,6 @@
 // Top-k ranking evaluation of a rating model: rank each user's unseen items by predicted
 // score and score the ranked lists against the user's relevant test items with binary
-// relevance (precision, recall, NDCG, MAP, hit rate, catalogue coverage at several k).
+// relevance (the ranking rows of symgnn/metrics.h at several k).
 // Torch-free: callers pass plain score arrays, so the metrics can be tested exhaustively
 // against brute force and reused for any model's predictions.
 #pragma once
@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "symgnn/metrics.h"
 
 namespace symgnn {
 struct Dataset;
@@ -39,20 +41,15 @@ double default_relevant_min(double rating_min, double rating_max);
 /// that every held-out interaction is relevant.
 double relevant_min_of(const Dataset& ds);
 
-/// Metrics at one cut-off k. With hits = relevant items among the first min(k, |ranked|)
-/// entries of a user's ranked list and R = the user's distinct relevant items:
-///  - precision = hits / k, divided by k even when the list is shorter than k (RecBole's
-///    convention: a model that cannot fill k slots is charged for the empty ones);
-///  - recall = hits / |R|;
-///  - ndcg = DCG / IDCG, DCG = sum over positions i = 1..min(k, |ranked|) of rel_i / log2(i + 1),
-///    IDCG = sum over i = 1..min(k, |R|) of 1 / log2(i + 1);
-///  - map = (sum of precision@i over positions i <= k holding a relevant item) / min(k, |R|);
-///  - hit_rate = 1 if hits > 0 else 0.
-/// Each is a mean over the evaluated users (0 when none was evaluated).
+/// The ranking rows of SYMGNN_METRICS (symgnn/metrics.h: precision, recall, NDCG, MAP, hit
+/// rate, coverage) at one cut-off k. A user's list is scored with binary relevance: its first
+/// min(k, |ranked|) entries against the user's distinct relevant items; each row's function
+/// (src/eval/metric_functions.cpp) defines it. Each is a mean over the evaluated users (0 when
+/// none was evaluated), but coverage: the distinct items in the evaluated users' top-k lists
+/// over the catalogue size.
 struct RankingAtK {
   int64_t k = 0;
-  double precision = 0, recall = 0, ndcg = 0, map = 0, hit_rate = 0;  // means over evaluated users
-  double coverage = 0;  // distinct items in the evaluated users' top-k lists / catalogue size
+  double values[kMetricCount] = {};  // by row of kMetrics; 0 for the rows of predictions
 };
 
 /// The value in `a` of the ranking metric `metric`: a ranking row of SYMGNN_METRICS
@@ -95,7 +92,7 @@ class RankingAccumulator {
 
  private:
   struct Sums {
-    double precision = 0, recall = 0, ndcg = 0, map = 0, hit_rate = 0;
+    double per_user[kMetricCount] = {};  // by row of kMetrics: the per-user rows' sums over users
   };
 
   void check_items(const std::vector<int64_t>& ranked, size_t used,

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "blend/blend.h"
 #include "cli/commands.h"
@@ -27,7 +29,7 @@ struct BlendOptions {
   std::string out;
   std::string json;
   bool intercept = false;
-  std::string metric = "rmse";
+  std::string metric = rating_metric().name;
   double step = 0.05;
   int64_t run = 0;
   std::string device = "cpu";
@@ -101,7 +103,7 @@ void print_ranking_table(const ranking_blend::RankingBlendResult& r) {
   for (const auto& m : r.models) width = std::max(width, m.ranked_by.size());
   std::cout << std::left << std::setw(static_cast<int>(width)) << "model" << std::right << std::setw(11)
             << "val NDCG" << std::setw(11) << "test NDCG" << std::setw(9) << "weight"
-            << "   (NDCG@10)\n";
+            << "   (" + ranking_label() + ")\n";
   std::cout << std::fixed << std::setprecision(4);
   for (const auto& m : r.models)
     std::cout << std::left << std::setw(static_cast<int>(width)) << m.ranked_by << std::right << std::setw(11)
@@ -113,8 +115,8 @@ void print_ranking_table(const ranking_blend::RankingBlendResult& r) {
   std::cout << "test precision@10 " << r.test_precision << ", recall@10 " << r.test_recall << " over "
             << r.test_users << " users; weights chosen among " << r.grid_points << " on " << r.val_users
             << " validation users\n";
-  std::cout << "best single model by validation: " << best.ranked_by << " (test NDCG@10 " << best.test_ndcg
-            << "); the blend's test NDCG@10 is "
+  std::cout << "best single model by validation: " << best.ranked_by << " (test " + ranking_label() + " "
+            << best.test_ndcg << "); the blend's test " + ranking_label() + " is "
             << (r.test_ndcg >= best.test_ndcg ? "higher by " : "lower by ")
             << std::abs(best.test_ndcg - r.test_ndcg) << "\n";
   std::cout.unsetf(std::ios::floatfield);
@@ -177,7 +179,7 @@ void refuse_repeated_models(const std::vector<std::string>& dirs, bool compare_m
 }
 
 int run_blend(const BlendOptions& o) {
-  refuse_repeated_models(o.models, o.metric == "ndcg@10");
+  refuse_repeated_models(o.models, o.metric == ranking_figure());
   if (!o.out.empty()) check_output_dir(o.out, "--out");
   if (!o.json.empty()) check_output_file(o.json, "--json");
   std::optional<OutputLock> lock;  // one writer of --out at a time (util/output_lock.h)
@@ -185,7 +187,7 @@ int run_blend(const BlendOptions& o) {
     std::filesystem::create_directories(o.out);
     lock.emplace(o.out, "--out");
   }
-  if (o.metric == "ndcg@10") return run_ranking_blend(o);
+  if (o.metric == ranking_figure()) return run_ranking_blend(o);
   if (o.run != 0)
     throw UsageError(
         "blend --run: only with --metric ndcg@10 (--metric rmse blends the runs' mean predictions)");
@@ -247,8 +249,9 @@ void add_blend_command(CLI::App& app) {
   cmd->add_option(
          "--metric", o->metric,
          "rmse: weights of the predictions by least squares on validation ratings; ndcg@10: weights of "
-         "per-user standardised ranking scores chosen on validation NDCG@10 (docs/blending.md)")
-      ->check(CLI::IsMember({"rmse", "ndcg@10"}))
+         "per-user standardised ranking scores chosen on validation " +
+             ranking_label() + " (docs/blending.md)")
+      ->check(CLI::IsMember(std::vector<std::string>{rating_metric().name, ranking_figure()}))
       ->capture_default_str();
   cmd->add_option("--step", o->step,
                   "--metric ndcg@10: grid step of the weights, 1/n (0.05: 21 points for 2 models)")

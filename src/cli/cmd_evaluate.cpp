@@ -114,9 +114,14 @@ std::string error_cells(const Evaluation& e) {
   return out;
 }
 
-/// NDCG at the first k asked, or NaN.
-double first_ndcg(const Evaluation& e) {
-  return e.ranking.at_k.empty() ? std::nan("") : eval::metric_value(e.ranking.at_k.front(), "ndcg");
+/// The ranking criterion (ranking_metric(), symgnn/metrics.h) in `a`.
+double criterion_in(const eval::RankingAtK& a) {
+  return eval::metric_value(a, ranking_metric().name);
+}
+
+/// The ranking criterion at the first k asked, or NaN.
+double first_criterion(const Evaluation& e) {
+  return e.ranking.at_k.empty() ? std::nan("") : criterion_in(e.ranking.at_k.front());
 }
 
 /// The held-out users by their degree in the user graph (fit/new_users_by_degree.h), one
@@ -142,7 +147,7 @@ void degree_table(std::ostream& os, const fitting::NewUsersReport& r) {
   };
   os << "  degree   users  ranked  scored";
   for (const MetricRow& m : kMetrics) put(m, m.needs == MetricNeeds::ranking ? m.name : metric_label(m));
-  os << (r.has_ease ? "  EASE ndcg\n" : "\n");
+  os << (r.has_ease ? "  EASE " + std::string(ranking_metric().name) + "\n" : "\n");
   const auto line = [&](const std::string& label, int64_t users, int64_t scored, const Evaluation& e,
                         const Evaluation& ease) {
     const bool has = users > 0;  // an empty slice was not scored
@@ -158,8 +163,7 @@ void degree_table(std::ostream& os, const fitting::NewUsersReport& r) {
         v = fixed4(eval::metric_value(*first(e), m.name));
       put(m, v);
     }
-    if (r.has_ease)
-      os << "  " << (has && first(ease) ? fixed4(eval::metric_value(*first(ease), "ndcg")) : "-");
+    if (r.has_ease) os << "  " << (has && first(ease) ? fixed4(criterion_in(*first(ease))) : "-");
     os << "\n";
   };
   for (const fitting::DegreeSlice& d : r.by_degree) line(d.label, d.users, d.scored_ratings, d.model, d.ease);
@@ -207,17 +211,17 @@ int run_new_users(const EvaluateCliOptions& o) {
      << "; candidates = the items they were not given; means over the " << r.model.ranking.users_evaluated
      << " held-out users with a relevant scored rating\n";
   ranking_table(os, r.model);
-  os << "the same fit before any rating of theirs was given: NDCG@" << k << " " << fixed4(first_ndcg(r.cold))
-     << "\n";
+  os << "the same fit before any rating of theirs was given: " << metric_label(ranking_metric()) << "@" << k
+     << " " << fixed4(first_criterion(r.cold)) << "\n";
   if (r.has_ease) {
     os << "EASE fitted without them, given the same ratings (x B)" << error_cells(r.ease) << ":\n";
     ranking_table(os, r.ease);
-    // The kind against EASE at every k, as a ratio of NDCG.
+    // The kind against EASE at every k, as a ratio of the ranking criterion.
     for (size_t i = 0; i < r.model.ranking.at_k.size() && i < r.ease.ranking.at_k.size(); ++i) {
-      const double a = eval::metric_value(r.model.ranking.at_k[i], "ndcg");
-      const double b = eval::metric_value(r.ease.ranking.at_k[i], "ndcg");
-      os << "NDCG@" << r.model.ranking.at_k[i].k << ": " << fixed4(a) << " against EASE's " << fixed4(b)
-         << " (" << fixed(a / b, 3) << "x)\n";
+      const double a = criterion_in(r.model.ranking.at_k[i]);
+      const double b = criterion_in(r.ease.ranking.at_k[i]);
+      os << metric_label(ranking_metric()) << "@" << r.model.ranking.at_k[i].k << ": " << fixed4(a)
+         << " against EASE's " << fixed4(b) << " (" << fixed(a / b, 3) << "x)\n";
     }
   } else if (!r.ease_note.empty()) {
     os << r.ease_note << "\n";

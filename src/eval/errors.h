@@ -39,8 +39,9 @@ std::vector<double> differences(const Pred& pred, const Truth& truth,
 /// The sums behind every prediction row, for differences that arrive in parts (the bias
 /// baseline's cross-validation folds, each grid point's sums over every fold): add them, then
 /// read each row. Each row is a sum of one term per difference and a function of that sum
-/// and the count; both are the row's case in errors.cpp, its one definition (adding a
-/// prediction metric is its row in symgnn/metrics.h and its case there).
+/// and the count; both are the row's eval::ErrorFunction in metric_functions.cpp, its one
+/// definition (adding a prediction metric is its row in symgnn/metrics.h and its function
+/// there).
 class ErrorSums {
  public:
   void add(double difference);
@@ -51,7 +52,7 @@ class ErrorSums {
   size_t count() const { return n_; }
 
  private:
-  double sums_[sizeof(kMetrics) / sizeof(kMetrics[0])] = {};  // one per row of the table
+  double sums_[kMetricCount] = {};  // one per row of the table
   size_t n_ = 0;
 };
 

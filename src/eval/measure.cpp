@@ -67,14 +67,6 @@ std::vector<std::string> ranking_metrics(int64_t k) {
   return out;
 }
 
-std::string ranking_metric(const std::string& row, int64_t k) {
-  const MetricRow* r = find_metric(row);
-  if (!r || r->needs != MetricNeeds::ranking)
-    throw std::invalid_argument("eval::ranking_metric: '" + row +
-                                "' is no ranking metric of symgnn/metrics.h");
-  return metric_figure("", *r, k);
-}
-
 double ranking_value(const RankingReport& report, const std::string& row, int64_t k) {
   for (const RankingAtK& at : report.at_k)
     if (at.k == k) return metric_value(at, row);

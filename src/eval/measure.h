@@ -54,8 +54,6 @@ void add_figures(Figures& to, const Figures& from);
 const std::vector<std::string>& prediction_metrics();
 /// The names of the ranking rows at k ("precision@10", ..., "coverage@10").
 std::vector<std::string> ranking_metrics(int64_t k = 10);
-/// The name of the ranking row `row` at k ("ndcg", 10 -> "ndcg@10").
-std::string ranking_metric(const std::string& row, int64_t k = 10);
 
 /// The value of the ranking row `row` ("ndcg") in `report` at k; NaN where the report has no k.
 double ranking_value(const RankingReport& report, const std::string& row, int64_t k);

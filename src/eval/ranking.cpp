@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "eval/metric_functions.h"
 #include "symgnn/dataset.h"
 
 namespace symgnn::eval {
@@ -27,11 +28,6 @@ struct RanksBefore {
     return a < b;
   }
 };
-
-/// 1 / log2(position + 1) for a 1-based position: the DCG discount.
-double discount(size_t position) {
-  return 1.0 / std::log2(static_cast<double>(position) + 1.0);
-}
 
 std::vector<int64_t> sorted_unique(std::vector<int64_t> items) {
   std::sort(items.begin(), items.end());
@@ -117,32 +113,19 @@ void RankingAccumulator::add(const std::vector<int64_t>& ranked, const std::vect
   }
   ++users_evaluated_;
 
-  // Prefix sums over positions 1..used, so every k reads its values in O(1):
-  // hits[i], dcg[i] and ap[i] (the sum of precision@j at relevant positions j) over the first i.
-  std::vector<double> hits(used + 1, 0.0), dcg(used + 1, 0.0), ap(used + 1, 0.0);
-  for (size_t i = 1; i <= used; ++i) {
-    const bool relevant_here = std::binary_search(rel.begin(), rel.end(), ranked[i - 1]);
-    hits[i] = hits[i - 1] + (relevant_here ? 1.0 : 0.0);
-    dcg[i] = dcg[i - 1] + (relevant_here ? discount(i) : 0.0);
-    ap[i] = ap[i - 1] + (relevant_here ? hits[i] / static_cast<double>(i) : 0.0);
-  }
-  // idcg[m]: the DCG of a list whose first m entries are all relevant.
-  const size_t ideal = std::min(rel.size(), static_cast<size_t>(max_k_));
-  std::vector<double> idcg(ideal + 1, 0.0);
-  for (size_t i = 1; i <= ideal; ++i) idcg[i] = idcg[i - 1] + discount(i);
-
-  const auto n_rel = static_cast<double>(rel.size());
+  // Whether each used entry is relevant; every k reads the first min(k, used) of them.
+  std::vector<char> relevant_at(used);
+  for (size_t i = 0; i < used; ++i) relevant_at[i] = std::binary_search(rel.begin(), rel.end(), ranked[i]);
   for (size_t j = 0; j < ks_.size(); ++j) {
     const auto k = static_cast<size_t>(ks_[j]);
-    const size_t len = std::min(k, used);
-    const size_t m = std::min(k, rel.size());
-    Sums& s = sums_[j];
-    s.precision += hits[len] / static_cast<double>(k);
-    s.recall += hits[len] / n_rel;
-    s.ndcg += dcg[len] / idcg[m];
-    s.map += ap[len] / static_cast<double>(m);
-    s.hit_rate += hits[len] > 0 ? 1.0 : 0.0;
-    for (size_t i = 0; i < len; ++i) covered_[j][static_cast<size_t>(ranked[i])] = 1;
+    TopK top;
+    top.relevant_at = relevant_at.data();
+    top.length = std::min(k, used);
+    top.k = k;
+    top.relevant = rel.size();
+    for (size_t r = 0; r < kMetricCount; ++r)
+      if (const auto per_user = metric_function(r).per_user) sums_[j].per_user[r] += per_user(top);
+    for (size_t i = 0; i < top.length; ++i) covered_[j][static_cast<size_t>(ranked[i])] = 1;
   }
 }
 
@@ -150,11 +133,7 @@ void RankingAccumulator::merge(const RankingAccumulator& other) {
   if (other.ks_ != ks_ || other.n_items_ != n_items_)
     throw std::invalid_argument("RankingAccumulator::merge: the accumulators differ in ks or n_items");
   for (size_t j = 0; j < ks_.size(); ++j) {
-    sums_[j].precision += other.sums_[j].precision;
-    sums_[j].recall += other.sums_[j].recall;
-    sums_[j].ndcg += other.sums_[j].ndcg;
-    sums_[j].map += other.sums_[j].map;
-    sums_[j].hit_rate += other.sums_[j].hit_rate;
+    for (size_t r = 0; r < kMetricCount; ++r) sums_[j].per_user[r] += other.sums_[j].per_user[r];
     for (size_t i = 0; i < covered_[j].size(); ++i) covered_[j][i] |= other.covered_[j][i];
   }
   users_evaluated_ += other.users_evaluated_;
@@ -162,14 +141,10 @@ void RankingAccumulator::merge(const RankingAccumulator& other) {
 }
 
 double metric_value(const RankingAtK& a, const std::string& metric) {
-  using Field = double RankingAtK::*;
-  static const std::pair<const char*, Field> fields[] = {
-      {"precision", &RankingAtK::precision}, {"recall", &RankingAtK::recall},
-      {"ndcg", &RankingAtK::ndcg},           {"map", &RankingAtK::map},
-      {"hit_rate", &RankingAtK::hit_rate},   {"coverage", &RankingAtK::coverage}};
-  for (const auto& [name, field] : fields)
-    if (metric == name) return a.*field;
-  throw std::invalid_argument("no ranking metric named '" + metric + "'");
+  const size_t r = metric_index(metric);
+  if (r == kMetricCount || kMetrics[r].needs != MetricNeeds::ranking)
+    throw std::invalid_argument("no ranking metric named '" + metric + "'");
+  return a.values[r];
 }
 
 RankingReport RankingAccumulator::report() const {
@@ -181,13 +156,14 @@ RankingReport RankingAccumulator::report() const {
   for (size_t j = 0; j < ks_.size(); ++j) {
     RankingAtK at;
     at.k = ks_[j];
-    at.precision = mean(sums_[j].precision);
-    at.recall = mean(sums_[j].recall);
-    at.ndcg = mean(sums_[j].ndcg);
-    at.map = mean(sums_[j].map);
-    at.hit_rate = mean(sums_[j].hit_rate);
-    const auto n_covered = std::count(covered_[j].begin(), covered_[j].end(), char{1});
-    at.coverage = n_items_ > 0 ? static_cast<double>(n_covered) / static_cast<double>(n_items_) : 0.0;
+    CatalogueAtK catalogue;
+    catalogue.covered = std::count(covered_[j].begin(), covered_[j].end(), char{1});
+    catalogue.items = n_items_;
+    for (size_t row = 0; row < kMetricCount; ++row) {
+      const MetricFunction& f = metric_function(row);
+      if (f.per_user) at.values[row] = mean(sums_[j].per_user[row]);
+      if (f.over_catalogue) at.values[row] = f.over_catalogue(catalogue);
+    }
     r.at_k.push_back(at);
   }
   return r;

@@ -18,7 +18,8 @@ void add_block(eval::RankingAccumulator& acc, const std::vector<float>& lists,
                const std::vector<const std::vector<int64_t>*>& relevant,
                const std::vector<std::vector<char>>& excluded, int64_t n2) {
   for (size_t r = 0; r < relevant.size(); ++r)
-    acc.add(eval::top_k_items(lists.data() + r * static_cast<size_t>(n2), n2, 10, excluded[r]), *relevant[r]);
+    acc.add(eval::top_k_items(lists.data() + r * static_cast<size_t>(n2), n2, kRankingCutoff, excluded[r]),
+            *relevant[r]);
 }
 
 }  // namespace
@@ -46,7 +47,7 @@ ColdListChoice choose_cold_lists(RunConfig& cfg, const Dataset& ds) {
     return c;
   }
   std::vector<eval::RankingAccumulator> acc(static_cast<size_t>(candidates),
-                                            eval::RankingAccumulator({10}, n2));
+                                            eval::RankingAccumulator({kRankingCutoff}, n2));
   // In blocks of users, so that the rows held stay kColdChoiceBlockScores long.
   const auto block =
       static_cast<size_t>(std::max<int64_t>(1, kColdChoiceBlockScores / std::max<int64_t>(n2, 1)));
@@ -64,11 +65,15 @@ ColdListChoice choose_cold_lists(RunConfig& cfg, const Dataset& ds) {
     for (size_t w = 0; w < std::size(kColdWeights); ++w)
       add_block(acc[w + 1], plain.rows(part, kColdWeights[w], false), relevant, excluded, n2);
   }
-  c.popularity = acc[0].report().at_k.front().ndcg;
+  // The ranking criterion (symgnn/metrics.h, ranking_metric()) of each candidate's lists.
+  const auto criterion = [&](size_t a) {
+    return eval::metric_value(acc[a].report().at_k.front(), ranking_metric().name);
+  };
+  c.popularity = criterion(0);
   double best = c.popularity;
   c.chosen = "popularity";
   for (size_t w = 0; w < std::size(kColdWeights); ++w) {
-    const double ndcg = acc[w + 1].report().at_k.front().ndcg;
+    const double ndcg = criterion(w + 1);
     c.by_weight.emplace_back(kColdWeights[w], ndcg);
     if (ndcg > best) best = ndcg, c.chosen = "neighbours", c.weight = kColdWeights[w];
   }
@@ -90,17 +95,17 @@ std::string describe(const ColdListChoice& c) {
          (c.chosen == "neighbours"
               ? "the people linked to them (popularity weight " + fixed(c.weight, 0) + ")"
               : std::string("popularity")) +
-         ": validation NDCG@10 " + fixed(linked_best, 4) + " by the linked people against popularity's " +
-         fixed(c.popularity, 4) + ", " + std::to_string(c.users) +
-         " validation users listed as if without ratings (fit/cold_list_choice.h)";
+         ": validation " + ranking_label() + " " + fixed(linked_best, 4) +
+         " by the linked people against popularity's " + fixed(c.popularity, 4) + ", " +
+         std::to_string(c.users) + " validation users listed as if without ratings (fit/cold_list_choice.h)";
 }
 
 nlohmann::json cold_list_choice_json(const ColdListChoice& c) {
   nlohmann::json weights = nlohmann::json::object();
   for (const auto& [w, ndcg] : c.by_weight) weights[fixed(w, 0)] = ndcg;
   nlohmann::json out = {
-      {"chosen", c.chosen}, {"validation_users", c.users}, {"val_ndcg@10_by_weight", weights}};
-  if (c.popularity >= 0) out["val_ndcg@10_popularity"] = c.popularity;
+      {"chosen", c.chosen}, {"validation_users", c.users}, {ranking_figure("val") + "_by_weight", weights}};
+  if (c.popularity >= 0) out[ranking_figure("val") + "_popularity"] = c.popularity;
   if (c.chosen == "neighbours") out["popularity_weight"] = c.weight;
   return out;
 }

@@ -54,7 +54,8 @@ std::string test_line(const models::RatingModel& model, const TrainedModel& trai
       trained.dataset().implicit()
           ? std::string()
           : ", test " + rating_label() + " " + fixed(train::metric_of(errors, rating_figure("test")), 4);
-  return model.name() + ": test NDCG@10 " + fixed(errors.at("test_ndcg@10"), 4) + rating +
+  return model.name() + ": test " + ranking_label() + " " + fixed(errors.at(ranking_figure("test")), 4) +
+         rating +
          (!ranker.empty()             ? " (the lists by the " + ranker + " ranker)"
           : trained.ranks_by_rating() ? " (ranked by predicted rating)"
                                       : "");
@@ -125,7 +126,7 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, c
   if (!o.out_dir.empty() && test_lists)
     add_ranking(m, {f.result.model}, "the saved model, test ratings", at_10 ? &*at_10 : nullptr);
   f.result.summary = c.summary;
-  if (errors.count("test_ndcg@10")) f.result.summary.push_back(test_line(*model, trained, errors));
+  if (errors.count(ranking_figure("test"))) f.result.summary.push_back(test_line(*model, trained, errors));
   return f;
 }
 
@@ -144,7 +145,7 @@ void add_test_lists(Fitted& f, const Dataset& ds, const FitOptions& o) {
   if (!o.out_dir.empty())
     add_ranking(m, {f.result.model}, "the saved model, test ratings", at_10 ? &*at_10 : nullptr);
   if (!m.runs.empty()) errors[rating_figure("test")] = m.runs.front().metrics.at(rating_figure("test"));
-  if (errors.count("test_ndcg@10"))
+  if (errors.count(ranking_figure("test")))
     f.result.summary.push_back(test_line(*parts.members.front(), trained, errors));
 }
 

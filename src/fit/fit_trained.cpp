@@ -196,11 +196,12 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
       " " + fixed(s.mean(test), 4) + " +- " + fixed(s.std_of(test), 4) + " over " +
       std::to_string(s.runs.size()) + " run(s) (validation " + fixed(s.mean(rating_figure("val")), 4) + ")" +
       (combined ? "; the model alone " + fixed(model_test, 4) : "") + parameters_said(s, ds));
-  if (objective_ranks(cfg.train.objective) && m.metrics.count("test_ndcg@10"))
-    f.result.summary.push_back("test NDCG@10 " + fixed(m.mean("test_ndcg@10"), 4) + " +- " +
-                               fixed(m.std_of("test_ndcg@10"), 4) + " (validation " +
-                               fixed(m.mean("val_ndcg@10"), 4) + "; objective " + cfg.train.objective +
-                               ", epochs chosen on " + selection_metric(cfg.train) + ")");
+  if (objective_ranks(cfg.train.objective) && m.metrics.count(ranking_figure("test")))
+    f.result.summary.push_back("test " + ranking_label() + " " + fixed(m.mean(ranking_figure("test")), 4) +
+                               " +- " + fixed(m.std_of(ranking_figure("test")), 4) + " (validation " +
+                               fixed(m.mean(ranking_figure("val")), 4) + "; objective " +
+                               cfg.train.objective + ", epochs chosen on " + selection_metric(cfg.train) +
+                               ")");
   if (s.ensemble.count(test))
     f.result.summary.push_back("ensemble of the " + std::to_string(s.runs.size()) +
                                " runs (mean prediction): test " + label + " " +

@@ -32,9 +32,9 @@ RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   const double budget = ranker_budget_seconds(cfg, static_cast<int64_t>(ds.train.size()));
   const int threads = at::get_num_threads();
   std::vector<std::string> over;
-  // Each candidate's validation NDCG@10 (-1 without one), and the best so far: its fit
-  // (model and figures) and directory. A candidate that does not beat the best is dropped
-  // at once, so that one fitted ranker at a time stays in memory beside the one fitting.
+  // Each candidate's validation ranking figure (ranking_metric(), -1 without one), and the best so far: its
+  // fit (model and figures) and directory. A candidate that does not beat the best is dropped at once, so
+  // that one fitted ranker at a time stays in memory beside the one fitting.
   std::vector<std::pair<std::string, double>> tried;
   Fitted won;
   std::string won_kind, won_dir;
@@ -72,8 +72,9 @@ RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
     Fitted f = with_memory_context("fitting the " + kind + " ranker",
                                    [&] { return fit_closed_form(rcfg, ds, ro, nullptr, !choose); });
     if (!ro.out_dir.empty()) f.result.metrics.write(ro.out_dir + "/metrics.json");
-    const double ndcg =
-        f.result.metrics.metrics.count("val_ndcg@10") ? f.result.metrics.mean("val_ndcg@10") : -1.0;
+    const double ndcg = f.result.metrics.metrics.count(ranking_figure("val"))
+                            ? f.result.metrics.mean(ranking_figure("val"))
+                            : -1.0;
     // The best on validation; ties (and no validation) keep the first, in the order of
     // fit/ranker.h's candidates.
     const bool best = tried.empty() || ndcg > won_ndcg;
@@ -102,17 +103,17 @@ RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
   }
   const RunMetrics& m = won.result.metrics;
   record = {{"kind", won_kind}, {"dir", "ranker"}, {"figures", m.figures}};
-  for (const char* name : {"val_ndcg@10", "test_ndcg@10"})
+  for (const std::string& name : {ranking_figure("val"), ranking_figure("test")})
     if (m.metrics.count(name)) record[name] = m.mean(name);
   if (choose) {
     nlohmann::json by_kind = nlohmann::json::object();
-    std::string line = "train.ranker = auto: validation NDCG@10";
+    std::string line = "train.ranker = auto: validation " + ranking_label();
     for (const auto& [kind, ndcg] : tried) {
       by_kind[kind] = ndcg;
       line += " " + kind + " " + fixed(ndcg, 4) + (kind == won_kind ? " (chosen)" : "") + ",";
     }
     line.pop_back();
-    record["candidates_val_ndcg@10"] = by_kind;
+    record["candidates_" + ranking_figure("val")] = by_kind;
     record["budget_seconds"] = budget;
     if (!over.empty()) record["over_budget"] = over;
     summary.push_back(line);

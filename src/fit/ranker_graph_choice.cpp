@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "eval/metric_functions.h"
 #include "fit/judged_users.h"
 #include "infer/cold_lists.h"
 #include "infer/ranker_graph_term.h"
@@ -19,16 +20,10 @@
 namespace symgnn::fitting {
 namespace {
 
-/// NDCG@10 of one user's top 10 against their relevant items (ascending), as
-/// eval::RankingAccumulator computes it: binary gains, 1 / log2(position + 1).
-double ndcg_at_10(const std::vector<int64_t>& top, const std::vector<int64_t>& relevant) {
-  double dcg = 0, ideal = 0;
-  for (size_t p = 0; p < top.size() && p < 10; ++p)
-    if (std::binary_search(relevant.begin(), relevant.end(), top[p]))
-      dcg += 1.0 / std::log2(static_cast<double>(p) + 2.0);
-  for (size_t p = 0; p < relevant.size() && p < 10; ++p)
-    ideal += 1.0 / std::log2(static_cast<double>(p) + 2.0);
-  return ideal > 0 ? dcg / ideal : 0.0;
+/// The ranking criterion (symgnn/metrics.h, ranking_metric() at kRankingCutoff) of one user's
+/// top k against their relevant items (ascending), as eval::RankingAccumulator computes it.
+double criterion_of(const std::vector<int64_t>& top, const std::vector<int64_t>& relevant) {
+  return eval::user_value(ranking_metric(), top, relevant, kRankingCutoff);
 }
 
 /// The ranker of kind ranker_cfg.model on ds's training ratings alone, at the setting its fit
@@ -119,12 +114,12 @@ std::vector<std::vector<double>> measure_points(
       for (const int64_t i : judged.trained[k]) excluded[static_cast<size_t>(i)] = 1;
       const float* row = rows.data() + r * width;
       const std::vector<int64_t>& relevant = judged.relevant[k];
-      ndcg[0][k] = ndcg_at_10(eval::top_k_items(row, n2, 10, excluded), relevant);
+      ndcg[0][k] = criterion_of(eval::top_k_items(row, n2, kRankingCutoff, excluded), relevant);
       for (size_t q = 0; q < terms_per_user; ++q) {
         const std::vector<std::vector<int64_t>> lists =
             tops_with_term(row, terms[q].data() + r * width, n2, weights, excluded);
         for (size_t wi = 0; wi < weights.size(); ++wi)
-          ndcg[1 + q * weights.size() + wi][k] = ndcg_at_10(lists[wi], relevant);
+          ndcg[1 + q * weights.size() + wi][k] = criterion_of(lists[wi], relevant);
       }
     }
   }
@@ -143,7 +138,7 @@ std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* 
   const double scale = infer::ranker_row_scale(row, n2);
   std::vector<float> scaled(width);
   for (size_t i = 0; i < width; ++i) scaled[i] = static_cast<float>(static_cast<double>(row[i]) / scale);
-  std::vector<int64_t> candidates = eval::top_k_items(scaled.data(), n2, 10, excluded);
+  std::vector<int64_t> candidates = eval::top_k_items(scaled.data(), n2, kRankingCutoff, excluded);
   for (size_t i = 0; i < width; ++i)
     if (term[i] > 0 && (excluded.empty() || !excluded[i])) candidates.push_back(static_cast<int64_t>(i));
   std::sort(candidates.begin(), candidates.end());
@@ -159,7 +154,7 @@ std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* 
           static_cast<float>(static_cast<double>(row[i]) / scale + weight * static_cast<double>(term[i]));
       order[c] = c;
     }
-    const size_t keep = std::min<size_t>(10, order.size());
+    const size_t keep = std::min<size_t>(kRankingCutoff, order.size());
     std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
                       [&](size_t a, size_t b) {  // eval::top_k_items' order: NaN last
                         const bool a_nan = std::isnan(score[a]), b_nan = std::isnan(score[b]);
@@ -288,7 +283,7 @@ std::string describe(const RankerGraphChoice& c) {
     return "train.auto: the ranker's lists " + what + ": " + c.why + " (fit/ranker_graph_choice.h)";
   double best = -1;
   for (const auto& p : c.points) best = std::max(best, p.ndcg);
-  return "train.auto: the ranker's lists " + what + ": validation NDCG@10 " + fixed(best, 4) +
+  return "train.auto: the ranker's lists " + what + ": validation " + ranking_label() + " " + fixed(best, 4) +
          " at its best point (weight " + fixed(c.weight, 2) + ", shrinkage " + fixed(c.shrinkage, 0) +
          (c.directed ? std::string(", the links ") + to_string(c.direction) + " of the directed user graph"
                      : "") +
@@ -315,14 +310,14 @@ nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c) {
   }
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : c.points)
-    points.push_back(
-        c.directed
-            ? nlohmann::json{{"weight", p.weight},
-                             {"shrinkage", p.shrinkage},
-                             {"direction", to_string(p.direction)},
-                             {"val_ndcg@10", p.ndcg}}
-            : nlohmann::json{{"weight", p.weight}, {"shrinkage", p.shrinkage}, {"val_ndcg@10", p.ndcg}});
-  out["val_ndcg@10_ranker_alone"] = c.without;
+    points.push_back(c.directed ? nlohmann::json{{"weight", p.weight},
+                                                 {"shrinkage", p.shrinkage},
+                                                 {"direction", to_string(p.direction)},
+                                                 {ranking_figure("val"), p.ndcg}}
+                                : nlohmann::json{{"weight", p.weight},
+                                                 {"shrinkage", p.shrinkage},
+                                                 {ranking_figure("val"), p.ndcg}});
+  out[ranking_figure("val") + "_ranker_alone"] = c.without;
   out["points"] = points;
   out["gain"] = c.gain;
   out["gain_standard_error"] = c.gain_se;
@@ -330,28 +325,28 @@ nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c) {
   nlohmann::json slices = nlohmann::json::object();
   for (const auto& slice : c.slices)
     slices[slice.linked] = {{"users", slice.users},
-                            {"val_ndcg@10_ranker_alone", slice.without},
-                            {"val_ndcg@10_with_term", slice.with}};
+                            {ranking_figure("val") + "_ranker_alone", slice.without},
+                            {ranking_figure("val") + "_with_term", slice.with}};
   if (!c.slices.empty()) {
     out["by_linked_raters"] = slices;
     out["with_5_or_more_follows"] = {{"users", c.follows5.users},
-                                     {"val_ndcg@10_ranker_alone", c.follows5.without},
-                                     {"val_ndcg@10_with_term", c.follows5.with}};
+                                     {ranking_figure("val") + "_ranker_alone", c.follows5.without},
+                                     {ranking_figure("val") + "_with_term", c.follows5.with}};
   }
   if (c.test_users > 0) {
     nlohmann::json by = nlohmann::json::object();
     for (const auto& slice : c.test_slices)
       by[slice.linked] = {{"users", slice.users},
-                          {"test_ndcg@10_ranker_alone", slice.without},
-                          {"test_ndcg@10_with_term", slice.with}};
+                          {ranking_figure("test") + "_ranker_alone", slice.without},
+                          {ranking_figure("test") + "_with_term", slice.with}};
     out["test"] = {{"users", c.test_users},
-                   {"test_ndcg@10_ranker_alone", c.test_without},
-                   {"test_ndcg@10_with_term", c.test_with},
+                   {ranking_figure("test") + "_ranker_alone", c.test_without},
+                   {ranking_figure("test") + "_with_term", c.test_with},
                    {"by_linked_raters", by},
                    {"with_5_or_more_follows",
                     {{"users", c.test_follows5.users},
-                     {"test_ndcg@10_ranker_alone", c.test_follows5.without},
-                     {"test_ndcg@10_with_term", c.test_follows5.with}}}};
+                     {ranking_figure("test") + "_ranker_alone", c.test_follows5.without},
+                     {ranking_figure("test") + "_with_term", c.test_follows5.with}}}};
   }
   out["best_point"] = {{"weight", c.weight}, {"shrinkage", c.shrinkage}};
   if (c.directed) out["best_point"]["direction"] = to_string(c.direction);

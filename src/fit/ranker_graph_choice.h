@@ -78,10 +78,10 @@ struct RankerGraphChoice {
   double seconds = 0;
 };
 
-/// The top 10 of a ranker's row (n2 scores) with the term (n2 entries, >= 0) at each of
-/// `weights`, mixed as infer::mix_user_graph_term mixes them and ordered as the lists are
-/// (score, then index), the excluded items left out (empty: none): the choice's measurement,
-/// found among the scaled row's top 10 and the items the term raises.
+/// The top kRankingCutoff (symgnn/metrics.h) of a ranker's row (n2 scores) with the term (n2 entries, >= 0)
+/// at each of `weights`, mixed as infer::mix_user_graph_term mixes them and ordered as the lists are (score,
+/// then index), the excluded items left out (empty: none): the choice's measurement, found among the scaled
+/// row's top 10 and the items the term raises.
 std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* term, int64_t n2,
                                                  const std::vector<double>& weights,
                                                  const std::vector<char>& excluded);

@@ -261,11 +261,11 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
     throw UsageError("blend --step " + fixed(opts.step, 4) + ": " + std::to_string(points.size()) +
                      " weight vectors for " + std::to_string(loaded.size()) + " models; take a larger step");
   res.grid_points = static_cast<int64_t>(points.size());
-  say("searching " + std::to_string(points.size()) + " weight vectors on validation NDCG@10");
+  say("searching " + std::to_string(points.size()) + " weight vectors on validation " + ranking_label());
   std::vector<double> best;
   double best_ndcg = -1;
   for (const auto& w : points) {
-    const double ndcg = val_probe.figure(blend_scores(val, w), "ndcg@10");
+    const double ndcg = val_probe.figure(blend_scores(val, w), ranking_figure());
     if (ndcg > best_ndcg + 1e-12) best_ndcg = ndcg, best = w;
   }
   res.val_ndcg = best_ndcg;
@@ -278,7 +278,7 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
     eval::Measurable blend;
     blend.rank = test_probe.ranker(blend_scores(test, best));
     const eval::Figures t = eval::measure(blend, "", eval::ranking_metrics(10));
-    res.test_ndcg = eval::figure_of(t, "ndcg@10");
+    res.test_ndcg = eval::figure_of(t, ranking_figure());
     res.test_precision = eval::figure_of(t, "precision@10");
     res.test_recall = eval::figure_of(t, "recall@10");
   } else {
@@ -288,9 +288,9 @@ RankingBlendResult blend_for_ranking(const std::vector<std::string>& dirs, const
     std::vector<double> single(loaded.size(), 0.0);
     single[m] = 1.0;
     BlendedModel r = loaded[m].record;
-    r.val_ndcg = val_probe.figure(blend_scores(val, single), "ndcg@10");
+    r.val_ndcg = val_probe.figure(blend_scores(val, single), ranking_figure());
     r.test_ndcg =
-        test_probe.empty() ? std::nan("") : test_probe.figure(blend_scores(test, single), "ndcg@10");
+        test_probe.empty() ? std::nan("") : test_probe.figure(blend_scores(test, single), ranking_figure());
     r.weight = best[m];
     res.models.push_back(r);
     if (r.val_ndcg > res.models[res.best_single].val_ndcg) res.best_single = m;
@@ -302,13 +302,13 @@ nlohmann::json ranking_blend_json(const RankingBlendResult& r) {
   const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
   nlohmann::json j;
   j["model"] = "blend";
-  j["metric"] = "ndcg@10";
-  j["fitted_on"] = "validation NDCG@10: weights on a grid of the simplex (step " + fixed(r.step, 4) +
-                   ") of per-user standardised scores (src/ranking_blend/ranking_blend.h)";
+  j["metric"] = ranking_figure();
+  j["fitted_on"] = "validation " + ranking_label() + ": weights on a grid of the simplex (step " +
+                   fixed(r.step, 4) + ") of per-user standardised scores (src/ranking_blend/ranking_blend.h)";
   j["grid_points"] = r.grid_points;
-  j["val_ndcg@10"] = number(r.val_ndcg);
-  j["val_ndcg@10_in_sample"] = true;
-  j["test_ndcg@10"] = number(r.test_ndcg);
+  j[ranking_figure("val")] = number(r.val_ndcg);
+  j[ranking_figure("val") + "_in_sample"] = true;
+  j[ranking_figure("test")] = number(r.test_ndcg);
   j["test_precision@10"] = number(r.test_precision);
   j["test_recall@10"] = number(r.test_recall);
   j["validation_users"] = r.val_users;
@@ -320,8 +320,8 @@ nlohmann::json ranking_blend_json(const RankingBlendResult& r) {
                            {"name", m.name},
                            {"validation_from", m.validation_from},
                            {"weight", m.weight},
-                           {"val_ndcg@10", number(m.val_ndcg)},
-                           {"test_ndcg@10", number(m.test_ndcg)}});
+                           {ranking_figure("val"), number(m.val_ndcg)},
+                           {ranking_figure("test"), number(m.test_ndcg)}});
   return j;
 }
 
@@ -330,9 +330,9 @@ void write_ranking_blend(const RankingBlendResult& r, const std::string& dir) {
   write_text_atomic(dir + "/blend.json", json_text(ranking_blend_json(r), 2) + "\n");
   RunMetrics m;
   m.model = "blend";
-  m.set("val_ndcg@10", {r.val_ndcg});
-  m.set("test_ndcg@10", {r.test_ndcg});
-  m.figures = {{"val_ndcg@10_in_sample", true}, {"details", "blend.json"}};
+  m.set(ranking_figure("val"), {r.val_ndcg});
+  m.set(ranking_figure("test"), {r.test_ndcg});
+  m.figures = {{ranking_figure("val") + "_in_sample", true}, {"details", "blend.json"}};
   for (const BlendedModel& b : r.models) m.figures["weights"][b.ranked_by] = b.weight;
   m.ranking_at_10 = {{"k", 10},
                      {"precision", r.test_precision},
@@ -350,12 +350,13 @@ void write_ranking_blend(const std::vector<RankingBlendResult>& runs, const std:
   std::vector<double> val, test, precision, recall;
   for (size_t k = 0; k < runs.size(); ++k) {
     const RankingBlendResult& r = runs[k];
-    nlohmann::json one = {{"run", k}, {"val_ndcg@10", r.val_ndcg}, {"test_ndcg@10", r.test_ndcg}};
+    nlohmann::json one = {
+        {"run", k}, {ranking_figure("val"), r.val_ndcg}, {ranking_figure("test"), r.test_ndcg}};
     for (const BlendedModel& b : r.models) one["weights"][b.ranked_by] = b.weight;
     record["runs"].push_back(one);
     SeedMetrics seed;
     seed.run = static_cast<int64_t>(k);
-    seed.metrics = {{"val_ndcg@10", r.val_ndcg}, {"test_ndcg@10", r.test_ndcg}};
+    seed.metrics = {{ranking_figure("val"), r.val_ndcg}, {ranking_figure("test"), r.test_ndcg}};
     m.runs.push_back(seed);
     val.push_back(r.val_ndcg);
     test.push_back(r.test_ndcg);
@@ -364,11 +365,11 @@ void write_ranking_blend(const std::vector<RankingBlendResult>& runs, const std:
   }
   write_text_atomic(dir + "/blend.json", json_text(record, 2) + "\n");
   m.model = "blend";
-  m.set("val_ndcg@10", val);
-  m.set("test_ndcg@10", test);
+  m.set(ranking_figure("val"), val);
+  m.set(ranking_figure("test"), test);
   m.set("test_precision@10", precision);
   m.set("test_recall@10", recall);
-  m.figures = {{"val_ndcg@10_in_sample", true}, {"details", "blend.json"}};
+  m.figures = {{ranking_figure("val") + "_in_sample", true}, {"details", "blend.json"}};
   for (const BlendedModel& b : runs.front().models) m.figures["weights"][b.ranked_by] = b.weight;
   m.ranking_at_10 = {{"k", 10},
                      {"runs", runs.size()},
@@ -376,8 +377,8 @@ void write_ranking_blend(const std::vector<RankingBlendResult>& runs, const std:
                      {"precision_std", m.std_of("test_precision@10")},
                      {"recall", m.mean("test_recall@10")},
                      {"recall_std", m.std_of("test_recall@10")},
-                     {"ndcg", m.mean("test_ndcg@10")},
-                     {"ndcg_std", m.std_of("test_ndcg@10")},
+                     {"ndcg", m.mean(ranking_figure("test"))},
+                     {"ndcg_std", m.std_of(ranking_figure("test"))},
                      {"users_evaluated", runs.front().test_users}};
   m.write(dir + "/metrics.json");
 }

@@ -85,8 +85,8 @@ TEST(Measure, EveryRowOfTheTableIsAName) {
   m.differences = [] { return std::vector<double>{0.5}; };
   m.rank = two_users;
   EXPECT_EQ(eval::measure(m, "test", names).size(), rows);
-  EXPECT_EQ(eval::ranking_metric("ndcg", 5), "ndcg@5");
-  EXPECT_THROW(eval::ranking_metric("rmse"), std::invalid_argument);
+  EXPECT_EQ(ranking_figure("val"), "val_ndcg@10");  // the ranking criterion, at its cut-off
+  EXPECT_EQ(ranking_figure(), "ndcg@10");
 }
 
 TEST(Measure, ErrorSumsPooledOverPartsEqualOneList) {

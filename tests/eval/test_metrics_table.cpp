@@ -1,6 +1,6 @@
 // The table of metrics (symgnn/metrics.h): names taken apart, directions from the rows, the
-// choices it generates for train.select and tune, and every ranking row's value in a
-// RankingAtK.
+// choices it generates for train.select and tune, every ranking row's value in a
+// RankingAtK, and every row's function.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "eval/metric_functions.h"
 #include "symgnn/config.h"
 #include "symgnn/metrics.h"
 #include "symgnn/ranking.h"
@@ -66,14 +67,37 @@ TEST(MetricsTable, SelectAndTuneChoicesAreEveryValidationFigure) {
 TEST(MetricsTable, EveryRankingRowHasItsValueInARankingAtK) {
   eval::RankingAtK a;
   a.k = 10;
-  a.precision = 0.1, a.recall = 0.2, a.ndcg = 0.3, a.map = 0.4, a.hit_rate = 0.5, a.coverage = 0.6;
+  std::set<double> given;
+  for (size_t r = 0; r < kMetricCount; ++r) {
+    a.values[r] = 0.1 * static_cast<double>(r + 1);
+    if (kMetrics[r].needs == MetricNeeds::ranking) given.insert(a.values[r]);
+  }
   std::set<double> seen;
   for (const MetricRow& m : kMetrics) {
     if (m.needs != MetricNeeds::ranking) continue;
     seen.insert(eval::metric_value(a, m.name));
   }
-  EXPECT_EQ(seen, (std::set<double>{0.1, 0.2, 0.3, 0.4, 0.5, 0.6}));  // each row its own field
+  EXPECT_EQ(seen, given);  // each row its own value
   EXPECT_THROW(eval::metric_value(a, "rmse"), std::invalid_argument);
+}
+
+TEST(MetricsTable, EveryRowHasTheFunctionItsNeedsCallFor) {
+  for (size_t r = 0; r < kMetricCount; ++r) {
+    const eval::MetricFunction& f = eval::metric_function(r);
+    const bool error = f.error.term && f.error.of_mean;
+    const bool ranking = (f.per_user != nullptr) != (f.over_catalogue != nullptr);
+    if (kMetrics[r].needs == MetricNeeds::predictions)
+      EXPECT_TRUE(error && !f.per_user && !f.over_catalogue) << kMetrics[r].name;
+    else
+      EXPECT_TRUE(ranking && !f.error.term && !f.error.of_mean) << kMetrics[r].name;
+  }
+}
+
+TEST(MetricsTable, TheRankingCriterionIsARankingRow) {
+  EXPECT_EQ(ranking_metric().needs, MetricNeeds::ranking);
+  EXPECT_EQ(ranking_metric().direction, MetricDirection::higher);
+  EXPECT_EQ(ranking_figure("val"), metric_figure("val", ranking_metric(), kRankingCutoff));
+  EXPECT_EQ(ranking_label(), "NDCG@10");
 }
 
 }  // namespace

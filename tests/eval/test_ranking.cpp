@@ -16,6 +16,7 @@
 #include "symgnn/ranking.h"
 
 using symgnn::eval::default_relevant_min;
+using symgnn::eval::metric_value;
 using symgnn::eval::RankingAccumulator;
 using symgnn::eval::RankingAtK;
 using symgnn::eval::RankingReport;
@@ -113,12 +114,12 @@ void expect_reports_near(const RankingReport& a, const RankingReport& b, double 
   for (size_t j = 0; j < a.at_k.size(); ++j) {
     SCOPED_TRACE("k=" + std::to_string(a.at_k[j].k));
     EXPECT_EQ(a.at_k[j].k, b.at_k[j].k);
-    EXPECT_NEAR(a.at_k[j].precision, b.at_k[j].precision, tol);
-    EXPECT_NEAR(a.at_k[j].recall, b.at_k[j].recall, tol);
-    EXPECT_NEAR(a.at_k[j].ndcg, b.at_k[j].ndcg, tol);
-    EXPECT_NEAR(a.at_k[j].map, b.at_k[j].map, tol);
-    EXPECT_NEAR(a.at_k[j].hit_rate, b.at_k[j].hit_rate, tol);
-    EXPECT_DOUBLE_EQ(a.at_k[j].coverage, b.at_k[j].coverage);
+    EXPECT_NEAR(metric_value(a.at_k[j], "precision"), metric_value(b.at_k[j], "precision"), tol);
+    EXPECT_NEAR(metric_value(a.at_k[j], "recall"), metric_value(b.at_k[j], "recall"), tol);
+    EXPECT_NEAR(metric_value(a.at_k[j], "ndcg"), metric_value(b.at_k[j], "ndcg"), tol);
+    EXPECT_NEAR(metric_value(a.at_k[j], "map"), metric_value(b.at_k[j], "map"), tol);
+    EXPECT_NEAR(metric_value(a.at_k[j], "hit_rate"), metric_value(b.at_k[j], "hit_rate"), tol);
+    EXPECT_DOUBLE_EQ(metric_value(a.at_k[j], "coverage"), metric_value(b.at_k[j], "coverage"));
   }
 }
 
@@ -210,30 +211,30 @@ TEST(RankingAccumulator, HandComputedSingleUser) {
 
   const RankingAtK& a2 = r.at_k[0];  // [1, 3]: one hit at position 2
   EXPECT_EQ(a2.k, 2);
-  EXPECT_DOUBLE_EQ(a2.precision, 1.0 / 2);
-  EXPECT_DOUBLE_EQ(a2.recall, 1.0 / 3);
-  EXPECT_DOUBLE_EQ(a2.ndcg, (1 / std::log2(3.0)) / idcg2);
-  EXPECT_DOUBLE_EQ(a2.map, (1.0 / 2) / 2);  // denominator min(k, |R|) = 2
-  EXPECT_DOUBLE_EQ(a2.hit_rate, 1.0);
-  EXPECT_DOUBLE_EQ(a2.coverage, 2.0 / 8);  // {1, 3}; the skipped user's 5, 6, 7 do not count
+  EXPECT_DOUBLE_EQ(metric_value(a2, "precision"), 1.0 / 2);
+  EXPECT_DOUBLE_EQ(metric_value(a2, "recall"), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a2, "ndcg"), (1 / std::log2(3.0)) / idcg2);
+  EXPECT_DOUBLE_EQ(metric_value(a2, "map"), (1.0 / 2) / 2);  // denominator min(k, |R|) = 2
+  EXPECT_DOUBLE_EQ(metric_value(a2, "hit_rate"), 1.0);
+  EXPECT_DOUBLE_EQ(metric_value(a2, "coverage"), 2.0 / 8);  // {1, 3}; the skipped user's 5, 6, 7 do not count
 
   const RankingAtK& a5 = r.at_k[1];  // hits at positions 2 and 5
   EXPECT_EQ(a5.k, 5);
-  EXPECT_DOUBLE_EQ(a5.precision, 2.0 / 5);
-  EXPECT_DOUBLE_EQ(a5.recall, 2.0 / 3);
-  EXPECT_DOUBLE_EQ(a5.ndcg, dcg5 / idcg3);
-  EXPECT_DOUBLE_EQ(a5.map, (1.0 / 2 + 2.0 / 5) / 3);
-  EXPECT_DOUBLE_EQ(a5.hit_rate, 1.0);
-  EXPECT_DOUBLE_EQ(a5.coverage, 5.0 / 8);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "precision"), 2.0 / 5);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "recall"), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "ndcg"), dcg5 / idcg3);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "map"), (1.0 / 2 + 2.0 / 5) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "hit_rate"), 1.0);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "coverage"), 5.0 / 8);
 
   const RankingAtK& a10 = r.at_k[2];  // k beyond the 5 candidates: precision still over 10
   EXPECT_EQ(a10.k, 10);
-  EXPECT_DOUBLE_EQ(a10.precision, 2.0 / 10);
-  EXPECT_DOUBLE_EQ(a10.recall, 2.0 / 3);
-  EXPECT_DOUBLE_EQ(a10.ndcg, dcg5 / idcg3);  // IDCG over min(10, |R|) = 3 positions
-  EXPECT_DOUBLE_EQ(a10.map, (1.0 / 2 + 2.0 / 5) / 3);
-  EXPECT_DOUBLE_EQ(a10.hit_rate, 1.0);
-  EXPECT_DOUBLE_EQ(a10.coverage, 5.0 / 8);
+  EXPECT_DOUBLE_EQ(metric_value(a10, "precision"), 2.0 / 10);
+  EXPECT_DOUBLE_EQ(metric_value(a10, "recall"), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a10, "ndcg"), dcg5 / idcg3);  // IDCG over min(10, |R|) = 3 positions
+  EXPECT_DOUBLE_EQ(metric_value(a10, "map"), (1.0 / 2 + 2.0 / 5) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a10, "hit_rate"), 1.0);
+  EXPECT_DOUBLE_EQ(metric_value(a10, "coverage"), 5.0 / 8);
 }
 
 // Means over three evaluated users (the one above, a hit at position 1, a miss) and the
@@ -251,20 +252,22 @@ TEST(RankingAccumulator, HandComputedMeansOverUsers) {
   const double idcg3 = idcg2 + 1 / std::log2(4.0);
 
   const RankingAtK& a2 = r.at_k[0];
-  EXPECT_DOUBLE_EQ(a2.precision, (1.0 / 2 + 1.0 / 2 + 0) / 3);
-  EXPECT_DOUBLE_EQ(a2.recall, (1.0 / 3 + 1 + 0) / 3);
-  EXPECT_DOUBLE_EQ(a2.ndcg, ((1 / std::log2(3.0)) / idcg2 + (1 / std::log2(3.0)) / 1 + 0) / 3);
-  EXPECT_DOUBLE_EQ(a2.map, ((1.0 / 2) / 2 + (1.0 / 2) / 1 + 0) / 3);
-  EXPECT_DOUBLE_EQ(a2.hit_rate, 2.0 / 3);
-  EXPECT_DOUBLE_EQ(a2.coverage, 5.0 / 8);  // {1, 3} + {4, 0} + {1, 2}
+  EXPECT_DOUBLE_EQ(metric_value(a2, "precision"), (1.0 / 2 + 1.0 / 2 + 0) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a2, "recall"), (1.0 / 3 + 1 + 0) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a2, "ndcg"),
+                   ((1 / std::log2(3.0)) / idcg2 + (1 / std::log2(3.0)) / 1 + 0) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a2, "map"), ((1.0 / 2) / 2 + (1.0 / 2) / 1 + 0) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a2, "hit_rate"), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a2, "coverage"), 5.0 / 8);  // {1, 3} + {4, 0} + {1, 2}
 
   const RankingAtK& a5 = r.at_k[1];  // the second user's list has 3 entries, the third's 2
-  EXPECT_DOUBLE_EQ(a5.precision, (2.0 / 5 + 1.0 / 5 + 0) / 3);
-  EXPECT_DOUBLE_EQ(a5.recall, (2.0 / 3 + 1 + 0) / 3);
-  EXPECT_DOUBLE_EQ(a5.ndcg, ((1 / std::log2(3.0) + 1 / std::log2(6.0)) / idcg3 + 1 / std::log2(3.0) + 0) / 3);
-  EXPECT_DOUBLE_EQ(a5.map, ((1.0 / 2 + 2.0 / 5) / 3 + 1.0 / 2 + 0) / 3);
-  EXPECT_DOUBLE_EQ(a5.hit_rate, 2.0 / 3);
-  EXPECT_DOUBLE_EQ(a5.coverage, 6.0 / 8);  // {0, 1, 2, 3, 4, 6}
+  EXPECT_DOUBLE_EQ(metric_value(a5, "precision"), (2.0 / 5 + 1.0 / 5 + 0) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "recall"), (2.0 / 3 + 1 + 0) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "ndcg"),
+                   ((1 / std::log2(3.0) + 1 / std::log2(6.0)) / idcg3 + 1 / std::log2(3.0) + 0) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "map"), ((1.0 / 2 + 2.0 / 5) / 3 + 1.0 / 2 + 0) / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "hit_rate"), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(metric_value(a5, "coverage"), 6.0 / 8);  // {0, 1, 2, 3, 4, 6}
 }
 
 // A perfect list scores 1 on NDCG and MAP; MAP divides by min(k, |R|), not |R|.
@@ -272,13 +275,13 @@ TEST(RankingAccumulator, PerfectListsAndTheMapDenominator) {
   RankingAccumulator acc({2, 4}, 10);
   acc.add({5, 6, 7, 8, 0}, {8, 7, 6, 5});
   const RankingReport r = acc.report();
-  EXPECT_DOUBLE_EQ(r.at_k[0].map, (1.0 / 1 + 2.0 / 2) / 2);
-  EXPECT_DOUBLE_EQ(r.at_k[0].recall, 2.0 / 4);
-  EXPECT_DOUBLE_EQ(r.at_k[0].ndcg, 1.0);
-  EXPECT_DOUBLE_EQ(r.at_k[1].map, 1.0);
-  EXPECT_DOUBLE_EQ(r.at_k[1].ndcg, 1.0);
-  EXPECT_DOUBLE_EQ(r.at_k[1].precision, 1.0);
-  EXPECT_DOUBLE_EQ(r.at_k[1].coverage, 4.0 / 10);  // the fifth entry lies past max_k
+  EXPECT_DOUBLE_EQ(metric_value(r.at_k[0], "map"), (1.0 / 1 + 2.0 / 2) / 2);
+  EXPECT_DOUBLE_EQ(metric_value(r.at_k[0], "recall"), 2.0 / 4);
+  EXPECT_DOUBLE_EQ(metric_value(r.at_k[0], "ndcg"), 1.0);
+  EXPECT_DOUBLE_EQ(metric_value(r.at_k[1], "map"), 1.0);
+  EXPECT_DOUBLE_EQ(metric_value(r.at_k[1], "ndcg"), 1.0);
+  EXPECT_DOUBLE_EQ(metric_value(r.at_k[1], "precision"), 1.0);
+  EXPECT_DOUBLE_EQ(metric_value(r.at_k[1], "coverage"), 4.0 / 10);  // the fifth entry lies past max_k
 }
 
 TEST(RankingAccumulator, NoEvaluatedUserGivesZerosInTheOrderOfKs) {
@@ -292,12 +295,12 @@ TEST(RankingAccumulator, NoEvaluatedUserGivesZerosInTheOrderOfKs) {
   EXPECT_EQ(r.at_k[1].k, 1);
   EXPECT_EQ(r.at_k[2].k, 5);
   for (const RankingAtK& a : r.at_k) {
-    EXPECT_EQ(a.precision, 0.0);
-    EXPECT_EQ(a.recall, 0.0);
-    EXPECT_EQ(a.ndcg, 0.0);
-    EXPECT_EQ(a.map, 0.0);
-    EXPECT_EQ(a.hit_rate, 0.0);
-    EXPECT_EQ(a.coverage, 0.0);
+    EXPECT_EQ(metric_value(a, "precision"), 0.0);
+    EXPECT_EQ(metric_value(a, "recall"), 0.0);
+    EXPECT_EQ(metric_value(a, "ndcg"), 0.0);
+    EXPECT_EQ(metric_value(a, "map"), 0.0);
+    EXPECT_EQ(metric_value(a, "hit_rate"), 0.0);
+    EXPECT_EQ(metric_value(a, "coverage"), 0.0);
   }
 }
 
@@ -344,12 +347,12 @@ TEST(RankingAccumulator, MatchesBruteForceOnRandomUsers) {
     for (size_t j = 0; j < ks.size(); ++j) {
       SCOPED_TRACE("k " + std::to_string(ks[j]));
       EXPECT_EQ(r.at_k[j].k, ks[j]);
-      EXPECT_NEAR(r.at_k[j].precision, sums[j].precision / users, 1e-12);
-      EXPECT_NEAR(r.at_k[j].recall, sums[j].recall / users, 1e-12);
-      EXPECT_NEAR(r.at_k[j].ndcg, sums[j].ndcg / users, 1e-12);
-      EXPECT_NEAR(r.at_k[j].map, sums[j].map / users, 1e-12);
-      EXPECT_NEAR(r.at_k[j].hit_rate, sums[j].hit / users, 1e-12);
-      EXPECT_DOUBLE_EQ(r.at_k[j].coverage,
+      EXPECT_NEAR(metric_value(r.at_k[j], "precision"), sums[j].precision / users, 1e-12);
+      EXPECT_NEAR(metric_value(r.at_k[j], "recall"), sums[j].recall / users, 1e-12);
+      EXPECT_NEAR(metric_value(r.at_k[j], "ndcg"), sums[j].ndcg / users, 1e-12);
+      EXPECT_NEAR(metric_value(r.at_k[j], "map"), sums[j].map / users, 1e-12);
+      EXPECT_NEAR(metric_value(r.at_k[j], "hit_rate"), sums[j].hit / users, 1e-12);
+      EXPECT_DOUBLE_EQ(metric_value(r.at_k[j], "coverage"),
                        static_cast<double>(covered[j].size()) / static_cast<double>(n_items));
     }
   }
@@ -401,5 +404,5 @@ TEST(RankingAccumulator, BadItemsThrowAndAddNothing) {
   EXPECT_NO_THROW(acc.add({1, 2, 1, 7}, {1}));                 // past max_k: ignored
   const RankingReport r = acc.report();
   EXPECT_EQ(r.users_evaluated, 1);
-  EXPECT_DOUBLE_EQ(r.at_k[0].coverage, 2.0 / 4);
+  EXPECT_DOUBLE_EQ(metric_value(r.at_k[0], "coverage"), 2.0 / 4);
 }

@@ -210,7 +210,7 @@ TEST(FitRanking, JointObjectiveTrainsSelectsOnValidationNdcgAndRanksByItsScores)
   // The ranking metric the run recorded is evaluate's on the same model, at its epoch.
   symgnn::EvaluateOptions eo;
   eo.ks = {10};
-  EXPECT_GE(symgnn::evaluate(m, eo).ranking.at_k[0].ndcg, 0.0);
+  EXPECT_GE(symgnn::eval::metric_value(symgnn::evaluate(m, eo).ranking.at_k[0], "ndcg"), 0.0);
 }
 
 TEST(FitRanking, RankingObjectiveGetsRatingsFromItsBiasHead) {

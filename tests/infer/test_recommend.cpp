@@ -215,10 +215,10 @@ TEST(Evaluate, MatchesMetricsComputedByHandFromPredict) {
     EXPECT_EQ(ev.ranking.users_evaluated, evaluated);
     const auto& a = ev.ranking.at_k[kk];
     EXPECT_EQ(a.k, k);
-    EXPECT_NEAR(a.precision, prec / evaluated, 1e-12) << "k " << k;
-    EXPECT_NEAR(a.recall, rec / evaluated, 1e-12) << "k " << k;
-    EXPECT_NEAR(a.hit_rate, hit / evaluated, 1e-12) << "k " << k;
+    EXPECT_NEAR(eval::metric_value(a, "precision"), prec / evaluated, 1e-12) << "k " << k;
+    EXPECT_NEAR(eval::metric_value(a, "recall"), rec / evaluated, 1e-12) << "k " << k;
+    EXPECT_NEAR(eval::metric_value(a, "hit_rate"), hit / evaluated, 1e-12) << "k " << k;
   }
   // With k beyond every candidate list, recall is 1 for every evaluated user.
-  EXPECT_NEAR(ev.ranking.at_k[2].recall, 1.0, 1e-12);
+  EXPECT_NEAR(eval::metric_value(ev.ranking.at_k[2], "recall"), 1.0, 1e-12);
 }

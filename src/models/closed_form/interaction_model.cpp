@@ -209,25 +209,28 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
     nlohmann::json tried = nlohmann::json::array();
     for (const double setting : candidates) {
       fit_on({&ds.train}, setting, false);  // scored on validation only: W is not kept
-      const double ndcg =
-          probe.empty()
-              ? 0.0
-              : probe.figure([&](const at::Tensor& b) { return scores_.index_select(0, b); }, "ndcg@10");
-      tried.push_back({{"setting", setting}, {"val_ndcg@10", ndcg}});
-      if (log) log(setting_name() + " = " + setting_text(setting) + ": validation NDCG@10 " + fixed(ndcg, 4));
+      const double ndcg = probe.empty()
+                              ? 0.0
+                              : probe.figure([&](const at::Tensor& b) { return scores_.index_select(0, b); },
+                                             ranking_figure());
+      tried.push_back({{"setting", setting}, {ranking_figure("val"), ndcg}});
+      if (log)
+        log(setting_name() + " = " + setting_text(setting) + ": validation " + ranking_label() + " " +
+            fixed(ndcg, 4));
       if (ndcg > best_ndcg) best = setting, best_ndcg = ndcg;
     }
     out.val_predictions = predictions(ds.validation);  // the biases of the training ratings
-    if (!probe.empty()) out.metrics["val_ndcg@10"] = best_ndcg;
+    if (!probe.empty()) out.metrics[ranking_figure("val")] = best_ndcg;
     out.details["tried"] = tried;
   }
   fit_on({&ds.train, &ds.validation}, best, true);
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
   out.details[setting_name()] = best;
   out.details["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out.summary.push_back(name() + " on " + ds.name + ": " + setting_name() + " = " + setting_text(best) +
-                        (best_ndcg >= 0 ? " (validation NDCG@10 " + fixed(best_ndcg, 4) + ")" : "") +
-                        ", refit on training + validation");
+  out.summary.push_back(
+      name() + " on " + ds.name + ": " + setting_name() + " = " + setting_text(best) +
+      (best_ndcg >= 0 ? " (validation " + ranking_label() + " " + fixed(best_ndcg, 4) + ")" : "") +
+      ", refit on training + validation");
   return out;
 }
 

@@ -183,10 +183,11 @@ ClosedFormFit ItemKnnModel::fit(const Dataset& ds, const at::Device& device,
     fit_on({&ds.train});
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
     if (!probe.empty()) {
-      ndcg = probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, "ndcg@10");
-      out.metrics["val_ndcg@10"] = ndcg;
+      ndcg = probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, ranking_figure());
+      out.metrics[ranking_figure("val")] = ndcg;
       if (log)
-        log("itemknn.neighbours = " + std::to_string(neighbours_) + ": validation NDCG@10 " + fixed(ndcg, 4));
+        log("itemknn.neighbours = " + std::to_string(neighbours_) + ": validation " + ranking_label() + " " +
+            fixed(ndcg, 4));
     }
     out.val_predictions = predictions(ds.validation);  // the biases of the training ratings
   }
@@ -196,8 +197,8 @@ ClosedFormFit ItemKnnModel::fit(const Dataset& ds, const at::Device& device,
   out.details["similarities_kept"] = targets_.size(0);
   out.details["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.summary.push_back("itemknn on " + ds.name + ": itemknn.neighbours = " + std::to_string(neighbours_) +
-                        (ndcg >= 0 ? " (validation NDCG@10 " + fixed(ndcg, 4) + ")" : "") + ", " +
-                        std::to_string(targets_.size(0)) +
+                        (ndcg >= 0 ? " (validation " + ranking_label() + " " + fixed(ndcg, 4) + ")" : "") +
+                        ", " + std::to_string(targets_.size(0)) +
                         " similarities kept, refit on training + validation");
   return out;
 }

@@ -366,11 +366,12 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
     if (!probe.empty()) {
       std::string now;  // "d = 128" or "d = 128, H = 256": what is training
       const auto measure = [&](int64_t epoch) {
-        const double v = probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, "ndcg@10");
+        const double v =
+            probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, ranking_figure());
         if (log)
-          log("elsa " + now + ", epoch " + std::to_string(epoch) + ": validation NDCG@10 " + fixed(v, 4) +
-              " (" + fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0) +
-              " s)");
+          log("elsa " + now + ", epoch " + std::to_string(epoch) + ": validation " + ranking_label() + " " +
+              fixed(v, 4) + " (" +
+              fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0) + " s)");
         return v;
       };
       // Every pair of a width d and a deep path width H, the first always; a later one only
@@ -392,16 +393,16 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
           tried.push_back({{"elsa.d", width},
                            {"elsa.deep_hidden", h},
                            {"epochs", t.epoch},
-                           {"val_ndcg@10", t.ndcg},
+                           {ranking_figure("val"), t.ndcg},
                            {"curve", elsa_curve_json(t)}});
           if (log)
-            log("elsa " + now + ": validation NDCG@10 " + fixed(t.ndcg, 4) + " at epoch " +
+            log("elsa " + now + ": validation " + ranking_label() + " " + fixed(t.ndcg, 4) + " at epoch " +
                 std::to_string(t.epoch));
           const double bar = h > 0 && hidden == 0 && ndcg >= 0 ? cfg_.min_gain : 0.0;
           if (t.ndcg > ndcg + bar)
             ndcg = t.ndcg, d = width, hidden = h, epochs = t.epoch, best_state = t.state;
         }
-      out.metrics["val_ndcg@10"] = ndcg;
+      out.metrics[ranking_figure("val")] = ndcg;
     }
     // Validation predictions from the biases of the training ratings.
     fit_biases({&ds.train});
@@ -420,7 +421,7 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
   out.training_state = std::move(best_state);
   out.details["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.summary.push_back("elsa on " + ds.name + ": " + chosen +
-                        (ndcg >= 0 ? " (validation NDCG@10 " + fixed(ndcg, 4) + ")" : "") +
+                        (ndcg >= 0 ? " (validation " + ranking_label() + " " + fixed(ndcg, 4) + ")" : "") +
                         ", refit on training + validation");
   return out;
 }

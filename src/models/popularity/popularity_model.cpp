@@ -79,8 +79,8 @@ ClosedFormFit PopularityModel::fit(const Dataset& ds, const at::Device&,
     // auto weighs it by (fit/ranker.h).
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, counts_.device());
     if (!probe.empty())
-      out.metrics["val_ndcg@10"] =
-          probe.figure([&](const at::Tensor& b) { return score_items(b, counts_.size(0)); }, "ndcg@10");
+      out.metrics[ranking_figure("val")] = probe.figure(
+          [&](const at::Tensor& b) { return score_items(b, counts_.size(0)); }, ranking_figure());
   }
   count({&ds.train, &ds.validation}, ds.feedback == "counts");
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
