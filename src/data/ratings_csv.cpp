@@ -606,11 +606,12 @@ FeatureMatrix read_feature_rows(LineReader& in, IdIndex& ids, const char* side, 
 
 FeatureMatrix feature_matrix_of_rows(const std::vector<Delta::Features>& given, const std::string& name,
                                      IdIndex& ids, const char* side, bool add_new) {
+  // As the file of the same lines reads them: an id alone on line 1 is one whitespace-separated
+  // field.
   const size_t cols = given.empty() ? 0 : given.front().values.size();
-  if (given.empty() || cols == 0)
+  if (cols == 0)
     throw DataError(name, 1,
-                    std::string("expected an id and at least one feature separated by tab, found ") +
-                        count_text(given.empty() ? 0 : 1) + " field(s)");
+                    "expected an id and at least one feature separated by whitespace, found 1 field(s)");
   std::vector<std::string> names;
   for (size_t c = 0; c < cols; ++c) names.push_back("f" + std::to_string(c + 1));
   FeatureRowsBuilder rows(name, ids, side, add_new, cols, 1);

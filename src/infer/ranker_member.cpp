@@ -11,6 +11,7 @@
 #include "data/parsers.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
+#include "infer/split_rows.h"
 #include "symgnn/error.h"
 #include "symgnn/model.h"
 #include "symgnn/model_kinds.h"
@@ -57,29 +58,15 @@ std::vector<float> RankerMember::rated_rows(const std::vector<std::vector<int64_
 std::vector<float> RankerMember::rows(const std::vector<int64_t>& users,
                                       const std::vector<std::vector<int64_t>>& seen) const {
   if (fresh_.empty()) return model_->score_all_items(users);
-  const auto n2 = static_cast<size_t>(model_->items());
-  std::vector<float> out(users.size() * n2);
-  std::vector<int64_t> known;
-  std::vector<size_t> known_at, fresh_at;
-  std::vector<std::vector<int64_t>> rated;
-  for (size_t k = 0; k < users.size(); ++k) {
-    const int64_t u = users[k];
-    if (std::binary_search(fresh_.begin(), fresh_.end(), u)) {
-      rated.push_back(seen[static_cast<size_t>(u)]);
-      fresh_at.push_back(k);
-    } else {
-      known.push_back(u);
-      known_at.push_back(k);
-    }
-  }
-  const auto place = [&](const std::vector<float>& rows, const std::vector<size_t>& at) {
-    for (size_t r = 0; r < at.size(); ++r)
-      std::copy_n(rows.begin() + static_cast<std::ptrdiff_t>(r * n2), n2,
-                  out.begin() + static_cast<std::ptrdiff_t>(at[r] * n2));
-  };
-  if (!known.empty()) place(model_->score_all_items(known), known_at);
-  if (!rated.empty()) place(rated_rows(rated), fresh_at);
-  return out;
+  return split_rows(
+      users, static_cast<size_t>(model_->items()),
+      [this](int64_t u) { return std::binary_search(fresh_.begin(), fresh_.end(), u); },
+      [this](const std::vector<int64_t>& known) { return model_->score_all_items(known); },
+      [&](const std::vector<int64_t>& fresh) {
+        std::vector<std::vector<int64_t>> rated;
+        for (const int64_t u : fresh) rated.push_back(seen[static_cast<size_t>(u)]);
+        return rated_rows(rated);
+      });
 }
 
 std::shared_ptr<const RankerMember> grown(const std::shared_ptr<const RankerMember>& ranker,

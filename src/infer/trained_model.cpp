@@ -20,6 +20,7 @@
 #include "infer/new_ratings.h"
 #include "infer/ranker_graph_term.h"
 #include "infer/refresh.h"
+#include "infer/split_rows.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
@@ -70,28 +71,11 @@ struct TrainedModel::Impl {
   template <typename Rows>
   std::vector<float> with_cold_rows(const std::vector<int64_t>& users, Rows rated_rows);
   /// The rows of `users`, row-major: `rows` of those `other` leaves, `other_rows` of the rest
-  /// (the callers check the ids).
+  /// (infer/split_rows.h; the callers check the ids).
   template <typename Other, typename Rows, typename OtherRows>
   std::vector<float> split_rows(const std::vector<int64_t>& users, Other other, Rows rows,
                                 OtherRows other_rows) {
-    std::vector<int64_t> mine, theirs;
-    std::vector<size_t> mine_at, theirs_at;
-    for (size_t k = 0; k < users.size(); ++k) {
-      const bool o = other(users[k]);
-      (o ? theirs : mine).push_back(users[k]);
-      (o ? theirs_at : mine_at).push_back(k);
-    }
-    if (theirs.empty()) return rows(users);
-    const auto n2 = static_cast<size_t>(parts.ctx.n2);
-    std::vector<float> out(users.size() * n2);
-    const auto place = [&](const std::vector<float>& block, const std::vector<size_t>& at) {
-      for (size_t r = 0; r < at.size(); ++r)
-        std::copy_n(block.begin() + static_cast<std::ptrdiff_t>(r * n2), n2,
-                    out.begin() + static_cast<std::ptrdiff_t>(at[r] * n2));
-    };
-    if (!mine.empty()) place(rows(mine), mine_at);
-    place(other_rows(theirs), theirs_at);
-    return out;
+    return infer::split_rows(users, static_cast<size_t>(parts.ctx.n2), other, rows, other_rows);
   }
 
   /// Mean of the members' `score` of the index tensors, on the CPU as float.
@@ -186,8 +170,6 @@ std::vector<float> to_vector(const at::Tensor& t) {
   return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
 }
 
-/// The users with ratings from index `from` on of `ds.train` (those new nodes added),
-/// ascending, once each.
 }  // namespace
 
 namespace infer {
