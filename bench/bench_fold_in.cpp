@@ -1,20 +1,20 @@
 // Folding a new user into a served model, step by step: what serve's POST /v1/recommend with
 // ratings costs (docs/serve.md). Per repeat, the model grown by the user
-// (TrainedModel::with_new_nodes) and its list, then the user folded in alone
-// (TrainedModel::fold_in_user) and its list, and how far the fold-in's scores and shown
-// ratings are from the grown model's (relative). Prints figures.
+// (TrainedModel::with_new_nodes) and its list, then the user through the door that serve
+// calls (apply(..., Keep::user), symgnn/update.h: folded in alone where the model folds) and its list, and
+// how far the fold-in's scores and shown ratings are from the grown model's (relative). Prints figures.
 //
 //   build/bench/bench_fold_in --model runs/douban [--repeats 5]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 
 using Clock = std::chrono::steady_clock;
 
@@ -47,16 +47,17 @@ int main(int argc, char** argv) {
     o.k = 10;
     const auto lists = symgnn::recommend(grown, {grown.users() - 1}, o);
     const auto t2 = Clock::now();
-    const std::optional<symgnn::FoldedUser> folded = model.fold_in_user(nodes);
+    const symgnn::Applied applied = symgnn::apply(model, nodes.rows, symgnn::Keep::user);
+    const symgnn::UserUpdate* folded = applied.user->folded() ? &*applied.user : nullptr;
     const auto ms = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
     };
     if (!folded) {
-      std::printf("with_new_nodes %8.1f ms   recommend %8.1f ms   fold_in_user: not for this model\n",
-                  ms(t0, t1), ms(t1, t2));
+      std::printf("with_new_nodes %8.1f ms   recommend %8.1f ms   fold-in: not for this model\n", ms(t0, t1),
+                  ms(t1, t2));
       continue;
     }
-    const auto folded_list = symgnn::recommend_folded(model, *folded, o);
+    const auto folded_list = symgnn::recommend(*folded, o);
     const auto t3 = Clock::now();
     const int64_t u = grown.users() - 1;
     const std::vector<float> scores = grown.score_all_items({u});
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
       diff = std::max(diff, std::abs(double(folded_list.scores[k]) - shown.scores[k]) /
                                 (1 + std::abs(double(shown.scores[k]))));
     std::printf(
-        "with_new_nodes %7.1f ms + recommend %7.1f ms   fold_in_user + recommend_folded %6.2f ms   "
+        "with_new_nodes %7.1f ms + recommend %7.1f ms   apply(Keep::user) + recommend %6.2f ms   "
         "differ by %.2g   same list: %s\n",
         ms(t0, t1), ms(t1, t2), ms(t2, t3), diff, folded_list.items == shown.items ? "yes" : "no");
   }

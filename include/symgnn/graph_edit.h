@@ -25,7 +25,9 @@ class TrainedModel;
 Delta::Edge graph_edit(const std::string& side, const std::string& op, std::string a, std::string b,
                        double weight = 1.0);
 
-/// `model` with `edits` applied in order, all or none: every node's representation as the
+/// `model` with `edits` applied in order, all or none: the door (symgnn/update.h) given a Delta
+/// of these edges, apply(model, delta, Keep::model), named for the callers that edit graphs.
+/// Every node's representation as the
 /// trained weights compute it on the edited graphs (the ranker beside it kept: the closed-form
 /// rankers read no graph at scoring). Where the kind carries its representations over
 /// (RatingModel::take_graph_edit: the low-rank model with the prior encoder), only the rows the

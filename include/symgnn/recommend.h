@@ -18,6 +18,7 @@
 #include "symgnn/item_filter.h"
 #include "symgnn/ranking.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 
 namespace symgnn {
 
@@ -61,15 +62,13 @@ void recommend_each(const TrainedModel& model, const std::vector<int64_t>& users
 /// item given twice or no item.
 UserRecommendations rank_items(const TrainedModel& model, int64_t user, const std::vector<int64_t>& items);
 
-/// The list of a user folded into `model` (TrainedModel::fold_in_user) under `opts`: what
-/// recommend() gives that user in the model grown by their ratings (the filter resolved
-/// against `model`). Throws ConfigError as recommend_each does.
-UserRecommendations recommend_folded(const TrainedModel& model, const FoldedUser& folded,
-                                     const RecommendOptions& opts);
+/// The list of a user after a change (apply(..., Keep::user), symgnn/update.h) under `opts`:
+/// what recommend() gives that user in the model grown by the change (the filter resolved
+/// against user.model()). Throws ConfigError as recommend_each does.
+UserRecommendations recommend(const UserUpdate& user, const RecommendOptions& opts);
 
-/// rank_items() for a user folded into `model` (TrainedModel::fold_in_user).
-UserRecommendations rank_folded(const TrainedModel& model, const FoldedUser& folded,
-                                const std::vector<int64_t>& items);
+/// rank_items() for a user after a change (apply(..., Keep::user)).
+UserRecommendations rank_items(const UserUpdate& user, const std::vector<int64_t>& items);
 
 /// recommend_each collected into a vector.
 std::vector<UserRecommendations> recommend(const TrainedModel& model, const std::vector<int64_t>& users,

@@ -10,9 +10,7 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,20 +64,6 @@ struct NewRatingsSummary {
   std::string item_graph_how;
 };
 
-/// One user after a fold-in (TrainedModel::fold_in_user): their rows as the model grown by
-/// their ratings gives them. Valid while the model it came from lives.
-struct FoldedUser {
-  int64_t user = 0;              // the user's index: users() for a new user
-  std::string id;                // the user's id
-  std::vector<float> scores;     // score_all_items() of the user, items() entries
-  std::vector<int64_t> seen;     // the items the user rated, the new ratings included, ascending
-  std::string ranked_by;         // ranker() of the grown model, or its name()
-  bool ranks_by_rating = false;  // ranks_by_rating() of the grown model
-  /// rating_all_items() of the user at `items` (indices, in their order): computed when asked,
-  /// for those items alone where a ranker's scores order the lists (a list shows k ratings).
-  std::function<std::vector<float>(const std::vector<int64_t>& items)> ratings;
-};
-
 /// One neighbour of TrainedModel::similar: a node index and its cosine similarity.
 struct SimilarNode {
   int64_t index = 0;
@@ -107,21 +91,15 @@ class TrainedModel {
   static TrainedModel load(const std::string& path, const std::string& device = "cpu",
                            const std::string& new_ratings = "");
   /// This model grown by `new_nodes` as load() grows the saved one, from the weights and
-  /// data in memory: what serve and Python answer a new user with, so that the answer comes
-  /// from the model the request started with, whatever the folder on disk holds now
-  /// (docs/reliability.md). Its ranker grows too where its kind places new nodes.
+  /// data in memory, so that an answer comes from the model a request started with, whatever
+  /// the folder on disk holds now (docs/reliability.md). Its ranker grows too where its kind
+  /// places new nodes. The growth the door chooses (symgnn/update.h) where a change cannot be
+  /// folded in or patched: front ends changing a model call apply().
   TrainedModel with_new_nodes(const NewNodes& new_nodes) const;
-  /// The rows with_new_nodes(new_nodes) would give its one user (ratings of one user, new or
-  /// trained, with a new user's graph edges and side features), computed for that user alone
-  /// (RatingModel::fold_user: the rows within their receptive field; a ranker's row from
-  /// their rated items): what serve answers a new or refreshed user with, in milliseconds
-  /// instead of a grown model's full forward (src/infer/fold_in.cpp). std::nullopt where it
-  /// cannot: a kind or graph without a fold-in, nodes it does not take (other files, more
-  /// users, new items), or input with a problem, which with_new_nodes then reports.
-  std::optional<FoldedUser> fold_in_user(const NewNodes& new_nodes) const;
-  /// Makes ahead what fold_in_user() reads on its first call (RatingModel::prepare_folds: a
-  /// trace of the forward pass, about six n x d tensors per member), so that a server's first
-  /// new user is as quick as the others. Not thread-safe itself: call it before sharing the model.
+  /// Makes ahead what a user's fold-in (apply(..., Keep::user), symgnn/update.h) reads on its first call
+  /// (RatingModel::prepare_folds: a trace of the forward pass, about six n x d tensors per member), so that a
+  /// server's first new user is as quick as the others. Not thread-safe itself: call it before sharing the
+  /// model.
   void prepare_fold_ins();
   /// The positions in dataset().train of user `user`'s ratings, ascending (an index built on
   /// first use, once).

@@ -24,6 +24,7 @@
 #include "symgnn/model_dir.h"
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 #include "util/checksum.h"
 #include "util/json_text.h"
 
@@ -58,11 +59,21 @@ std::vector<Delta::Rating> new_rating_rows(const RatingRows& rows) {
 using EdgeRows = std::vector<std::tuple<std::string, std::string, double>>;
 using FeatureRows = std::vector<std::pair<std::string, std::vector<double>>>;
 
-void add_user_rows(NewNodes& nodes, const EdgeRows& edges, const FeatureRows& features) {
-  for (const auto& [a, b, w] : edges) nodes.rows.edges.emplace_back(a, b, w);
-  for (const auto& [id, values] : features) nodes.rows.features.emplace_back(id, values);
-  nodes.rows.edges_name = "edges";
-  nodes.rows.features_name = "features";
+void add_user_rows(Delta& rows, const EdgeRows& edges, const FeatureRows& features) {
+  for (const auto& [a, b, w] : edges) rows.edges.emplace_back(a, b, w);
+  for (const auto& [id, values] : features) rows.features.emplace_back(id, values);
+  rows.edges_name = "edges";
+  rows.features_name = "features";
+}
+
+/// The change Python gives in memory: ratings rows named `rows_name`, a new user's edges and features.
+Delta delta_of(const RatingRows& rows, const std::string& rows_name, const EdgeRows& edges,
+               const FeatureRows& features) {
+  Delta d;
+  d.ratings = new_rating_rows(rows);
+  d.ratings_name = rows_name;
+  add_user_rows(d, edges, features);
+  return d;
 }
 
 }  // namespace
@@ -93,9 +104,7 @@ void bind_model(py::module_& m) {
              nodes.item_graph_file = item_graph;
              nodes.user_features_file = user_features;
              nodes.item_features_file = item_features;
-             nodes.rows.ratings_name = rows_name;
-             nodes.rows.ratings = new_rating_rows(rows);
-             add_user_rows(nodes, user_edge_rows, user_feature_rows);
+             nodes.rows = delta_of(rows, rows_name, user_edge_rows, user_feature_rows);
              (void)verbose;  // loading prints nothing: kept for the callers that pass it
              py::gil_scoped_release release;
              return std::make_unique<ModelHandle>(TrainedModel::load(path, device, nodes));
@@ -109,17 +118,36 @@ void bind_model(py::module_& m) {
           "with_new_ratings",
           [](const ModelHandle& h, const RatingRows& rows, const std::string& rows_name,
              const EdgeRows& user_edge_rows, const FeatureRows& user_feature_rows) {
-            NewNodes nodes;
-            nodes.rows.ratings = new_rating_rows(rows);
-            nodes.rows.ratings_name = rows_name;
-            add_user_rows(nodes, user_edge_rows, user_feature_rows);
+            const Delta delta = delta_of(rows, rows_name, user_edge_rows, user_feature_rows);
             py::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(h.busy);
-            return std::make_unique<ModelHandle>(h.model.with_new_nodes(nodes));
+            return std::make_unique<ModelHandle>(std::move(*apply(h.model, delta, Keep::model).model));
           },
           py::arg("rows"), py::arg("rows_name") = "new ratings", py::arg("user_edge_rows") = EdgeRows{},
           py::arg("user_feature_rows") = FeatureRows{},
-          "this model grown by (user, item, rating) rows of new users, from the weights in memory")
+          "this model grown by (user, item, rating) rows of new users, from the weights in memory "
+          "(the door, symgnn/update.h)")
+      .def(
+          "recommend_new_user",
+          [](const ModelHandle& h, const RatingRows& rows, const std::string& rows_name,
+             const EdgeRows& edges, const FeatureRows& features, int64_t k, bool include_seen) {
+            const Delta delta = delta_of(rows, rows_name, edges, features);
+            py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(h.busy);
+            // The same function as serve's new users: folded in where the members can, else grown.
+            const UserUpdate user = std::move(*apply(h.model, delta, Keep::user).user);
+            RecommendOptions ro;
+            ro.k = k;
+            ro.include_seen = include_seen;
+            const UserRecommendations r = recommend(user, ro);
+            std::vector<std::string> items;
+            for (const int64_t i : r.items) items.push_back(user.model().dataset().items.id_of(i));
+            return std::make_tuple(items, r.scores, short_list_note(r, user.id, k, ""));
+          },
+          py::arg("rows"), py::arg("rows_name"), py::arg("edges"), py::arg("features"), py::arg("k"),
+          py::arg("include_seen"),
+          "one user's list from their rows in memory (apply(..., Keep::user), symgnn/update.h): item ids, "
+          "predicted ratings and the note of a short list")
       .def(
           "save",
           [](const ModelHandle& h, const std::string& path, const std::string& metrics_json) {

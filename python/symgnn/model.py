@@ -362,9 +362,19 @@ class Model:
         their side features (numbers), where the model's user graph comes from a file and its
         users have features, all in memory. The same as Model(path, new_ratings=FILE,
         new_user_graph=..., new_user_features=...).recommend(user, k) with those in files."""
-        k = _args.count(k)  # checked before the load
-        model, user = self._with_user(ratings, user, edges, features)
-        return model.recommend(user, k, exclude_seen)
+        k = _args.count(k)  # checked before the model changes
+        rows, edges, features, user = self._user_rows(ratings, user, edges, features)
+        # The door serve's new users go through (include/symgnn/update.h): folded into this model
+        # where its members can, else the model grown by them.
+        items, scores, note = self._m.recommend_new_user(rows, "ratings", edges, features, k,
+                                                         not _args.flag(exclude_seen, "exclude_seen"))
+        if note:
+            warnings.warn("recommend: " + note, stacklevel=2)
+        table = _table([(user, i, float(s), r + 1) for r, (i, s) in enumerate(zip(items, scores))],
+                       ["user", "item", "prediction", "rank"])
+        if hasattr(table, "attrs"):
+            table.attrs["short_lists"] = {user: len(items)} if note else {}
+        return table
 
     def predict_new_user(self, ratings, items, user=None, edges=None, features=None):
         """Predicted ratings of `items` (one id: a float) by one user absent from training,
@@ -373,6 +383,12 @@ class Model:
         return model.predict(user, items)
 
     def _with_user(self, ratings, user, edges=None, features=None):
+        rows, edges, features, user = self._user_rows(ratings, user, edges, features)
+        users, items, values = zip(*rows)
+        return self._with_arrays(users, items, values, "ratings", edges, features), user
+
+    def _user_rows(self, ratings, user, edges=None, features=None):
+        """(rating rows, edge rows, feature rows, id) of one user absent from training."""
         items, values, frame_user = _frames.one_user(ratings, "ratings", interactions=self.feedback != "ratings")
         user = frame_user if user is None else str(user)
         if user is None:  # a fresh id: the first of new-user, new-user-1, ... the model lacks
@@ -384,8 +400,8 @@ class Model:
             raise ConfigError(f"user {user!r} is in the model's data; recommend_new_user and predict_new_user "
                               f"take users absent from training (recommend({user!r}) ranks for them)")
         users = np.full(len(items), user, dtype=object)
-        return self._with_arrays(users, items, values, "ratings", _new_ratings.edges(user, edges),
-                                 _new_ratings.features(user, features)), user
+        return (_new_ratings.rows(users, items, values, "ratings"), _new_ratings.edges(user, edges),
+                _new_ratings.features(user, features), user)
 
     def _with_arrays(self, users, items, ratings, what, edges=(), features=()):
         """This model grown by new ratings from three checked arrays: from the weights and data

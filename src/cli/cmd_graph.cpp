@@ -12,6 +12,7 @@
 #include "symgnn/graph_edit.h"
 #include "symgnn/model_dir.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 #include "util/memory_check.h"
 #include "util/output_lock.h"
 
@@ -95,12 +96,14 @@ int run_graph_edit(const GraphEditCliOptions& o) {
   OutputLock lock(o.model_dir, "--model");
   const auto [model, known] = infer::load_with_journal_count<TrainedModel>(
       o.model_dir, [&] { return TrainedModel::load(o.model_dir, o.device); });
-  apply_graph_edits(model, edits);  // checked before anything is written
+  Delta delta;  // the edits as the door takes them (symgnn/update.h)
+  delta.edges = edits;
+  check(model, delta);  // before anything is written
   // Checked again, under the journal's lock, after any record a running server appended
   // since the load (infer/graph_journal.h): nothing is written that could not be replayed.
   const int64_t record =
       infer::append_graph_journal(o.model_dir, edits, known, [&](const std::vector<Delta::Edge>& unseen) {
-        if (!unseen.empty()) apply_graph_edits(infer::replay_unseen(model, unseen, o.model_dir), edits);
+        if (!unseen.empty()) check(infer::replay_unseen(model, unseen, o.model_dir), delta);
       });
   std::cerr << "graph edit: " << edits.size() << " edit(s) journalled as record " << record << " of "
             << infer::graph_journal_path(o.model_dir)

@@ -1,9 +1,10 @@
-// One user folded into a loaded model without growing it (TrainedModel::fold_in_user,
-// symgnn/trained_model.h): the checks add_new_nodes (new_ratings.h) makes, for the one case it
-// serves (one user's ratings of known items, a new user's edges and features), then each
-// member's RatingModel::fold_user and the ranker's row from the user's rated items. Anything
-// else, or anything add_new_nodes would refuse, is std::nullopt: with_new_nodes then grows the
-// model and says what is wrong in its own words.
+// One user folded into a loaded model without growing it (infer::fold_user, the door's first
+// choice for Keep::user, symgnn/update.h): for the case it serves (one user's ratings of known
+// items on the model's levels, a new user's edges and features), each member's
+// RatingModel::fold_user and the ranker's row from the user's rated items. The change was
+// checked by check() (symgnn/update.h); what the fold cannot place (new items, a k-NN graph, a
+// member or ranker without a fold) is false, and the door grows the model instead, whose
+// readers report what the fold declined of the edges and features.
 #include <c10/core/InferenceMode.h>
 #include <torch/types.h>
 #include <torch/utils.h>
@@ -11,16 +12,17 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <vector>
 
 #include "infer/model_parts.h"
 #include "infer/ranker_graph_term.h"
+#include "infer/update_parts.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
 #include "symgnn/model.h"
 #include "symgnn/model_kinds.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 
 namespace symgnn {
 
@@ -30,10 +32,9 @@ namespace {
 /// their edges, src/graph/normalize.cpp): w / sqrt(d_new d_v), degrees by out-edges in
 /// double. False where an edge is not one add_new_nodes takes (unknown id, the user itself,
 /// twice, a weight that is not finite and above 0).
-bool new_user_row(const TrainedModel& model, const NewNodes& nodes, const std::string& id,
-                  models::UserFold& f) {
+bool new_user_row(const TrainedModel& model, const Delta& rows, const std::string& id, models::UserFold& f) {
   const NodeSet& users = model.dataset().users;
-  const std::vector<Delta::Edge>& edges = nodes.rows.edges;  // the user side's (fold_in_user checked)
+  const std::vector<Delta::Edge>& edges = rows.edges;  // the user side's (fold_user checked)
   if (graph::models_read_identity(users)) {
     f.identity_row = true;
     return edges.empty();
@@ -68,69 +69,68 @@ void TrainedModel::prepare_fold_ins() {
   if (users() > 0) training_ratings_of(0);
 }
 
-std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) const {
-  const infer::ModelParts& p = parts();
-  const Delta& rows = nodes.rows;
-  const auto user_edge = [](const Delta::Edge& e) {
-    return e.side == NodeSide::users && e.op == EdgeOp::add && !e.create && e.features.empty();
-  };
-  if (!model_kind(p.cfg.model).new_nodes || rows.ratings.empty() || !nodes.files_empty() ||
-      !std::all_of(rows.edges.begin(), rows.edges.end(), user_edge) || rows.features.size() > 1 ||
+namespace infer {
+
+bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
+  const infer::ModelParts& p = model.parts();
+  // A new user's edges and one feature row of theirs; an item's rows grow the model.
+  const auto user_edge = [](const Delta::Edge& e) { return e.side == NodeSide::users; };
+  if (rows.ratings.empty() || !std::all_of(rows.edges.begin(), rows.edges.end(), user_edge) ||
+      rows.features.size() > 1 ||
       (rows.features.size() == 1 && rows.features.front().side != NodeSide::users))
-    return std::nullopt;
+    return false;
   const std::string& id = rows.ratings.front().user;
-  const int64_t known = user_index(id);
-  if (id.empty() || (known >= 0 && (!rows.edges.empty() || !rows.features.empty()))) return std::nullopt;
+  const int64_t known = model.user_index(id);
+  if (known >= 0 && (!rows.edges.empty() || !rows.features.empty())) return false;
   const std::vector<float>& levels = p.ctx.levels;
-  if (levels.empty() || levels.size() > models::kMaxPriorClasses) return std::nullopt;
+  if (levels.empty() || levels.size() > models::kMaxPriorClasses) return false;
 
   models::UserFold f;
-  f.user = known >= 0 ? known : users();
+  f.user = known >= 0 ? known : model.users();
   const std::vector<int64_t> none;
-  const std::vector<int64_t>& before = known >= 0 ? seen_items()[static_cast<size_t>(known)] : none;
+  const std::vector<int64_t>& before = known >= 0 ? model.seen_items()[static_cast<size_t>(known)] : none;
   // The user's training ratings (a trained user's from the data), then the new ones.
   if (known >= 0) {
     const RatingList& train = p.ds.train;
-    for (const int64_t at : training_ratings_of(known)) {
+    for (const int64_t at : model.training_ratings_of(known)) {
       const auto e = static_cast<size_t>(at);
       const auto level = std::lower_bound(levels.begin(), levels.end(), train.value[e]);
-      if (level == levels.end() || *level != train.value[e]) return std::nullopt;
+      if (level == levels.end() || *level != train.value[e]) return false;
       f.items.push_back(train.item[e]), f.values.push_back(train.value[e]);
       f.classes.push_back(level - levels.begin()), f.added.push_back(0);
     }
   }
   std::vector<int64_t> fresh;
+  // check() took the values and pairs (on the scale, new to the user, each once): a value off
+  // the priors' levels (a continuous target) or a new item is what the fold cannot place.
   for (const Delta::Rating& r : rows.ratings) {
-    const int64_t i = item_index(r.item);
+    const int64_t i = model.item_index(r.item);
     const auto v = static_cast<float>(r.value);
     const auto level = std::lower_bound(levels.begin(), levels.end(), v);
-    if (r.user != id || i < 0 || !std::isfinite(r.value) || level == levels.end() || *level != v ||
-        v < p.ds.rating_min || v > p.ds.rating_max || std::binary_search(before.begin(), before.end(), i))
-      return std::nullopt;
+    if (i < 0 || level == levels.end() || *level != v) return false;
     f.items.push_back(i), f.values.push_back(v), f.classes.push_back(level - levels.begin()),
         f.added.push_back(1);
     fresh.push_back(i);
   }
   std::sort(fresh.begin(), fresh.end());
-  if (std::adjacent_find(fresh.begin(), fresh.end()) != fresh.end()) return std::nullopt;  // an item twice
   if (known < 0) {
-    if (!new_user_row(*this, nodes, id, f)) return std::nullopt;
+    if (!new_user_row(model, rows, id, f)) return false;
     if (!rows.features.empty()) {
       const Delta::Features& row = rows.features.front();
       const FeatureMatrix& features = p.ds.users.features;
       if (row.id != id || features.empty() || static_cast<int64_t>(row.values.size()) != features.cols ||
           !std::all_of(row.values.begin(), row.values.end(), [](double x) { return std::isfinite(x); }))
-        return std::nullopt;
+        return false;
       std::vector<float> values(row.values.begin(), row.values.end());
       f.features = torch::tensor(at::ArrayRef<float>(values), torch::kFloat);
     }
   }
 
   for (const auto& m : p.members)
-    if (!m->folds_users()) return std::nullopt;
+    if (!m->folds_users()) return false;
   // A ranker that must grow (one whose kind does not score users from their rated items):
-  // the caller grows.
-  if (p.ranker && !p.ranker->scores_from_rated_items()) return std::nullopt;
+  // the door grows.
+  if (p.ranker && !p.ranker->scores_from_rated_items()) return false;
 
   // The members' rows ([2, n] on the CPU: scores, ratings), averaged as mean_of averages them.
   const auto members_rows = [members = p.members](const models::UserFold& fold) {
@@ -140,13 +140,14 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
     at::Tensor sum;
     for (const auto& m : members) {
       const at::Tensor rows = m->fold_user(fold);
-      TORCH_CHECK(rows.defined(), "fold_in_user: a member that folds users did not");
+      TORCH_CHECK(rows.defined(), "fold_user: a member that folds users did not");
       sum = sum.defined() ? sum + rows : rows;
     }
     return (sum / static_cast<double>(members.size())).to(torch::kCPU, torch::kFloat).contiguous();
   };
-  const int64_t n2 = items();
-  FoldedUser out;
+  const int64_t n2 = model.items();
+  out = UserUpdate{};
+  out.base = &model;
   out.user = f.user;
   out.id = id;
   out.seen = before;
@@ -162,9 +163,9 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
       for (const int64_t i : asked) v.push_back(all.at(static_cast<size_t>(i)));
       return v;
     };
-    out.ranked_by = name();
+    out.ranked_by = model.name();
     out.ranks_by_rating = p.members.front()->ranks_by_rating();
-    return out;
+    return true;
   }
   // The ranker's row from the user's rated items (TrainedModel::with_new_nodes keeps the
   // ranker so); the members' ratings where asked: a list shows a few.
@@ -172,7 +173,7 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
     // EASE's x W is linear in the rated items: a trained user's row as served (held where the
     // server cached its scores) plus the new items' rows, rather than the sum over every item a
     // heavy user rated. (A user who rated nothing before is served the model's own row.)
-    out.scores = ranker_graph_term() ? ranker_scores({known}) : score_all_items({known});
+    out.scores = model.ranker_graph_term() ? model.ranker_scores({known}) : model.score_all_items({known});
     const std::vector<float> added = p.ranker->rated_rows({fresh});
     for (int64_t j = 0; j < n2; ++j) out.scores[static_cast<size_t>(j)] += added[static_cast<size_t>(j)];
   } else {
@@ -185,7 +186,7 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
     fold.asked.erase(std::unique(fold.asked.begin(), fold.asked.end()), fold.asked.end());
     for (const int64_t i : fold.asked)
       if (i < 0 || i >= n2)
-        throw ConfigError("fold_in_user: item index " + std::to_string(i) + " outside [0, " +
+        throw ConfigError("fold_user: item index " + std::to_string(i) + " outside [0, " +
                           std::to_string(n2) + ")");
     std::vector<float> v;
     if (fold.asked.empty()) return v;
@@ -196,11 +197,11 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
     return v;
   };
   out.ranked_by = p.ranker->name();
-  if (ranker_graph_term()) {
+  if (model.ranker_graph_term()) {
     // The user graph's term (infer/ranker_graph_term.h): a known user's linked raters from the
     // graph, a new user's from the follows given (whom nobody follows yet: none where the term
     // reads who follows a user).
-    const infer::ColdLists& c = cold_lists();
+    const infer::ColdLists& c = model.cold_lists();
     const LinkDirection direction = link_direction_of(p.cfg.train.ranker_graph_direction);
     const std::vector<int64_t> linked = known >= 0 ? c.linked_raters(known, direction)
                                                    : (direction == LinkDirection::in && c.has_directions()
@@ -214,7 +215,9 @@ std::optional<FoldedUser> TrainedModel::fold_in_user(const NewNodes& nodes) cons
                        " linked in the user graph who rated";
   }
   out.ranks_by_rating = false;
-  return out;
+  return true;
 }
+
+}  // namespace infer
 
 }  // namespace symgnn

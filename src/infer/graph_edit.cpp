@@ -1,8 +1,13 @@
-// apply_graph_edits (symgnn/graph_edit.h): each edit checked against the model's data, the
-// graphs changed symmetrically, the members rebuilt on them (infer/model_parts.h).
+// Graph edits (symgnn/graph_edit.h) behind the door (symgnn/update.h): check_edits reads each
+// edit against the graphs as the edits before it leave them; edited_model changes the graphs
+// symmetrically and rebuilds the members on them (infer/model_parts.h).
 #include "symgnn/graph_edit.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <utility>
 
 #include "data/id_rule.h"
 #include "data/parsers.h"
@@ -10,9 +15,11 @@
 #include "infer/edge_rows.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
+#include "infer/update_parts.h"
 #include "symgnn/error.h"
 #include "symgnn/model_kinds.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 
 namespace symgnn {
 
@@ -26,16 +33,55 @@ Delta::Edge graph_edit(const std::string& side, const std::string& op, std::stri
 }
 
 TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Delta::Edge>& edits) {
+  Delta delta;
+  delta.edges = edits;
+  return std::move(*apply(model, delta, Keep::model).model);
+}
+
+namespace infer {
+
+namespace {
+
+/// The graph edits' view of one side while they are checked: its nodes (the model's, then those
+/// the edits create) and, for the pairs an edit touched, whether the edge is there now.
+struct SideView {
+  const NodeSet* side = nullptr;
+  std::function<int64_t(const std::string&)> find;  // the model's index of an id, -1 where none
+  std::vector<std::string> created;                 // ids an edit created, in order
+  std::map<std::pair<int64_t, int64_t>, bool> touched;
+
+  int64_t index(const std::string& id) const {
+    const int64_t i = find(id);
+    if (i >= 0) return i;
+    const auto at = std::find(created.begin(), created.end(), id);
+    return at == created.end() ? -1 : side->count + (at - created.begin());
+  }
+  /// Whether the edge (a, b) is in the graph as the edits so far leave it (either direction:
+  /// the graph is symmetric).
+  bool has_edge(int64_t a, int64_t b) const {
+    const auto key = std::minmax(a, b);
+    if (const auto it = touched.find(key); it != touched.end()) return it->second;
+    const EdgeList& g = side->graph;
+    for (size_t e = 0; e < g.size(); ++e)
+      if ((g.src[e] == a && g.dst[e] == b) || (g.src[e] == b && g.dst[e] == a)) return true;
+    return false;
+  }
+};
+
+}  // namespace
+
+void check_edits(const TrainedModel& model, const std::vector<Delta::Edge>& edits) {
   const infer::ModelParts& parts = model.parts();
   const ModelKind& kind = model_kind(parts.cfg.model);
-  Dataset ds = parts.ds;
-  data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
+  SideView users{&parts.ds.users, [&model](const std::string& id) { return model.user_index(id); }, {}, {}};
+  SideView items{&parts.ds.items, [&model](const std::string& id) { return model.item_index(id); }, {}, {}};
   for (size_t k = 0; k < edits.size(); ++k) {
     const Delta::Edge& e = edits[k];
     const std::string at = "edits[" + std::to_string(k) + "]: ";
     const bool user_side = e.side == NodeSide::users;
     const std::string side_name = side_word(e.side);
-    NodeSet& side = user_side ? ds.users : ds.items;
+    SideView& view = user_side ? users : items;
+    const NodeSet& side = *view.side;
     // The lists read the user graph where its term joins the ranker's (infer/ranker_graph_term.h),
     // also beside a kind that reads none.
     const bool kind_reads = kind_reads_graph(kind, side_name);
@@ -58,12 +104,11 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Delt
                           side_name + " features have " + std::to_string(side.features.cols));
       for (const double v : e.features)
         if (!std::isfinite(static_cast<float>(v))) throw ConfigError(at + "features: a value is not finite");
-      if ((user_side ? users : items).find(e.a) >= 0)
+      if (view.index(e.a) >= 0)
         throw ConfigError(at + "features: " + data::quote(e.a) + " is already " +
                           (user_side ? "a user" : "an item") +
                           " (features are for the node the edit creates, its end a)");
     }
-    data::IdIndex& index = user_side ? users : items;
     if (e.a.empty() || e.b.empty()) throw ConfigError(at + "an empty " + side_name + " id");
     if (e.a == e.b)
       throw ConfigError(at + "(" + data::quote(e.a) + ", " + data::quote(e.b) + ") is a self-loop");
@@ -72,7 +117,7 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Delt
       throw ConfigError(at + "weight " + data::number_text(e.weight) +
                         ": must be finite and above 0 (as a 32-bit float, which the graph holds)");
     const auto node = [&](const std::string& id) {
-      int64_t i = index.find(id);
+      int64_t i = view.index(id);
       if (i >= 0) return i;
       if (!e.create)
         throw ConfigError(at + data::quote(id) + " is no " + side_name + " of the model" +
@@ -81,6 +126,29 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Delt
       // lists as any other.
       if (const std::string bad = data::id_problem(id); !bad.empty())
         throw ConfigError(at + data::id_refusal(side_name, id, bad));
+      view.created.push_back(id);
+      return view.index(id);
+    };
+    const int64_t a = node(e.a), b = node(e.b);
+    if (!add && !view.has_edge(a, b))
+      throw ConfigError(at + "no edge (" + data::quote(e.a) + ", " + data::quote(e.b) + ") in the " +
+                        side_name + " graph to remove");
+    view.touched[std::minmax(a, b)] = add;
+  }
+}
+
+TrainedModel edited_model(const TrainedModel& model, const std::vector<Delta::Edge>& edits) {
+  const infer::ModelParts& parts = model.parts();
+  Dataset ds = parts.ds;
+  data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
+  for (const Delta::Edge& e : edits) {
+    const bool user_side = e.side == NodeSide::users;
+    NodeSet& side = user_side ? ds.users : ds.items;
+    data::IdIndex& index = user_side ? users : items;
+    // check_edits took every id: an unknown one is a node this edit creates.
+    const auto node = [&](const std::string& id) {
+      int64_t i = index.find(id);
+      if (i >= 0) return i;
       i = index.add(id);
       infer::grow_side(side, index);
       if (id == e.a)  // its features, where given (zeros else)
@@ -93,15 +161,13 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Delt
     // A directed graph keeps the edit's direction too (a follows b); removing the pair
     // removes both directions, as from the graph the models read.
     EdgeList& links = side.directed;
-    if (add) {
+    if (e.op == EdgeOp::add) {
       infer::set_pair(side.graph.src, side.graph.dst, side.graph.weight, a, b, static_cast<float>(e.weight));
       if (links.size() > 0)
         infer::set_link(links.src, links.dst, links.weight, a, b, static_cast<float>(e.weight));
-    } else if (!infer::remove_pairs(side.graph.src, side.graph.dst, side.graph.weight, a, b, true)) {
-      throw ConfigError(at + "no edge (" + data::quote(e.a) + ", " + data::quote(e.b) + ") in the " +
-                        side_name + " graph to remove");
-    } else if (links.size() > 0) {
-      infer::remove_pairs(links.src, links.dst, links.weight, a, b, true);
+    } else {
+      infer::remove_pairs(side.graph.src, side.graph.dst, side.graph.weight, a, b, true);
+      if (links.size() > 0) infer::remove_pairs(links.src, links.dst, links.weight, a, b, true);
     }
     links.num_nodes = links.size() > 0 ? side.count : 0;
   }
@@ -111,5 +177,7 @@ TrainedModel apply_graph_edits(const TrainedModel& model, const std::vector<Delt
     return TrainedModel(infer::regraphed_parts(parts, std::move(ds)));
   return TrainedModel(infer::rebuilt_parts(parts, std::move(ds)));
 }
+
+}  // namespace infer
 
 }  // namespace symgnn

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "data/id_rule.h"
@@ -13,6 +15,7 @@
 #include "infer/edge_rows.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
+#include "symgnn/model_kinds.h"
 
 namespace symgnn::infer {
 
@@ -96,36 +99,19 @@ void add_ratings(Dataset& ds, const std::string& file, data::IdIndex& users, dat
   s.ratings += static_cast<int64_t>(added.size());
 }
 
-/// `rows` as add_ratings takes a file's lines, from memory: each row checked (ids, the pair
-/// new to the data and to the rows before it, the value) before any joins, so that a bad
-/// row leaves the data as it was; errors name `name`[k].
+/// `rows` as add_ratings takes a file's lines, from memory: checked by check_rating_rows
+/// against the data's own ids and pairs, then joined; a bad row leaves the data as it was.
 void add_rating_rows(Dataset& ds, const std::vector<Delta::Rating>& rows, const std::string& name,
                      data::IdIndex& users, data::IdIndex& items, NewRatingsSummary& s) {
   const std::unordered_set<uint64_t> known = known_pairs(ds);
-  std::unordered_set<uint64_t> given;  // the rows' pairs so far
-  RatingList added;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    const Delta::Rating& r = rows[k];
-    const std::string where = name + "[" + std::to_string(k) + "]";
-    if (r.user.empty()) throw DataError(where, 0, "empty user id");
-    if (r.item.empty()) throw DataError(where, 0, "empty item id");
-    // The one id rule (data/id_rule.h) for the ids that join the model here.
-    for (const auto& [what, id, index] :
-         {std::tuple{"user", &r.user, &users}, std::tuple{"item", &r.item, &items}})
-      if (index->find(*id) < 0)
-        if (const std::string bad = data::id_problem(*id); !bad.empty())
-          throw DataError(where, 0, data::id_refusal(what, *id, bad));
-    if (ds.feedback == "counts" && !(r.value > 0))
-      throw DataError(where, 0,
-                      "count " + data::number_text(r.value) + " is not positive (a model of counts)");
-    const std::string problem = rating_problem(ds, interaction_value(ds, r.value));
-    if (!problem.empty()) throw DataError(where, 0, problem);
-    const int64_t u = users.add(r.user), i = items.add(r.item);
-    const std::string pair = "the pair (" + data::quote(r.user) + ", " + data::quote(r.item) + ")";
-    if (known.count(pair_key(u, i))) throw DataError(where, 0, pair + " is already in the model's data");
-    if (!given.insert(pair_key(u, i)).second) throw DataError(where, 0, pair + " is given twice");
-    added.add(u, i, static_cast<float>(interaction_value(ds, r.value)));
-  }
+  KnownNodes nodes;
+  nodes.users = users.size();
+  nodes.items = items.size();
+  nodes.user = [&users](const std::string& id) { return users.find(id); };
+  nodes.item = [&items](const std::string& id) { return items.find(id); };
+  nodes.learned = [&known](int64_t u, int64_t i) { return known.count(pair_key(u, i)) > 0; };
+  const RatingList added = check_rating_rows(ds, rows, name, nodes);
+  for (const Delta::Rating& r : rows) users.add(r.user), items.add(r.item);  // new ids in check's order
   for (size_t e = 0; e < added.size(); ++e) ds.train.add(added.user[e], added.item[e], added.value[e]);
   if (s.file.empty()) s.file = name;
   s.ratings += static_cast<int64_t>(added.size());
@@ -206,6 +192,73 @@ int64_t add_edges(NodeSet& side, int64_t first, const EdgeList& g, const EdgeLis
 
 }  // namespace
 
+void check_takes_new_nodes(const RunConfig& cfg, bool any) {
+  if (!any || model_kind(cfg.model).new_nodes) return;
+  std::string kinds;  // those that place new nodes (symgnn/model_kinds.h)
+  for (const ModelKind& k : kModelKinds)
+    if (k.new_nodes) kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
+  throw ConfigError("new ratings: model = " + cfg.model +
+                    " is fitted to the training data and cannot place users or items it was not fitted on; "
+                    "fit a kind that scores them from their ratings (" +
+                    kinds + ")");
+}
+
+void check_node_rows(const Delta& rows) {
+  for (size_t k = 0; k < rows.edges.size(); ++k) {
+    const Delta::Edge& e = rows.edges[k];
+    if (e.op != EdgeOp::add || e.create || !e.features.empty())
+      throw ConfigError(rows.edges_name + "[" + std::to_string(k) +
+                        "]: new nodes come with added edges; removing an edge or creating a node is a graph "
+                        "edit (apply_graph_edits, symgnn/graph_edit.h)");
+  }
+  check_row_ids(rows.edges, rows.edges_name, [](const Delta::Edge& e) {
+    return std::vector<const std::string*>{&e.a, &e.b};
+  });
+  check_row_ids(rows.features, rows.features_name,
+                [](const Delta::Features& f) { return std::vector<const std::string*>{&f.id}; });
+}
+
+RatingList check_rating_rows(const Dataset& ds, const std::vector<Delta::Rating>& rows,
+                             const std::string& name, const KnownNodes& nodes) {
+  // Ids absent from the model, numbered after its nodes in order of first appearance, as
+  // IdIndex::add numbers them when the rows join.
+  std::unordered_map<std::string, int64_t> new_users, new_items;
+  const auto index = [](const std::function<int64_t(const std::string&)>& find,
+                        std::unordered_map<std::string, int64_t>& fresh, int64_t count,
+                        const std::string& id) {
+    const int64_t i = find(id);
+    if (i >= 0) return i;
+    return fresh.emplace(id, count + static_cast<int64_t>(fresh.size())).first->second;
+  };
+  std::unordered_set<uint64_t> given;  // the rows' pairs so far
+  RatingList added;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Delta::Rating& r = rows[k];
+    const std::string where = name + "[" + std::to_string(k) + "]";
+    if (r.user.empty()) throw DataError(where, 0, "empty user id");
+    if (r.item.empty()) throw DataError(where, 0, "empty item id");
+    // The one id rule (data/id_rule.h) for the ids that join the model here.
+    for (const auto& [what, id, find, fresh] : {std::tuple{"user", &r.user, &nodes.user, &new_users},
+                                                std::tuple{"item", &r.item, &nodes.item, &new_items}})
+      if ((*find)(*id) < 0 && !fresh->count(*id))
+        if (const std::string bad = data::id_problem(*id); !bad.empty())
+          throw DataError(where, 0, data::id_refusal(what, *id, bad));
+    if (ds.feedback == "counts" && !(r.value > 0))
+      throw DataError(where, 0,
+                      "count " + data::number_text(r.value) + " is not positive (a model of counts)");
+    const std::string problem = rating_problem(ds, interaction_value(ds, r.value));
+    if (!problem.empty()) throw DataError(where, 0, problem);
+    const int64_t u = index(nodes.user, new_users, nodes.users, r.user);
+    const int64_t i = index(nodes.item, new_items, nodes.items, r.item);
+    const std::string pair = "the pair (" + data::quote(r.user) + ", " + data::quote(r.item) + ")";
+    if (u < nodes.users && i < nodes.items && nodes.learned(u, i))
+      throw DataError(where, 0, pair + " is already in the model's data");
+    if (!given.insert(pair_key(u, i)).second) throw DataError(where, 0, pair + " is given twice");
+    added.add(u, i, static_cast<float>(interaction_value(ds, r.value)));
+  }
+  return added;
+}
+
 int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
   const int64_t added = index.size() - side.count;
   if (added <= 0) return 0;
@@ -222,6 +275,7 @@ int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
 
 NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphConfig& graph) {
   NewRatingsSummary s;
+  check_node_rows(nodes.rows);
   const int64_t first_user = ds.users.count, first_item = ds.items.count;
   data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   if (!nodes.ratings.empty()) add_ratings(ds, nodes.ratings, users, items, s);
@@ -244,8 +298,6 @@ NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphC
     const std::vector<Delta::Features> given = rows.features_of(which);
     const std::string& name = rows.features_name;
     if (!given.empty()) {
-      check_row_ids(given, name,
-                    [](const Delta::Features& f) { return std::vector<const std::string*>{&f.id}; });
       read += add_features(side, first, name, noun, [&](data::IdIndex& fresh) {
         return data::feature_matrix_of_rows(given, name, fresh, noun, /*add_new=*/false);
       });
@@ -269,16 +321,7 @@ NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphC
     }
     const std::string& name = rows.edges_name;
     if (!given.empty()) {
-      for (size_t k = 0; k < given.size(); ++k)
-        if (given[k].op != EdgeOp::add || given[k].create || !given[k].features.empty())
-          throw ConfigError(
-              name + "[" + std::to_string(k) +
-              "]: new nodes come with added edges; removing an edge or creating a node is a graph "
-              "edit (apply_graph_edits, symgnn/graph_edit.h)");
       check_file_graph(side, name, noun);
-      check_row_ids(given, name, [](const Delta::Edge& e) {
-        return std::vector<const std::string*>{&e.a, &e.b};
-      });
       EdgeList directed;
       const EdgeList g =
           data::edge_list_of_rows(given, name, ids, noun, /*add_new=*/false, nullptr, &directed);

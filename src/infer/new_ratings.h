@@ -12,7 +12,10 @@
 /// (models/baseline/offset_model.h).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "data/text_reader.h"
 #include "symgnn/config.h"
@@ -33,6 +36,32 @@ namespace symgnn::infer {
 /// (features for a side without features, edges for a side whose graph is not from a file)
 /// is an error naming the file. The graphs must already be resolved with `graph`.
 NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphConfig& graph);
+
+/// ConfigError where `any` new nodes (or fresh ratings) are given to a kind that cannot place
+/// them (ModelKind::new_nodes, symgnn/model_kinds.h), naming the kinds that can.
+void check_takes_new_nodes(const RunConfig& cfg, bool any);
+
+/// The rules of a change's edge and feature rows that need no graph: edges that add (new
+/// nodes come with added edges; a removal or a created node is a graph edit) and ids by the id
+/// rule, every row before any is read. The rules of the files of the same kinds (unknown ids,
+/// repeats, columns) are the readers' (data/parsers.h), applied as the rows join.
+void check_node_rows(const Delta& rows);
+
+/// How check_rating_rows reads the nodes and pairs a model has: through a loaded model's
+/// indexes (the door's check, symgnn/update.h: nothing copied) or a dataset's (growth).
+struct KnownNodes {
+  int64_t users = 0, items = 0;                             // the model's nodes
+  std::function<int64_t(const std::string&)> user, item;    // an id's index, -1 where none
+  std::function<bool(int64_t user, int64_t item)> learned;  // a pair of training or validation
+};
+
+/// The rules of rating rows given in memory, every row before any joins: ids present and by
+/// the id rule (data/id_rule.h), a count positive, the value on the model's scale, the pair new
+/// to the model's data and to the rows before it. Errors are DataError naming `name`[k]. Returns
+/// the rows by index, a new id numbered after the model's nodes in order of first appearance,
+/// values as the data hold them (log(1 + count) for counts, 1 for interactions).
+RatingList check_rating_rows(const Dataset& ds, const std::vector<Delta::Rating>& rows,
+                             const std::string& name, const KnownNodes& nodes);
 
 /// Grows `side` to the ids of `index` (its own first, then the new ones): explicit ids, graph
 /// rows without edges, zero feature rows. Returns the nodes added. What new ratings, a graph

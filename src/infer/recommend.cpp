@@ -13,6 +13,7 @@
 #include "infer/unseen_test.h"
 #include "models/popularity/popularity_model.h"
 #include "symgnn/error.h"
+#include "symgnn/update.h"
 #include "util/text.h"
 
 namespace symgnn {
@@ -180,26 +181,27 @@ UserRecommendations rank_items(const TrainedModel& model, int64_t user, const st
   return ranked_items(model, user, items, scores, ratings);
 }
 
-UserRecommendations rank_folded(const TrainedModel& model, const FoldedUser& folded,
-                                const std::vector<int64_t>& items) {
-  UserRecommendations r = ranked_items(model, folded.user, items, folded.scores, folded.scores);
-  const std::vector<float> rated = folded.ratings(r.items);
+UserRecommendations rank_items(const UserUpdate& user, const std::vector<int64_t>& items) {
+  const TrainedModel& model = user.model();
+  if (!user.folded()) return rank_items(model, user.user, items);
+  UserRecommendations r = ranked_items(model, user.user, items, user.scores, user.scores);
+  const std::vector<float> rated = user.ratings(r.items);
   for (size_t k = 0; k < rated.size(); ++k)
     r.scores[k] = std::clamp(rated[k], model.rating_min(), model.rating_max());
   return r;
 }
 
-UserRecommendations recommend_folded(const TrainedModel& model, const FoldedUser& folded,
-                                     const RecommendOptions& opts) {
+UserRecommendations recommend(const UserUpdate& user, const RecommendOptions& opts) {
+  const TrainedModel& model = user.model();
+  if (!user.folded()) return recommend(model, {user.user}, opts).front();
   if (opts.k < 1) throw ConfigError("recommend: k must be at least 1, got " + std::to_string(opts.k));
   const int64_t n2 = model.items();
-  check_candidates(n2, folded.user, folded.id, folded.seen, opts);
+  check_candidates(n2, user.user, user.id, user.seen, opts);
   UserRecommendations r;
-  r.user = folded.user;
-  r.items =
-      eval::top_k_items(folded.scores.data(), n2, opts.k, candidate_mask(n2, folded.user, folded.seen, opts));
+  r.user = user.user;
+  r.items = eval::top_k_items(user.scores.data(), n2, opts.k, candidate_mask(n2, user.user, user.seen, opts));
   r.candidates = static_cast<int64_t>(r.items.size()) < opts.k ? static_cast<int64_t>(r.items.size()) : -1;
-  const std::vector<float> rated = folded.ratings(r.items);
+  const std::vector<float> rated = user.ratings(r.items);
   for (const float v : rated) r.scores.push_back(std::clamp(v, model.rating_min(), model.rating_max()));
   return r;
 }

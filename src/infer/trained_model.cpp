@@ -205,18 +205,6 @@ ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train
 
 namespace {
 
-void check_takes_new_nodes(const RunConfig& cfg, const NewNodes& new_nodes) {
-  if (!new_nodes.empty() && !model_kind(cfg.model).new_nodes) {
-    std::string kinds;  // those that place new nodes (symgnn/model_kinds.h)
-    for (const ModelKind& k : kModelKinds)
-      if (k.new_nodes) kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
-    throw ConfigError("new ratings: model = " + cfg.model +
-                      " is fitted to the training data and cannot place users or items it was not fitted on; "
-                      "fit a kind that scores them from their ratings (" +
-                      kinds + ")");
-  }
-}
-
 /// The members of `parts` (its config, data and trained context set) from the trained weight
 /// sets `states`, grown by `new_nodes`: the data gain their rows, the context is the grown
 /// data's with the trained rating scale, each state gains zero rows for the new nodes, and
@@ -309,7 +297,7 @@ Loaded load_saved(const std::string& path, const std::string& device, const NewN
   out.refreshed = !refreshes.empty();
   const NewNodes& nodes = refreshes.empty() ? new_nodes : refreshes.front();
   if (!refreshes.empty()) out.later_refreshes.assign(refreshes.begin() + 1, refreshes.end());
-  check_takes_new_nodes(cfg, nodes);
+  infer::check_takes_new_nodes(cfg, !nodes.empty());
   infer::ModelParts& parts = out.parts;
   parts.cfg = cfg;
   parts.ds = model_data(model_path, cfg, out.data_note);
@@ -381,7 +369,7 @@ TrainedModel load_as_fitted(const std::string& path, const std::string& device) 
 
 TrainedModel TrainedModel::with_new_nodes(const NewNodes& new_nodes) const {
   const infer::ModelParts& base = impl_->parts;
-  check_takes_new_nodes(base.cfg, new_nodes);
+  infer::check_takes_new_nodes(base.cfg, !new_nodes.empty());
   infer::ModelParts parts;
   parts.cfg = base.cfg;
   parts.ds = base.ds;

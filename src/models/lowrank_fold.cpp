@@ -145,7 +145,7 @@ bool LowRankModel::folds_users() const {
 
 void LowRankModel::prepare_folds() {
   if (!folds_users()) return;
-  const c10::InferenceMode inference;  // as fold_in_user's products run
+  const c10::InferenceMode inference;  // as a served user's fold-in runs (infer/fold_in.cpp)
   fold_trace();
 }
 

@@ -7,6 +7,7 @@
 
 #include "serve/api_request.h"
 #include "symgnn/error.h"
+#include "symgnn/update.h"
 
 using nlohmann::json;
 
@@ -23,10 +24,9 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
   if (m.users.find(new_user) >= 0) throw ApiError{500, "the model has a user named " + new_user};
   // "user" beside "ratings": a trained user's fresh ratings, folded into theirs (a refresh).
   const std::string known = body.contains("user") ? id_text(body["user"], "\"user\"") : "";
-  const int64_t known_index = known.empty() ? -1 : user_index(m, known);
+  if (!known.empty()) user_index(m, known);  // a trained user: 404 where unknown
   // The ratings reach the model as rows in memory (a Delta, symgnn/delta.h): no file.
-  NewNodes nodes;
-  Delta& rows = nodes.rows;
+  Delta rows;
   rows.ratings_name = "\"ratings\"";
   // A model of interactions (data/feedback.h) takes {"item": ID} alone: an interaction
   // (with "rating", the count a model of counts weighs).
@@ -52,7 +52,7 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
     rows.ratings.push_back({known.empty() ? new_user : known, item, v});
   }
   // A new user's graph neighbours ("edges": [ID, ...] or [{"user": ID, "weight": W}, ...]) and
-  // side features ("features": [F1, ...]), as rows in memory (NewNodes): the model's user
+  // side features ("features": [F1, ...]), as rows in memory (the Delta): the model's user
   // graph must come from a file and its users have features, as for --new-user-graph and
   // --new-user-features; the library's reader checks them.
   rows.edges_name = "\"edges\"";
@@ -98,25 +98,18 @@ NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits
   const auto as_sent = [new_user](const std::string& message) {
     return replaced(for_client(message), "'" + new_user + "'", "the new user");
   };
-  // The model in memory, the one this request started with: not the folder as it is now.
-  if (std::optional<FoldedUser> folded = m.model->fold_in_user(nodes)) {
-    const int64_t index = folded->user;
-    return NewUser{std::move(folded), std::nullopt, as_sent, ratings.size(), index, known};
+  // The model in memory, the one this request started with: not the folder as it is now. The
+  // door (symgnn/update.h) folds the user in where the members can, else grows the model.
+  try {
+    return NewUser{std::move(*apply(*m.model, rows, Keep::user).user), as_sent, ratings.size(), known};
+  } catch (const ConfigError& e) {
+    throw ApiError{400, as_sent(e.what())};
+  } catch (const DataError& e) {
+    // Errors of the edges and features name them already; the ratings' get the user.
+    const std::string what = e.what();
+    const bool named = what.rfind("\"edges\"", 0) == 0 || what.rfind("\"features\"", 0) == 0;
+    throw ApiError{400, as_sent(named ? what : "the new user's ratings: " + what)};
   }
-  TrainedModel grown = [&] {
-    try {
-      return m.model->with_new_nodes(nodes);
-    } catch (const ConfigError& e) {
-      throw ApiError{400, as_sent(e.what())};
-    } catch (const DataError& e) {
-      // Errors of the edges and features name them already; the ratings' get the user.
-      const std::string what = e.what();
-      const bool named = what.rfind("\"edges\"", 0) == 0 || what.rfind("\"features\"", 0) == 0;
-      throw ApiError{400, as_sent(named ? what : "the new user's ratings: " + what)};
-    }
-  }();
-  const int64_t index = known.empty() ? grown.users() - 1 : known_index;
-  return NewUser{std::nullopt, std::move(grown), as_sent, ratings.size(), index, known};
 }
 
 }  // namespace symgnn::serve

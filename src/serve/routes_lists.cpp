@@ -153,41 +153,41 @@ json header(const ServedModel& m) {
 Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, bool include_seen,
                             const ApiLimits& limits, const ItemAttributes& attributes) {
   const NewUser n = new_user(body, m, limits);
-  const int64_t u = n.index;
-  const TrainedModel& model = n.grown ? *n.grown : *m.model;
+  const TrainedModel& model = n.user.model();
   ItemFilter filter;
   const auto r = [&] {
     try {
       filter = resolved(model, body_filter(body), attributes);
-      if (!n.folded) return lists(model, {u}, k, include_seen, filter).front();
       RecommendOptions o;
       o.k = k;
       o.include_seen = include_seen;
       o.filter = filter;
       try {
-        return recommend_folded(model, *n.folded, o);
+        return recommend(n.user, o);
       } catch (const ConfigError& e) {
-        throw ApiError{400, for_client(e.what())};
+        throw ApiError{400, for_client(e.what())};  // a user without any candidate
       }
     } catch (const ApiError& e) {
       throw ApiError{e.status, n.as_sent(e.message)};
     }
   }();
   json out = header(m);
-  out["ranked_by"] = n.folded ? n.folded->ranked_by : model.ranked_by(u);
+  out["ranked_by"] = n.user.ranked_by;
   out["user"] = n.known.empty() ? json(nullptr) : json(n.known);
   out["new_user_ratings"] = n.ratings;
   out["items"] = list_json(m, model, r);
   // Named as the client sent them: "the new user", or the trained user refreshed.
-  add_short_note(out, r, n.folded ? n.folded->id : model.dataset().users.id_of(u), k, filter);
+  add_short_note(out, r, n.user.id, k, filter);
   if (out.contains("note")) out["note"] = n.as_sent(out["note"].get<std::string>());
   return json_response(200, out);
 }
 
-/// The candidates of one user in the model's order (rank_items, symgnn/recommend.h), as JSON.
-json ranked(const ServedModel& m, const TrainedModel& model, int64_t user,
-            const std::vector<std::string>& ids, const std::string& what, const ApiLimits& limits,
-            const FoldedUser* folded = nullptr) {
+/// The candidates of one user in the model's order (rank_items, symgnn/recommend.h), as JSON:
+/// `rank` orders the item indices.
+json ranked(const ServedModel& m, const TrainedModel& model, const std::vector<std::string>& ids,
+            const std::string& what, const ApiLimits& limits,
+            const std::function<UserRecommendations(const std::vector<int64_t>&)>& rank,
+            const std::string& ranked_by) {
   if (ids.empty()) throw ApiError{400, what + ": give the candidates, at least one item id"};
   if (static_cast<int64_t>(ids.size()) > limits.max_pairs)
     throw ApiError{400, what + ": " + std::to_string(ids.size()) + " items, more than the " +
@@ -200,14 +200,24 @@ json ranked(const ServedModel& m, const TrainedModel& model, int64_t user,
   }
   UserRecommendations r;
   try {
-    r = folded ? rank_folded(model, *folded, items) : rank_items(model, user, items);
+    r = rank(items);
   } catch (const ConfigError& e) {
     throw ApiError{400, what + ": " + std::string(e.what()).substr(6)};  // "rank: item 'x' is given twice"
   }
   json out = header(m);
-  out["ranked_by"] = folded ? folded->ranked_by : model.ranked_by(user);
+  out["ranked_by"] = ranked_by;
   out["items"] = list_json(m, model, r);
   return out;
+}
+
+/// ranked() for trained user `user` of the served model.
+json ranked(const ServedModel& m, int64_t user, const std::vector<std::string>& ids, const std::string& what,
+            const ApiLimits& limits) {
+  const TrainedModel& model = *m.model;
+  return ranked(
+      m, model, ids, what, limits,
+      [&](const std::vector<int64_t>& items) { return rank_items(model, user, items); },
+      model.ranked_by(user));
 }
 
 }  // namespace
@@ -320,7 +330,7 @@ Response get_rank(const Request& q, const RouteContext& c) {
   const ItemFilterSpec spec = query_filter(q);
   if (!spec.exclude.empty() || !spec.where.empty())
     throw ApiError{400, "GET /v1/rank takes items=ID,ID,...: the candidates are given, not filtered"};
-  json out = ranked(*m, *m->model, user_index(*m, *user), spec.items, "items", c.limits);
+  json out = ranked(*m, user_index(*m, *user), spec.items, "items", c.limits);
   out["user"] = *user;
   return json_response(200, out);
 }
@@ -338,13 +348,14 @@ Response post_rank(const Request& q, const RouteContext& c) {
   for (const json& id : body["items"]) ids.push_back(id_text(id, "\"items\"[]"));
   if (!body.contains("ratings")) {
     const std::string user = id_text(body["user"], "\"user\"");
-    json out = ranked(*m, *m->model, user_index(*m, user), ids, "\"items\"", c.limits);
+    json out = ranked(*m, user_index(*m, user), ids, "\"items\"", c.limits);
     out["user"] = user;
     return json_response(200, out);
   }
   const NewUser n = new_user(body, *m, c.limits);
-  json out = ranked(*m, n.grown ? *n.grown : *m->model, n.index, ids, "\"items\"", c.limits,
-                    n.folded ? &*n.folded : nullptr);
+  json out = ranked(
+      *m, n.user.model(), ids, "\"items\"", c.limits,
+      [&](const std::vector<int64_t>& items) { return rank_items(n.user, items); }, n.user.ranked_by);
   out["user"] = n.known.empty() ? json(nullptr) : json(n.known);
   out["new_user_ratings"] = n.ratings;
   return json_response(200, out);

@@ -63,7 +63,7 @@ static bool ready_to_share(TrainedModel& model, int64_t cache_pairs) {
     model.score_all_items({0});
     model.rating_all_items({0});
   }
-  // What a new user's fold-in reads (TrainedModel::fold_in_user), where the model is small
+  // What a new user's fold-in reads (the door's fold_user, symgnn/update.h), where the model is small
   // enough for its scores to be held: a larger one makes it on its first new user.
   if (cached) model.prepare_fold_ins();
   return cached;

@@ -21,6 +21,7 @@
 #include "symgnn/explain.h"
 #include "symgnn/fit.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 
 namespace sf = symgnn::fitting;
 namespace st = symgnn::testing;
@@ -340,8 +341,9 @@ TEST(CombinationMembers, AUserFoldedInGetsTheMembersOfTheGrownModel) {
   ASSERT_GT(w["item_neighbours"].get<double>(), 0.0) << w.dump();
   const symgnn::TrainedModel model = symgnn::TrainedModel::load(fo.out_dir);
   const auto check = [&](const symgnn::NewNodes& nodes) {
-    const std::optional<symgnn::FoldedUser> folded = model.fold_in_user(nodes);
-    ASSERT_TRUE(folded.has_value());
+    const symgnn::Applied applied = symgnn::apply(model, nodes.rows, symgnn::Keep::user);
+    ASSERT_TRUE(applied.user->folded());
+    const symgnn::UserUpdate* folded = &*applied.user;
     const symgnn::TrainedModel grown = model.with_new_nodes(nodes);
     const int64_t u = folded->user;
     std::vector<int64_t> every(static_cast<size_t>(model.items()));

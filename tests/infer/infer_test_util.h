@@ -16,6 +16,7 @@
 #include "symgnn/fit.h"
 #include "symgnn/graph.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 #include "train/trainer.h"
 
 namespace symgnn::testing {
@@ -49,12 +50,21 @@ inline std::string train_on_csv(const std::string& dir, const std::string& csv, 
   return opts.out_dir;
 }
 
-/// A user's ratings `rows` folded into `m` (TrainedModel::fold_in_user) rate every item as the
+/// The door's answer for the one user of `nodes`' rows (apply(..., Keep::user), symgnn/update.h)
+/// where it folded them into `m`; std::nullopt where it grew the model instead.
+inline std::optional<symgnn::UserUpdate> folded_user(const symgnn::TrainedModel& m,
+                                                     const symgnn::NewNodes& nodes) {
+  symgnn::Applied a = symgnn::apply(m, nodes.rows, symgnn::Keep::user);
+  if (!a.user->folded()) return std::nullopt;
+  return std::move(*a.user);
+}
+
+/// A user's ratings `rows` folded into `m` (the door, symgnn/update.h) rate every item as the
 /// model grown by them does, to 1e-5.
 inline void expect_fold_equals_growth(const TrainedModel& m, const std::vector<Delta::Rating>& rows) {
   NewNodes nodes;
   nodes.rows.ratings = rows;
-  const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
+  const std::optional<UserUpdate> folded = folded_user(m, nodes);
   ASSERT_TRUE(folded.has_value()) << rows.front().user;
   const TrainedModel grown = m.with_new_nodes(nodes);
   std::vector<int64_t> items;

@@ -1,8 +1,9 @@
-// A user folded into a loaded model (TrainedModel::fold_in_user: their receptive field alone,
+// A user folded into a loaded model (the door's Keep::user, symgnn/update.h: their receptive field alone,
 // src/models/lowrank_fold.cpp) gets the rows the model grown by their ratings gives them
 // (with_new_nodes): new users, with and without graph edges and side features, and trained
 // users' fresh ratings, over the low-rank model's switches the fold-in covers; a model it does
-// not cover, and input the grown model would refuse, get no fold-in.
+// not cover gets the grown model, and input the grown model would refuse is refused by the
+// door's check before any fold. The door itself (Update): what check reads and apply keeps.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,8 +12,10 @@
 
 #include "infer_test_util.h"
 #include "symgnn/recommend.h"
+#include "symgnn/update.h"
 
 using namespace symgnn;
+using symgnn::testing::folded_user;
 
 namespace {
 
@@ -58,9 +61,9 @@ double worst(const std::vector<float>& a, const std::vector<float>& b) {
   return w;
 }
 
-/// fold_in_user(nodes) against with_new_nodes(nodes) for the user of the nodes.
+/// The door's fold of `nodes` against with_new_nodes(nodes) for the user of the nodes.
 void expect_fold_equals_grown(const TrainedModel& model, const NewNodes& nodes) {
-  const std::optional<FoldedUser> folded = model.fold_in_user(nodes);
+  const std::optional<UserUpdate> folded = folded_user(model, nodes);
   ASSERT_TRUE(folded.has_value());
   const TrainedModel grown = model.with_new_nodes(nodes);
   const int64_t u = grown.dataset().users.count > model.users() ? model.users() : folded->user;
@@ -81,7 +84,7 @@ void expect_fold_equals_grown(const TrainedModel& model, const NewNodes& nodes) 
   // The lists agree too.
   RecommendOptions o;
   o.k = 5;
-  const UserRecommendations a = recommend_folded(model, *folded, o);
+  const UserRecommendations a = recommend(*folded, o);
   const UserRecommendations b = recommend(grown, {u}, o).front();
   EXPECT_EQ(a.items, b.items);
   ASSERT_EQ(a.scores.size(), b.scores.size());
@@ -89,7 +92,7 @@ void expect_fold_equals_grown(const TrainedModel& model, const NewNodes& nodes) 
     EXPECT_NEAR(a.scores[k], b.scores[k], 1e-5 * (1 + std::abs(b.scores[k])));
   // A candidate list ranked as rank_items ranks it in the grown model.
   const std::vector<int64_t> candidates = {3, 11, 0, 20, 6};
-  const UserRecommendations c = rank_folded(model, *folded, candidates), d = rank_items(grown, u, candidates);
+  const UserRecommendations c = rank_items(*folded, candidates), d = rank_items(grown, u, candidates);
   EXPECT_EQ(c.items, d.items);
   for (size_t k = 0; k < c.scores.size(); ++k)
     EXPECT_NEAR(c.scores[k], d.scores[k], 1e-5 * (1 + std::abs(d.scores[k])));
@@ -154,32 +157,103 @@ TEST(FoldIn, ANewUsersFollowsAndFeaturesEnterAsTheGrownModelTakesThem) {
 
 TEST(FoldIn, WhatItDoesNotCoverIsLeftToTheGrownModel) {
   const TrainedModel full = TrainedModel::load(fit_model("full", {"lowrank.variant=full"}, false));
-  EXPECT_FALSE(full.fold_in_user(new_user(full)).has_value());  // attention reads every row
+  EXPECT_FALSE(folded_user(full, new_user(full)).has_value());  // attention reads every row
   // A k-NN user graph links a new user by itself (the grown model does); a trained user's
   // fresh ratings leave their row of it as it is.
   const TrainedModel knn = TrainedModel::load(fit_model("knn_users", {"graph.user_graph=knn"}, false));
   ASSERT_EQ(knn.dataset().users.graph_origin, GraphOrigin::Knn);
-  EXPECT_FALSE(knn.fold_in_user(new_user(knn)).has_value());
+  EXPECT_FALSE(folded_user(knn, new_user(knn)).has_value());
   expect_fold_equals_grown(knn, fresh_ratings(knn, 5));
   const TrainedModel model = TrainedModel::load(fit_model("default", {}, false));
   const Dataset& ds = model.dataset();
-  const auto refused = [&](NewNodes nodes) { EXPECT_FALSE(model.fold_in_user(nodes).has_value()); };
-  NewNodes again = fresh_ratings(model, 3);  // a pair the model learned from
-  again.rows.ratings.push_back({ds.users.id_of(3), ds.items.id_of(model.seen_items()[3].front()), 4});
-  refused(again);
+  // What the fold cannot place grows the model: a new item.
   NewNodes unknown = new_user(model);
   unknown.rows.ratings.push_back({"someone-new", "no-such-item", 4});
-  refused(unknown);
+  EXPECT_FALSE(folded_user(model, unknown).has_value());
+  // What the door's check refuses is refused before any fold, in the growth's own words: a pair
+  // the model learned from, a value off the scale, several users for one answer, edges where the
+  // user graph is the identity.
+  NewNodes again = fresh_ratings(model, 3);
+  again.rows.ratings.push_back({ds.users.id_of(3), ds.items.id_of(model.seen_items()[3].front()), 4});
   NewNodes off_level = new_user(model);
   off_level.rows.ratings.back().value = 3.5;
-  refused(off_level);
   NewNodes two_users = new_user(model);
   two_users.rows.ratings.push_back({"someone-else", ds.items.id_of(2), 4});
-  refused(two_users);
-  NewNodes edges = new_user(model);  // the identity user graph takes no edges
+  NewNodes edges = new_user(model);
   edges.rows.edges = {{"someone-new", ds.users.id_of(1), 1.0}};
-  refused(edges);
-  // The grown model says what is wrong with each.
+  EXPECT_THROW(apply(model, again.rows, Keep::user), DataError);
+  EXPECT_THROW(apply(model, off_level.rows, Keep::user), DataError);
+  EXPECT_THROW(apply(model, two_users.rows, Keep::user), ConfigError);
+  EXPECT_THROW(apply(model, edges.rows, Keep::user), ConfigError);
   EXPECT_THROW(model.with_new_nodes(again), DataError);
   EXPECT_THROW(model.with_new_nodes(off_level), DataError);
+}
+
+namespace {
+
+/// `f` throws E whose message holds `part`.
+template <typename E, typename F>
+void expect_error(F f, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one with " << part;
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(Update, CheckReadsAChangeOnceWithoutChangingTheModel) {
+  const TrainedModel model = TrainedModel::load(fit_model("graph", {}, true));
+  const int64_t users = model.users(), items = model.items();
+  // New ratings: checked against the model's own indexes; nothing joins.
+  check(model, new_user(model).rows);
+  EXPECT_EQ(model.users(), users);
+  Delta learned = fresh_ratings(model, 3).rows;
+  learned.ratings.push_back({"u3", model.dataset().items.id_of(model.seen_items()[3].front()), 4});
+  expect_error<DataError>([&] { check(model, learned); }, "is already in the model's data");
+  expect_error<ConfigError>([&] { check(model, Delta{}); }, "the change is empty");
+  // Graph edits: each read against the graphs as the edits before it leave them.
+  const auto edits = [](std::vector<Delta::Edge> e) {
+    Delta d;
+    d.edges = std::move(e);
+    return d;
+  };
+  const Delta::Edge add(NodeSide::users, EdgeOp::add, "u1", "u20"),
+      remove(NodeSide::users, EdgeOp::remove, "u1", "u20");
+  check(model, edits({add, remove}));
+  expect_error<ConfigError>([&] { check(model, edits({remove})); }, "edits[0]: no edge ('u1', 'u20')");
+  expect_error<ConfigError>(
+      [&] {
+        check(model, edits({add, remove, remove}));
+      },
+      "edits[2]: no edge ('u1', 'u20')");
+  Delta::Edge create(NodeSide::users, EdgeOp::add, "newbie", "u1");
+  create.create = true;
+  const Delta::Edge to_created(NodeSide::users, EdgeOp::add, "newbie", "u2");
+  check(model, edits({create, to_created}));  // the node the first edit creates
+  expect_error<ConfigError>([&] { check(model, edits({to_created})); }, "edits[0]: 'newbie' is no user");
+  // What apply keeps: a user answers one user; a model holds the change.
+  expect_error<ConfigError>([&] { apply(model, edits({add}), Keep::user); }, "Keep::model");
+  const Applied grown = apply(model, new_user(model).rows, Keep::model);
+  ASSERT_TRUE(grown.model.has_value());
+  EXPECT_EQ(grown.model->users(), users + 1);
+  const Applied folded = apply(model, new_user(model).rows, Keep::user);
+  ASSERT_TRUE(folded.user.has_value());
+  EXPECT_TRUE(folded.user->folded());
+  EXPECT_EQ(folded.user->user, users);
+  EXPECT_EQ(&folded.user->model(), &model);
+  // A new item is no row of the model: the user is read from the model grown by them.
+  Delta with_item = new_user(model).rows;
+  with_item.ratings.push_back({"someone-new", "new-item", 5});
+  const Applied read = apply(model, with_item, Keep::user);
+  EXPECT_FALSE(read.user->folded());
+  EXPECT_EQ(read.user->model().items(), items + 1);
+  RecommendOptions o;
+  o.k = 5;
+  const UserRecommendations a = recommend(*read.user, o),
+                            b = recommend(read.user->model(), {read.user->user}, o).front();
+  EXPECT_EQ(a.items, b.items);
+  EXPECT_EQ(a.scores, b.scores);
 }

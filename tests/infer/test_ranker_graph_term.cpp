@@ -12,6 +12,7 @@
 #include "common/test_support.h"
 #include "infer/cold_lists.h"
 #include "infer/ranker_graph_term.h"
+#include "infer_test_util.h"
 #include "symgnn/config.h"
 #include "symgnn/explain.h"
 #include "symgnn/fit.h"
@@ -158,7 +159,7 @@ TEST(RankerGraphTerm, AServedUsersFoldInEqualsTheGrownModel) {
     for (const char* item : {"i0", "i11"})
       if (!known || std::string(item) == "i11") nodes.rows.ratings.push_back({id, item, 5.0});
     if (!known) nodes.rows.edges = {{id, "u3", 1.0}, {id, "u6", 1.0}};
-    const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
+    const std::optional<UserUpdate> folded = symgnn::testing::folded_user(m, nodes);
     ASSERT_TRUE(folded.has_value()) << id;
     const TrainedModel grown = m.with_new_nodes(nodes);
     const int64_t u = grown.user_index(id);
@@ -202,7 +203,7 @@ TEST(RankerGraphTerm, ADirectedFilesTermReadsItsLinksOneWayEverywhere) {
     NewNodes nodes;
     nodes.rows.ratings.push_back({"someone-new", "i0", 5.0});
     nodes.rows.edges = {{"someone-new", "u3", 1.0}, {"someone-new", "u6", 1.0}};
-    const std::optional<FoldedUser> folded = m.fold_in_user(nodes);
+    const std::optional<UserUpdate> folded = symgnn::testing::folded_user(m, nodes);
     ASSERT_TRUE(folded.has_value());
     const TrainedModel grown = m.with_new_nodes(nodes);
     const int64_t v = grown.user_index("someone-new");

@@ -1,0 +1,97 @@
+// The one door for a change to a trained model (symgnn/update.h): check() reads a Delta
+// against the model once; apply() lets the members choose how to take it: a user folded in
+// (fold_in.cpp), graphs edited in place or the model rebuilt on them (graph_edit.cpp), or the
+// model grown by the change (TrainedModel::with_new_nodes, new_ratings.cpp).
+#include "symgnn/update.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "infer/model_parts.h"
+#include "infer/new_ratings.h"
+#include "infer/update_parts.h"
+#include "symgnn/error.h"
+
+namespace symgnn {
+
+namespace {
+
+/// Whether `delta` edits graphs: edges alone, no rating and no feature row.
+bool edits_graphs(const Delta& delta) {
+  return delta.ratings.empty() && delta.features.empty();
+}
+
+/// A user's rows as the model grown by the change gives them (where the fold declined).
+UserUpdate grown_user(const TrainedModel& base, std::shared_ptr<const TrainedModel> grown,
+                      const std::string& id) {
+  UserUpdate out;
+  out.base = &base;
+  out.id = id;
+  out.user = grown->user_index(id);
+  out.scores = grown->score_all_items({out.user});
+  out.seen = grown->seen_items()[static_cast<size_t>(out.user)];
+  out.ranked_by = grown->ranked_by(out.user);
+  out.ranks_by_rating = grown->ranks_by_rating();
+  out.ratings = [model = grown.get(), user = out.user](const std::vector<int64_t>& items) {
+    const std::vector<float> all = model->rating_all_items({user});
+    std::vector<float> v;
+    for (const int64_t i : items) v.push_back(all.at(static_cast<size_t>(i)));
+    return v;
+  };
+  out.grown = std::move(grown);
+  return out;
+}
+
+}  // namespace
+
+void check(const TrainedModel& model, const Delta& delta) {
+  if (delta.empty()) throw ConfigError("the change is empty: no rating, edge or feature row");
+  if (edits_graphs(delta)) {
+    infer::check_edits(model, delta.edges);
+    return;
+  }
+  infer::check_takes_new_nodes(model.config(), true);
+  infer::check_node_rows(delta);
+  // The ratings against the model's own indexes and rated items: nothing is copied, so a served
+  // new user costs their rows alone.
+  infer::KnownNodes nodes;
+  nodes.users = model.users();
+  nodes.items = model.items();
+  nodes.user = [&model](const std::string& id) { return model.user_index(id); };
+  nodes.item = [&model](const std::string& id) { return model.item_index(id); };
+  nodes.learned = [&model](int64_t u, int64_t i) {
+    const std::vector<int64_t>& seen = model.seen_items()[static_cast<size_t>(u)];
+    return std::binary_search(seen.begin(), seen.end(), i);
+  };
+  infer::check_rating_rows(model.dataset(), delta.ratings, delta.ratings_name, nodes);
+}
+
+Applied apply(const TrainedModel& model, const Delta& delta, Keep keep) {
+  check(model, delta);
+  Applied out;
+  if (edits_graphs(delta)) {
+    if (keep == Keep::user) throw ConfigError("a graph edit changes the model: apply it with Keep::model");
+    out.model.emplace(infer::edited_model(model, delta.edges));
+    return out;
+  }
+  NewNodes nodes;
+  nodes.rows = delta;
+  if (keep == Keep::model) {
+    out.model.emplace(model.with_new_nodes(nodes));
+    return out;
+  }
+  const std::string& id = delta.ratings.empty() ? std::string() : delta.ratings.front().user;
+  if (id.empty() || !std::all_of(delta.ratings.begin(), delta.ratings.end(),
+                                 [&id](const Delta::Rating& r) { return r.user == id; }))
+    throw ConfigError(delta.ratings_name + ": one user's ratings answer a user (Keep::user); " +
+                      "several users' ratings grow the model (Keep::model)");
+  UserUpdate user;
+  if (infer::fold_user(model, delta, user)) {
+    out.user = std::move(user);
+    return out;
+  }
+  out.user = grown_user(model, std::make_shared<const TrainedModel>(model.with_new_nodes(nodes)), id);
+  return out;
+}
+
+}  // namespace symgnn
