@@ -4,6 +4,7 @@
 
 #include "fit/baseline_guard.h"
 #include "symgnn/metrics.h"
+#include "symgnn/model_kinds.h"
 #include "util/text.h"
 
 namespace symgnn::fitting {
@@ -25,7 +26,7 @@ OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, bool may_try,
   OffsetChoice c;
   if (cfg.lowrank.offset != "auto") return c;
   cfg.lowrank.offset = "none";
-  if (!may_try || cfg.model != "lowrank" || cfg.train.objective != "rating" ||
+  if (!may_try || !kind_reads_section(model_kind(cfg.model), "lowrank") || cfg.train.objective != "rating" ||
       cfg.lowrank.decoder == "classes" || ds.validation.size() < kMinCombinationRatings ||
       cfg.train.epochs < kMinChoiceEpochs)
     return c;

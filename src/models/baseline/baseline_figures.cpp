@@ -15,7 +15,8 @@ namespace symgnn::models {
 
 bool shows_bias_baseline(const RunConfig& cfg) {
   const bool ratings = cfg.data.feedback == "auto" || cfg.data.feedback == "ratings";
-  return ratings && cfg.model != "baseline" && kind_serves(model_kind(cfg.model), "rating");
+  const ModelKind& kind = model_kind(cfg.model);
+  return ratings && std::string(kind.role) != "bias_baseline" && kind_serves(kind, "rating");
 }
 
 BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg) {
