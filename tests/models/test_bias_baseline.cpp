@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "models/baseline/baseline_figures.h"
@@ -232,13 +233,17 @@ TEST(BaselineModel, FitsTrainForValidationAndTrainPlusValidationForTest) {
 
 TEST(OffsetModel, AddsTheCrossValidatedBiasesAndTrainsTheModelOnTheResiduals) {
   const Dataset ds = symgnn::testing::tiny_dataset(10, 8, 40, false, 4);
-  const ModelContext ctx = make_context(ds);
+  ModelContext ctx = make_context(ds);
   RunConfig cfg;
   cfg.lowrank.hidden = 4;
   cfg.lowrank.variant = "G";
   cfg.lowrank.decoder = "auto";
   cfg.lowrank.offset = "baseline";
   cfg.baseline.folds = 4;
+  // The offset reads the shrinkage its context carries; none is a caller's mistake.
+  EXPECT_THROW(make_model(cfg, ctx), std::logic_error);
+  give_offset_shrinkage(ctx, cfg);
+  ASSERT_TRUE(ctx.bias_shrinkage);
   auto model = make_model(cfg, ctx);
   EXPECT_EQ(model->name(), "lowrank-G+offset");
   // The residuals have no rating levels: auto picked the dot decoder, not the classes.
@@ -287,8 +292,10 @@ TEST(OffsetModel, NodesAddedAfterTrainingGetTheBiasesOfTheirOwnRatings) {
   cfg.lowrank.variant = "G";
   cfg.lowrank.offset = "baseline";
   cfg.baseline.folds = 4;
-  auto small = make_model(cfg, make_context(trained));
-  const ModelContext ctx = make_context(grown);
+  ModelContext small_ctx = make_context(trained), ctx = make_context(grown);
+  give_offset_shrinkage(small_ctx, cfg);
+  give_offset_shrinkage(ctx, cfg);
+  auto small = make_model(cfg, small_ctx);
   auto big = make_model(cfg, ctx);
   {
     torch::NoGradGuard no_grad;
