@@ -229,6 +229,17 @@ TEST(BaselineModel, FitsTrainForValidationAndTrainPlusValidationForTest) {
   for (size_t e = 0; e < ds.test.size(); ++e) se += std::pow(f.test_predictions[e] - ds.test.value[e], 2);
   EXPECT_NEAR(figures.test.at("test_rmse"), std::sqrt(se / static_cast<double>(ds.test.size())), 1e-4);
   EXPECT_EQ(f.details["user_shrinkage"].get<double>(), c.best.user);
+  // The run's cross-validation handed down (fit/prepared_data.h) is the one made here.
+  const ShrinkageChoice cv = choose_shrinkage_cv(ds, cfg);
+  const BaselineFigures handed = baseline_figures(ds, cfg, &cv);
+  EXPECT_EQ(handed.test.at("test_rmse"), figures.test.at("test_rmse"));
+  EXPECT_EQ(handed.chosen_by, figures.chosen_by);
+  // select = validation chooses on validation, whatever cross-validation is at hand.
+  BaselineConfig on_validation = cfg;
+  on_validation.select = "validation";
+  EXPECT_EQ(baseline_figures(ds, on_validation, &cv).chosen_by,
+            baseline_figures(ds, on_validation).chosen_by);
+  EXPECT_NE(baseline_figures(ds, on_validation, &cv).chosen_by, cv.how);
 }
 
 TEST(OffsetModel, AddsTheCrossValidatedBiasesAndTrainsTheModelOnTheResiduals) {
