@@ -21,12 +21,13 @@
 
 namespace symgnn::models {
 
-class ScoreView;       // models/objectives/score_view.h
-struct Combination;    // models/baseline/combined_model.h
-struct Biases;         // models/baseline/bias_fit.h
-struct Shrinkage;      // models/baseline/bias_fit.h
-struct FoldTrace;      // models/lowrank_trace.h
-class ExplainsScores;  // models/score_terms.h
+class ScoreView;         // models/objectives/score_view.h
+struct Combination;      // models/baseline/combined_model.h
+struct Biases;           // models/baseline/bias_fit.h
+struct Shrinkage;        // models/baseline/bias_fit.h
+struct ShrinkageChoice;  // models/baseline/bias_fit.h
+struct FoldTrace;        // models/lowrank_trace.h
+class ExplainsScores;    // models/score_terms.h
 
 /// Ratings with more distinct values than this are a continuous target: the per-class
 /// priors (ModelContext::h) bin them into kBinnedPriorClasses classes between quantiles.
@@ -60,6 +61,12 @@ struct ModelContext {
   // The training ratings from this index on were given after the fit (new ratings, of new
   // users or of users the fit knew: RatingModel::nodes_added); -1 in a context as fitted.
   int64_t added_from = -1;
+  // The bias baseline's shrinkage pair chosen by cross-validation on these training ratings
+  // (models/baseline/bias_fit.h), made once where the run or the load had a consumer for it
+  // and read by each of them: the bias offset of every member built on this context
+  // (models/baseline/offset_model.h, give_offset_shrinkage), the baseline's figures beside
+  // the model (baseline_figures.h). Null where none was made.
+  std::shared_ptr<const ShrinkageChoice> bias_shrinkage;
 
   ModelContext to(const at::Device& device) const;
 };

@@ -12,6 +12,7 @@
 #include "data/time_split.h"
 #include "fit/evaluation_json.h"
 #include "fit/new_users_protocol.h"
+#include "infer/model_parts.h"
 #include "infer/unseen_test.h"
 #include "runtime/runtime.h"
 #include "symgnn/beyond_accuracy.h"
@@ -309,7 +310,9 @@ int run_evaluate(const EvaluateCliOptions& o) {
   const RunConfig& cfg = model.config();
   std::optional<models::BaselineFigures> baseline;
   if (models::shows_bias_baseline(cfg)) {
-    baseline = models::baseline_figures(model.dataset(), cfg.baseline);
+    // The shrinkage the load chose on the model's ratings, where its offset needed one.
+    baseline =
+        models::baseline_figures(model.dataset(), cfg.baseline, model.parts().ctx.bias_shrinkage.get());
     os << models::describe(*baseline) << "\n";
   }
   // The baseline every ranking figure is read against (docs/recommend.md), under the same rules.

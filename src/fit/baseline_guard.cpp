@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "eval/errors.h"
 #include "symgnn/graph.h"
@@ -237,7 +238,8 @@ void fit_weights(const std::vector<double>& model, const std::vector<double>& ba
 }
 
 BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dataset& ds,
-                                 const BaselineConfig& cfg, bool final_on_all) {
+                                 const BaselineConfig& cfg, const models::ShrinkageChoice* cv,
+                                 bool final_on_all) {
   BaselineGuard g;
   if (ds.validation.size() < kMinCombinationRatings || val_model.size() != ds.validation.size()) {
     g.note = "train.auto: " + std::to_string(ds.validation.size()) +
@@ -245,11 +247,9 @@ BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dat
              std::to_string(kMinCombinationRatings) + "): the model's predictions as trained";
     return g;
   }
+  if (!cv) throw std::logic_error("fit_baseline_guard: no shrinkage choice of the training ratings");
   const float lo = ds.rating_min, hi = ds.rating_max;
-  g.shrinkage =
-      models::choose_shrinkage_cv(ds.train, ds.users.count, ds.items.count, models::shrinkage_grid(cfg),
-                                  cfg.folds, static_cast<uint64_t>(cfg.seed))
-          .best;
+  g.shrinkage = cv->best;
   const models::Biases on_train =
       models::fit_biases(ds.train, ds.users.count, ds.items.count, g.shrinkage, cfg.sweeps);
   g.val_baseline = predictions(on_train, ds.validation, lo, hi);

@@ -73,9 +73,12 @@ void fit_weights(const std::vector<double>& model, const std::vector<double>& ba
 /// model is combined with is fitted to training + validation ratings (the final model of a
 /// run, whatever its protocol: under early_stop only the network needed validation apart;
 /// generated 20,000 x 260,000 x 600,000 set, test RMSE 0.9796 -> 0.97866 against the baseline
-/// kind's 0.97872); false: to training alone (a short trial's guard).
+/// kind's 0.97872); false: to training alone (a short trial's guard). `cv`: the baseline's
+/// cross-validated shrinkage on ds.train (fit/prepared_data.h), null only where the guard
+/// cannot apply (too few validation ratings).
 BaselineGuard fit_baseline_guard(const std::vector<double>& val_model, const Dataset& ds,
-                                 const BaselineConfig& cfg, bool final_on_all);
+                                 const BaselineConfig& cfg, const models::ShrinkageChoice* cv,
+                                 bool final_on_all);
 
 /// "train.auto: validation RMSE 0.9512 (model), 0.9100 (bias baseline), 0.9050 (combination
 /// 0.12 + 0.40 x model + 0.57 x baseline, fitted to 2850 validation ratings)"

@@ -107,9 +107,10 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
     if (rank0) ranker = fitting::fit_ranker(cfg, data.ds, o);
     return ranker.model;
   };
-  fitting::Fitted f = kind.fit == FitMethod::trained
-                          ? fitting::fit_trained(cfg, data.ds, o, topts, rank0, fit_the_ranker())
-                          : fitting::fit_closed_form(cfg, data.ds, o, fit_the_ranker);
+  fitting::Fitted f =
+      kind.fit == FitMethod::trained
+          ? fitting::fit_trained(cfg, data.ds, data.bias_shrinkage, o, topts, rank0, fit_the_ranker())
+          : fitting::fit_closed_form(cfg, data.ds, data.bias_shrinkage, o, fit_the_ranker);
   if (!rank0) return std::move(f.result);
   fitting::add_report(f, cfg, o, data, ranker);
   if (!feedback_line.empty())

@@ -63,13 +63,14 @@ std::string test_line(const models::RatingModel& model, const TrainedModel& trai
 
 }  // namespace
 
-Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, const RankerSource& ranker,
-                       bool test_lists) {
+Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const models::ChosenShrinkage& cv,
+                       const FitOptions& o, const RankerSource& ranker, bool test_lists) {
   const at::Device device(cfg.train.device);
   infer::ModelParts parts;
   parts.cfg = cfg;
   parts.ds = ds;
   parts.ctx = models::make_context(ds).to(device);
+  parts.ctx.bias_shrinkage = cv;
   auto model = models::make_model(cfg, parts.ctx);
   model->to(device);
   if (ranker)

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "fit/fitted.h"
+#include "models/baseline/bias_fit.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 
@@ -21,9 +22,11 @@ using RankerSource = std::function<std::shared_ptr<const TrainedModel>()>;
 /// minutes on a large set), not after.
 /// `test_lists` false: the test ratings' rating figures only, not the test lists' (ranking
 /// every test user over the whole catalogue, the larger part of a candidate ranker's fit on a
-/// wide one); add_test_lists adds them to the candidate that is kept.
-Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const FitOptions& o, const RankerSource& ranker,
-                       bool test_lists = true);
+/// wide one); add_test_lists adds them to the candidate that is kept. `cv`: the bias
+/// baseline's cross-validated shrinkage on ds.train where the run made one
+/// (fit/prepared_data.h), which the model's context carries for the figures beside it.
+Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const models::ChosenShrinkage& cv,
+                       const FitOptions& o, const RankerSource& ranker, bool test_lists = true);
 
 /// The test lists' figures (NDCG@10, ...) of a fit made without them, in its metrics, its
 /// folder's metrics.json figures and its summary, as fit_closed_form makes them.

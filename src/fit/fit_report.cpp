@@ -58,8 +58,11 @@ void add_report(Fitted& f, const RunConfig& cfg, const FitOptions& o, const Prep
   // popularity stands beside the ranking ones; on the saved model's data, as `evaluate` does.
   std::string baseline_test;
   if (models::shows_bias_baseline(cfg) && !ds.test.empty()) {
-    const models::BaselineFigures b =
-        models::baseline_figures(f.result.model ? f.result.model->dataset() : ds, cfg.baseline);
+    // The shrinkage chosen on those ratings where the run made it: the saved model's context's
+    // (the prepared data's, or the retrain's on all training ratings), else the prepared data's.
+    const models::BaselineFigures b = models::baseline_figures(
+        f.result.model ? f.result.model->dataset() : ds, cfg.baseline,
+        f.result.model ? f.result.model->parts().ctx.bias_shrinkage.get() : data.bias_shrinkage.get());
     f.result.summary.push_back(models::describe(b));
     f.result.metrics.figures["baseline"] = baseline_json(b);
     baseline_test = fixed(eval::figure_of(b.test, rating_figure("test")), 4);

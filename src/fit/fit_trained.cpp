@@ -116,8 +116,10 @@ void set_combination(infer::ModelParts& parts, size_t r, const fitting::Baseline
 
 }  // namespace
 
-Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train::TrainerOptions& topts,
-                   bool rank0, const std::shared_ptr<const TrainedModel>& ranker) {
+Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const models::ChosenShrinkage& cv, const FitOptions& o,
+                   train::TrainerOptions& topts, bool rank0,
+                   const std::shared_ptr<const TrainedModel>& ranker) {
+  topts.bias_shrinkage = cv;
   // train.auto's combination of one run, one process, fitted between the selection phase
   // and the retrain (train.protocol = retrain): where it gives the network weight 0, the
   // retrain on all ratings cannot change the predictions and is skipped
@@ -128,7 +130,7 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
   if (guard_early)
     topts.retrain_pays = [&](const train::RunResult& chosen) {
       early_guard = with_memory_context("weighing the model against the bias baseline", [&] {
-        return fitting::fit_baseline_guard(values(chosen.val_predictions), ds, cfg.baseline,
+        return fitting::fit_baseline_guard(values(chosen.val_predictions), ds, cfg.baseline, cv.get(),
                                            /*final_on_all=*/true);
       });
       return !early_guard->applied || early_guard->a > 0;
@@ -163,13 +165,14 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const FitOptions& o, train
       // early-stopped network needed the validation ratings apart, the baseline does not.
       return fitting::fit_baseline_guard(
           s.val_predictions.defined() ? values(s.val_predictions) : std::vector<double>{}, ds, cfg.baseline,
-          /*final_on_all=*/true);
+          cv.get(), /*final_on_all=*/true);
     });
   const bool combined = guard && guard->applied;
   std::vector<std::shared_ptr<TrainedModel>> models;
   for (size_t r = 0; r < s.runs.size(); ++r) {
     infer::ModelParts parts =
-        infer::model_parts(saved_cfg, retrained ? data::with_validation_in_train(ds) : ds, s.runs[r].saved);
+        infer::model_parts(saved_cfg, retrained ? data::with_validation_in_train(ds) : ds, s.runs[r].saved,
+                           retrained ? s.retrain_bias_shrinkage : cv);
     if (ranker) parts.ranker = std::make_shared<const infer::RankerMember>(ranker);
     if (combined) set_combination(parts, r, *guard, cfg, ds, o);
     models.push_back(std::make_shared<TrainedModel>(std::move(parts)));

@@ -37,9 +37,10 @@ RunConfig trial_config(const RunConfig& cfg) {
   return t;
 }
 
-Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallback& on_epoch,
-                const std::string& phase) {
+Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const models::ChosenShrinkage& cv,
+                const EpochCallback& on_epoch, const std::string& phase) {
   train::TrainerOptions opts;  // no log: the trials' lines are choose_graphs'
+  opts.bias_shrinkage = cv;
   // Their epochs still reach the caller, marked as the trials': a caller that stops a fit
   // on an event (Python's Ctrl-C) stops it here too.
   if (on_epoch)
@@ -54,7 +55,7 @@ Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallba
   t.best_epoch = s.runs.empty() ? 0 : s.runs.front().best_epoch;
   const at::Tensor v = s.val_predictions.to(at::kDouble).contiguous();
   const std::vector<double> val(v.data_ptr<double>(), v.data_ptr<double>() + v.numel());
-  const BaselineGuard g = fit_baseline_guard(val, ds, trial_cfg.baseline, /*final_on_all=*/false);
+  const BaselineGuard g = fit_baseline_guard(val, ds, trial_cfg.baseline, cv.get(), /*final_on_all=*/false);
   t.model = g.val_model;
   t.baseline = g.val_baseline_error;
   if (g.applied) t.network_weight = g.a;
@@ -72,8 +73,9 @@ bool Trial::better_than(const Trial& other) const {
   return model < other.model;
 }
 
-GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say,
-                          const EpochCallback& on_epoch, const Trial* made) {
+GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const models::ChosenShrinkage& cv,
+                          const std::function<void(const std::string&)>& say, const EpochCallback& on_epoch,
+                          const Trial* made) {
   GraphChoice choice;
   if (ds.validation.size() < kMinCombinationRatings || cfg.train.epochs < kMinChoiceEpochs) return choice;
   std::vector<std::string> sides;
@@ -100,7 +102,7 @@ GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(
   say("train.auto: choosing each side's graph on validation: " +
       std::to_string(sides.size() + (made ? 0 : 1)) + " short runs of at most " +
       std::to_string(choice.trial_epochs) + " epochs (fit/graph_choice.h)");
-  const Trial with_all = made ? *made : run_trial(trial_cfg, ds, on_epoch);
+  const Trial with_all = made ? *made : run_trial(trial_cfg, ds, cv, on_epoch);
   for (const std::string& side : sides) {
     Dataset without = ds;
     NodeSet& set = side == "user" ? without.users : without.items;
@@ -109,7 +111,7 @@ GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(
     t.origin = to_string(set.graph_origin);
     graph::use_identity(set);
     t.with = with_all;
-    t.without = run_trial(trial_cfg, without, on_epoch);
+    t.without = run_trial(trial_cfg, without, cv, on_epoch);
     t.kept = !t.without.better_than(t.with);
     say(describe(t, choice.trial_epochs));
     choice.sides.push_back(t);

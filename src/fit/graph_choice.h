@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "models/baseline/bias_fit.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/progress.h"
@@ -76,8 +77,10 @@ struct GraphChoice {
 /// early stopping, no ranker) and one short run judged as the run is: the other choices by
 /// short runs (fit/offset_choice.h) share them.
 RunConfig trial_config(const RunConfig& cfg);
-Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const EpochCallback& on_epoch,
-                const std::string& phase = "choosing the graphs");
+/// `cv`: the bias baseline's cross-validated shrinkage on ds.train (fit/prepared_data.h),
+/// which the trial's bias offset and its guard read.
+Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const models::ChosenShrinkage& cv,
+                const EpochCallback& on_epoch, const std::string& phase = "choosing the graphs");
 
 /// A short run's figures into `out` as "<val figure>_<name>", "<val figure>_model_<name>" and
 /// "epochs_<name>" (metrics.json's auto.graph_choice and auto.offset_choice).
@@ -90,7 +93,9 @@ void add_trial_json(nlohmann::json& out, const Trial& t, const std::string& name
 /// `with_all`, where given, is the short run with every graph as resolved already made (by
 /// fit/offset_choice.h, on cfg as it is now): it is not run again; where its network learned
 /// nothing (Trial::network_learns), the graphs are kept as resolved and nothing is tried.
-GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const std::function<void(const std::string&)>& say,
+/// `cv` as run_trial's (the graphs change, the ratings do not).
+GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const models::ChosenShrinkage& cv,
+                          const std::function<void(const std::string&)>& say,
                           const EpochCallback& on_epoch = nullptr, const Trial* with_all = nullptr);
 
 /// "train.auto: the user graph (file) kept: short runs of 100 epochs validate 0.8554 with

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "eval/errors.h"
 #include "fit/baseline_guard.h"
@@ -87,16 +88,15 @@ GraphWorth measure(const Dataset& ds, bool user_side, const models::Biases& b,
 
 }  // namespace
 
-std::vector<GraphWorth> weigh_graphs(const Dataset& ds, const BaselineConfig& cfg) {
+std::vector<GraphWorth> weigh_graphs(const Dataset& ds, const BaselineConfig& cfg,
+                                     const models::ShrinkageChoice* cv) {
   std::vector<GraphWorth> out;
   const bool user = ds.users.graph_origin != GraphOrigin::Identity && ds.users.graph.size() > 0;
   const bool item = ds.items.graph_origin != GraphOrigin::Identity && ds.items.graph.size() > 0;
   if (ds.validation.size() < kMinCombinationRatings || (!user && !item)) return out;
-  // The baseline as train.auto's combination fits it (the shrinkage choice is remembered).
-  const models::Shrinkage s =
-      models::choose_shrinkage_cv(ds.train, ds.users.count, ds.items.count, models::shrinkage_grid(cfg),
-                                  cfg.folds, static_cast<uint64_t>(cfg.seed))
-          .best;
+  // The baseline as train.auto's combination fits it, under the run's shrinkage choice.
+  if (!cv) throw std::logic_error("weigh_graphs: no shrinkage choice of the training ratings");
+  const models::Shrinkage s = cv->best;
   const models::Biases b = models::fit_biases(ds.train, ds.users.count, ds.items.count, s, cfg.sweeps);
   // The training residuals (models/baseline/neighbour_residuals.h, no graph of its own).
   const models::NeighbourResiduals residual(ds.train, b, {}, {});

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "models/baseline/bias_fit.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 
@@ -50,8 +51,11 @@ struct GraphWorth {
 };
 
 /// The proxy of every side of `ds` with a graph (not the identity). Nothing is measured
-/// with fewer than kMinCombinationRatings validation ratings (fit/baseline_guard.h).
-std::vector<GraphWorth> weigh_graphs(const Dataset& ds, const BaselineConfig& cfg);
+/// with fewer than kMinCombinationRatings validation ratings (fit/baseline_guard.h). `cv`:
+/// the baseline's cross-validated shrinkage on ds.train (fit/prepared_data.h), null only
+/// where nothing is measured.
+std::vector<GraphWorth> weigh_graphs(const Dataset& ds, const BaselineConfig& cfg,
+                                     const models::ShrinkageChoice* cv);
 
 /// "train.auto: the user graph (file, 40000 edges) predicts the bias baseline's validation
 /// residuals to 0.8912 against 0.8936 without it (worth 0.0024; 1200 validation ratings

@@ -13,8 +13,7 @@ std::string settle_feedback(RunConfig& cfg) {
   if (feedback == "ratings") return "";
   cfg.data.feedback = feedback;
   const ModelKind& kind = model_kind(cfg.model);
-  const bool fits_values =
-      kind.fit == FitMethod::trained ? cfg.train.objective == "rating" : !kind_serves(kind, "ranking");
+  const bool fits_values = kind_fits_rating_values(kind, cfg.train.objective);
   std::string line = "data.feedback = " + cfg.data.feedback +
                      (cfg.data.feedback == "counts" ? " (weights log(1 + count))" : "") +
                      ": every held-out interaction is relevant, no rating is predicted";
@@ -22,14 +21,15 @@ std::string settle_feedback(RunConfig& cfg) {
     line += "; model = " + cfg.model +
             (kind.fit == FitMethod::trained ? " on train.objective = rating" : std::string()) +
             " fits rating values, so popularity stands in and train.ranker = auto chooses the lists";
-    cfg.model = "popularity";
+    cfg.model = kind_of_role("stand_in").name;
     if (cfg.train.ranker == "none") cfg.train.ranker = "auto";
   }
   return line;
 }
 
 bool ranks_interactions_by_ranker(const RunConfig& cfg) {
-  return cfg.data.feedback != "ratings" && cfg.data.feedback != "auto" && cfg.model == "popularity";
+  return cfg.data.feedback != "ratings" && cfg.data.feedback != "auto" &&
+         std::string(model_kind(cfg.model).role) == "stand_in";
 }
 
 }  // namespace symgnn::fitting

@@ -4,6 +4,7 @@
 
 #include "fit/baseline_guard.h"
 #include "symgnn/metrics.h"
+#include "symgnn/model_kinds.h"
 #include "util/text.h"
 
 namespace symgnn::fitting {
@@ -19,13 +20,13 @@ RunConfig residual_form(const RunConfig& cfg) {
 
 }  // namespace
 
-OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, bool may_try,
+OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, const models::ChosenShrinkage& cv, bool may_try,
                            const std::function<void(const std::string&)>& say,
                            const EpochCallback& on_epoch) {
   OffsetChoice c;
   if (cfg.lowrank.offset != "auto") return c;
   cfg.lowrank.offset = "none";
-  if (!may_try || cfg.model != "lowrank" || cfg.train.objective != "rating" ||
+  if (!may_try || !kind_reads_section(model_kind(cfg.model), "lowrank") || cfg.train.objective != "rating" ||
       cfg.lowrank.decoder == "classes" || ds.validation.size() < kMinCombinationRatings ||
       cfg.train.epochs < kMinChoiceEpochs)
     return c;
@@ -39,9 +40,9 @@ OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, bool may_try,
   const std::string phase = "choosing what the network learns";
   // The residuals first: where the network cannot beat the baseline on them, the network
   // of ratings, which must learn the baseline's part too, is not tried.
-  c.residuals = run_trial(residual_form(trial), ds, on_epoch, phase);
+  c.residuals = run_trial(residual_form(trial), ds, cv, on_epoch, phase);
   c.ratings_tried = c.residuals.network_learns();
-  if (c.ratings_tried) c.ratings = run_trial(trial, ds, on_epoch, phase);
+  if (c.ratings_tried) c.ratings = run_trial(trial, ds, cv, on_epoch, phase);
   c.residual = !c.ratings_tried || c.residuals.better_than(c.ratings);
   if (c.residual) cfg = residual_form(cfg);
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -47,8 +47,9 @@ struct OffsetChoice {
   double seconds = 0;
 };
 
-/// Resolves cfg.lowrank.offset = auto as above (any other value is left as it is).
-OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, bool may_try,
+/// Resolves cfg.lowrank.offset = auto as above (any other value is left as it is). `cv` as
+/// run_trial's (fit/graph_choice.h).
+OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, const models::ChosenShrinkage& cv, bool may_try,
                            const std::function<void(const std::string&)>& say, const EpochCallback& on_epoch);
 
 /// "train.auto: the network learns the bias baseline's residuals (lowrank.offset = baseline):

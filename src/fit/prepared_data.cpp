@@ -7,13 +7,16 @@
 #include "fit/fitted.h"
 #include "fit/prior_choice.h"
 #include "fit/ranker.h"
+#include "models/baseline/baseline_figures.h"
 #include "models/baseline/combined_model.h"
+#include "models/baseline/offset_model.h"
 #include "models/rating_levels.h"
 #include "runtime/runtime.h"
 #include "symgnn/graph.h"
 #include "symgnn/model.h"
 #include "train/dataset_stats.h"
 #include "train/distributed.h"
+#include "train/trainer.h"
 #include "util/memory_check.h"
 #include "util/text.h"
 
@@ -40,6 +43,22 @@ void train_for_ranking_on_implicit_data(RunConfig& cfg, const Dataset& ds, const
   }
 }
 
+/// Whether the run has a consumer of the bias baseline's cross-validated shrinkage on
+/// ds.train (cfg as given; a consumer the later choices turn off only costs the seconds of
+/// one cross-validation): on rank 0 train.auto's graph worth, short runs and guard (with
+/// enough validation ratings to weigh), and the baseline's figures beside a rating model
+/// where they are of ds.train (no validation choice, no retrain on all ratings); on every
+/// rank a model that learns over the bias offset (with ratings enough to fold).
+bool needs_bias_shrinkage(const RunConfig& cfg, const ModelKind& kind, const Dataset& ds, bool rank0) {
+  if (models::learns_over_bias_offset(cfg) && ds.train.size() >= static_cast<size_t>(cfg.baseline.folds))
+    return true;
+  if (!rank0) return false;
+  if (models::combines_with_baseline(cfg) && ds.validation.size() >= kMinCombinationRatings) return true;
+  const bool retrained = kind.fit == FitMethod::trained && train::retrains(cfg, ds);
+  const bool validation_choice = cfg.baseline.select == "validation" && !ds.validation.empty();
+  return models::shows_bias_baseline(cfg) && !ds.test.empty() && !retrained && !validation_choice;
+}
+
 }  // namespace
 
 PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& kind, bool rank0,
@@ -55,8 +74,12 @@ PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& 
     for (const std::string& note : graph_notes) say(o, note);
   runtime::release_freed_memory();  // the loaders' temporaries
   if (rank0) say(o, train::dataset_stats_text(ds));
+  if (needs_bias_shrinkage(cfg, kind, ds, rank0))
+    p.bias_shrinkage =
+        std::make_shared<const models::ShrinkageChoice>(models::choose_shrinkage_cv(ds, cfg.baseline));
   // train.auto: what each graph is worth on validation, by a proxy (fit/graph_worth.h).
-  if (rank0 && models::combines_with_baseline(cfg)) p.graph_worths = weigh_graphs(ds, cfg.baseline);
+  if (rank0 && models::combines_with_baseline(cfg))
+    p.graph_worths = weigh_graphs(ds, cfg.baseline, p.bias_shrinkage.get());
   for (const GraphWorth& w : p.graph_worths) say(o, describe(w));
   if (group) group->agree("data", data::fingerprint(ds));
   train_for_ranking_on_implicit_data(cfg, ds, kind, [&](const std::string& line) {
@@ -84,7 +107,7 @@ PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& 
   // network chosen, whose short run with every graph is the winner's here.
   p.offset_choice = with_memory_context("choosing what the network learns by short runs", [&] {
     return choose_offset(
-        cfg, ds, short_runs, [&](const std::string& line) { say(o, line); }, o.on_epoch);
+        cfg, ds, p.bias_shrinkage, short_runs, [&](const std::string& line) { say(o, line); }, o.on_epoch);
   });
   const Trial* made = nullptr;
   if (p.offset_choice.tried)
@@ -93,7 +116,7 @@ PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& 
     p.graph_choice =
         with_memory_context("choosing the graphs by short runs of the " + cfg.model + " model", [&] {
           return choose_graphs(
-              cfg, ds, [&](const std::string& line) { say(o, line); }, o.on_epoch, made);
+              cfg, ds, p.bias_shrinkage, [&](const std::string& line) { say(o, line); }, o.on_epoch, made);
         });
   // A network that learned nothing in its short run is trained for that run's epochs only:
   // the same config and seed reach the same weights, which is all a longer run was shown to

@@ -10,6 +10,7 @@
 #include "fit/graph_choice.h"
 #include "fit/graph_worth.h"
 #include "fit/offset_choice.h"
+#include "models/baseline/bias_fit.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/fit.h"
@@ -23,6 +24,12 @@ namespace symgnn::fitting {
 
 struct PreparedData {
   Dataset ds;
+  /// The bias baseline's shrinkage by cross-validation on ds.train (models/baseline/bias_fit.h),
+  /// chosen once where the run has a consumer for it (needs_bias_shrinkage in
+  /// prepared_data.cpp) and handed to each: train.auto's graph worth, short runs and guard,
+  /// the bias offset (through the trainer), the baseline's figures beside the model. Null:
+  /// none.
+  models::ChosenShrinkage bias_shrinkage;
   std::vector<GraphWorth> graph_worths;  // train.auto: each graph's worth by a proxy (rank 0)
   GraphChoice graph_choice;              // train.auto: each side's graph by short runs (rank 0, one process)
   OffsetChoice offset_choice;            // lowrank.offset = auto: what the network learns, by short runs

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "symgnn/model_kinds.h"
+
 namespace symgnn::fitting {
 
 namespace {
@@ -31,7 +33,9 @@ std::string resolve_prior(RunConfig& cfg, int64_t users, int64_t items, int64_t 
   const int64_t floor = std::min(lr.prior_width, std::max(kMinAutoWidth, 4 * classes));
   const int64_t width =
       std::clamp(static_cast<int64_t>(std::llround(kAutoWidthPerRating * per_node)), floor, lr.prior_width);
-  if (cfg.model == "lowrank" && width < lr.prior_width) {
+  // The prior is the lowrank section's: another kind's run only settles its key.
+  const bool lowrank = kind_reads_section(model_kind(cfg.model), "lowrank");
+  if (lowrank && width < lr.prior_width) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.1f", per_node);
     width_note = "note: lowrank.prior = auto: " + std::string(buf) +
@@ -41,7 +45,7 @@ std::string resolve_prior(RunConfig& cfg, int64_t users, int64_t items, int64_t 
     lr.prior_width = width;
   }
   const int64_t estimate = encoder_peak_estimate(lr, users + items, train_ratings);
-  if (cfg.model != "lowrank" || estimate <= kAutoPriorBudgetBytes) {
+  if (!lowrank || estimate <= kAutoPriorBudgetBytes) {
     lr.prior = "encoder";
     return width_note;
   }

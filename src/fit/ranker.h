@@ -33,8 +33,9 @@ inline constexpr int64_t kAutoRankerMaxPairs = int64_t{1} << 26;
 inline constexpr double kAutoElsaMaxWork = 1099511627776.0;  // 2^40
 
 struct RankerChoice {
-  /// The kinds to fit ("ease", "elsa", "itemknn", "popularity"); more than one: the best on
-  /// validation NDCG@10 is kept. Empty when the model ranks by its own scores.
+  /// The kinds to fit (train.ranker's, or under auto those of the kind table's ranker column
+  /// admitted on the data's size); more than one: the best on validation NDCG@10 is kept.
+  /// Empty when the model ranks by its own scores.
   std::vector<std::string> candidates;
   std::string note;  // what auto left out on data of this size ("" otherwise)
 };

@@ -70,7 +70,7 @@ RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
     // A candidate's test lists are measured once it is kept (below): ranking every test user
     // over the catalogue is most of a candidate's fit on a wide one, and is no part of the choice.
     Fitted f = with_memory_context("fitting the " + kind + " ranker",
-                                   [&] { return fit_closed_form(rcfg, ds, ro, nullptr, !choose); });
+                                   [&] { return fit_closed_form(rcfg, ds, nullptr, ro, nullptr, !choose); });
     if (!ro.out_dir.empty()) f.result.metrics.write(ro.out_dir + "/metrics.json");
     const double ndcg = f.result.metrics.metrics.count(ranking_figure("val"))
                             ? f.result.metrics.mean(ranking_figure("val"))

@@ -42,8 +42,12 @@ inline std::string ranker_dir(const std::string& model_dir) {
 }
 
 /// ModelParts of `cfg` over `ds` (graphs resolved) with a context on `cfg.train.device`,
-/// one model of kind cfg.model per weight set of `states` (at least one).
-ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train::ModuleState>& states);
+/// one model of kind cfg.model per weight set of `states` (at least one). `bias_shrinkage`:
+/// the bias baseline's cross-validated shrinkage on ds.train where the caller made one (the
+/// context carries it, ModelContext::bias_shrinkage); null: chosen on ds.train where a
+/// member learns over the bias offset.
+ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train::ModuleState>& states,
+                       std::shared_ptr<const models::ShrinkageChoice> bias_shrinkage = nullptr);
 
 /// `parts` on other data `ds` (the same nodes, or more appended: ratings or graph edges taken
 /// out or added, nodes a graph edit created): the context of `ds` with the rating mean and

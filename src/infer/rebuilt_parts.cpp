@@ -7,6 +7,7 @@
 #include "data/parsers.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
+#include "models/baseline/offset_model.h"
 #include "models/weights_from_state.h"
 #include "symgnn/graph.h"
 #include "train/checkpoint.h"
@@ -55,6 +56,13 @@ void grow_into(torch::nn::Module& m, const train::ModuleState& state) {
 
 namespace {
 
+/// Whether a and b hold the same nodes and training ratings, in the same order: what the
+/// bias baseline's shrinkage choice reads (models/baseline/bias_fit.h).
+bool same_ratings(const Dataset& a, const Dataset& b) {
+  return a.users.count == b.users.count && a.items.count == b.items.count && a.train.user == b.train.user &&
+         a.train.item == b.train.item && a.train.value == b.train.value;
+}
+
 /// out.members: those of `parts` built again over out.ctx from their weights, grown where
 /// out.ctx has more nodes (grow_into, then RatingModel::nodes_added of nodes without ratings).
 void rebuild_members(const ModelParts& parts, ModelParts& out) {
@@ -95,6 +103,9 @@ ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
   ctx.global_mean = parts.ctx.global_mean;
   ctx.rating_std = parts.ctx.rating_std;
   ctx.added_from = parts.ctx.added_from;
+  // The shrinkage chosen on the same training ratings stands; other ratings choose their own.
+  if (same_ratings(out.ds, parts.ds)) ctx.bias_shrinkage = parts.ctx.bias_shrinkage;
+  models::give_offset_shrinkage(ctx, out.cfg);
   out.ctx = ctx.to(dev);
   rebuild_members(parts, out);
   // The ranker gains the same nodes, so that the indices agree.

@@ -21,6 +21,7 @@
 #include "infer/ranker_graph_term.h"
 #include "infer/refresh.h"
 #include "infer/split_rows.h"
+#include "models/baseline/offset_model.h"
 #include "runtime/runtime.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
@@ -185,12 +186,15 @@ at::Tensor member_representations(const ModelParts& parts, int side) {
   return rows.empty() ? at::Tensor() : torch::cat(rows, 1).contiguous();
 }
 
-ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train::ModuleState>& states) {
+ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train::ModuleState>& states,
+                       std::shared_ptr<const models::ShrinkageChoice> bias_shrinkage) {
   TORCH_CHECK(!states.empty(), "model_parts: no weight set");
   ModelParts p;
   p.cfg = cfg;
   p.ds = std::move(ds);
   p.ctx = models::make_context(p.ds).to(at::Device(cfg.train.device));
+  p.ctx.bias_shrinkage = std::move(bias_shrinkage);
+  models::give_offset_shrinkage(p.ctx, cfg);
   for (const auto& state : states) {
     auto m = models::make_model(p.cfg, p.ctx);
     m->to(at::Device(cfg.train.device));
@@ -222,6 +226,8 @@ NewRatingsSummary build_members(infer::ModelParts& parts, const std::vector<trai
     ctx.global_mean = parts.ctx.global_mean;
     ctx.rating_std = parts.ctx.rating_std;
     ctx.added_from = fitted_ratings;
+    // The offset's shrinkage of the grown ratings, once for every member.
+    models::give_offset_shrinkage(ctx, parts.cfg);
     parts.ctx = ctx.to(dev);
     first = nullptr;
   }
@@ -303,6 +309,8 @@ Loaded load_saved(const std::string& path, const std::string& device, const NewN
   parts.ds = model_data(model_path, cfg, out.data_note);
   const at::Device dev(device);
   parts.ctx = models::make_context(parts.ds).to(dev);
+  // The offset's shrinkage of the saved data's ratings, chosen once for every member.
+  models::give_offset_shrinkage(parts.ctx, cfg);
   // The saved weight sets, read into (and checked against) a model built from the config.
   auto first = models::make_model(cfg, parts.ctx);
   first->to(dev);

@@ -15,6 +15,8 @@
 #include <tuple>
 
 #include "data/dataset_snapshot.h"
+#include "models/baseline/bias_fit.h"
+#include "models/baseline/offset_model.h"
 #include "models/objectives/objective.h"
 #include "models/ranking/ranking_probe.h"
 #include "runtime/runtime.h"
@@ -591,7 +593,9 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
   final_cfg.data.val_fraction = 0;  // `predict` rebuilds the final model's data from this
   final_cfg.train.epochs = std::max<int64_t>(1, chosen.best_epoch);
   const Dataset all = data::with_validation_in_train(ds);
-  const models::ModelContext all_ctx = models::make_context(all).to(at::Device(cfg.train.device));
+  models::ModelContext all_ctx = models::make_context(all).to(at::Device(cfg.train.device));
+  all_ctx.bias_shrinkage = opts.retrain_bias_shrinkage;
+  models::give_offset_shrinkage(all_ctx, final_cfg);
   runtime::release_freed_memory();
   TrainerOptions final_opts = opts;
   if (!opts.out_dir.empty()) final_opts.out_dir = opts.out_dir + "/final";
@@ -683,12 +687,21 @@ void SweepResult::summarise() {
 
 SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOptions& opts) {
   const at::Device device(cfg.train.device);
-  const models::ModelContext ctx = models::make_context(ds).to(device);
+  models::ModelContext ctx = models::make_context(ds).to(device);
+  ctx.bias_shrinkage = opts.bias_shrinkage;
+  models::give_offset_shrinkage(ctx, cfg);
   runtime::release_freed_memory();  // the context's temporaries (sorts of the rating classes)
   runtime::keep_large_blocks_in_heap();
   Progress progress(opts.on_epoch, opts.log, selection_metric(cfg.train));
   SweepResult s;
-  for (int64_t r = 0; r < cfg.train.runs; ++r) s.runs.push_back(train_run(cfg, ds, ctx, r, opts, progress));
+  // The retrain's offset reads all training ratings: its shrinkage is chosen once for the runs.
+  TrainerOptions run_opts = opts;
+  if (retrains(cfg, ds) && !run_opts.retrain_bias_shrinkage)
+    run_opts.retrain_bias_shrinkage = models::offset_shrinkage_choice(models::train_and_validation(ds),
+                                                                      ds.users.count, ds.items.count, cfg);
+  s.retrain_bias_shrinkage = run_opts.retrain_bias_shrinkage;
+  for (int64_t r = 0; r < cfg.train.runs; ++r)
+    s.runs.push_back(train_run(cfg, ds, ctx, r, run_opts, progress));
   s.model_name = s.runs.front().model_name;
   s.summarise();
   // Ensemble: the mean of the runs' predictions (each at its selected epoch).

@@ -63,6 +63,10 @@ struct SweepResult {
   /// The runs' mean predictions (CPU, float64) of the test and validation ratings, in the
   /// order of Dataset::test / Dataset::validation (validation undefined without one).
   at::Tensor test_predictions, val_predictions;
+  /// Under train.protocol = retrain, the bias shrinkage chosen once on all training ratings
+  /// for the models learning over the bias offset (TrainerOptions::retrain_bias_shrinkage):
+  /// what the saved models' contexts read. Null otherwise.
+  std::shared_ptr<const models::ShrinkageChoice> retrain_bias_shrinkage;
 
   /// The named figure's mean and standard deviation over the runs (NaN when none measured it).
   double mean(const std::string& name) const;
@@ -92,6 +96,12 @@ struct TrainerOptions {
   /// process. Each rank's loss covers its shard of the training pairs; only rank 0 writes
   /// into out_dir (every rank reads its checkpoints to resume).
   std::shared_ptr<ProcessGroup> group;
+  /// The bias baseline's shrinkage chosen by cross-validation on ds.train, made once for the
+  /// run (fit/prepared_data.h), and under train.protocol = retrain on all training ratings
+  /// (train_sweep makes it once for its runs): the context of every model built on those
+  /// ratings carries it (ModelContext::bias_shrinkage). Null: chosen on the ratings where a
+  /// model learns over the bias offset (models/baseline/offset_model.h).
+  std::shared_ptr<const models::ShrinkageChoice> bias_shrinkage, retrain_bias_shrinkage;
   /// Whether this process writes the run's files: a single process or rank 0.
   bool writes_files() const;
 };

@@ -291,19 +291,21 @@ void check_config(const RunConfig& cfg) {
                       " is a ranking kind and ranks by its own scores; set train.ranker = none");
   check_graph_sides(cfg, kind);
   const LowRankConfig& lr = cfg.lowrank;
-  if (cfg.model == "lowrank" && !lr.id_embedding && lr.prior == "paper")
+  // The lowrank section's keys bind a kind that reads it; the base section's likewise.
+  const bool lowrank = kind_reads_section(kind, "lowrank"), base = kind_reads_section(kind, "base");
+  if (lowrank && !lr.id_embedding && lr.prior == "paper")
     throw ConfigError(
         "lowrank.id_embedding = false needs lowrank.prior = encoder (the modules then act on U^(p))");
-  if (cfg.model == "lowrank" && !lr.id_embedding && lr.variant == "A")
+  if (lowrank && !lr.id_embedding && lr.variant == "A")
     throw ConfigError("lowrank.id_embedding = false needs variant full or G (variant A has no prior module)");
   // The offset (models/baseline/offset_model.h) shifts the rating targets: the model then fits
   // residuals, which are neither rating classes nor a sign of relevance.
-  if (cfg.model == "base" && cfg.base.offset == "baseline" && cfg.train.objective != "rating")
+  if (base && cfg.base.offset == "baseline" && cfg.train.objective != "rating")
     throw ConfigError(
         "base.offset = baseline needs train.objective = rating (the model fits the residuals of the bias "
         "baseline; train.objective = " +
         cfg.train.objective + ")");
-  if (cfg.model == "lowrank" && lr.offset == "baseline") {
+  if (lowrank && lr.offset == "baseline") {
     if (cfg.train.objective != "rating")
       throw ConfigError(
           "lowrank.offset = baseline needs train.objective = rating (the model fits the residuals "

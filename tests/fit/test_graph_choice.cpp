@@ -14,12 +14,19 @@
 #include "common/test_support.h"
 #include "fit/graph_choice.h"
 #include "fit/offset_choice.h"
+#include "models/baseline/bias_fit.h"
 #include "symgnn/config.h"
 #include "symgnn/fit.h"
 #include "symgnn/graph.h"
 #include "symgnn/trained_model.h"
 
 namespace {
+
+/// The bias baseline's shrinkage of ds's training ratings, as fit's prepared data chooses it.
+symgnn::models::ChosenShrinkage chosen(const symgnn::Dataset& ds, const symgnn::RunConfig& cfg) {
+  return std::make_shared<const symgnn::models::ShrinkageChoice>(
+      symgnn::models::choose_shrinkage_cv(ds, cfg.baseline));
+}
 
 /// 300 users in 3 groups whose ratings are offset by -1, 0, +1, 40 items; 3 training, 2
 /// validation and 1 test rating a user. The user graph links users of one group
@@ -91,7 +98,7 @@ TEST(GraphChoice, AGraphWhoseNeighboursRateAlikeIsKept) {
   const size_t edges = ds.users.graph.size();
   symgnn::RunConfig cfg = choice_config();
   lines.clear();
-  const auto choice = symgnn::fitting::choose_graphs(cfg, ds, record);
+  const auto choice = symgnn::fitting::choose_graphs(cfg, ds, chosen(ds, cfg), record);
   EXPECT_EQ(choice.trial_epochs, 20);
   ASSERT_EQ(choice.sides.size(), 1u);  // the item side is the identity: nothing to choose
   const auto& t = choice.sides[0];
@@ -118,7 +125,7 @@ TEST(GraphChoice, TheChoiceReachesTheConfigAndTheData) {
   symgnn::Dataset ds = grouped_with_test(false, 2);
   const size_t edges = ds.users.graph.size();
   symgnn::RunConfig cfg = choice_config();
-  const auto choice = symgnn::fitting::choose_graphs(cfg, ds, record);
+  const auto choice = symgnn::fitting::choose_graphs(cfg, ds, chosen(ds, cfg), record);
   ASSERT_EQ(choice.sides.size(), 1u);
   if (choice.sides[0].kept) {
     EXPECT_EQ(cfg.graph.user_graph, "file");
@@ -136,20 +143,21 @@ TEST(GraphChoice, NothingIsTriedWhereNothingIsToChoose) {
   symgnn::RunConfig cfg = choice_config();
   symgnn::Dataset given = grouped_with_test(true, 3);
   cfg.graph.user_graph = "file";  // the user's own choice stands
-  EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, given, record).sides.empty());
+  EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, given, chosen(given, cfg), record).sides.empty());
   cfg.graph.user_graph = "auto";
   symgnn::Dataset few = grouped_with_test(true, 3);
   few.validation.user.resize(10), few.validation.item.resize(10), few.validation.value.resize(10);
-  EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, few, record).sides.empty());
+  EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, few, chosen(few, cfg), record).sides.empty());
   symgnn::RunConfig smoke = choice_config();
   smoke.train.epochs = symgnn::fitting::kMinChoiceEpochs - 1;  // nothing shorter to learn from
   symgnn::Dataset short_run = grouped_with_test(true, 3);
-  EXPECT_TRUE(symgnn::fitting::choose_graphs(smoke, short_run, record).sides.empty());
+  EXPECT_TRUE(
+      symgnn::fitting::choose_graphs(smoke, short_run, chosen(short_run, smoke), record).sides.empty());
   symgnn::Dataset none = grouped_with_test(true, 3);
   none.users.graph = symgnn::EdgeList{};
   none.users.graph.num_nodes = 300;
   none.users.graph_origin = symgnn::GraphOrigin::Identity;
-  EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, none, record).sides.empty());
+  EXPECT_TRUE(symgnn::fitting::choose_graphs(cfg, none, chosen(none, cfg), record).sides.empty());
 }
 
 TEST(GraphChoice, ARunRecordsItsChoiceForResumeAndTheReport) {
@@ -187,7 +195,7 @@ TEST(OffsetChoice, TwoShortRunsDecideAndTheConfigSaysWhich) {
   symgnn::RunConfig cfg = choice_config();
   ASSERT_EQ(cfg.lowrank.offset, "auto");  // the recommended preset's
   lines.clear();
-  const auto c = symgnn::fitting::choose_offset(cfg, ds, true, record, nullptr);
+  const auto c = symgnn::fitting::choose_offset(cfg, ds, chosen(ds, cfg), true, record, nullptr);
   ASSERT_TRUE(c.tried);
   EXPECT_EQ(c.trial_epochs, 20);
   EXPECT_EQ(c.residual, c.residuals.better_than(c.ratings));
@@ -203,7 +211,7 @@ TEST(OffsetChoice, TwoShortRunsDecideAndTheConfigSaysWhich) {
   // The graphs' trials take the winner's run as theirs with every graph: one run fewer.
   const symgnn::fitting::Trial& made = c.residual ? c.residuals : c.ratings;
   lines.clear();
-  const auto g = symgnn::fitting::choose_graphs(cfg, ds, record, nullptr, &made);
+  const auto g = symgnn::fitting::choose_graphs(cfg, ds, chosen(ds, cfg), record, nullptr, &made);
   ASSERT_EQ(g.sides.size(), 1u);
   EXPECT_DOUBLE_EQ(g.sides[0].with.combination, made.combination);
   EXPECT_NE(lines[0].find(": 1 short runs"), std::string::npos) << lines[0];
@@ -212,15 +220,15 @@ TEST(OffsetChoice, TwoShortRunsDecideAndTheConfigSaysWhich) {
 TEST(OffsetChoice, NothingIsTriedWhereNothingMayBeAndAutoBecomesNone) {
   symgnn::Dataset ds = grouped_with_test(true, 5);
   symgnn::RunConfig cfg = choice_config();
-  EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, false, record, nullptr).tried);
+  EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, chosen(ds, cfg), false, record, nullptr).tried);
   EXPECT_EQ(cfg.lowrank.offset, "none");
   cfg.lowrank.offset = "auto";
   cfg.lowrank.decoder = "classes";  // rating classes cannot be residuals
-  EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, true, record, nullptr).tried);
+  EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, chosen(ds, cfg), true, record, nullptr).tried);
   EXPECT_EQ(cfg.lowrank.offset, "none");
   cfg = choice_config();
   cfg.lowrank.offset = "baseline";  // the user's own choice stands
-  EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, true, record, nullptr).tried);
+  EXPECT_FALSE(symgnn::fitting::choose_offset(cfg, ds, chosen(ds, cfg), true, record, nullptr).tried);
   EXPECT_EQ(cfg.lowrank.offset, "baseline");
 }
 
@@ -254,7 +262,7 @@ TEST(GraphChoice, AfterANetworkThatLearnedNothingTheGraphsAreKeptUntried) {
   made.model = 0.95;
   made.network_weight = 0;
   lines.clear();
-  const auto g = symgnn::fitting::choose_graphs(cfg, ds, record, nullptr, &made);
+  const auto g = symgnn::fitting::choose_graphs(cfg, ds, chosen(ds, cfg), record, nullptr, &made);
   EXPECT_TRUE(g.sides.empty());
   EXPECT_TRUE(g.not_tried);
   EXPECT_EQ(cfg.graph.user_graph, "file");  // said, so that --resume does not try either

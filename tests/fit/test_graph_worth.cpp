@@ -45,11 +45,18 @@ symgnn::Dataset grouped(bool homophilous, uint32_t seed) {
   return ds;
 }
 
+/// The graphs' worth under the shrinkage fit's prepared data chooses on ds's training ratings.
+std::vector<symgnn::fitting::GraphWorth> weigh(const symgnn::Dataset& ds) {
+  const symgnn::BaselineConfig cfg;
+  const symgnn::models::ShrinkageChoice cv = symgnn::models::choose_shrinkage_cv(ds, cfg);
+  return symgnn::fitting::weigh_graphs(ds, cfg, &cv);
+}
+
 }  // namespace
 
 TEST(GraphWorth, AGraphWhoseNeighboursRateAlikeIsWorthSomething) {
   const symgnn::Dataset ds = grouped(true, 1);
-  const auto worths = symgnn::fitting::weigh_graphs(ds, symgnn::BaselineConfig{});
+  const auto worths = weigh(ds);
   ASSERT_EQ(worths.size(), 1u);  // the item side is the identity: nothing to weigh
   EXPECT_EQ(worths[0].side, "user");
   EXPECT_EQ(worths[0].edges, static_cast<int64_t>(ds.users.graph.size()));
@@ -63,7 +70,7 @@ TEST(GraphWorth, AGraphWhoseNeighboursRateAlikeIsWorthSomething) {
 TEST(GraphWorth, AGraphOfRandomPairsIsWorthAboutNothing) {
   for (uint32_t seed = 1; seed <= 5; ++seed) {
     const symgnn::Dataset ds = grouped(false, seed);
-    const auto worths = symgnn::fitting::weigh_graphs(ds, symgnn::BaselineConfig{});
+    const auto worths = weigh(ds);
     ASSERT_EQ(worths.size(), 1u);
     EXPECT_LT(std::fabs(worths[0].worth()), 0.02) << symgnn::fitting::describe(worths[0]);
   }
@@ -72,5 +79,6 @@ TEST(GraphWorth, AGraphOfRandomPairsIsWorthAboutNothing) {
 TEST(GraphWorth, NothingIsMeasuredOnAHandfulOfValidationRatings) {
   symgnn::Dataset ds = grouped(true, 1);
   ds.validation.user.resize(10), ds.validation.item.resize(10), ds.validation.value.resize(10);
-  EXPECT_TRUE(symgnn::fitting::weigh_graphs(ds, symgnn::BaselineConfig{}).empty());
+  // Nothing to measure: no shrinkage choice is made either (fit/prepared_data.cpp).
+  EXPECT_TRUE(symgnn::fitting::weigh_graphs(ds, symgnn::BaselineConfig{}, nullptr).empty());
 }

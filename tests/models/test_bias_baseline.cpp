@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "models/baseline/baseline_figures.h"
@@ -228,17 +229,32 @@ TEST(BaselineModel, FitsTrainForValidationAndTrainPlusValidationForTest) {
   for (size_t e = 0; e < ds.test.size(); ++e) se += std::pow(f.test_predictions[e] - ds.test.value[e], 2);
   EXPECT_NEAR(figures.test.at("test_rmse"), std::sqrt(se / static_cast<double>(ds.test.size())), 1e-4);
   EXPECT_EQ(f.details["user_shrinkage"].get<double>(), c.best.user);
+  // The run's cross-validation handed down (fit/prepared_data.h) is the one made here.
+  const ShrinkageChoice cv = choose_shrinkage_cv(ds, cfg);
+  const BaselineFigures handed = baseline_figures(ds, cfg, &cv);
+  EXPECT_EQ(handed.test.at("test_rmse"), figures.test.at("test_rmse"));
+  EXPECT_EQ(handed.chosen_by, figures.chosen_by);
+  // select = validation chooses on validation, whatever cross-validation is at hand.
+  BaselineConfig on_validation = cfg;
+  on_validation.select = "validation";
+  EXPECT_EQ(baseline_figures(ds, on_validation, &cv).chosen_by,
+            baseline_figures(ds, on_validation).chosen_by);
+  EXPECT_NE(baseline_figures(ds, on_validation, &cv).chosen_by, cv.how);
 }
 
 TEST(OffsetModel, AddsTheCrossValidatedBiasesAndTrainsTheModelOnTheResiduals) {
   const Dataset ds = symgnn::testing::tiny_dataset(10, 8, 40, false, 4);
-  const ModelContext ctx = make_context(ds);
+  ModelContext ctx = make_context(ds);
   RunConfig cfg;
   cfg.lowrank.hidden = 4;
   cfg.lowrank.variant = "G";
   cfg.lowrank.decoder = "auto";
   cfg.lowrank.offset = "baseline";
   cfg.baseline.folds = 4;
+  // The offset reads the shrinkage its context carries; none is a caller's mistake.
+  EXPECT_THROW(make_model(cfg, ctx), std::logic_error);
+  give_offset_shrinkage(ctx, cfg);
+  ASSERT_TRUE(ctx.bias_shrinkage);
   auto model = make_model(cfg, ctx);
   EXPECT_EQ(model->name(), "lowrank-G+offset");
   // The residuals have no rating levels: auto picked the dot decoder, not the classes.
@@ -287,8 +303,10 @@ TEST(OffsetModel, NodesAddedAfterTrainingGetTheBiasesOfTheirOwnRatings) {
   cfg.lowrank.variant = "G";
   cfg.lowrank.offset = "baseline";
   cfg.baseline.folds = 4;
-  auto small = make_model(cfg, make_context(trained));
-  const ModelContext ctx = make_context(grown);
+  ModelContext small_ctx = make_context(trained), ctx = make_context(grown);
+  give_offset_shrinkage(small_ctx, cfg);
+  give_offset_shrinkage(ctx, cfg);
+  auto small = make_model(cfg, small_ctx);
   auto big = make_model(cfg, ctx);
   {
     torch::NoGradGuard no_grad;

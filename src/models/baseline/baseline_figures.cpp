@@ -15,12 +15,13 @@ namespace symgnn::models {
 
 bool shows_bias_baseline(const RunConfig& cfg) {
   const bool ratings = cfg.data.feedback == "auto" || cfg.data.feedback == "ratings";
-  return ratings && cfg.model != "baseline" && kind_serves(model_kind(cfg.model), "rating");
+  const ModelKind& kind = model_kind(cfg.model);
+  return ratings && std::string(kind.role) != "bias_baseline" && kind_serves(kind, "rating");
 }
 
-BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg) {
+BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg, const ShrinkageChoice* cv) {
   if (ds.test.empty()) throw DataError(ds.source + ": the dataset has no test ratings to evaluate on");
-  const ShrinkageChoice choice = choose_shrinkage(ds, cfg);
+  const ShrinkageChoice choice = choose_shrinkage(ds, cfg, cv);
   const Biases b = fit_final_biases(ds, choice.best, cfg.sweeps);
   BaselineFigures f;
   std::vector<double> pred(ds.test.size());

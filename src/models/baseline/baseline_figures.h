@@ -12,6 +12,8 @@
 
 namespace symgnn::models {
 
+struct ShrinkageChoice;  // bias_fit.h
+
 struct BaselineFigures {
   eval::Figures test;  // "test_rmse", "test_mae": over ds.test, the final fit's (training + validation)
   double user_shrinkage = 0, item_shrinkage = 0;
@@ -19,8 +21,10 @@ struct BaselineFigures {
 };
 
 /// The bias baseline of `ds` under `cfg` (the `baseline` kind's protocol). DataError when
-/// ds has no test ratings.
-BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg);
+/// ds has no test ratings. `cv`, where given, is the cross-validated shrinkage already made
+/// on ds.train (choose_shrinkage's).
+BaselineFigures baseline_figures(const Dataset& ds, const BaselineConfig& cfg,
+                                 const ShrinkageChoice* cv = nullptr);
 
 /// Whether a run of `cfg` shows the bias baseline beside its RMSE: every kind that predicts
 /// ratings (whatever its training objective: a ranking-trained low-rank model still prints

@@ -4,15 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <random>
 #include <stdexcept>
 
 #include "eval/errors.h"
 #include "symgnn/error.h"
 #include "symgnn/metrics.h"
-#include "util/checksum.h"
 #include "util/strings.h"
 
 namespace symgnn::models {
@@ -150,11 +147,9 @@ Biases extend_biases(const RatingList& ratings, const Biases& trained, int64_t n
   return b;
 }
 
-namespace {
-
-/// The cross-validation itself (choose_shrinkage_cv remembers its results).
-ShrinkageChoice cross_validate(const RatingList& ratings, int64_t n1, int64_t n2, const ShrinkageGrid& grid,
-                               int64_t folds, uint64_t seed) {
+ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
+                                    const ShrinkageGrid& grid, int64_t folds, uint64_t seed) {
+  check_grid(grid);
   const size_t n = ratings.size();
   if (folds < 2 || n < static_cast<size_t>(folds))
     throw DataError("baseline: " + std::to_string(n) + " training ratings cannot make " +
@@ -184,39 +179,6 @@ ShrinkageChoice cross_validate(const RatingList& ratings, int64_t n1, int64_t n2
   return c;
 }
 
-}  // namespace
-
-ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
-                                    const ShrinkageGrid& grid, int64_t folds, uint64_t seed) {
-  check_grid(grid);
-  // Remembered by the SHA-256 of the ratings and the settings: every seed of a run, every
-  // member of a loaded model directory (lowrank.offset) and the baseline figure train and
-  // evaluate print beside a model fold the same ratings, and one cross-validation takes
-  // seconds on Douban's 117k ratings.
-  std::string key;
-  const auto bytes = [&](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
-  bytes(ratings.user.data(), ratings.user.size() * sizeof(int64_t));
-  bytes(ratings.item.data(), ratings.item.size() * sizeof(int64_t));
-  bytes(ratings.value.data(), ratings.value.size() * sizeof(float));
-  for (const std::vector<double>* v : {&grid.users, &grid.items}) {
-    bytes(v->data(), v->size() * sizeof(double));
-    key += '|';
-  }
-  for (const int64_t x : {n1, n2, grid.sweeps, folds, static_cast<int64_t>(seed)}) bytes(&x, sizeof x);
-  key = sha256_hex(key);
-  static std::mutex mutex;
-  static std::map<std::string, ShrinkageChoice> remembered;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = remembered.find(key); it != remembered.end()) return it->second;
-  }
-  ShrinkageChoice c = cross_validate(ratings, n1, n2, grid, folds, seed);
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (remembered.size() >= 8) remembered.erase(remembered.begin());  // a few datasets per process
-  remembered.emplace(key, c);
-  return c;
-}
-
 ShrinkageChoice choose_shrinkage_on(const RatingList& train, const RatingList& validation, int64_t n1,
                                     int64_t n2, const ShrinkageGrid& grid) {
   check_grid(grid);
@@ -241,19 +203,26 @@ ShrinkageGrid shrinkage_grid(const BaselineConfig& cfg) {
   return g;
 }
 
-ShrinkageChoice choose_shrinkage(const Dataset& ds, const BaselineConfig& cfg) {
-  const ShrinkageGrid grid = shrinkage_grid(cfg);
-  if (cfg.select == "validation" && !ds.validation.empty())
-    return choose_shrinkage_on(ds.train, ds.validation, ds.users.count, ds.items.count, grid);
-  return choose_shrinkage_cv(ds.train, ds.users.count, ds.items.count, grid, cfg.folds,
+ShrinkageChoice choose_shrinkage_cv(const Dataset& ds, const BaselineConfig& cfg) {
+  return choose_shrinkage_cv(ds.train, ds.users.count, ds.items.count, shrinkage_grid(cfg), cfg.folds,
                              static_cast<uint64_t>(cfg.seed));
 }
 
-Biases fit_final_biases(const Dataset& ds, Shrinkage s, int64_t sweeps) {
+ShrinkageChoice choose_shrinkage(const Dataset& ds, const BaselineConfig& cfg, const ShrinkageChoice* cv) {
+  if (cfg.select == "validation" && !ds.validation.empty())
+    return choose_shrinkage_on(ds.train, ds.validation, ds.users.count, ds.items.count, shrinkage_grid(cfg));
+  return cv ? *cv : choose_shrinkage_cv(ds, cfg);
+}
+
+RatingList train_and_validation(const Dataset& ds) {
   RatingList all = ds.train;
   for (size_t e = 0; e < ds.validation.size(); ++e)
     all.add(ds.validation.user[e], ds.validation.item[e], ds.validation.value[e]);
-  return fit_biases(all, ds.users.count, ds.items.count, s, sweeps);
+  return all;
+}
+
+Biases fit_final_biases(const Dataset& ds, Shrinkage s, int64_t sweeps) {
+  return fit_biases(train_and_validation(ds), ds.users.count, ds.items.count, s, sweeps);
 }
 
 std::vector<double> parse_shrinkages(const std::string& text, const std::string& key) {

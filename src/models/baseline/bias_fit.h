@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -79,13 +80,21 @@ struct ShrinkageChoice {
   std::string how;                         // "10-fold cross-validation on 4800 training ratings"
 };
 
+/// A cross-validated choice made once and handed to each consumer of the same ratings; null
+/// where none was made.
+using ChosenShrinkage = std::shared_ptr<const ShrinkageChoice>;
+
 /// The pair of `grid` with the lowest rating figure (symgnn/metrics.h, rating_metric(): the
 /// RMSE) over `folds` folds of `ratings` (each rating in
 /// one fold, by a shuffle seeded with `seed`; each fold predicted by the biases of the
-/// others). Deterministic for a given seed, and remembered: the same ratings and settings
-/// again return the first call's choice. DataError when there are fewer ratings than folds.
+/// others). Deterministic for a given seed: seconds on Douban's 117k ratings, so a run makes
+/// it once per set of ratings and hands it to every consumer (fit/prepared_data.h,
+/// ModelContext::bias_shrinkage). DataError when there are fewer ratings than folds.
 ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
                                     const ShrinkageGrid& grid, int64_t folds, uint64_t seed);
+
+/// The same on ds.train under the baseline section's grid, folds and seed.
+ShrinkageChoice choose_shrinkage_cv(const Dataset& ds, const BaselineConfig& cfg);
 
 /// The pair of `grid` whose biases of `train` predict `validation` best.
 ShrinkageChoice choose_shrinkage_on(const RatingList& train, const RatingList& validation, int64_t n1,
@@ -96,8 +105,13 @@ ShrinkageGrid shrinkage_grid(const BaselineConfig& cfg);
 
 /// The `baseline` kind's choice on `ds`: by cfg.folds-fold cross-validation on ds.train, or
 /// (cfg.select = validation) on ds.validation, falling back to cross-validation where there
-/// is no validation rating.
-ShrinkageChoice choose_shrinkage(const Dataset& ds, const BaselineConfig& cfg);
+/// is no validation rating. `cv`, where given, is that cross-validation already made (the
+/// run's, on the same ratings): not made again.
+ShrinkageChoice choose_shrinkage(const Dataset& ds, const BaselineConfig& cfg,
+                                 const ShrinkageChoice* cv = nullptr);
+
+/// ds.train followed by ds.validation: the ratings of the final fits (data::with_validation_in_train's).
+RatingList train_and_validation(const Dataset& ds);
 
 /// The biases of ds.train and ds.validation together (the final state of the kind).
 Biases fit_final_biases(const Dataset& ds, Shrinkage s, int64_t sweeps);

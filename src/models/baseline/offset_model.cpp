@@ -4,29 +4,43 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "models/baseline/bias_fit.h"
+#include "symgnn/model_kinds.h"
 
 namespace symgnn::models {
-namespace {
 
-/// The shrinkage pair of the context's training ratings, by cross-validation (infinite, so
-/// the plain mean with no bias, where there are too few ratings to fold).
-Shrinkage offset_shrinkage(const RatingList& r, const ModelContext& ctx, const BaselineConfig& cfg) {
-  if (r.size() < static_cast<size_t>(cfg.folds)) return {1e30, 1e30};
-  return choose_shrinkage_cv(r, ctx.n1, ctx.n2, shrinkage_grid(cfg), cfg.folds,
-                             static_cast<uint64_t>(cfg.seed))
-      .best;
+bool learns_over_bias_offset(const RunConfig& cfg) {
+  const ModelKind& kind = model_kind(cfg.model);
+  return (kind_reads_section(kind, "lowrank") && cfg.lowrank.offset == "baseline") ||
+         (kind_reads_section(kind, "base") && cfg.base.offset == "baseline");
 }
 
-}  // namespace
+std::shared_ptr<const ShrinkageChoice> offset_shrinkage_choice(const RatingList& ratings, int64_t n1,
+                                                               int64_t n2, const RunConfig& cfg) {
+  if (!learns_over_bias_offset(cfg) || ratings.size() < static_cast<size_t>(cfg.baseline.folds))
+    return nullptr;
+  const BaselineConfig& b = cfg.baseline;
+  return std::make_shared<const ShrinkageChoice>(
+      choose_shrinkage_cv(ratings, n1, n2, shrinkage_grid(b), b.folds, static_cast<uint64_t>(b.seed)));
+}
+
+void give_offset_shrinkage(ModelContext& ctx, const RunConfig& cfg) {
+  if (ctx.bias_shrinkage || !learns_over_bias_offset(cfg)) return;
+  ctx.bias_shrinkage = offset_shrinkage_choice(context_ratings(ctx), ctx.n1, ctx.n2, cfg);
+}
 
 OffsetModel::OffsetModel(const BaselineConfig& cfg, const ModelContext& ctx, const Inner& make_inner)
     : shrinkage_(), sweeps_(cfg.sweeps) {
   const RatingList r = context_ratings(ctx);
-  shrinkage_ = offset_shrinkage(r, ctx, cfg);
-  const Biases b =
-      fit_biases(r, ctx.n1, ctx.n2, shrinkage_, r.size() < static_cast<size_t>(cfg.folds) ? 1 : cfg.sweeps);
+  // Too few ratings to fold: infinite shrinkage, the plain mean with no bias.
+  const bool folds = r.size() >= static_cast<size_t>(cfg.folds);
+  if (folds && !ctx.bias_shrinkage)
+    throw std::logic_error(
+        "OffsetModel: the context carries no bias shrinkage (models::give_offset_shrinkage)");
+  shrinkage_ = folds ? ctx.bias_shrinkage->best : Shrinkage{1e30, 1e30};
+  const Biases b = fit_biases(r, ctx.n1, ctx.n2, shrinkage_, folds ? cfg.sweeps : 1);
   // The wrapped model's context: the residuals' scale, and no rating levels (a residual is
   // no class; the low-rank decoder = auto then picks the dot product).
   ModelContext inner = ctx;

@@ -16,6 +16,11 @@
 /// "offset.global_mean" [], "offset.user_bias" [n1] and "offset.item_bias" [n2] (the biases
 /// zero for users and items without training ratings). Nodes added by --new-ratings get the
 /// biases of their own ratings (nodes_added), the trained ones fixed.
+///
+/// The shrinkage pair is chosen once per set of training ratings, not by each member: the
+/// context carries it (ModelContext::bias_shrinkage, give_offset_shrinkage), from fit's
+/// prepared data for the training ratings, from the trainer for all of them under
+/// train.protocol = retrain, from the load of a model directory for its own.
 #pragma once
 
 #include <functional>
@@ -30,8 +35,10 @@ class OffsetModel : public RatingModel {
  public:
   using Inner = std::function<std::shared_ptr<RatingModel>(const ModelContext&)>;
 
-  /// Fits the offset to ctx's training ratings under `cfg`, then builds the wrapped model
-  /// with make_inner on the residuals' context.
+  /// Fits the offset to ctx's training ratings under `cfg` and ctx.bias_shrinkage (infinite
+  /// shrinkage, the plain mean, where they are too few to fold; std::logic_error where ctx
+  /// lacks the choice: give_offset_shrinkage), then builds the wrapped model with make_inner on
+  /// the residuals' context.
   OffsetModel(const BaselineConfig& cfg, const ModelContext& ctx, const Inner& make_inner);
 
   at::Tensor forward(const at::Tensor& users, const at::Tensor& items) override;
@@ -65,5 +72,20 @@ class OffsetModel : public RatingModel {
   Shrinkage shrinkage_;
   int64_t sweeps_ = 0;
 };
+
+/// Whether cfg's model learns over the bias offset: `offset = baseline` in the section of
+/// the kind's hyperparameters (lowrank.offset, base.offset).
+bool learns_over_bias_offset(const RunConfig& cfg);
+
+/// Gives ctx the bias shrinkage its offset reads, where cfg's model learns over the offset,
+/// its training ratings make the baseline's folds, and it has none yet: chosen on ctx's
+/// training ratings. Callers that made the choice on the same ratings set
+/// ctx.bias_shrinkage first.
+void give_offset_shrinkage(ModelContext& ctx, const RunConfig& cfg);
+
+/// The choice give_offset_shrinkage makes, on `ratings` of n1 users and n2 items: null where
+/// cfg's model has no offset or the ratings are too few to fold.
+std::shared_ptr<const ShrinkageChoice> offset_shrinkage_choice(const RatingList& ratings, int64_t n1,
+                                                               int64_t n2, const RunConfig& cfg);
 
 }  // namespace symgnn::models
