@@ -37,6 +37,7 @@ struct Delta {
     std::string user;
     std::string item;
     double value = 0;
+    long line = 0;  // the line of the file it was read from (errors name it); 0: given in memory
   };
   /// One edge of a side's graph, as a line of a graph file "a,b[,w]". Graphs stay symmetric:
   /// (a, b) is also (b, a); a directed graph file's direction is kept beside (a follows b).

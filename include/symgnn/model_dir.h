@@ -27,9 +27,9 @@ struct ModelDirFiles {
   std::string metrics_json;         // DIR/metrics.json's text (symgnn/run_metrics.h)
   std::string ranker_metrics_json;  // DIR/ranker/metrics.json's text
   std::string item_names_csv;       // DIR/item_names.csv's text (data/item_names.h)
-  /// Ratings folded in after the fit, in order (files only: NewNodes' file fields): each is
+  /// Ratings folded in after the fit, in order (NewNodeFiles): each is
   /// copied into DIR/refresh/<k>/ and applied on every load (refresh_model_dir).
-  std::vector<NewNodes> refreshes;
+  std::vector<NewNodeFiles> refreshes;
 };
 
 /// Writes `model` as the model directory `dir`, which must not exist or be an empty
@@ -47,10 +47,10 @@ struct RefreshSummary {
 };
 
 /// Writes `out_dir` (save_model_dir's rules): the model of `model_dir` as fitted, with the
-/// refreshes `model_dir` holds and `new_nodes` after them (NewNodes' files; their errors
+/// refreshes `model_dir` holds and `new_nodes` after them (NewNodeFiles; their errors
 /// name the files, as recommend --new-ratings names them). Its metrics.json, item names and
 /// ranker's metrics are `model_dir`'s. The model is loaded on `device` to check it.
-RefreshSummary refresh_model_dir(const std::string& model_dir, const NewNodes& new_nodes,
+RefreshSummary refresh_model_dir(const std::string& model_dir, const NewNodeFiles& new_nodes,
                                  const std::string& out_dir, const std::string& device = "cpu");
 
 /// `symgnn graph compact`: writes `out_dir` (save_model_dir's rules) as the model of

@@ -25,27 +25,39 @@ struct ModelParts;  // infer/model_parts.h
 class ColdLists;    // infer/cold_lists.h
 }  // namespace infer
 
-/// What is known about users and items absent from training (inductive prediction,
-/// TrainedModel::load): files in the formats of the data keys of the same names
-/// (docs/config.md), with original ids, and ratings held in memory. Only the ratings bring
-/// new ids; the other files describe ids that are new (absent from training, present in the
-/// ratings).
-struct NewNodes {
+/// The files of a change, as the CLI's --new-* flags, a refresh folder and Python's new_*
+/// arguments name them: in the formats of the data keys of the same names (docs/config.md),
+/// with original ids. Only the ratings bring new ids; the other files describe ids that are
+/// new (absent from training, present in the ratings). They become Deltas at those edges,
+/// read once by infer/new_node_files.h against the model's data; the growth never opens them.
+struct NewNodeFiles {
   std::string ratings;             // "user,item,rating": the new nodes' ratings
   std::string user_graph_file;     // "a,b[,w]" edges: of a new user, or between trained users (an edit)
   std::string item_graph_file;     // the same for items
   std::string user_features_file;  // "id,f1,..." one row per new user
   std::string item_features_file;  // "id,f1,..." one row per new item
-  /// Ratings, graph edges (added) and feature rows given in memory (serve's POST, Python's
-  /// arrays, evaluate's new-users protocol), taken after the files of the same kinds and
-  /// checked by the files' rules (data/parsers.h); no file is written. Errors name them by
-  /// Delta's names: a rating as ratings_name[k] (k from 0), an edge or feature row as line k + 1.
-  Delta rows;
-  bool files_empty() const {
+  bool empty() const {
     return ratings.empty() && user_graph_file.empty() && item_graph_file.empty() &&
            user_features_file.empty() && item_features_file.empty();
   }
-  bool empty() const { return files_empty() && rows.empty(); }
+};
+
+/// What is known about users and items absent from training (inductive prediction,
+/// TrainedModel::load and with_new_nodes), as Deltas (symgnn/delta.h): the rows of files
+/// read at the edges, then rows given in memory (serve's POST, Python's arrays, evaluate's
+/// new-users protocol). Each is checked by the rules of the files of its kinds
+/// (data/parsers.h); errors name a file's rows by their lines, and rows in memory by Delta's
+/// names (a rating as ratings_name[k], an edge or feature row as line k + 1).
+struct NewNodes {
+  /// Each file a Delta named by its path, in the order ratings, user graph, item graph, user
+  /// features, item features (infer::read_new_node_files).
+  std::vector<Delta> files;
+  Delta rows;
+  bool empty() const {
+    for (const Delta& f : files)
+      if (!f.empty()) return false;
+    return rows.empty();
+  }
 };
 
 /// What NewNodes added to a loaded model's data (TrainedModel::load).
@@ -76,17 +88,19 @@ class TrainedModel {
   /// or "cuda[:N]". Throws DataError when there is no model there or it does not match
   /// its data.
   ///
-  /// `new_nodes`, for inductive prediction: the ratings of users (or items) absent from
+  /// `files` (read against the saved model's data, infer/new_node_files.h) and then `rows`,
+  /// for inductive prediction: the ratings of users (or items) absent from
   /// training join the data as training ratings of new nodes, and the model computes those
   /// nodes' representations from them with the trained weights. New nodes join the graphs
   /// as rows that gather from their neighbours (nothing of training links back to them):
   /// a k-NN graph links each to its graph.knn_k nearest nodes by the vectors it was built
-  /// from (rating rows or features); a file graph takes the edges of
-  /// new_nodes.user_graph_file / item_graph_file. Their side features are the rows of the
+  /// from (rating rows or features); a file graph takes the edges given (the graph files, the
+  /// edge rows). Their side features are the rows of the
   /// features files, zeros without. The weight rows a model keeps per node (free
   /// embeddings, per-node gates, id inputs) are zero for new nodes. The rating mean and
   /// scale the model was trained with are kept. Learned models only.
-  static TrainedModel load(const std::string& path, const std::string& device, const NewNodes& new_nodes);
+  static TrainedModel load(const std::string& path, const std::string& device, const NewNodeFiles& files,
+                           const Delta& rows = Delta{});
   /// load() with new ratings only (`new_ratings` may be empty: none).
   static TrainedModel load(const std::string& path, const std::string& device = "cpu",
                            const std::string& new_ratings = "");

@@ -98,16 +98,16 @@ void bind_model(py::module_& m) {
                        const std::string& user_features, const std::string& item_features,
                        const RatingRows& rows, const std::string& rows_name, bool verbose,
                        const EdgeRows& user_edge_rows, const FeatureRows& user_feature_rows) {
-             NewNodes nodes;
-             nodes.ratings = ratings;
-             nodes.user_graph_file = user_graph;
-             nodes.item_graph_file = item_graph;
-             nodes.user_features_file = user_features;
-             nodes.item_features_file = item_features;
-             nodes.rows = delta_of(rows, rows_name, user_edge_rows, user_feature_rows);
+             NewNodeFiles files;
+             files.ratings = ratings;
+             files.user_graph_file = user_graph;
+             files.item_graph_file = item_graph;
+             files.user_features_file = user_features;
+             files.item_features_file = item_features;
+             const Delta delta = delta_of(rows, rows_name, user_edge_rows, user_feature_rows);
              (void)verbose;  // loading prints nothing: kept for the callers that pass it
              py::gil_scoped_release release;
-             return std::make_unique<ModelHandle>(TrainedModel::load(path, device, nodes));
+             return std::make_unique<ModelHandle>(TrainedModel::load(path, device, files, delta));
            }),
            py::arg("path"), py::arg("device") = "cpu", py::arg("new_ratings") = "",
            py::arg("new_user_graph") = "", py::arg("new_item_graph") = "", py::arg("new_user_features") = "",

@@ -26,7 +26,7 @@ struct PredictOptions {
   std::string pairs;
   std::string out;
   std::string unknown = "error";
-  NewNodes new_nodes;
+  NewNodeFiles new_nodes;
   int64_t threads = -1;
 };
 

@@ -27,7 +27,7 @@ struct RankCliOptions {
   std::string format = "csv";
   int64_t threads = -1;
   std::string device = "cpu";
-  NewNodes new_nodes;
+  NewNodeFiles new_nodes;
 };
 
 int run_rank(const RankCliOptions& o) {

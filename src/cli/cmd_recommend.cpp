@@ -60,7 +60,7 @@ struct RecommendCliOptions {
   std::string format = "csv";
   int64_t threads = -1;
   std::string device = "cpu";
-  NewNodes new_nodes;
+  NewNodeFiles new_nodes;
   std::string exclude_file, items_file, attributes_file;
   std::vector<std::string> where;
 };

@@ -19,7 +19,7 @@ struct RefreshCliOptions {
   std::string out;
   int64_t threads = -1;
   std::string device = "cpu";
-  NewNodes new_nodes;
+  NewNodeFiles new_nodes;
 };
 
 int run_refresh(const RefreshCliOptions& o) {

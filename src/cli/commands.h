@@ -49,14 +49,14 @@ void apply_runtime(const RunConfig& cfg);
 namespace symgnn {
 struct Dataset;
 struct Evaluation;
-struct NewNodes;
+struct NewNodeFiles;
 struct NewRatingsSummary;
 struct UserRecommendations;
 }  // namespace symgnn
 namespace symgnn::cli {
 
 /// --new-ratings and the --new-{user,item}-{graph,features} files (predict, recommend).
-void add_new_node_options(CLI::App* cmd, symgnn::NewNodes& nodes);
+void add_new_node_options(CLI::App* cmd, symgnn::NewNodeFiles& nodes);
 /// ", with N new rating(s) of ..." for the summary line on stderr; "" without new nodes.
 std::string new_nodes_summary(const symgnn::NewRatingsSummary& s);
 

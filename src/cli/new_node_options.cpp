@@ -1,5 +1,5 @@
 // The options of predict and recommend that describe users and items absent from training
-// (symgnn/trained_model.h NewNodes), and the summary line of what they added.
+// (symgnn/trained_model.h NewNodeFiles), and the summary line of what they added.
 #include <sstream>
 
 #include "cli/commands.h"
@@ -7,7 +7,7 @@
 
 namespace symgnn::cli {
 
-void add_new_node_options(CLI::App* cmd, NewNodes& nodes) {
+void add_new_node_options(CLI::App* cmd, NewNodeFiles& nodes) {
   cmd->add_option("--new-ratings", nodes.ratings,
                   "'user,item,rating' file of ratings by users (or of items) absent from training: the model "
                   "computes their representations from these (docs/recommend.md, \"New users\")");

@@ -13,6 +13,7 @@
 #include "data/dataset_snapshot.h"
 #include "infer/graph_journal.h"
 #include "infer/model_parts.h"
+#include "infer/new_node_files.h"
 #include "infer/refresh.h"
 #include "symgnn/error.h"
 #include "symgnn/graph_edit.h"
@@ -31,9 +32,9 @@ std::string refresh_folder(const std::string& model_dir, size_t k) {
   return (fs::path(model_dir) / train::kRefreshFolder / std::to_string(k)).string();
 }
 
-std::vector<NewNodes> saved_refreshes(const std::string& model_path,
-                                      const std::vector<std::string>& recorded_parts) {
-  std::vector<NewNodes> out;
+std::vector<NewNodeFiles> saved_refreshes(const std::string& model_path,
+                                          const std::vector<std::string>& recorded_parts) {
+  std::vector<NewNodeFiles> out;
   if (std::find(recorded_parts.begin(), recorded_parts.end(), train::kRefreshPart) == recorded_parts.end())
     return out;
   const fs::path parent = fs::path(model_path).parent_path();
@@ -45,7 +46,7 @@ std::vector<NewNodes> saved_refreshes(const std::string& model_path,
     if (entry.is_directory()) ++folders;
   for (size_t k = 1; fs::is_directory(refresh_folder(dir, k)); ++k) {
     const std::string folder = refresh_folder(dir, k);
-    NewNodes nodes;
+    NewNodeFiles nodes;
     for (const RefreshFile& f : kRefreshFiles) {
       const std::string path = folder + "/" + f.name;
       if (!fs::is_regular_file(path)) continue;
@@ -157,9 +158,7 @@ void write_model_files(const TrainedModel& model, const std::string& dir, const 
   }
   if (top)
     for (size_t k = 0; k < files.refreshes.size(); ++k) {
-      const NewNodes& r = files.refreshes[k];
-      if (!r.rows.empty())
-        throw ConfigError("save_model_dir: a refresh is given as files, not as rows in memory");
+      const NewNodeFiles& r = files.refreshes[k];
       if (r.ratings.empty()) throw ConfigError("save_model_dir: a refresh without its ratings file");
       const std::string folder = infer::refresh_folder(dir, k + 1);
       fs::create_directories(folder);
@@ -290,14 +289,16 @@ std::vector<std::string> save_model_dir(const TrainedModel& model, const std::st
                                         const ModelDirFiles& files) {
   if (!files.refreshes.empty()) {
     // What the directory will load into: the model grown by each refresh in turn.
-    TrainedModel grown = model.with_new_nodes(files.refreshes.front());
-    for (size_t k = 1; k < files.refreshes.size(); ++k) grown = grown.with_new_nodes(files.refreshes[k]);
+    TrainedModel grown =
+        model.with_new_nodes(infer::read_new_node_files(files.refreshes.front(), model.dataset()));
+    for (size_t k = 1; k < files.refreshes.size(); ++k)
+      grown = grown.with_new_nodes(infer::read_new_node_files(files.refreshes[k], grown.dataset()));
     return write_checked(model, dir, files, grown);
   }
   return write_checked(model, dir, files, model);
 }
 
-RefreshSummary refresh_model_dir(const std::string& model_dir, const NewNodes& new_nodes,
+RefreshSummary refresh_model_dir(const std::string& model_dir, const NewNodeFiles& new_nodes,
                                  const std::string& out_dir, const std::string& device) {
   check_new_dir(out_dir);
   if (new_nodes.ratings.empty()) throw UsageError("refresh: no ratings file given (--ratings FILE)");

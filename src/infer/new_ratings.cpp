@@ -68,38 +68,7 @@ std::string rating_problem(const Dataset& ds, double v) {
   return "";
 }
 
-void add_ratings(Dataset& ds, const std::string& file, data::IdIndex& users, data::IdIndex& items,
-                 NewRatingsSummary& s) {
-  const std::string text = data::read_text_file(file);
-  // A model of interactions (data/feedback.h) reads the file as its training data was read:
-  // `user,item` rows (implicit) or counts, a pair's repeated rows one interaction.
-  const std::vector<data::RawRating> raw = data::parse_ratings_text(text, file, ds.feedback);
-  data::PairRegistry within_file;  // duplicates inside the file, with both lines
-  const RatingList added =
-      data::index_ratings(raw, file, users, items, /*add_new=*/true, within_file, ds.feedback);
-  // The row each added pair came from: its first (repeats merged in that order).
-  std::vector<const data::RawRating*> first;
-  std::unordered_set<std::string> seen_pairs;
-  for (const data::RawRating& r : raw)
-    if (!ds.implicit() || seen_pairs.insert(std::string(r.user) + '\0' + std::string(r.item)).second)
-      first.push_back(&r);
-  const std::unordered_set<uint64_t> known = known_pairs(ds);
-  for (size_t e = 0; e < added.size(); ++e) {
-    const data::RawRating& row = *first[e];
-    if (known.count(pair_key(added.user[e], added.item[e])))
-      throw DataError(file, row.line,
-                      "the pair (" + data::quote(row.user) + ", " + data::quote(row.item) +
-                          ") is already in the model's data");
-    const double value = interaction_value(ds, added.value[e]);
-    const std::string problem = rating_problem(ds, value);
-    if (!problem.empty()) throw DataError(file, row.line, problem);
-    ds.train.add(added.user[e], added.item[e], static_cast<float>(value));
-  }
-  s.file = file;
-  s.ratings += static_cast<int64_t>(added.size());
-}
-
-/// `rows` as add_ratings takes a file's lines, from memory: checked by check_rating_rows
+/// Rating rows (a file's, read at the edge, or given in memory) checked by check_rating_rows
 /// against the data's own ids and pairs, then joined; a bad row leaves the data as it was.
 void add_rating_rows(Dataset& ds, const std::vector<Delta::Rating>& rows, const std::string& name,
                      data::IdIndex& users, data::IdIndex& items, NewRatingsSummary& s) {
@@ -133,10 +102,7 @@ void check_row_ids(const Rows& rows, const std::string& name, Ids ids_of) {
 /// first..) into the side's (already grown) feature matrix. Returns the rows read.
 template <typename Read>
 int64_t add_features(NodeSet& side, int64_t first, const std::string& file, const char* noun, Read read) {
-  if (side.features.empty())
-    throw ConfigError(file + ": the model's " + noun + "s have no side features; drop them");
-  if (first == side.count)
-    throw ConfigError(file + ": features of new " + noun + "s, but the new ratings bring none");
+  check_features_given(side, side.count - first, file, noun);
   data::IdIndex fresh;
   for (int64_t k = first; k < side.count; ++k) fresh.add(side.ids[static_cast<size_t>(k)]);
   const FeatureMatrix m = read(fresh);
@@ -145,16 +111,6 @@ int64_t add_features(NodeSet& side, int64_t first, const std::string& file, cons
                     " features have " + std::to_string(side.features.cols));
   std::copy(m.values.begin(), m.values.end(), side.features.values.begin() + first * side.features.cols);
   return m.rows;
-}
-
-/// ConfigError unless the side's graph takes edges given with new nodes: a graph from a file.
-void check_file_graph(const NodeSet& side, const std::string& file, const char* noun) {
-  if (side.graph_origin != GraphOrigin::File)
-    throw ConfigError(file + ": the model's " + noun + " graph is " +
-                      (side.graph_origin == GraphOrigin::Knn
-                           ? std::string("a k-NN graph, which links new ") + noun + "s by itself"
-                           : std::string("the identity (no graph)")) +
-                      "; drop them");
 }
 
 /// Adds the entries of edge list `g` (read over the grown side's ids, `given` its rows' own
@@ -191,6 +147,22 @@ int64_t add_edges(NodeSet& side, int64_t first, const EdgeList& g, const EdgeLis
 }
 
 }  // namespace
+
+void check_file_graph(const NodeSet& side, const std::string& name, const char* noun) {
+  if (side.graph_origin != GraphOrigin::File)
+    throw ConfigError(name + ": the model's " + noun + " graph is " +
+                      (side.graph_origin == GraphOrigin::Knn
+                           ? std::string("a k-NN graph, which links new ") + noun + "s by itself"
+                           : std::string("the identity (no graph)")) +
+                      "; drop them");
+}
+
+void check_features_given(const NodeSet& side, int64_t new_nodes, const std::string& name, const char* noun) {
+  if (side.features.empty())
+    throw ConfigError(name + ": the model's " + noun + "s have no side features; drop them");
+  if (new_nodes == 0)
+    throw ConfigError(name + ": features of new " + noun + "s, but the new ratings bring none");
+}
 
 void check_takes_new_nodes(const RunConfig& cfg, bool any) {
   if (!any || model_kind(cfg.model).new_nodes) return;
@@ -234,26 +206,29 @@ RatingList check_rating_rows(const Dataset& ds, const std::vector<Delta::Rating>
   RatingList added;
   for (size_t k = 0; k < rows.size(); ++k) {
     const Delta::Rating& r = rows[k];
-    const std::string where = name + "[" + std::to_string(k) + "]";
-    if (r.user.empty()) throw DataError(where, 0, "empty user id");
-    if (r.item.empty()) throw DataError(where, 0, "empty item id");
+    // A file's row by its line, a row in memory as name[k].
+    const auto error = [&](const std::string& message) {
+      return r.line > 0 ? DataError(name, r.line, message)
+                        : DataError(name + "[" + std::to_string(k) + "]", 0, message);
+    };
+    if (r.user.empty()) throw error("empty user id");
+    if (r.item.empty()) throw error("empty item id");
     // The one id rule (data/id_rule.h) for the ids that join the model here.
     for (const auto& [what, id, find, fresh] : {std::tuple{"user", &r.user, &nodes.user, &new_users},
                                                 std::tuple{"item", &r.item, &nodes.item, &new_items}})
       if ((*find)(*id) < 0 && !fresh->count(*id))
         if (const std::string bad = data::id_problem(*id); !bad.empty())
-          throw DataError(where, 0, data::id_refusal(what, *id, bad));
+          throw error(data::id_refusal(what, *id, bad));
     if (ds.feedback == "counts" && !(r.value > 0))
-      throw DataError(where, 0,
-                      "count " + data::number_text(r.value) + " is not positive (a model of counts)");
+      throw error("count " + data::number_text(r.value) + " is not positive (a model of counts)");
     const std::string problem = rating_problem(ds, interaction_value(ds, r.value));
-    if (!problem.empty()) throw DataError(where, 0, problem);
+    if (!problem.empty()) throw error(problem);
     const int64_t u = index(nodes.user, new_users, nodes.users, r.user);
     const int64_t i = index(nodes.item, new_items, nodes.items, r.item);
     const std::string pair = "the pair (" + data::quote(r.user) + ", " + data::quote(r.item) + ")";
     if (u < nodes.users && i < nodes.items && nodes.learned(u, i))
-      throw DataError(where, 0, pair + " is already in the model's data");
-    if (!given.insert(pair_key(u, i)).second) throw DataError(where, 0, pair + " is given twice");
+      throw error(pair + " is already in the model's data");
+    if (!given.insert(pair_key(u, i)).second) throw error(pair + " is given twice");
     added.add(u, i, static_cast<float>(interaction_value(ds, r.value)));
   }
   return added;
@@ -275,65 +250,52 @@ int64_t grow_side(NodeSet& side, const data::IdIndex& index) {
 
 NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphConfig& graph) {
   NewRatingsSummary s;
-  check_node_rows(nodes.rows);
+  // The files' rows (read at the edge, named by their paths), then the rows given in memory:
+  // each part by the same rules (data/parsers.h), named as its rows are.
+  std::vector<const Delta*> parts;
+  for (const Delta& f : nodes.files) parts.push_back(&f);
+  parts.push_back(&nodes.rows);
+  for (const Delta* part : parts) check_node_rows(*part);
   const int64_t first_user = ds.users.count, first_item = ds.items.count;
   data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
-  if (!nodes.ratings.empty()) add_ratings(ds, nodes.ratings, users, items, s);
-  if (!nodes.rows.ratings.empty())
-    add_rating_rows(ds, nodes.rows.ratings, nodes.rows.ratings_name, users, items, s);
+  for (const Delta* part : parts)
+    if (!part->ratings.empty()) add_rating_rows(ds, part->ratings, part->ratings_name, users, items, s);
   s.new_users = grow_side(ds.users, users);
   s.new_items = grow_side(ds.items, items);
-  // Each side's features and edges: the file's, then the rows given in memory (by the same
-  // rules, data/parsers.h, named as rows).
-  const Delta& rows = nodes.rows;
-  const auto features = [&](NodeSet& side, int64_t first, const std::string& file, NodeSide which,
-                            const char* noun) {
+  const auto features = [&](NodeSet& side, int64_t first, NodeSide which, const char* noun) {
     int64_t read = 0;
-    if (!file.empty())
-      read += add_features(side, first, file, noun, [&](data::IdIndex& fresh) {
-        const std::string text = data::read_text_file(file);
-        data::LineReader in(std::string_view(text), file, true);
-        return data::read_features(in, fresh, noun);
-      });
-    const std::vector<Delta::Features> given = rows.features_of(which);
-    const std::string& name = rows.features_name;
-    if (!given.empty()) {
+    for (const Delta* part : parts) {
+      const std::vector<Delta::Features> given = part->features_of(which);
+      const std::string& name = part->features_name;
+      if (given.empty()) continue;
       read += add_features(side, first, name, noun, [&](data::IdIndex& fresh) {
         return data::feature_matrix_of_rows(given, name, fresh, noun, /*add_new=*/false);
       });
     }
     return read;
   };
-  s.user_features = features(ds.users, first_user, nodes.user_features_file, NodeSide::users, "user");
-  s.item_features = features(ds.items, first_item, nodes.item_features_file, NodeSide::items, "item");
+  s.user_features = features(ds.users, first_user, NodeSide::users, "user");
+  s.item_features = features(ds.items, first_item, NodeSide::items, "item");
   // Graph rows after the features: a k-NN graph of features compares the new rows.
-  const auto edges = [&](NodeSet& side, data::IdIndex& ids, int64_t first, const std::string& file,
-                         NodeSide which, const char* noun, std::string& how, int64_t& between) {
-    const std::vector<Delta::Edge> given = rows.edges_of(which);
-    if (file.empty() && given.empty())
-      return graph::link_new_nodes(ds, which == NodeSide::users, first, graph, &how);
+  const auto edges = [&](NodeSet& side, data::IdIndex& ids, int64_t first, NodeSide which, const char* noun,
+                         std::string& how, int64_t& between) {
     int64_t added = 0;
-    if (!file.empty()) {
-      check_file_graph(side, file, noun);
-      EdgeList directed;
-      const EdgeList g = data::parse_edge_list_text(data::read_text_file(file), file, ids, noun, &directed);
-      added += add_edges(side, first, g, directed, between);
-    }
-    const std::string& name = rows.edges_name;
-    if (!given.empty()) {
+    for (const Delta* part : parts) {
+      const std::vector<Delta::Edge> given = part->edges_of(which);
+      if (given.empty()) continue;
+      const std::string& name = part->edges_name;
       check_file_graph(side, name, noun);
       EdgeList directed;
       const EdgeList g =
           data::edge_list_of_rows(given, name, ids, noun, /*add_new=*/false, nullptr, &directed);
       added += add_edges(side, first, g, directed, between);
+      if (how.empty()) how = part == &nodes.rows ? "edges given" : "file";
     }
-    how = file.empty() ? "edges given" : "file";
+    if (how.empty()) return graph::link_new_nodes(ds, which == NodeSide::users, first, graph, &how);
     return added;
   };
-  s.user_edges = edges(ds.users, users, first_user, nodes.user_graph_file, NodeSide::users, "user",
-                       s.user_graph_how, s.user_edits);
-  s.item_edges = edges(ds.items, items, first_item, nodes.item_graph_file, NodeSide::items, "item",
-                       s.item_graph_how, s.item_edits);
+  s.user_edges = edges(ds.users, users, first_user, NodeSide::users, "user", s.user_graph_how, s.user_edits);
+  s.item_edges = edges(ds.items, items, first_item, NodeSide::items, "item", s.item_graph_how, s.item_edits);
   return s;
 }
 

@@ -24,18 +24,26 @@
 
 namespace symgnn::infer {
 
-/// Appends `nodes.ratings` ("user,item,rating" CSV/TSV, the ratings reader's format) to
-/// ds.train; ids not in ds become new users or items at the end. Then the new nodes' side
-/// features (rows of the features files, whose columns must match the model's) and graph
-/// rows (a k-NN graph: graph::link_new_nodes; a file graph: the edges of the graph files,
-/// each touching a new node). Ratings of trained users (and items) join theirs: a refresh,
-/// recomputing their representations from all their ratings with the trained weights. An
-/// edge between two trained nodes is a graph edit (symgnn/graph_edit.h): set in both
-/// directions, so that every node's representation is computed on the edited graph. A
-/// pair the model learned from (training or validation), or a file the model has no use for
-/// (features for a side without features, edges for a side whose graph is not from a file)
-/// is an error naming the file. The graphs must already be resolved with `graph`.
+/// Appends the ratings of `nodes` (its files' rows, read at the edge by
+/// infer/new_node_files.h, then its rows in memory) to ds.train; ids not in ds become new users
+/// or items at the end. Then the new nodes' side features (feature rows, whose columns must
+/// match the model's) and graph rows (a k-NN graph: graph::link_new_nodes; a file graph: the
+/// edge rows, each touching a new node). Ratings of trained users (and items) join theirs: a
+/// refresh, recomputing their representations from all their ratings with the trained weights.
+/// An edge between two trained nodes is a graph edit (symgnn/graph_edit.h): set in both
+/// directions, so that every node's representation is computed on the edited graph. A pair the
+/// model learned from (training or validation), or rows the model has no use for (features for a
+/// side without features, edges for a side whose graph is not from a file) is an error naming
+/// the rows. The graphs must already be resolved with `graph`.
 NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphConfig& graph);
+
+/// ConfigError naming `name` unless `side`'s graph takes edges given with new nodes: a graph
+/// from a file.
+void check_file_graph(const NodeSet& side, const std::string& name, const char* noun);
+
+/// ConfigError naming `name` unless feature rows of `side` can join: the side has features and
+/// the change brings `new_nodes` > 0 of it.
+void check_features_given(const NodeSet& side, int64_t new_nodes, const std::string& name, const char* noun);
 
 /// ConfigError where `any` new nodes (or fresh ratings) are given to a kind that cannot place
 /// them (ModelKind::new_nodes, symgnn/model_kinds.h), naming the kinds that can.

@@ -14,17 +14,17 @@
 
 namespace symgnn::infer {
 
-/// A refresh's files inside refresh/<k>/, each with the NewNodes field it fills.
+/// A refresh's files inside refresh/<k>/, each with the NewNodeFiles field it fills.
 struct RefreshFile {
   const char* name;
-  std::string NewNodes::*field;
+  std::string NewNodeFiles::*field;
 };
 inline constexpr RefreshFile kRefreshFiles[] = {
-    {"ratings.csv", &NewNodes::ratings},
-    {"user_graph.csv", &NewNodes::user_graph_file},
-    {"item_graph.csv", &NewNodes::item_graph_file},
-    {"user_features.csv", &NewNodes::user_features_file},
-    {"item_features.csv", &NewNodes::item_features_file},
+    {"ratings.csv", &NewNodeFiles::ratings},
+    {"user_graph.csv", &NewNodeFiles::user_graph_file},
+    {"item_graph.csv", &NewNodeFiles::item_graph_file},
+    {"user_features.csv", &NewNodeFiles::user_features_file},
+    {"item_features.csv", &NewNodeFiles::item_features_file},
 };
 
 /// DIR/refresh/<k>/ (k from 1) of the model directory `model_dir`.
@@ -34,8 +34,8 @@ std::string refresh_folder(const std::string& model_dir, size_t k);
 /// `recorded_parts` (its record) lists them; none otherwise. Each file is checked against its
 /// folder's manifest first (DataError naming it when its checksum differs); a folder without
 /// its ratings, or a gap in the numbering, is a DataError.
-std::vector<NewNodes> saved_refreshes(const std::string& model_path,
-                                      const std::vector<std::string>& recorded_parts);
+std::vector<NewNodeFiles> saved_refreshes(const std::string& model_path,
+                                          const std::vector<std::string>& recorded_parts);
 
 /// The model saved at `path` as fitted: the refreshes its directory holds not applied (what
 /// refresh_model_dir writes again beside the new one). Defined in trained_model.cpp.

@@ -17,6 +17,7 @@
 #include "infer/cold_lists.h"
 #include "infer/graph_journal.h"
 #include "infer/model_parts.h"
+#include "infer/new_node_files.h"
 #include "infer/new_ratings.h"
 #include "infer/ranker_graph_term.h"
 #include "infer/refresh.h"
@@ -265,9 +266,9 @@ TrainedModel::~TrainedModel() = default;
 
 TrainedModel TrainedModel::load(const std::string& path, const std::string& device,
                                 const std::string& new_ratings) {
-  NewNodes nodes;
-  nodes.ratings = new_ratings;
-  return load(path, device, nodes);
+  NewNodeFiles files;
+  files.ratings = new_ratings;
+  return load(path, device, files);
 }
 
 namespace {
@@ -279,15 +280,16 @@ struct Loaded {
   infer::ModelParts parts;
   NewRatingsSummary added;
   std::string data_note;
-  std::vector<NewNodes> later_refreshes;
+  std::vector<NewNodeFiles> later_refreshes;
   bool refreshed = false;  // the directory folded ratings in after its fit
 };
 
-/// The model saved at `path` (a model directory or its model.pt) grown by `new_nodes`; where
-/// its record lists refreshes (symgnn refresh) and not `as_fitted`, grown by the first of them
-/// instead, the others and `new_nodes` left to the caller.
-Loaded load_saved(const std::string& path, const std::string& device, const NewNodes& new_nodes,
-                  bool as_fitted) {
+/// The model saved at `path` (a model directory or its model.pt) grown by `files` (read against
+/// its data, infer/new_node_files.h) and `rows`; where its record lists refreshes (symgnn
+/// refresh) and not `as_fitted`, grown by the first of them instead, the others, `files` and
+/// `rows` left to the caller.
+Loaded load_saved(const std::string& path, const std::string& device, const NewNodeFiles& files,
+                  const Delta& rows, bool as_fitted) {
   runtime::check_device(device, "--device");
   const std::string model_path = fs::is_directory(path) ? (fs::path(path) / "model.pt").string() : path;
   if (!fs::is_regular_file(model_path))
@@ -298,15 +300,17 @@ Loaded load_saved(const std::string& path, const std::string& device, const NewN
   train::check_folder_parts(model_path, record.parts, record.part_checksums);
   cfg.train.device = device;
   Loaded out;
-  std::vector<NewNodes> refreshes =
-      as_fitted ? std::vector<NewNodes>{} : infer::saved_refreshes(model_path, record.parts);
+  std::vector<NewNodeFiles> refreshes =
+      as_fitted ? std::vector<NewNodeFiles>{} : infer::saved_refreshes(model_path, record.parts);
   out.refreshed = !refreshes.empty();
-  const NewNodes& nodes = refreshes.empty() ? new_nodes : refreshes.front();
   if (!refreshes.empty()) out.later_refreshes.assign(refreshes.begin() + 1, refreshes.end());
-  infer::check_takes_new_nodes(cfg, !nodes.empty());
+  infer::check_takes_new_nodes(cfg, !refreshes.empty() || !files.empty() || !rows.empty());
   infer::ModelParts& parts = out.parts;
   parts.cfg = cfg;
   parts.ds = model_data(model_path, cfg, out.data_note);
+  // The change's files become rows here, against the data they describe.
+  NewNodes nodes = infer::read_new_node_files(refreshes.empty() ? files : refreshes.front(), parts.ds);
+  if (refreshes.empty()) nodes.rows = rows;
   const at::Device dev(device);
   parts.ctx = models::make_context(parts.ds).to(dev);
   // The offset's shrinkage of the saved data's ratings, chosen once for every member.
@@ -333,21 +337,26 @@ Loaded load_saved(const std::string& path, const std::string& device, const NewN
 
 }  // namespace
 
-TrainedModel TrainedModel::load(const std::string& path, const std::string& device,
-                                const NewNodes& new_nodes) {
-  Loaded l = load_saved(path, device, new_nodes, /*as_fitted=*/false);
+TrainedModel TrainedModel::load(const std::string& path, const std::string& device, const NewNodeFiles& files,
+                                const Delta& rows) {
+  Loaded l = load_saved(path, device, files, rows, /*as_fitted=*/false);
   TrainedModel out(std::move(l.parts));
   out.impl_->added = l.added;
   out.impl_->data_note = l.data_note;
   if (l.refreshed) {
     // A refreshed directory (infer/refresh.h): the model as fitted grown by each refresh in
-    // turn, as with_new_nodes grows a model in memory, then by `new_nodes`; what load reports
-    // as added is theirs alone (the refreshes are the directory's own).
-    for (const NewNodes& later : l.later_refreshes) out = out.with_new_nodes(later);
-    if (!new_nodes.empty())
-      out = out.with_new_nodes(new_nodes);
-    else
+    // turn, as with_new_nodes grows a model in memory, then by `files` and `rows` (each read
+    // against the data as the refreshes before it leave them); what load reports as added is
+    // theirs alone (the refreshes are the directory's own).
+    for (const NewNodeFiles& later : l.later_refreshes)
+      out = out.with_new_nodes(infer::read_new_node_files(later, out.dataset()));
+    if (!files.empty() || !rows.empty()) {
+      NewNodes nodes = infer::read_new_node_files(files, out.dataset());
+      nodes.rows = rows;
+      out = out.with_new_nodes(nodes);
+    } else {
       out.impl_->added = NewRatingsSummary{};
+    }
   }
   // The graph edits a server accepted since (infer/graph_journal.h), replayed last, in one
   // recompute; what the model reports of its loading stays.
@@ -369,7 +378,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
 namespace infer {
 
 TrainedModel load_as_fitted(const std::string& path, const std::string& device) {
-  Loaded l = load_saved(path, device, NewNodes{}, /*as_fitted=*/true);
+  Loaded l = load_saved(path, device, NewNodeFiles{}, Delta{}, /*as_fitted=*/true);
   return TrainedModel(std::move(l.parts));
 }
 

@@ -13,6 +13,7 @@
 #include "common/test_support.h"
 #include "fit/ranker.h"
 #include "fit/ranking_test_util.h"
+#include "infer/new_node_files.h"
 #include "symgnn/error.h"
 #include "symgnn/fit.h"
 #include "symgnn/graph.h"
@@ -155,10 +156,12 @@ TEST(FitRanking, ItemKnnAndEaseScoreNewUsersFromTheirRatingsWithoutRetraining) {
       const int64_t other = twin + 1;
       const std::vector<float> a = m.score_all_items({other}), before = saved.score_all_items({other});
       for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i], a[i]) << "item " << i;
-      symgnn::NewNodes nodes;
-      nodes.ratings = ratings;
+      symgnn::NewNodeFiles files;
+      files.ratings = ratings;
       const int64_t newcomer = m.users() - 1;
-      EXPECT_EQ(saved.with_new_nodes(nodes).score_all_items({newcomer}), m.score_all_items({newcomer}));
+      EXPECT_EQ(saved.with_new_nodes(symgnn::infer::read_new_node_files(files, saved.dataset()))
+                    .score_all_items({newcomer}),
+                m.score_all_items({newcomer}));
     }
 }
 

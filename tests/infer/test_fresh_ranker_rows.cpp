@@ -60,7 +60,7 @@ TEST(FreshRankerRows, EqualTheRankerGrownByTheSameRatings) {
       worst = std::max(worst, std::abs(double(fast[k]) - full[k]) / (1 + std::abs(double(full[k]))));
     EXPECT_LT(worst, 1e-5);
     // Loading the folder with the same ratings answers the same.
-    const TrainedModel loaded = TrainedModel::load(dir, "cpu", nodes);
+    const TrainedModel loaded = TrainedModel::load(dir, "cpu", NewNodeFiles{}, nodes.rows);
     const std::vector<float> again = loaded.score_all_items(users);
     for (size_t k = 0; k < fast.size(); ++k) ASSERT_NEAR(again[k], fast[k], 1e-5 * (1 + std::abs(fast[k])));
   }

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "infer/new_node_files.h"
 #include "infer_test_util.h"
 #include "symgnn/error.h"
 #include "symgnn/graph_edit.h"
@@ -67,8 +68,8 @@ struct GraphFixture {
     cfg.train.runs = 1;
     symgnn::testing::train_on_csv(dir, train.str(), cfg);
   }
-  NewNodes nodes(bool with_edges, bool with_features) const {
-    NewNodes n;
+  NewNodeFiles nodes(bool with_edges, bool with_features) const {
+    NewNodeFiles n;
     n.ratings = dir + "/held.csv";
     if (with_edges) n.user_graph_file = dir + "/held_edges.csv";
     if (with_features) n.user_features_file = dir + "/held_features.csv";
@@ -88,7 +89,7 @@ std::vector<float> all_scores(const TrainedModel& m, int64_t first, int64_t last
 }
 
 template <typename E>
-std::string error_of(const NewNodes& n) {
+std::string error_of(const NewNodeFiles& n) {
   try {
     TrainedModel::load(graph_fixture().dir + "/run", "cpu", n);
   } catch (const E& e) {
@@ -146,7 +147,7 @@ TEST(NewNodeGraphs, EdgesMoveTheNewUsersPredictionsAndNoTrainedUsers) {
 
 TEST(NewNodeGraphs, FilesTheModelCannotUseAreErrorsNamingThem) {
   const GraphFixture& f = graph_fixture();
-  NewNodes n = f.nodes(false, false);
+  NewNodeFiles n = f.nodes(false, false);
   symgnn::testing::write_file(f.dir, "unknown_edge.csv", "u25,u1\nu3,nobody\n");
   n.user_graph_file = f.dir + "/unknown_edge.csv";
   std::string e = error_of<DataError>(n);
@@ -188,15 +189,16 @@ TEST(NewNodeGraphs, EdgesAndFeatureRowsInMemoryEqualTheFiles) {
   const GraphFixture& f = graph_fixture();
   const TrainedModel from_files = TrainedModel::load(f.dir + "/run", "cpu", f.nodes(true, true));
   // The same edges and features as values (no file written), on the model in memory.
-  NewNodes rows;
-  rows.ratings = f.dir + "/held.csv";
+  const TrainedModel trained = TrainedModel::load(f.dir + "/run");
+  NewNodeFiles ratings;
+  ratings.ratings = f.dir + "/held.csv";
+  NewNodes rows = infer::read_new_node_files(ratings, trained.dataset());
   for (int u = 25; u < 30; ++u) {
     const std::string id = "u" + std::to_string(u);
     rows.rows.edges.push_back({id, "u" + std::to_string(u - 6), 1.0});
     rows.rows.edges.push_back({id, "u" + std::to_string(u - 8), 1.0});
     rows.rows.features.push_back({id, {u % 2 == 0 ? 1.0 : 0.0, u % 2 == 0 ? 0.0 : 1.0}});
   }
-  const TrainedModel trained = TrainedModel::load(f.dir + "/run");
   const TrainedModel in_memory = trained.with_new_nodes(rows);
   EXPECT_EQ(in_memory.new_ratings().user_edges, from_files.new_ratings().user_edges);
   EXPECT_EQ(in_memory.new_ratings().user_features, 5);
@@ -234,7 +236,7 @@ TEST(NewNodeGraphs, EdgesBetweenTrainedUsersAreGraphEditsOfTheLoadedModel) {
   // The new users' edges and a follow between two trained users (u3, u10), in one file.
   symgnn::testing::write_file(f.dir, "mixed_edges.csv", "u25,u19\nu26,u20\nu3,u10,2\n");
   symgnn::testing::write_file(f.dir, "new_only_edges.csv", "u25,u19\nu26,u20\n");
-  NewNodes mixed = f.nodes(false, true), new_only = f.nodes(false, true);
+  NewNodeFiles mixed = f.nodes(false, true), new_only = f.nodes(false, true);
   mixed.user_graph_file = f.dir + "/mixed_edges.csv";
   new_only.user_graph_file = f.dir + "/new_only_edges.csv";
   const TrainedModel loaded = TrainedModel::load(f.dir + "/run", "cpu", mixed);

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "infer/new_node_files.h"
 #include "infer_test_util.h"
 #include "symgnn/error.h"
 #include "symgnn/recommend.h"
@@ -111,9 +112,10 @@ TEST(NewRatings, GrowingInMemoryEqualsLoadingWithTheRatings) {
   const TrainedModel from_disk = TrainedModel::load(f.dir + "/run", "cpu", f.dir + "/held.csv");
   const TrainedModel base = TrainedModel::load(f.dir + "/run");
   const std::vector<float> base_scores = base.score_all_items({0, 1});
-  symgnn::NewNodes nodes;
-  nodes.ratings = f.dir + "/held.csv";
-  const TrainedModel in_memory = base.with_new_nodes(nodes);
+  symgnn::NewNodeFiles files;
+  files.ratings = f.dir + "/held.csv";
+  const TrainedModel in_memory =
+      base.with_new_nodes(symgnn::infer::read_new_node_files(files, base.dataset()));
   ASSERT_EQ(in_memory.users(), from_disk.users());
   EXPECT_EQ(in_memory.new_ratings().new_users, from_disk.new_ratings().new_users);
   EXPECT_EQ(in_memory.new_ratings().ratings, from_disk.new_ratings().ratings);
@@ -133,9 +135,10 @@ TEST(NewRatings, GrowingInMemoryEqualsLoadingWithTheRatings) {
 TEST(NewRatings, RowsInMemoryEqualTheFileAndBadRowsAreNamed) {
   const Fixture& f = fixture();
   const TrainedModel base = TrainedModel::load(f.dir + "/run");
-  symgnn::NewNodes file;
+  symgnn::NewNodeFiles file;
   file.ratings = f.dir + "/held.csv";
-  const TrainedModel from_file = base.with_new_nodes(file);
+  const TrainedModel from_file =
+      base.with_new_nodes(symgnn::infer::read_new_node_files(file, base.dataset()));
   symgnn::NewNodes rows;
   std::istringstream held(symgnn::testing::read_file(f.dir + "/held.csv"));
   std::string line;
