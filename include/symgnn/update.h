@@ -3,7 +3,9 @@
 //
 // Every front end that changes a model gives the change as a Delta (symgnn/delta.h) to
 // apply(): serve's new users and graph edits, Python's new users, with_new_ratings and
-// edit_graph, `symgnn graph edit`, the journal a served directory replays. check() reads the
+// edit_graph, `symgnn graph edit`, the journal a served directory replays, and (as Deltas read
+// from their files) the CLI's new users and a directory's refreshes, which TrainedModel::load
+// applies. check() reads the
 // Delta against the model once (the rules of its rows and what the model's kind takes), then
 // apply() lets the members choose how to take it: a user folded into the model (their rows
 // alone, in milliseconds: RatingModel::fold_user and the ranker's row from their rated items),
@@ -67,10 +69,18 @@ struct Applied {
 /// rows the new nodes' features. A Delta of edges alone is a graph edit (symgnn/graph_edit.h):
 /// each edit checked in order against the graphs as the edits before it leave them.
 void check(const TrainedModel& model, const Delta& delta);
+/// check() of a change given in parts (NewNodes: a file's rows each, then the rows in memory):
+/// always new nodes or fresh ratings, never a graph edit (edges between trained nodes set both
+/// ways, as a graph file's rows do).
+void check(const TrainedModel& model, const NewNodes& nodes);
 
 /// `model` with `delta` applied, checked first (check()); all or nothing. Keep::user: `delta`
 /// holds the ratings of one user (and a new user's edges and features); Keep::model: any
 /// Delta check() takes. `model` must outlive a folded UserUpdate.
 Applied apply(const TrainedModel& model, const Delta& delta, Keep keep);
+/// apply() of a change given in parts: what TrainedModel::load grows a saved model by (the CLI's
+/// --new-* files, a directory's refresh folders, Python's new_* arguments, read at those edges by
+/// infer/new_node_files.h). Keep::user folds rows in memory alone; files grow the model.
+Applied apply(const TrainedModel& model, const NewNodes& nodes, Keep keep);
 
 }  // namespace symgnn

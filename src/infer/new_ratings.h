@@ -1,11 +1,12 @@
 /// @file
 /// Inductive prediction: users or items absent from training, described at prediction
-/// time (`--new-ratings FILE` and the --new-* files, symgnn/trained_model.h NewNodes).
+/// time (symgnn/trained_model.h NewNodes: the rows of the --new-* files, read at the edge by
+/// infer/new_node_files.h, and rows given in memory).
 /// Their ratings join the model's data as training ratings of new nodes, so that the model
 /// computes the new nodes' representations from them (the prior module aggregates the
 /// items a new user rated), with the trained weights. Graphs: a new node's row gathers from
-/// its neighbours (its k nearest by the k-NN graph's vectors, or the edges of a new-edges
-/// file); no trained node's row changes. Side features: the rows of a new-features file,
+/// its neighbours (its k nearest by the k-NN graph's vectors, or the edge rows given); no
+/// trained node's row changes. Side features: the feature rows given,
 /// zeros without. The weights of the rows a model keeps per node (free embeddings, per-node
 /// gates) start at zero for new nodes (`fill_grown` in trained_model.cpp); the bias offset's rows
 /// (lowrank.offset = baseline) are fitted to the new nodes' ratings

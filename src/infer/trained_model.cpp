@@ -29,6 +29,7 @@
 #include "symgnn/graph_edit.h"
 #include "symgnn/model.h"
 #include "symgnn/model_kinds.h"
+#include "symgnn/update.h"
 #include "train/checkpoint.h"
 #include "train/model_folder.h"
 
@@ -273,23 +274,18 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
 
 namespace {
 
-/// What loading a saved model reads: its parts grown by the new nodes, what they added, the
-/// data's note (TrainedModel::Impl's fields), and the refreshes its
-/// directory records beyond the first (infer/refresh.h), which the caller applies in turn.
+/// What loading a saved model reads: its parts as fitted, the data's note (TrainedModel::Impl's
+/// field), and the refreshes its directory records (infer/refresh.h), which the caller applies
+/// in turn.
 struct Loaded {
   infer::ModelParts parts;
-  NewRatingsSummary added;
   std::string data_note;
-  std::vector<NewNodeFiles> later_refreshes;
-  bool refreshed = false;  // the directory folded ratings in after its fit
+  std::vector<NewNodeFiles> refreshes;  // the ratings the directory folded in after its fit
 };
 
-/// The model saved at `path` (a model directory or its model.pt) grown by `files` (read against
-/// its data, infer/new_node_files.h) and `rows`; where its record lists refreshes (symgnn
-/// refresh) and not `as_fitted`, grown by the first of them instead, the others, `files` and
-/// `rows` left to the caller.
-Loaded load_saved(const std::string& path, const std::string& device, const NewNodeFiles& files,
-                  const Delta& rows, bool as_fitted) {
+/// The model saved at `path` (a model directory or its model.pt) as fitted, with the refreshes
+/// its record lists (symgnn refresh) unless `as_fitted`, which the caller applies in turn.
+Loaded load_saved(const std::string& path, const std::string& device, bool as_fitted) {
   runtime::check_device(device, "--device");
   const std::string model_path = fs::is_directory(path) ? (fs::path(path) / "model.pt").string() : path;
   if (!fs::is_regular_file(model_path))
@@ -300,38 +296,27 @@ Loaded load_saved(const std::string& path, const std::string& device, const NewN
   train::check_folder_parts(model_path, record.parts, record.part_checksums);
   cfg.train.device = device;
   Loaded out;
-  std::vector<NewNodeFiles> refreshes =
-      as_fitted ? std::vector<NewNodeFiles>{} : infer::saved_refreshes(model_path, record.parts);
-  out.refreshed = !refreshes.empty();
-  if (!refreshes.empty()) out.later_refreshes.assign(refreshes.begin() + 1, refreshes.end());
-  infer::check_takes_new_nodes(cfg, !refreshes.empty() || !files.empty() || !rows.empty());
+  if (!as_fitted) out.refreshes = infer::saved_refreshes(model_path, record.parts);
   infer::ModelParts& parts = out.parts;
   parts.cfg = cfg;
   parts.ds = model_data(model_path, cfg, out.data_note);
-  // The change's files become rows here, against the data they describe.
-  NewNodes nodes = infer::read_new_node_files(refreshes.empty() ? files : refreshes.front(), parts.ds);
-  if (refreshes.empty()) nodes.rows = rows;
   const at::Device dev(device);
   parts.ctx = models::make_context(parts.ds).to(dev);
   // The offset's shrinkage of the saved data's ratings, chosen once for every member.
   models::give_offset_shrinkage(parts.ctx, cfg);
-  // The saved weight sets, read into (and checked against) a model built from the config.
+  // The saved weight sets, read into (and checked against) a model built from the config. New
+  // nodes reach the loaded model through the door (symgnn/update.h).
   auto first = models::make_model(cfg, parts.ctx);
   first->to(dev);
   const std::vector<train::ModuleState> states = train::load_model_members(*first, model_path, dev);
-  const size_t fitted_ratings = parts.ds.train.size();
-  out.added = build_members(parts, states, nodes, dev, std::move(first));
+  build_members(parts, states, NewNodes{}, dev, std::move(first));
   // The ranker beside the model (train.ranker): a model directory of its own, fitted to the
-  // training users and items. With new nodes only a kind that places them (new_nodes in
-  // symgnn/model_kinds.h: the item-based ranker and ItemKNN, which score a user from their
-  // ratings) still ranks, given the same ratings: its nodes are added in the same order, so
-  // the indices agree.
+  // training users and items.
   const fs::path dir = fs::path(model_path).parent_path();
   const std::string ranker = infer::ranker_dir(dir.empty() ? "." : dir.string());
   if (fs::is_regular_file(ranker + "/model.pt"))
-    parts.ranker = infer::grown(std::make_shared<const infer::RankerMember>(
-                                    std::make_shared<const TrainedModel>(TrainedModel::load(ranker, device))),
-                                nodes, out.added, parts.ds, fitted_ratings);
+    parts.ranker = std::make_shared<const infer::RankerMember>(
+        std::make_shared<const TrainedModel>(TrainedModel::load(ranker, device)));
   return out;
 }
 
@@ -339,24 +324,25 @@ Loaded load_saved(const std::string& path, const std::string& device, const NewN
 
 TrainedModel TrainedModel::load(const std::string& path, const std::string& device, const NewNodeFiles& files,
                                 const Delta& rows) {
-  Loaded l = load_saved(path, device, files, rows, /*as_fitted=*/false);
+  Loaded l = load_saved(path, device, /*as_fitted=*/false);
   TrainedModel out(std::move(l.parts));
-  out.impl_->added = l.added;
   out.impl_->data_note = l.data_note;
-  if (l.refreshed) {
-    // A refreshed directory (infer/refresh.h): the model as fitted grown by each refresh in
-    // turn, as with_new_nodes grows a model in memory, then by `files` and `rows` (each read
-    // against the data as the refreshes before it leave them); what load reports as added is
-    // theirs alone (the refreshes are the directory's own).
-    for (const NewNodeFiles& later : l.later_refreshes)
-      out = out.with_new_nodes(infer::read_new_node_files(later, out.dataset()));
-    if (!files.empty() || !rows.empty()) {
-      NewNodes nodes = infer::read_new_node_files(files, out.dataset());
-      nodes.rows = rows;
-      out = out.with_new_nodes(nodes);
-    } else {
-      out.impl_->added = NewRatingsSummary{};
-    }
+  const bool given = !files.empty() || !rows.empty();
+  infer::check_takes_new_nodes(out.config(), given);  // before any file is read
+  // Each refresh the directory holds (infer/refresh.h), then the change given, through the door
+  // (symgnn/update.h), each read against the data those before it leave; what load reports as
+  // added is the change's alone (the refreshes are the directory's own).
+  const auto grown_by = [&out](const NewNodes& nodes) {
+    out = std::move(*apply(out, nodes, Keep::model).model);
+  };
+  for (const NewNodeFiles& refresh : l.refreshes)
+    grown_by(infer::read_new_node_files(refresh, out.dataset()));
+  if (given) {
+    NewNodes nodes = infer::read_new_node_files(files, out.dataset());
+    nodes.rows = rows;
+    grown_by(nodes);
+  } else {
+    out.impl_->added = NewRatingsSummary{};
   }
   // The graph edits a server accepted since (infer/graph_journal.h), replayed last, in one
   // recompute; what the model reports of its loading stays.
@@ -378,7 +364,7 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
 namespace infer {
 
 TrainedModel load_as_fitted(const std::string& path, const std::string& device) {
-  Loaded l = load_saved(path, device, NewNodeFiles{}, Delta{}, /*as_fitted=*/true);
+  Loaded l = load_saved(path, device, /*as_fitted=*/true);
   return TrainedModel(std::move(l.parts));
 }
 

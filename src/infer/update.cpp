@@ -5,7 +5,9 @@
 #include "symgnn/update.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
@@ -44,49 +46,80 @@ UserUpdate grown_user(const TrainedModel& base, std::shared_ptr<const TrainedMod
 
 }  // namespace
 
-void check(const TrainedModel& model, const Delta& delta) {
-  if (delta.empty()) throw ConfigError("the change is empty: no rating, edge or feature row");
-  if (edits_graphs(delta)) {
-    infer::check_edits(model, delta.edges);
-    return;
-  }
+namespace {
+
+/// The checks of a change that brings nodes or fresh ratings: the kind, then each part (a file's
+/// rows, the rows given in memory) by the growth's rules, against the model's own indexes and
+/// rated items: nothing is copied, so a served new user costs their rows alone.
+void check_nodes(const TrainedModel& model, const NewNodes& nodes) {
   infer::check_takes_new_nodes(model.config(), true);
-  infer::check_node_rows(delta);
-  // The ratings against the model's own indexes and rated items: nothing is copied, so a served
-  // new user costs their rows alone.
-  infer::KnownNodes nodes;
-  nodes.users = model.users();
-  nodes.items = model.items();
-  nodes.user = [&model](const std::string& id) { return model.user_index(id); };
-  nodes.item = [&model](const std::string& id) { return model.item_index(id); };
-  nodes.learned = [&model](int64_t u, int64_t i) {
+  infer::KnownNodes known;
+  known.users = model.users();
+  known.items = model.items();
+  known.user = [&model](const std::string& id) { return model.user_index(id); };
+  known.item = [&model](const std::string& id) { return model.item_index(id); };
+  known.learned = [&model](int64_t u, int64_t i) {
     const std::vector<int64_t>& seen = model.seen_items()[static_cast<size_t>(u)];
     return std::binary_search(seen.begin(), seen.end(), i);
   };
-  infer::check_rating_rows(model.dataset(), delta.ratings, delta.ratings_name, nodes);
+  std::vector<const Delta*> parts;
+  for (const Delta& f : nodes.files) parts.push_back(&f);
+  parts.push_back(&nodes.rows);
+  for (const Delta* part : parts) {
+    infer::check_node_rows(*part);
+    infer::check_rating_rows(model.dataset(), part->ratings, part->ratings_name, known);
+  }
+}
+
+}  // namespace
+
+void check(const TrainedModel& model, const Delta& delta) {
+  if (!delta.empty() && edits_graphs(delta)) {
+    infer::check_edits(model, delta.edges);
+    return;
+  }
+  NewNodes nodes;
+  nodes.rows = delta;
+  check(model, nodes);
+}
+
+void check(const TrainedModel& model, const NewNodes& nodes) {
+  if (nodes.empty()) throw ConfigError("the change is empty: no rating, edge or feature row");
+  check_nodes(model, nodes);
 }
 
 Applied apply(const TrainedModel& model, const Delta& delta, Keep keep) {
-  check(model, delta);
   Applied out;
-  if (edits_graphs(delta)) {
+  if (!delta.empty() && edits_graphs(delta)) {
+    infer::check_edits(model, delta.edges);
     if (keep == Keep::user) throw ConfigError("a graph edit changes the model: apply it with Keep::model");
     out.model.emplace(infer::edited_model(model, delta.edges));
     return out;
   }
   NewNodes nodes;
   nodes.rows = delta;
+  return apply(model, nodes, keep);
+}
+
+Applied apply(const TrainedModel& model, const NewNodes& nodes, Keep keep) {
+  check(model, nodes);
+  Applied out;
   if (keep == Keep::model) {
     out.model.emplace(model.with_new_nodes(nodes));
     return out;
   }
-  const std::string& id = delta.ratings.empty() ? std::string() : delta.ratings.front().user;
-  if (id.empty() || !std::all_of(delta.ratings.begin(), delta.ratings.end(),
-                                 [&id](const Delta::Rating& r) { return r.user == id; }))
-    throw ConfigError(delta.ratings_name + ": one user's ratings answer a user (Keep::user); " +
+  std::vector<const Delta::Rating*> ratings;
+  for (const Delta& f : nodes.files)
+    for (const Delta::Rating& r : f.ratings) ratings.push_back(&r);
+  for (const Delta::Rating& r : nodes.rows.ratings) ratings.push_back(&r);
+  const std::string id = ratings.empty() ? std::string() : ratings.front()->user;
+  if (id.empty() ||
+      !std::all_of(ratings.begin(), ratings.end(), [&id](const Delta::Rating* r) { return r->user == id; }))
+    throw ConfigError(nodes.rows.ratings_name + ": one user's ratings answer a user (Keep::user); " +
                       "several users' ratings grow the model (Keep::model)");
+  // The fold takes rows in memory (a served user's); files grow the model.
   UserUpdate user;
-  if (infer::fold_user(model, delta, user)) {
+  if (nodes.files.empty() && infer::fold_user(model, nodes.rows, user)) {
     out.user = std::move(user);
     return out;
   }
