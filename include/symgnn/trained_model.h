@@ -53,10 +53,17 @@ struct NewNodes {
   /// features, item features (infer::read_new_node_files).
   std::vector<Delta> files;
   Delta rows;
+  /// The files' Deltas, then `rows`: the order every part is checked and joined in.
+  std::vector<const Delta*> parts() const {
+    std::vector<const Delta*> out;
+    for (const Delta& f : files) out.push_back(&f);
+    out.push_back(&rows);
+    return out;
+  }
   bool empty() const {
-    for (const Delta& f : files)
-      if (!f.empty()) return false;
-    return rows.empty();
+    for (const Delta* part : parts())
+      if (!part->empty()) return false;
+    return true;
   }
 };
 

@@ -38,9 +38,11 @@ enum class Keep {
 /// into the model apply() was given where every member folds users; else read from the model
 /// grown by the change, which it holds.
 struct UserUpdate {
-  int64_t user = 0;              // the user's index in model(): users() of the model given for a new user
-  std::string id;                // the user's id
-  std::vector<float> scores;     // score_all_items() of the user, items() entries
+  int64_t user = 0;  // the user's index in model(): users() of the model given for a new user
+  std::string id;    // the user's id
+  /// score_all_items() of a folded user, items() entries; empty for a grown one, whose scores
+  /// are model().score_all_items({user}) (recommend and rank_items read them there, once).
+  std::vector<float> scores;
   std::vector<int64_t> seen;     // the items the user rated, the new ratings included, ascending
   std::string ranked_by;         // what orders the user's list, for people (TrainedModel::ranked_by)
   bool ranks_by_rating = false;  // whether `scores` are the predicted ratings

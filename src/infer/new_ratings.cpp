@@ -252,9 +252,7 @@ NewRatingsSummary add_new_nodes(Dataset& ds, const NewNodes& nodes, const GraphC
   NewRatingsSummary s;
   // The files' rows (read at the edge, named by their paths), then the rows given in memory:
   // each part by the same rules (data/parsers.h), named as its rows are.
-  std::vector<const Delta*> parts;
-  for (const Delta& f : nodes.files) parts.push_back(&f);
-  parts.push_back(&nodes.rows);
+  const std::vector<const Delta*> parts = nodes.parts();
   for (const Delta* part : parts) check_node_rows(*part);
   const int64_t first_user = ds.users.count, first_item = ds.items.count;
   data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);

@@ -23,14 +23,17 @@ bool edits_graphs(const Delta& delta) {
   return delta.ratings.empty() && delta.features.empty();
 }
 
-/// A user's rows as the model grown by the change gives them (where the fold declined).
+/// A user as the model grown by the change gives them (where the fold declined): their list and
+/// ranks are the grown model's (recommend and rank_items read it), scored when asked.
 UserUpdate grown_user(const TrainedModel& base, std::shared_ptr<const TrainedModel> grown,
                       const std::string& id) {
   UserUpdate out;
   out.base = &base;
   out.id = id;
-  out.user = grown->user_index(id);
-  out.scores = grown->score_all_items({out.user});
+  // A trained user keeps their index; the one new user is appended after the model's users
+  // (read from the model given, whose id index is built once, not from each grown model).
+  const int64_t known = base.user_index(id);
+  out.user = known >= 0 ? known : base.users();
   out.seen = grown->seen_items()[static_cast<size_t>(out.user)];
   out.ranked_by = grown->ranked_by(out.user);
   out.ranks_by_rating = grown->ranks_by_rating();
@@ -43,10 +46,6 @@ UserUpdate grown_user(const TrainedModel& base, std::shared_ptr<const TrainedMod
   out.grown = std::move(grown);
   return out;
 }
-
-}  // namespace
-
-namespace {
 
 /// The checks of a change that brings nodes or fresh ratings: the kind, then each part (a file's
 /// rows, the rows given in memory) by the growth's rules, against the model's own indexes and
@@ -62,10 +61,7 @@ void check_nodes(const TrainedModel& model, const NewNodes& nodes) {
     const std::vector<int64_t>& seen = model.seen_items()[static_cast<size_t>(u)];
     return std::binary_search(seen.begin(), seen.end(), i);
   };
-  std::vector<const Delta*> parts;
-  for (const Delta& f : nodes.files) parts.push_back(&f);
-  parts.push_back(&nodes.rows);
-  for (const Delta* part : parts) {
+  for (const Delta* part : nodes.parts()) {
     infer::check_node_rows(*part);
     infer::check_rating_rows(model.dataset(), part->ratings, part->ratings_name, known);
   }
@@ -109,9 +105,8 @@ Applied apply(const TrainedModel& model, const NewNodes& nodes, Keep keep) {
     return out;
   }
   std::vector<const Delta::Rating*> ratings;
-  for (const Delta& f : nodes.files)
-    for (const Delta::Rating& r : f.ratings) ratings.push_back(&r);
-  for (const Delta::Rating& r : nodes.rows.ratings) ratings.push_back(&r);
+  for (const Delta* part : nodes.parts())
+    for (const Delta::Rating& r : part->ratings) ratings.push_back(&r);
   const std::string id = ratings.empty() ? std::string() : ratings.front()->user;
   if (id.empty() ||
       !std::all_of(ratings.begin(), ratings.end(), [&id](const Delta::Rating* r) { return r->user == id; }))
