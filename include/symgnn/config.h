@@ -137,6 +137,7 @@ struct ElsaConfig {
   int64_t epochs = 50;
   int64_t eval_every = 2;
   int64_t patience = 3;
+  double fall_patience = 0;
   double min_gain = 1e-4;
   double lr = 0.01;
   int64_t batch_users = 256;
@@ -151,6 +152,7 @@ struct ElsaConfig {
     v("epochs", epochs, "most epochs (passes over the users) per candidate; the epoch count is chosen on validation NDCG@10", range(1, 100000));
     v("eval_every", eval_every, "measure validation NDCG@10 every this many epochs", range(1, 100000));
     v("patience", patience, "stop a candidate after this many measurements without a better validation NDCG@10", range(1, 100000));
+    v("fall_patience", fall_patience, "also stop a candidate once the epochs since its best measurement reach this multiple of the best's epoch count (1: a curve that has gone as long without a gain as it took to rise; a sparse set's peak at epoch 2 stops at epoch 4 instead of 8); 0: elsa.patience alone", range(0.0, 1000.0));
     v("min_gain", min_gain, "a measurement is better only where its validation NDCG@10 passes the best so far by more than this (0: any gain)", range(0.0, 1.0));
     v("lr", lr, "Adam learning rate", range(1e-8, 10.0));
     v("batch_users", batch_users, "users per optimiser step; more on a wide catalogue, where each step's n_items x d^2 Gram matrix would dominate: an epoch's steps stay below 2^36 multiply-adds (models/elsa/elsa_model.h)", range(1, 1000000));

@@ -83,6 +83,7 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const models::ChosenSh
   const auto t0 = std::chrono::steady_clock::now();
   const models::ClosedFormFit c = model->fit(ds, device, [&](const std::string& line) { say(o, line); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  runtime::release_freed_memory();  // the epochs' temporaries, kept in the heap while they ran
 
   Fitted f;
   parts.members = {model};

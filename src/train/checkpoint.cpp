@@ -25,8 +25,16 @@ void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::st
   // short write: a buffer that could not grow (`ulimit -v`) ended the process in
   // std::terminate. So every write "succeeds" here, and a failure to hold the bytes is
   // this function's std::bad_alloc (one line: "out of memory while ...").
+  // The size first, so that the buffer is allocated once at its length: grown by doubling,
+  // it held up to twice the archive and copied it at each step.
+  size_t size = 0;
+  archive.save_to([&](const void*, size_t n) -> size_t {
+    size += n;
+    return n;
+  });
   std::string bytes;
   bool out_of_memory = false;
+  bytes.reserve(size);  // std::bad_alloc here, before anything is written
   archive.save_to([&](const void* data, size_t n) -> size_t {
     if (!out_of_memory) try {
         bytes.append(static_cast<const char*>(data), n);

@@ -725,6 +725,9 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
     // Verified as it is read, listed in this folder's manifest as it is written.
     write_text_atomic(opts.out_dir + "/model.pt", read_verified_file(from), Integrity::listed);
   }
+  // The epochs' temporaries stay in the heap for reuse while the runs train; a run's later
+  // stages (the ranker candidates, the members' folds) allocate otherwise.
+  runtime::release_freed_memory();
   return s;
 }
 

@@ -178,6 +178,12 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
     write(out);
     bytes = std::move(out).str();
   }
+  write_text_atomic(path, bytes, integrity);
+}
+
+void write_text_atomic(const std::string& path, const std::string& bytes, Integrity integrity) {
+  // The bytes as given, never copied: a checkpoint's are tens of megabytes, and a copy
+  // through a stream buffer was most of a small run's peak memory.
   const std::string tmp = temporary_name(path);
   if (integrity == Integrity::sealed) return write_and_rename(path, tmp, seal_header(bytes), bytes);
   if (integrity == Integrity::none) return write_and_rename(path, tmp, "", bytes);
@@ -209,11 +215,6 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
     throw;
   }
   manifest::commit(dir, name, hash);
-}
-
-void write_text_atomic(const std::string& path, const std::string& contents, Integrity integrity) {
-  write_file_atomic(
-      path, [&](std::ostream& out) { out << contents; }, integrity);
 }
 
 struct StreamingFileWriter::State {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/test_support.h"
@@ -141,6 +142,45 @@ TEST(FitElsa, TheSameSeedGivesTheSameModel) {
   const symgnn::FitResult a = symgnn::fit(cfg, {});
   const symgnn::FitResult b = symgnn::fit(cfg, {});
   EXPECT_TRUE(torch::equal(all_scores(*a.model), all_scores(*b.model)));
+}
+
+TEST(FitElsa, AFallPatienceStopsACurveOnceItHasGoneAsLongWithoutAGainAsItTookToRise) {
+  symgnn::RunConfig cfg = elsa_config();
+  cfg.elsa.dims = "4";
+  cfg.elsa.deep_hidden = "0";
+  cfg.elsa.epochs = 40;
+  cfg.elsa.eval_every = 1;
+  cfg.elsa.patience = 40;  // patience alone would run every epoch
+  const auto curve_of = [](const symgnn::FitResult& r) {
+    std::vector<std::pair<int64_t, double>> c;
+    for (const auto& point : r.metrics.figures.at("candidates").at(0).at("curve"))
+      c.emplace_back(point.at(0).get<int64_t>(), point.at(1).get<double>());
+    return c;
+  };
+  const auto full = curve_of(symgnn::fit(cfg, {}));
+  ASSERT_EQ(full.size(), 40u);
+  cfg.elsa.fall_patience = 1;
+  const auto cut = curve_of(symgnn::fit(cfg, {}));
+  // The same seed draws the same curve up to the stop, which is the first measurement whose
+  // distance from the best so far (a gain of more than elsa.min_gain) reaches the best's epoch.
+  int64_t best = 0;
+  double best_value = -1;
+  size_t stop = full.size();
+  for (size_t k = 0; k < full.size(); ++k) {
+    const auto [epoch, value] = full[k];
+    if (best_value < 0 || value > best_value + cfg.elsa.min_gain) {
+      best = epoch, best_value = value;
+    } else if (epoch - best >= best) {
+      stop = k + 1;
+      break;
+    }
+  }
+  ASSERT_LT(stop, full.size()) << "the curve never fell: the test would show nothing";
+  ASSERT_EQ(cut.size(), stop);
+  for (size_t k = 0; k < cut.size(); ++k) {
+    EXPECT_EQ(cut[k].first, full[k].first);
+    EXPECT_NEAR(cut[k].second, full[k].second, 1e-12);
+  }
 }
 
 TEST(FitElsa, BadSettingsAreConfigErrors) {

@@ -16,15 +16,19 @@
 
 namespace symgnn::models {
 
-/// Compressed rows: row r holds index[ptr[r] .. ptr[r+1]).
+/// Compressed rows: row r holds index[ptr[r] .. ptr[r+1]), each entry with its weight
+/// (weight: empty where the rows are binary).
 struct InteractionRows {
   std::vector<int64_t> ptr, index;
+  std::vector<float> weight;
   int64_t size(int64_t r) const { return ptr[static_cast<size_t>(r) + 1] - ptr[static_cast<size_t>(r)]; }
 };
 
 /// The distinct (row, column) pairs of `ratings` by row (by_user: rows are users, columns
-/// items; else the reverse), columns ascending.
-InteractionRows distinct_rows(const std::vector<const RatingList*>& ratings, int64_t rows, bool by_user);
+/// items; else the reverse), columns ascending; `weighted`: each with its rating value as
+/// its weight (data.feedback = counts: log(1 + count)), a pair given twice its larger one.
+InteractionRows distinct_rows(const std::vector<const RatingList*>& ratings, int64_t rows, bool by_user,
+                              bool weighted = false);
 
 /// A buffer of the rows (or any registered buffer) given the contents of `values`, taking
 /// their length in place: the kinds' rows grow when new users are added.
@@ -35,7 +39,10 @@ void assign_buffer(at::Tensor& buffer, const at::Tensor& values);
 /// each user's row gains the items of their added ratings (a user from `kept` on has those
 /// alone), distinct and ascending. The item-based kinds' rows of new users, and of users the
 /// fit knew who rated more since, from their ratings alone (RatingModel::nodes_added).
-void add_user_rows(at::Tensor& ptr, at::Tensor& index, const ModelContext& ctx, int64_t kept, int64_t users);
+/// `weight` (a float buffer beside `index`), where given with entries: the rows' weights, an
+/// added rating's its value.
+void add_user_rows(at::Tensor& ptr, at::Tensor& index, const ModelContext& ctx, int64_t kept, int64_t users,
+                   at::Tensor* weight = nullptr);
 
 /// The entries of users given as lists of rated items: (row [E], item [E]) on `device`, rows
 /// in list order (RatingModel::score_rated_items).

@@ -23,6 +23,8 @@ ItemKnnModel::ItemKnnModel(const ItemKnnConfig& cfg, const ModelContext& ctx)
   // state, train/checkpoint.h).
   profile_ptr_ = register_buffer("profile_ptr", torch::zeros({n1_ + 1}, lopts));
   profile_items_ = register_buffer("profile_items", torch::zeros({0}, lopts));
+  // No rows: binary interactions (and every directory written before counts were read).
+  profile_weights_ = register_buffer("profile_weights", torch::zeros({0}, b1_.options()));
   row_ptr_ = register_buffer("row_ptr", torch::zeros({n2_ + 1}, lopts));
   targets_ = register_buffer("targets", torch::zeros({0}, lopts));
   weights_ = register_buffer("weights", torch::zeros({0}, b1_.options()));
@@ -40,8 +42,11 @@ ScoreFactors ItemKnnModel::score_factors() {
   ScoreFactors f;
   f.users_are_interactions = true;
   f.items = s.t().contiguous();
-  f.meaning =
-      "itemknn: score = x_u S, x_u the user's binary row of rated items, S the kept cosine similarities";
+  f.meaning = profile_weights_.numel() > 0
+                  ? "itemknn: score = x_u S, x_u the user's row of log(1 + count) weights, S the kept cosine "
+                    "similarities of the weighted columns"
+                  : "itemknn: score = x_u S, x_u the user's binary row of rated items, S the kept cosine "
+                    "similarities";
   return f;
 }
 
@@ -52,13 +57,15 @@ at::Tensor ItemKnnModel::score_items(const at::Tensor& users, int64_t n2) {
   // The rated items of the block: (row in the block, item).
   const at::Tensor start = profile_ptr_.index_select(0, u);
   const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, u + 1) - start);
-  return scores_of_entries(u.size(0), row, profile_items_.index_select(0, pos));
+  return scores_of_entries(
+      u.size(0), row, profile_items_.index_select(0, pos),
+      profile_weights_.numel() > 0 ? profile_weights_.index_select(0, pos) : at::Tensor());
 }
 
 at::Tensor ItemKnnModel::score_rated_items(const std::vector<std::vector<int64_t>>& rated) {
   torch::NoGradGuard no_grad;
   const auto [row, items] = entries_of_lists(rated, profile_ptr_.device());
-  return scores_of_entries(static_cast<int64_t>(rated.size()), row, items);
+  return scores_of_entries(static_cast<int64_t>(rated.size()), row, items, at::Tensor());
 }
 
 ScoreTerms ItemKnnModel::score_terms(int64_t user, int64_t item, const Dataset& ds) {
@@ -67,21 +74,26 @@ ScoreTerms ItemKnnModel::score_terms(int64_t user, int64_t item, const Dataset& 
   const at::Tensor ptr = profile_ptr_.to(at::kCPU), rated = profile_items_.to(at::kCPU);
   const at::Tensor rows = row_ptr_.to(at::kCPU), targets = targets_.to(at::kCPU);
   const at::Tensor weights = weights_.to(at::kCPU, at::kDouble);
+  const bool counts = profile_weights_.numel() > 0;
+  const at::Tensor entry_weights = counts ? profile_weights_.to(at::kCPU, at::kDouble) : at::Tensor();
   ScoreTerms out;
-  out.method = "itemknn: score = x_u S = the sum of S_ij over the items i you rated (S: kept cosines)";
+  out.method = counts
+                   ? "itemknn: score = x_u S = the sum of w_ui S_ij over the items i you interacted with "
+                     "(w_ui = log(1 + count), S: kept cosines)"
+                   : "itemknn: score = x_u S = the sum of S_ij over the items i you rated (S: kept cosines)";
   for (int64_t e = ptr.data_ptr<int64_t>()[user]; e < ptr.data_ptr<int64_t>()[user + 1]; ++e) {
     const int64_t i = rated.data_ptr<int64_t>()[e];
     double w = 0;
     for (int64_t k = rows.data_ptr<int64_t>()[i]; k < rows.data_ptr<int64_t>()[i + 1]; ++k)
       if (targets.data_ptr<int64_t>()[k] == item) w += weights.data_ptr<double>()[k];
-    out.terms.push_back({user, i, w, ""});
+    out.terms.push_back({user, i, counts ? entry_weights.data_ptr<double>()[e] * w : w, ""});
   }
   out.score = score_items(at::full({1}, user, at::kLong), n2_)[0][item].item<double>();
   return out;
 }
 
-at::Tensor ItemKnnModel::scores_of_entries(int64_t users, const at::Tensor& row,
-                                           const at::Tensor& items) const {
+at::Tensor ItemKnnModel::scores_of_entries(int64_t users, const at::Tensor& row, const at::Tensor& items,
+                                           const at::Tensor& entry_weights) const {
   const at::Tensor first = row_ptr_.index_select(0, items);
   const at::Tensor lengths = row_ptr_.index_select(0, items + 1) - first;
   at::Tensor out = torch::zeros({users, n2_}, weights_.options());
@@ -96,8 +108,10 @@ at::Tensor ItemKnnModel::scores_of_entries(int64_t users, const at::Tensor& row,
     const int64_t p1 = std::max(
         p0 + 1, static_cast<int64_t>(std::upper_bound(end + p0, end + count, before + kEntries) - end));
     const auto [owner, slot] = expand_rows(first.slice(0, p0, p1), lengths.slice(0, p0, p1));
-    out.index_put_({row.slice(0, p0, p1).index_select(0, owner), targets_.index_select(0, slot)},
-                   weights_.index_select(0, slot), /*accumulate=*/true);
+    at::Tensor added = weights_.index_select(0, slot);
+    if (entry_weights.defined()) added = added * entry_weights.slice(0, p0, p1).index_select(0, owner);
+    out.index_put_({row.slice(0, p0, p1).index_select(0, owner), targets_.index_select(0, slot)}, added,
+                   /*accumulate=*/true);
     p0 = p1;
   }
   return out;
@@ -111,17 +125,29 @@ void ItemKnnModel::nodes_added(const ModelContext& ctx, int64_t trained_users, i
     const at::Tensor end = row_ptr_.narrow(0, trained_items, 1).clone();
     row_ptr_.narrow(0, trained_items + 1, n2_ - trained_items).copy_(end.expand({n2_ - trained_items}));
   }
-  add_user_rows(profile_ptr_, profile_items_, ctx, trained_users, n1_);
+  add_user_rows(profile_ptr_, profile_items_, ctx, trained_users, n1_, &profile_weights_);
 }
 
-void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings) {
+void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings, bool weighted) {
   torch::NoGradGuard no_grad;
-  const InteractionRows by_user = distinct_rows(ratings, n1_, true),
-                        by_item = distinct_rows(ratings, n2_, false);
+  const InteractionRows by_user = distinct_rows(ratings, n1_, true, weighted),
+                        by_item = distinct_rows(ratings, n2_, false, weighted);
+  // Weighted: each column's norm |w_:j| (binary: the square root of its count, below).
+  std::vector<double> norm;
+  if (weighted) {
+    norm.assign(static_cast<size_t>(n2_), 0.0);
+    for (int64_t j = 0; j < n2_; ++j) {
+      for (int64_t a = by_item.ptr[j]; a < by_item.ptr[j + 1]; ++a)
+        norm[static_cast<size_t>(j)] += static_cast<double>(by_item.weight[static_cast<size_t>(a)]) *
+                                        static_cast<double>(by_item.weight[static_cast<size_t>(a)]);
+      norm[static_cast<size_t>(j)] = std::sqrt(norm[static_cast<size_t>(j)]);
+    }
+  }
   // Column j of S: its co-rated items by cosine, the k largest and the ties of the k-th.
   std::vector<std::vector<std::pair<int64_t, double>>> columns(static_cast<size_t>(n2_));
   at::parallel_for(0, n2_, 64, [&](int64_t lo, int64_t hi) {
     std::vector<int64_t> shared(static_cast<size_t>(n2_), 0), touched;
+    std::vector<double> dot(weighted ? static_cast<size_t>(n2_) : 0, 0.0);  // <w_:i, w_:j>
     std::vector<double> sims;
     for (int64_t j = lo; j < hi; ++j) {
       touched.clear();
@@ -129,16 +155,27 @@ void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings) {
         const int64_t u = by_item.index[static_cast<size_t>(a)];
         for (int64_t b = by_user.ptr[u]; b < by_user.ptr[u + 1]; ++b) {
           const int64_t i = by_user.index[static_cast<size_t>(b)];
-          if (i != j && shared[static_cast<size_t>(i)]++ == 0) touched.push_back(i);
+          if (i == j) continue;
+          if (shared[static_cast<size_t>(i)]++ == 0) touched.push_back(i);
+          if (weighted)
+            dot[static_cast<size_t>(i)] += static_cast<double>(by_item.weight[static_cast<size_t>(a)]) *
+                                           static_cast<double>(by_user.weight[static_cast<size_t>(b)]);
         }
       }
       auto& col = columns[static_cast<size_t>(j)];
       col.reserve(touched.size());
       const double nj = static_cast<double>(by_item.size(j));
       for (const int64_t i : touched) {
-        col.emplace_back(i, static_cast<double>(shared[static_cast<size_t>(i)]) /
-                                std::sqrt(nj * static_cast<double>(by_item.size(i))));
-        shared[static_cast<size_t>(i)] = 0;
+        const auto si = static_cast<size_t>(i);
+        if (weighted) {
+          const double denominator = norm[static_cast<size_t>(j)] * norm[si];
+          col.emplace_back(i, denominator > 0 ? dot[si] / denominator : 0.0);
+          dot[si] = 0;
+        } else {
+          col.emplace_back(
+              i, static_cast<double>(shared[si]) / std::sqrt(nj * static_cast<double>(by_item.size(i))));
+        }
+        shared[si] = 0;
       }
       if (static_cast<int64_t>(col.size()) > neighbours_) {
         sims.clear();
@@ -165,6 +202,7 @@ void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings) {
     }
   assign_buffer(profile_ptr_, torch::tensor(by_user.ptr, torch::kLong));
   assign_buffer(profile_items_, torch::tensor(by_user.index, torch::kLong));
+  assign_buffer(profile_weights_, torch::tensor(by_user.weight, torch::kFloat));
   assign_buffer(row_ptr_, torch::tensor(row_ptr, torch::kLong));
   assign_buffer(targets_, torch::tensor(targets, torch::kLong));
   assign_buffer(weights_, torch::tensor(weights, torch::kFloat));
@@ -179,8 +217,9 @@ ClosedFormFit ItemKnnModel::fit(const Dataset& ds, const at::Device& device,
     return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, device);
   };
   double ndcg = -1;
+  const bool weighted = ds.feedback == "counts";
   if (!ds.validation.empty()) {
-    fit_on({&ds.train});
+    fit_on({&ds.train}, weighted);
     const RankingProbe probe = validation_probe(ds, int64_t{1} << 22, device);
     if (!probe.empty()) {
       ndcg = probe.figure([&](const at::Tensor& b) { return score_items(b, n2_); }, ranking_figure());
@@ -191,7 +230,7 @@ ClosedFormFit ItemKnnModel::fit(const Dataset& ds, const at::Device& device,
     }
     out.val_predictions = predictions(ds.validation);  // the biases of the training ratings
   }
-  fit_on({&ds.train, &ds.validation});
+  fit_on({&ds.train, &ds.validation}, weighted);
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
   out.details["itemknn.neighbours"] = neighbours_;
   out.details["similarities_kept"] = targets_.size(0);

@@ -7,6 +7,11 @@
 ///                                                      (and the ties of the k-th)
 ///   score(u, :) = X_u S
 ///
+/// Under data.feedback = counts X holds each interaction's weight w_ui = log(1 + count)
+/// (data/feedback.h), in the cosine and in the user's row alike, as implicit's ItemItem
+/// recommenders read confidence; a user added after the fit is scored from their
+/// interactions' weights too (score_rated_items, given items alone, reads them as 1).
+///
 /// Sparse at every catalogue width: S is found from co-ratings (each user's pairs of rated
 /// items, never an n2 x n2 matrix) and kept as lists, the interactions X as each user's
 /// list of rated items, and a block of users is scored by adding, for each item they rated,
@@ -49,14 +54,17 @@ class ItemKnnModel : public DampedBiasModel, public ExplainsScores {
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
  private:
-  /// X S of `users` users given by their entries (`row` the user's position, `items` the item).
-  at::Tensor scores_of_entries(int64_t users, const at::Tensor& row, const at::Tensor& items) const;
-  /// S and X of `ratings`, and the biases.
-  void fit_on(const std::vector<const RatingList*>& ratings);
+  /// X S of `users` users given by their entries (`row` the user's position, `items` the item,
+  /// `entry_weights` each entry's weight, undefined: 1).
+  at::Tensor scores_of_entries(int64_t users, const at::Tensor& row, const at::Tensor& items,
+                               const at::Tensor& entry_weights) const;
+  /// S and X of `ratings`, and the biases; `weighted`: X of the ratings' values (counts).
+  void fit_on(const std::vector<const RatingList*>& ratings, bool weighted);
 
   int64_t neighbours_;
   // X by user: user u rated profile_items[profile_ptr[u] .. profile_ptr[u+1]).
   at::Tensor profile_ptr_, profile_items_;  // [n1 + 1], [ratings] int64
+  at::Tensor profile_weights_;              // [ratings] float: w_ui (counts); no rows: binary X
   // S by row: item i adds weights[k] to targets[k] for k in [row_ptr[i], row_ptr[i+1]).
   at::Tensor row_ptr_, targets_, weights_;  // [n2 + 1] int64, [kept] int64, [kept] float
 };

@@ -320,7 +320,9 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
       for (const auto& p : named_parameters()) best.state[p.key()] = p.value().detach().clone();
       for (const auto& b : named_buffers()) best.state["buffer:" + b.key()] = b.value().detach().clone();
       since = 0;
-    } else if (++since >= cfg_.patience) {
+    } else if (++since >= cfg_.patience ||
+               (cfg_.fall_patience > 0 && static_cast<double>(epoch - best.epoch) >=
+                                              cfg_.fall_patience * static_cast<double>(best.epoch))) {
       break;
     }
   }

@@ -97,7 +97,8 @@ class ElsaModel : public DampedBiasModel, public ExplainsScores {
  private:
   /// Trains width `d` on `ratings` (the profiles X and the biases set from them) for at
   /// most `epochs` epochs; with `probe` given, measures it (given the epoch) every elsa.eval_every epochs and
-  /// stops after elsa.patience measurements without one better by elsa.min_gain.
+  /// stops after elsa.patience measurements without one better by elsa.min_gain, or once the
+  /// epochs since the best reach elsa.fall_patience times its epoch count.
   Trained train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t hidden, int64_t epochs,
                 const std::function<double(int64_t)>& probe, const at::Device& device);
   /// Sets the saved state of a trained encoder: A_hat^T, and the deep path's W, b and D^T
