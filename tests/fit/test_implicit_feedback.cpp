@@ -225,6 +225,47 @@ TEST(ImplicitFeedback, ItemKnnReadsCountsInTheCosineAndTheUsersRow) {
   EXPECT_TRUE(torch::allclose(st::all_scores(loaded), scores, 1e-6, 1e-6));
 }
 
+// Under counts, a user added after the fit (a file of user, item, count rows) is read as the
+// fit read its users: EASE and ItemKNN score a newcomer with user 0's counts as user 0, from
+// the model directory (where binary rows would score them otherwise).
+TEST(ImplicitFeedback, ANewUsersCountsWeighAsATrainedUsersDo) {
+  const std::string dir = st::scratch_dir("implicit_counts_newcomer");
+  std::string text = "user,item,plays\n";
+  for (int u = 0; u < 30; ++u)
+    for (int i = 0; i < 12; ++i)
+      if ((u * 7 + i * 5) % 4 != 0)
+        text += "u" + std::to_string(u) + ",i" + std::to_string(i) + "," +
+                std::to_string(1 + (u * 13 + i * 3) % 40) + "\n";
+  const std::string path = st::write_file(dir, "plays.csv", text);
+  for (const std::string kind : {"ease", "itemknn"}) {
+    symgnn::RunConfig cfg = config_on(path, "paper");
+    cfg.model = kind;
+    cfg.ease.lambdas = "10";
+    cfg.train.ranker = "none";
+    cfg.data.feedback = "counts";
+    symgnn::FitOptions fo;
+    fo.out_dir = dir + "/" + kind;
+    const symgnn::FitResult r = symgnn::fit(cfg, fo);
+    const symgnn::Dataset& ds = r.model->dataset();
+    // The newcomer's rows: user 0's interactions the final fit saw, as counts again.
+    const int64_t twin = 0;
+    std::string rows;
+    bool weights_differ = false;
+    float first = -1;
+    for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
+      for (size_t e = 0; e < list->size(); ++e)
+        if (list->user[e] == twin) {
+          rows += "newcomer," + ds.items.id_of(list->item[e]) + "," +
+                  std::to_string(std::lround(std::expm1(list->value[e]))) + "\n";
+          weights_differ = weights_differ || (first >= 0 && list->value[e] != first);
+          first = list->value[e];
+        }
+    ASSERT_TRUE(weights_differ) << "user 0's counts are all alike: the test would show nothing";
+    const std::string ratings = st::write_file(dir, kind + "_new.csv", "user,item,plays\n" + rows);
+    st::expect_scored_as_twin(symgnn::TrainedModel::load(fo.out_dir, "cpu", ratings), twin);
+  }
+}
+
 // A user absent from training given by their clicks (a `user,item` file, a repeated row one
 // click): the default's model takes them, its ranker lists them from their row as it lists
 // a trained user with the same clicks, and the CSV names no predicted rating.

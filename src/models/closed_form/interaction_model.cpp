@@ -53,6 +53,7 @@ InteractionModel::InteractionModel(const ModelContext& ctx) : DampedBiasModel(ct
   scores_ = register_buffer("scores", torch::zeros({n1_, n2_}, b1_.options()));
   item_weights_ = register_buffer("item_weights", torch::zeros({0, n2_}, b1_.options()));
   setting_ = register_buffer("setting", torch::zeros({0}, b1_.options().dtype(torch::kDouble)));
+  counts_ = register_buffer("counts", torch::zeros({0}, b1_.options()));
 }
 
 double InteractionModel::fitted_setting() const {
@@ -160,6 +161,9 @@ void InteractionModel::nodes_added(const ModelContext& ctx, int64_t, int64_t) {
   const at::Tensor u = ctx.train_users.to(at::kCPU, at::kLong).contiguous(),
                    i = ctx.train_items.to(at::kCPU, at::kLong).contiguous();
   if (ctx.added_from < 0 || ctx.added_from >= u.size(0)) return;
+  // Under counts an added interaction weighs its log(1 + count), as the fit's X did.
+  const bool weighted = counts_.numel() > 0;
+  const at::Tensor v = weighted ? ctx.train_values.to(at::kCPU, at::kDouble).contiguous() : at::Tensor();
   if (item_weights_.size(0) == 0)
     throw ConfigError(name() + ": this model directory was written before the kind kept its item weights, " +
                       "so it cannot score ratings given after its fit; fit it again");
@@ -167,15 +171,19 @@ void InteractionModel::nodes_added(const ModelContext& ctx, int64_t, int64_t) {
   const int64_t known = item_weights_.size(0);
   std::map<int64_t, int64_t> row_of;  // user -> row of the added X
   std::vector<int64_t> flat;
+  std::vector<double> value;
   for (int64_t e = ctx.added_from; e < u.size(0); ++e) {
     const int64_t user = u.data_ptr<int64_t>()[e], item = i.data_ptr<int64_t>()[e];
     const int64_t row = row_of.emplace(user, static_cast<int64_t>(row_of.size())).first->second;
-    if (item < known) flat.push_back(row * known + item);
+    if (item < known)
+      flat.push_back(row * known + item), value.push_back(weighted ? v.data_ptr<double>()[e] : 1.0);
   }
   const int64_t rows = static_cast<int64_t>(row_of.size());
   const auto dopts = torch::TensorOptions().dtype(torch::kDouble).device(item_weights_.device());
   at::Tensor x = torch::zeros({rows * known}, dopts);
-  if (!flat.empty()) x.index_fill_(0, torch::tensor(flat, torch::kLong).to(x.device()), 1.0);
+  if (!flat.empty())
+    x.index_put_({torch::tensor(flat, torch::kLong).to(x.device())},
+                 torch::tensor(value, torch::kDouble).to(x.device()));
   std::vector<int64_t> users(static_cast<size_t>(rows));
   for (const auto& [user, row] : row_of) users[static_cast<size_t>(row)] = user;
   const at::Tensor gained = torch::mm(x.view({rows, known}), item_weights_.to(torch::kDouble));
@@ -198,6 +206,8 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
   ClosedFormFit out;
   const auto t0 = std::chrono::steady_clock::now();
   weighted_ = ds.feedback == "counts";
+  // Saved, so that users added to a loaded directory are read as the fit read its users.
+  assign_buffer(counts_, weighted_ ? torch::ones({1}) : torch::zeros({0}));
   prepare(ds, device);
   const std::vector<double> candidates = settings();
   double best = candidates.front(), best_ndcg = -1;

@@ -91,6 +91,10 @@ class InteractionModel : public DampedBiasModel, public ExplainsScores {
   // [1] float64: the setting of the last fit_on, the final fit's; no rows before a fit (and
   // in a directory written before it was kept).
   at::Tensor setting_;
+  // [1] where the fit read data.feedback = counts (X of log(1 + count) weights), no rows where
+  // it read binary interactions (and in a directory written before it was kept): how
+  // nodes_added reads the interactions of users added after the fit.
+  at::Tensor counts_;
 };
 
 }  // namespace symgnn::models
