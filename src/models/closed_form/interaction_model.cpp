@@ -83,7 +83,7 @@ void InteractionModel::fit_on(const std::vector<const RatingList*>& ratings, dou
                               bool keep_weights) {
   torch::NoGradGuard no_grad;
   const at::Device device = scores_.device();
-  const at::Tensor x = interactions(n1_, n2_, ratings, device, weighted_);
+  const at::Tensor x = interactions(n1_, n2_, ratings, device, reads_counts());
   if (keeps_item_weights() && keep_weights) {
     const at::Tensor w = item_weights(x, setting);
     scores_.copy_(torch::mm(x, w));
@@ -162,7 +162,7 @@ void InteractionModel::nodes_added(const ModelContext& ctx, int64_t, int64_t) {
                    i = ctx.train_items.to(at::kCPU, at::kLong).contiguous();
   if (ctx.added_from < 0 || ctx.added_from >= u.size(0)) return;
   // Under counts an added interaction weighs its log(1 + count), as the fit's X did.
-  const bool weighted = counts_.numel() > 0;
+  const bool weighted = reads_counts();
   const at::Tensor v = weighted ? ctx.train_values.to(at::kCPU, at::kDouble).contiguous() : at::Tensor();
   if (item_weights_.size(0) == 0)
     throw ConfigError(name() + ": this model directory was written before the kind kept its item weights, " +
@@ -205,9 +205,8 @@ ClosedFormFit InteractionModel::fit(const Dataset& ds, const at::Device& device,
                                     const std::function<void(const std::string&)>& log) {
   ClosedFormFit out;
   const auto t0 = std::chrono::steady_clock::now();
-  weighted_ = ds.feedback == "counts";
   // Saved, so that users added to a loaded directory are read as the fit read its users.
-  assign_buffer(counts_, weighted_ ? torch::ones({1}) : torch::zeros({0}));
+  assign_buffer(counts_, ds.feedback == "counts" ? torch::ones({1}) : torch::zeros({0}));
   prepare(ds, device);
   const std::vector<double> candidates = settings();
   double best = candidates.front(), best_ndcg = -1;

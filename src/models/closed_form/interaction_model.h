@@ -83,8 +83,7 @@ class InteractionModel : public DampedBiasModel, public ExplainsScores {
   /// Scores and biases from `ratings` with the setting; W too where the kind keeps it and
   /// `keep_weights` (the final fit; a candidate's is scored on validation alone).
   void fit_on(const std::vector<const RatingList*>& ratings, double setting, bool keep_weights);
-  at::Tensor scores_;      // [n1, n2] float: X W of the final fit
-  bool weighted_ = false;  // X holds data.feedback = counts' weights (set by fit from the data)
+  at::Tensor scores_;  // [n1, n2] float: X W of the final fit
   // [trained n2, n2] float: W of the final fit where keeps_item_weights(), else no rows.
   // Registered with no rows: a directory written before W was kept loads without it.
   at::Tensor item_weights_;
@@ -95,6 +94,8 @@ class InteractionModel : public DampedBiasModel, public ExplainsScores {
   // it read binary interactions (and in a directory written before it was kept): how
   // nodes_added reads the interactions of users added after the fit.
   at::Tensor counts_;
+  /// Whether X holds data.feedback = counts' weights (counts_, set by fit from the data).
+  bool reads_counts() const { return counts_.numel() > 0; }
 };
 
 }  // namespace symgnn::models

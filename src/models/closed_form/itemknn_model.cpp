@@ -137,10 +137,12 @@ void ItemKnnModel::fit_on(const std::vector<const RatingList*>& ratings, bool we
   if (weighted) {
     norm.assign(static_cast<size_t>(n2_), 0.0);
     for (int64_t j = 0; j < n2_; ++j) {
-      for (int64_t a = by_item.ptr[j]; a < by_item.ptr[j + 1]; ++a)
-        norm[static_cast<size_t>(j)] += static_cast<double>(by_item.weight[static_cast<size_t>(a)]) *
-                                        static_cast<double>(by_item.weight[static_cast<size_t>(a)]);
-      norm[static_cast<size_t>(j)] = std::sqrt(norm[static_cast<size_t>(j)]);
+      double squares = 0;
+      for (int64_t a = by_item.ptr[j]; a < by_item.ptr[j + 1]; ++a) {
+        const double w = by_item.weight[static_cast<size_t>(a)];
+        squares += w * w;
+      }
+      norm[static_cast<size_t>(j)] = std::sqrt(squares);
     }
   }
   // Column j of S: its co-rated items by cosine, the k largest and the ties of the k-th.
