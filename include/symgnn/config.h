@@ -136,6 +136,7 @@ struct ElsaConfig {
   std::string dims = "128,512";
   int64_t epochs = 50;
   int64_t eval_every = 2;
+  int64_t long_epoch_steps = 64;
   int64_t patience = 3;
   double fall_patience = 0;
   double min_gain = 1e-4;
@@ -151,6 +152,7 @@ struct ElsaConfig {
     v("dims", dims, "candidate widths d of the item matrix A (n_items x d), each trained on the training ratings; the best on validation NDCG@10 is kept", any());
     v("epochs", epochs, "most epochs (passes over the users) per candidate; the epoch count is chosen on validation NDCG@10", range(1, 100000));
     v("eval_every", eval_every, "measure validation NDCG@10 every this many epochs", range(1, 100000));
+    v("long_epoch_steps", long_epoch_steps, "an epoch of at least this many optimiser steps (users / elsa.batch_users) is measured on its own, elsa.eval_every applying to shorter ones: such an epoch moves the item rows as far as many short ones, and patience counted in pairs of them runs long past a peak (0: elsa.eval_every always)", range(0, 100000000));
     v("patience", patience, "stop a candidate after this many measurements without a better validation NDCG@10", range(1, 100000));
     v("fall_patience", fall_patience, "also stop a candidate once the epochs since its best measurement reach this multiple of the best's epoch count (1: a curve that has gone as long without a gain as it took to rise; a sparse set's peak at epoch 2 stops at epoch 4 instead of 8); 0: elsa.patience alone", range(0.0, 1000.0));
     v("min_gain", min_gain, "a measurement is better only where its validation NDCG@10 passes the best so far by more than this (0: any gain)", range(0.0, 1.0));

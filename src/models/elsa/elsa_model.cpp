@@ -14,6 +14,8 @@
 #include "models/closed_form/interaction_rows.h"
 #include "models/closed_form_predictions.h"
 #include "models/elsa/elsa_dims.h"
+#include "models/kernels/gram.h"
+#include "models/kernels/unit_rows.h"
 #include "models/objectives/ranking_losses.h"
 #include "models/ranking/ranking_probe.h"
 #include "symgnn/error.h"
@@ -119,13 +121,19 @@ void ElsaModel::set_profiles(const std::vector<const RatingList*>& ratings) {
   assign_buffer(profile_items_, torch::tensor(by_user.index, torch::kLong));
 }
 
-at::Tensor ElsaModel::normalised(const at::Tensor& a) const {
-  at::Tensor e = a;
-  if (cfg_.graph_beta > 0 && !item_graph_.identity && item_graph_.nnz() > 0)
-    e = (1 - cfg_.graph_beta) * a +
-        cfg_.graph_beta *
-            graph::spmm(item_graph_, a.to(item_graph_.values.scalar_type())).to(a.scalar_type());
-  return e / e.norm(2, {1}, true).clamp_min(1e-12);
+graph::SparseMatrix ElsaModel::graph_mix(const at::TensorOptions& opts) const {
+  if (cfg_.graph_beta <= 0 || item_graph_.identity || item_graph_.nnz() == 0) return graph::identity(n2_);
+  // (1 - beta) I + beta At2 as one matrix: a step's mix is one product and its backward one
+  // more, where the sum of the scaled parts took five passes over A each way.
+  const at::Tensor diag = at::arange(n2_, item_graph_.row_idx.options());
+  return graph::from_coo(n2_, n2_, at::cat({diag, item_graph_.row_idx}), at::cat({diag, item_graph_.col_idx}),
+                         at::cat({at::full({n2_}, 1 - cfg_.graph_beta, opts.device(diag.device())),
+                                  item_graph_.values.to(opts.dtype()) * cfg_.graph_beta}))
+      .to(opts.device());
+}
+
+at::Tensor ElsaModel::normalised(const at::Tensor& a, const graph::SparseMatrix& mix) const {
+  return unit_rows(graph::spmm(mix, a));
 }
 
 std::pair<at::Tensor, at::Tensor> ElsaModel::entries_of(const at::Tensor& users) const {
@@ -254,9 +262,10 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
     params.insert(params.end(), {w, bias, dout});
   }
   torch::optim::Adam opt(params, torch::optim::AdamOptions(cfg_.lr));
+  const graph::SparseMatrix mix = graph_mix(a.options());
   const auto keep_now = [&] {
     at::NoGradGuard no_grad;
-    keep(normalised(a), w, bias, dout);
+    keep(normalised(a, mix), w, bias, dout);
   };
 
   std::vector<int64_t> users;
@@ -266,6 +275,10 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
 
   const auto batch = static_cast<size_t>(
       elsa_batch_users(static_cast<int64_t>(users.size()), n2_, d + hidden, cfg_.batch_users));
+  // Measured every epoch where one epoch is many steps (elsa.long_epoch_steps): 17,615 users
+  // at 256 a step make 69, and a peak at epoch 2 would otherwise run to epoch 8.
+  const auto steps = static_cast<int64_t>((users.size() + batch - 1) / batch);
+  const int64_t every = cfg_.long_epoch_steps > 0 && steps >= cfg_.long_epoch_steps ? 1 : cfg_.eval_every;
   Trained best;
   int64_t since = 0;
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
@@ -291,23 +304,22 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
       const at::Tensor all = at::zeros({b}, ones.options()).index_add(0, row, ones);
       // The normalised MSE of S = X' E E^T (+ h D^T) - X' (the objectives' row normalised_mse),
       // from the users' sums of item rows and the Gram matrix: no users x items scores are formed.
-      const at::Tensor encoder = normalised(a);
+      const at::Tensor encoder = normalised(a, mix);
       const at::Tensor z = row_sums(b, kept_row, kept_items, encoder);
       at::Tensor loss;
       if (hidden == 0) {
-        loss = normalised_mse_autoencoder_loss(z, row_sums(b, row, items, encoder), encoder.t().mm(encoder),
-                                               kept, all);
+        loss = normalised_mse_autoencoder_loss(z, row_sums(b, row, items, encoder), gram(encoder), kept, all);
       } else {
         const at::Tensor f = at::cat({encoder, dout}, 1);
         const at::Tensor h = at::dropout(deep_hidden(z, kept, w, bias), cfg_.deep_dropout, /*train=*/true);
         loss = normalised_mse_factored_loss(at::cat({z, h}, 1), row_sums(b, kept_row, kept_items, f),
-                                            row_sums(b, row, items, f), f.t().mm(f), kept, all);
+                                            row_sums(b, row, items, f), gram(f), kept, all);
       }
       opt.zero_grad();
       loss.backward();
       opt.step();
     }
-    if (!probe || (epoch % cfg_.eval_every != 0 && epoch != epochs)) continue;
+    if (!probe || (epoch % every != 0 && epoch != epochs)) continue;
     keep_now();
     const double ndcg = probe(epoch);
     best.curve.emplace_back(epoch, ndcg);

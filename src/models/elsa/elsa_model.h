@@ -32,7 +32,8 @@
 ///
 /// fit() trains each candidate width of elsa.dims on ds.train (a width after the first only
 /// while users x items x d stays below 2^35 multiply-adds an epoch), measuring NDCG@10 on
-/// ds.validation (models/ranking/ranking_probe.h) every elsa.eval_every epochs, keeps the
+/// ds.validation (models/ranking/ranking_probe.h) every elsa.eval_every epochs (every epoch
+/// where an epoch is elsa.long_epoch_steps optimiser steps or more), keeps the
 /// best (d, H, epochs) over the pairs of elsa.dims and elsa.deep_hidden (a deep path only
 /// where it validates better by elsa.min_gain), and trains again on training + validation with them for the
 /// final state. Ratings are predicted by the damped biases (damped_biases.h), as the other ranking kinds do.
@@ -96,7 +97,8 @@ class ElsaModel : public DampedBiasModel, public ExplainsScores {
 
  private:
   /// Trains width `d` on `ratings` (the profiles X and the biases set from them) for at
-  /// most `epochs` epochs; with `probe` given, measures it (given the epoch) every elsa.eval_every epochs and
+  /// most `epochs` epochs; with `probe` given, measures it (given the epoch) every elsa.eval_every epochs
+  /// (every epoch where an epoch has elsa.long_epoch_steps steps or more) and
   /// stops after elsa.patience measurements without one better by elsa.min_gain, or once the
   /// epochs since the best reach elsa.fall_patience times its epoch count.
   Trained train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t hidden, int64_t epochs,
@@ -115,8 +117,11 @@ class ElsaModel : public DampedBiasModel, public ExplainsScores {
   /// `items` the item) with item matrix `encoder` (what scores_of does for saved users).
   at::Tensor scores_of_entries(int64_t count, const at::Tensor& row, const at::Tensor& items,
                                const at::Tensor& encoder) const;
-  /// A_hat of the parameters A.
-  at::Tensor normalised(const at::Tensor& a) const;
+  /// (1 - elsa.graph_beta) I + elsa.graph_beta At2 in `opts`' type and device (the identity
+  /// without an item graph or with graph_beta = 0): the item graph's step before normalising.
+  graph::SparseMatrix graph_mix(const at::TensorOptions& opts) const;
+  /// A_hat of the parameters A: the rows of `mix` A, each scaled to unit length.
+  at::Tensor normalised(const at::Tensor& a, const graph::SparseMatrix& mix) const;
   /// The rated entries of `users` (int64, on the profiles' device): each entry's user as a
   /// position among `users`, and its item.
   std::pair<at::Tensor, at::Tensor> entries_of(const at::Tensor& users) const;
