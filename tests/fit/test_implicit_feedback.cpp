@@ -16,6 +16,7 @@
 #include "symgnn/config.h"
 #include "symgnn/error.h"
 #include "symgnn/explain.h"
+#include "symgnn/export.h"
 #include "symgnn/fit.h"
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
@@ -225,9 +226,75 @@ TEST(ImplicitFeedback, ItemKnnReadsCountsInTheCosineAndTheUsersRow) {
   EXPECT_TRUE(torch::allclose(st::all_scores(loaded), scores, 1e-6, 1e-6));
 }
 
+// The item-based ranker under counts: a user's sum weighs each used item log(1 + count), so
+// that every score is sum_i w_ui a_i . a_j over the unit rows a (its factors), checked by
+// brute force for every user and item; explain's parts add up to it, and the model
+// directory gives the weights back.
+TEST(ImplicitFeedback, TheItemBasedRankerWeighsAUsersItemsByTheirCounts) {
+  const std::string dir = st::scratch_dir("implicit_elsa_counts");
+  std::string text = "user,item,plays\n";
+  const int counts[8][6] = {{3, 1, 0, 7, 0, 2}, {1, 0, 2, 0, 9, 1}, {0, 5, 1, 1, 0, 4}, {12, 0, 0, 2, 1, 1},
+                            {0, 2, 4, 0, 3, 0}, {1, 1, 1, 0, 0, 6}, {2, 0, 8, 1, 1, 0}, {0, 3, 0, 5, 2, 1}};
+  for (int u = 0; u < 8; ++u)
+    for (int i = 0; i < 6; ++i)
+      if (counts[u][i] > 0)
+        text +=
+            "u" + std::to_string(u) + ",i" + std::to_string(i) + "," + std::to_string(counts[u][i]) + "\n";
+  const std::string path = st::write_file(dir, "plays.csv", text);
+  symgnn::RunConfig cfg = config_on(path, "paper");
+  cfg.model = "elsa";
+  cfg.elsa.dims = "4";
+  cfg.elsa.deep_hidden = "0";
+  cfg.elsa.epochs = 3;
+  cfg.train.ranker = "none";
+  cfg.data.feedback = "counts";
+  cfg.data.test_fraction = 0.1;
+  cfg.data.val_fraction = 0.0;
+  symgnn::FitOptions fo;
+  fo.out_dir = dir + "/run";
+  const symgnn::FitResult r = symgnn::fit(cfg, fo);
+  const symgnn::Dataset& ds = r.model->dataset();
+  const int64_t n1 = ds.users.count, n2 = ds.items.count;
+  std::vector<std::vector<double>> w(static_cast<size_t>(n1),
+                                     std::vector<double>(static_cast<size_t>(n2), 0.0));
+  for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < list->size(); ++e)
+      w[static_cast<size_t>(list->user[e])][static_cast<size_t>(list->item[e])] = list->value[e];
+  const symgnn::ModelFactors f = symgnn::score_factors(*r.model);
+  ASSERT_TRUE(f.factored);
+  ASSERT_EQ(f.items, n2);
+  const auto a = [&](size_t i, int64_t k) { return static_cast<double>(f.item_factors[i * f.dim + k]); };
+  const at::Tensor scores = st::all_scores(*r.model);
+  bool weights_matter = false;
+  for (size_t u = 0; u < static_cast<size_t>(n1); ++u)
+    for (size_t j = 0; j < static_cast<size_t>(n2); ++j) {
+      // An item's own term, w_uj a_j . a_j = w_uj, is taken back out (its row has unit length).
+      double expected = 0, binary = 0;
+      for (size_t i = 0; i < static_cast<size_t>(n2); ++i) {
+        if (i == j || w[u][i] == 0) continue;
+        double dot = 0;
+        for (int64_t k = 0; k < f.dim; ++k) dot += a(i, k) * a(j, k);
+        expected += w[u][i] * dot;
+        binary += dot;
+      }
+      const double got = scores[static_cast<int64_t>(u)][static_cast<int64_t>(j)].item<double>();
+      EXPECT_NEAR(got, expected, 1e-5) << "user " << u << ", item " << j;
+      weights_matter = weights_matter || std::abs(got - binary) > 1e-3;
+      if (w[u][j] > 0) continue;  // explain answers "you rated it" there
+      const symgnn::Explanation e =
+          symgnn::explain(*r.model, static_cast<int64_t>(u), static_cast<int64_t>(j), {});
+      double sum = 0;
+      for (const symgnn::ExplanationPart& p : e.parts) sum += p.value;
+      EXPECT_NEAR(sum, expected, 1e-5) << "user " << u << ", item " << j;
+    }
+  EXPECT_TRUE(weights_matter) << "the scores read as binary rows would be the same: the test shows nothing";
+  const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
+  EXPECT_TRUE(torch::allclose(st::all_scores(loaded), scores, 1e-6, 1e-6));
+}
+
 // Under counts, a user added after the fit (a file of user, item, count rows) is read as the
-// fit read its users: EASE and ItemKNN score a newcomer with user 0's counts as user 0, from
-// the model directory (where binary rows would score them otherwise).
+// fit read its users: EASE, ItemKNN and the item-based ranker score a newcomer with user 0's
+// counts as user 0, from the model directory (where binary rows would score them otherwise).
 TEST(ImplicitFeedback, ANewUsersCountsWeighAsATrainedUsersDo) {
   const std::string dir = st::scratch_dir("implicit_counts_newcomer");
   std::string text = "user,item,plays\n";
@@ -237,10 +304,13 @@ TEST(ImplicitFeedback, ANewUsersCountsWeighAsATrainedUsersDo) {
         text += "u" + std::to_string(u) + ",i" + std::to_string(i) + "," +
                 std::to_string(1 + (u * 13 + i * 3) % 40) + "\n";
   const std::string path = st::write_file(dir, "plays.csv", text);
-  for (const std::string kind : {"ease", "itemknn"}) {
+  for (const std::string kind : {"ease", "itemknn", "elsa"}) {
     symgnn::RunConfig cfg = config_on(path, "paper");
     cfg.model = kind;
     cfg.ease.lambdas = "10";
+    cfg.elsa.dims = "4";
+    cfg.elsa.deep_hidden = "0";
+    cfg.elsa.epochs = 3;
     cfg.train.ranker = "none";
     cfg.data.feedback = "counts";
     symgnn::FitOptions fo;

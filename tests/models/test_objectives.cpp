@@ -183,6 +183,50 @@ TEST(RankingLoss, NormalisedMseOfAnAutoencoderEqualsTheLossOfItsDenseScores) {
   EXPECT_TRUE(torch::allclose(grad, dense_grad, 1e-9, 1e-12)) << grad << "\n" << dense_grad;
 }
 
+TEST(RankingLoss, NormalisedMseOfAWeightedAutoencoderEqualsTheLossOfItsDenseScores) {
+  // The item-based ranker under data.feedback = counts: X and X' hold weights w (X' within X,
+  // the same weight at a kept entry), S = X' E E^T - X', and kept / count are |X'_u|^2 and
+  // |X_u|^2, the sums of the squared weights; the factored loss against
+  // mean_u || S_u/|S_u| - X_u/|X_u| ||^2 over the dense rows, value and gradient in E.
+  torch::manual_seed(9);
+  const at::Tensor raw = torch::randn({9, 4}, torch::kDouble);
+  // User 3 keeps none of their items (S_u = 0, as a dropout may leave a row).
+  const at::Tensor users = torch::tensor({0, 0, 1, 2, 2, 2, 3, 4, 4, 4}, torch::kLong);
+  const at::Tensor items = torch::tensor({1, 4, 4, 0, 2, 8, 8, 3, 7, 5}, torch::kLong);
+  const at::Tensor weight = torch::tensor({0.7, 2.3, 1.1, 0.4, 3.0, 1.6, 0.5, 2.2, 0.9, 1.3}, torch::kDouble);
+  const at::Tensor kept = torch::tensor({1, 1, 1, 0, 1, 1, 0, 1, 1, 0}, torch::kBool);
+  const int64_t b = 5;
+  const auto grad_of = [&](bool factored) {
+    const at::Tensor a = raw.clone().requires_grad_();
+    const at::Tensor e = a / a.norm(2, {1}, true);
+    const at::Tensor ku = users.masked_select(kept), ki = items.masked_select(kept),
+                     kw = weight.masked_select(kept);
+    at::Tensor loss;
+    if (factored) {
+      const auto sums = [&](const at::Tensor& u, const at::Tensor& i, const at::Tensor& w) {
+        return torch::zeros({b, 4}, e.options()).index_add(0, u, e.index_select(0, i) * w.unsqueeze(1));
+      };
+      const auto squares = [&](const at::Tensor& u, const at::Tensor& w) {
+        return torch::zeros({b}, e.options()).index_add(0, u, w.pow(2));
+      };
+      loss = normalised_mse_autoencoder_loss(sums(ku, ki, kw), sums(users, items, weight), e.t().mm(e),
+                                             squares(ku, kw), squares(users, weight));
+    } else {
+      at::Tensor xk = torch::zeros({b, 9}, e.options()), x = torch::zeros({b, 9}, e.options());
+      xk.index_put_({ku, ki}, kw);
+      x.index_put_({users, items}, weight);
+      const at::Tensor s = xk.mm(e).mm(e.t()) - xk;
+      loss = (s / s.norm(2, {1}, true).clamp_min(1e-12) - x / x.norm(2, {1}, true)).pow(2).sum(1).mean();
+    }
+    loss.backward();
+    return std::make_pair(loss.item<double>(), a.grad());
+  };
+  const auto [dense_loss, dense_grad] = grad_of(false);
+  const auto [loss, grad] = grad_of(true);
+  EXPECT_NEAR(loss, dense_loss, 1e-12);
+  EXPECT_TRUE(torch::allclose(grad, dense_grad, 1e-9, 1e-12)) << grad << "\n" << dense_grad;
+}
+
 TEST(RankingLoss, NormalisedMseFactoredWithADeepPathEqualsTheLossOfItsDenseScores) {
   // The item-based ranker with its deep path (elsa.deep_hidden): S = [z, h(z)] [E, D]^T - X',
   // z = X' E, h a layer of z; the factored loss against the dense one, value and gradient in

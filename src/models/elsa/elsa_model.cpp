@@ -57,11 +57,21 @@ double epoch_work(int64_t users, int64_t items, int64_t batch_users, int64_t d) 
 }
 
 /// x_b A_hat for `count` users: the sum of `encoder`'s rows at each user's entries (`row`
-/// the user's position among them, `items` the item), linear in the entries.
-at::Tensor row_sums(int64_t count, const at::Tensor& row, const at::Tensor& items,
-                    const at::Tensor& encoder) {
+/// the user's position among them, `items` the item), each scaled by its `weight` where that
+/// is defined (data.feedback = counts), linear in the entries.
+at::Tensor row_sums(int64_t count, const at::Tensor& row, const at::Tensor& items, const at::Tensor& encoder,
+                    const at::Tensor& weight) {
+  const at::Tensor rows = encoder.index_select(0, items);
   return at::zeros({count, encoder.size(1)}, encoder.options())
-      .index_add(0, row, encoder.index_select(0, items));
+      .index_add(0, row, weight.defined() ? rows * weight.to(rows.scalar_type()).unsqueeze(1) : rows);
+}
+
+/// |x_u|^2 of `count` users from their entries: the number of rated items, or the sum of the
+/// squared weights where `weight` is defined.
+at::Tensor squared_norms(int64_t count, const at::Tensor& row, const at::Tensor& weight,
+                         const at::TensorOptions& opts) {
+  return at::zeros({count}, opts)
+      .index_add(0, row, weight.defined() ? weight.to(opts.dtype()).pow(2) : at::ones({row.size(0)}, opts));
 }
 
 /// A training's measured epochs as [[epoch, NDCG@10], ...] for metrics.json's candidates.
@@ -85,6 +95,8 @@ ElsaModel::ElsaModel(const ElsaConfig& cfg, const ModelContext& ctx, int64_t see
   // the saved state, train/checkpoint.h).
   profile_ptr_ = register_buffer("profile_ptr", at::zeros({n1_ + 1}, lopts));
   profile_items_ = register_buffer("profile_items", at::zeros({0}, lopts));
+  // No rows: binary interactions (and every directory written before counts were read).
+  profile_weights_ = register_buffer("profile_weights", at::zeros({0}, b1_.options().dtype(at::kFloat)));
   encoder_t_ = register_buffer("encoder_t", at::zeros({0, n2_}, b1_.options()));
   deep_w_ = register_buffer("deep_w", at::zeros({0}, b1_.options()));
   deep_b_ = register_buffer("deep_b", at::zeros({0}, b1_.options()));
@@ -99,9 +111,7 @@ at::Tensor ElsaModel::deep_hidden(const at::Tensor& row_sums, const at::Tensor& 
   return at::relu((row_sums * scale).mm(w) + b);
 }
 
-at::Tensor ElsaModel::saved_hidden(const at::Tensor& users, const at::Tensor& z) const {
-  const at::Tensor count =
-      (profile_ptr_.index_select(0, users + 1) - profile_ptr_.index_select(0, users)).to(z.scalar_type());
+at::Tensor ElsaModel::saved_hidden(const at::Tensor& z, const at::Tensor& count) const {
   return deep_hidden(z, count, deep_w_.view({z.size(1), deep_b_.size(0)}), deep_b_);
 }
 
@@ -115,10 +125,12 @@ void ElsaModel::keep(const at::Tensor& encoder, const at::Tensor& w, const at::T
   assign_buffer(deep_items_t_, deep ? d.detach().t().contiguous() : at::zeros({0, n2_}, encoder.options()));
 }
 
-void ElsaModel::set_profiles(const std::vector<const RatingList*>& ratings) {
-  const InteractionRows by_user = distinct_rows(ratings, n1_, /*by_user=*/true);
+void ElsaModel::set_profiles(const std::vector<const RatingList*>& ratings, bool weighted) {
+  const InteractionRows by_user = distinct_rows(ratings, n1_, /*by_user=*/true, weighted);
   assign_buffer(profile_ptr_, torch::tensor(by_user.ptr, torch::kLong));
   assign_buffer(profile_items_, torch::tensor(by_user.index, torch::kLong));
+  assign_buffer(profile_weights_,
+                weighted ? torch::tensor(by_user.weight, torch::kFloat) : torch::zeros({0}, torch::kFloat));
 }
 
 graph::SparseMatrix ElsaModel::graph_mix(const at::TensorOptions& opts) const {
@@ -136,38 +148,38 @@ at::Tensor ElsaModel::normalised(const at::Tensor& a, const graph::SparseMatrix&
   return unit_rows(graph::spmm(mix, a));
 }
 
-std::pair<at::Tensor, at::Tensor> ElsaModel::entries_of(const at::Tensor& users) const {
+ElsaModel::Entries ElsaModel::entries_of(const at::Tensor& users) const {
   const at::Tensor start = profile_ptr_.index_select(0, users);
   const auto [row, pos] = expand_rows(start, profile_ptr_.index_select(0, users + 1) - start);
-  return {row, profile_items_.index_select(0, pos)};
+  return {row, profile_items_.index_select(0, pos),
+          profile_weights_.numel() > 0 ? profile_weights_.index_select(0, pos) : at::Tensor()};
 }
 
 at::Tensor ElsaModel::scores_of(const at::Tensor& users, const at::Tensor& encoder) const {
   const at::Tensor u = users.to(profile_ptr_.device(), at::kLong);
-  const auto [row, items] = entries_of(u);
-  return scores_of_entries(u.size(0), row, items, encoder);
+  const Entries e = entries_of(u);
+  return scores_of_entries(u.size(0), e.row, e.items, encoder, e.weight);
 }
 
 at::Tensor ElsaModel::score_rated_items(const std::vector<std::vector<int64_t>>& rated) {
   at::NoGradGuard no_grad;
   const auto count = static_cast<int64_t>(rated.size());
   if (encoder_t_.size(0) == 0) return at::zeros({count, n2_}, b1_.options());
+  // Lists of items carry no counts: each weighs 1.
   const auto [row, items] = entries_of_lists(rated, profile_ptr_.device());
-  return scores_of_entries(count, row, items, encoder_t_.t());
+  return scores_of_entries(count, row, items, encoder_t_.t(), at::Tensor());
 }
 
 at::Tensor ElsaModel::scores_of_entries(int64_t count, const at::Tensor& row, const at::Tensor& items,
-                                        const at::Tensor& encoder) const {
-  const at::Tensor z = row_sums(count, row, items, encoder);
+                                        const at::Tensor& encoder, const at::Tensor& weight) const {
+  const at::Tensor z = row_sums(count, row, items, encoder, weight);
   at::Tensor s = z.mm(encoder.t());
-  if (deep_b_.size(0) > 0) {
-    // Each user's count of rated items, as saved_hidden reads it from the profiles.
-    const at::Tensor n =
-        at::zeros({count}, z.options()).index_add(0, row, at::ones({row.size(0)}, z.options()));
-    s = s + deep_hidden(z, n, deep_w_.view({z.size(1), deep_b_.size(0)}), deep_b_).mm(deep_items_t_);
-  }
-  // Minus each input item's own score (diag(A_hat A_hat^T) = 1).
-  return s.index_put({row, items}, -at::ones({row.size(0)}, encoder.options()), true);
+  if (deep_b_.size(0) > 0)
+    s = s + saved_hidden(z, squared_norms(count, row, weight, z.options())).mm(deep_items_t_);
+  // Minus each input item's own score (diag(A_hat A_hat^T) = 1, times its weight).
+  return s.index_put({row, items},
+                     weight.defined() ? -weight.to(s.scalar_type()) : -at::ones({row.size(0)}, s.options()),
+                     true);
 }
 
 at::Tensor ElsaModel::score_items(const at::Tensor& users, int64_t n2) {
@@ -183,25 +195,29 @@ at::Tensor ElsaModel::node_representations(int side) {
   const at::Tensor encoder = encoder_t_.t();
   const bool deep = deep_b_.size(0) > 0;
   if (side == 1) return deep ? at::cat({encoder, deep_items_t_.t()}, 1) : encoder;
-  const at::Tensor all = at::arange(n1_, profile_ptr_.options());
-  const auto [row, items] = entries_of(all);
-  const at::Tensor z = row_sums(n1_, row, items, encoder);
-  return deep ? at::cat({z, saved_hidden(all, z)}, 1) : z;
+  const Entries e = entries_of(at::arange(n1_, profile_ptr_.options()));
+  const at::Tensor z = row_sums(n1_, e.row, e.items, encoder, e.weight);
+  return deep ? at::cat({z, saved_hidden(z, squared_norms(n1_, e.row, e.weight, z.options()))}, 1) : z;
 }
 
 ScoreTerms ElsaModel::score_terms(int64_t user, int64_t item, const Dataset& ds) {
   (void)ds;  // the profile the scores read is the model's own (training, validation, added)
   at::NoGradGuard no_grad;
   ScoreTerms out;
-  out.method = "elsa: score = sum over the items i you rated of a_i . a_j (A_hat's unit rows)";
+  const bool counts = profile_weights_.numel() > 0;
+  out.method = counts
+                   ? "elsa: score = sum over the items i you used of w_ui a_i . a_j (A_hat's unit rows, w = "
+                     "log(1 + count))"
+                   : "elsa: score = sum over the items i you rated of a_i . a_j (A_hat's unit rows)";
   const at::Tensor u = at::full({1}, user, profile_ptr_.options());
   out.score = score_items(u, n2_)[0][item].item<double>();
   if (encoder_t_.size(0) == 0) return out;
   const at::Tensor encoder = encoder_t_.t();
-  const auto [row, items] = entries_of(u);
-  const at::Tensor parts =
-      encoder.index_select(0, items).mv(encoder[item]).to(at::kCPU, at::kDouble).contiguous();
-  const at::Tensor rated = items.to(at::kCPU).contiguous();
+  const Entries en = entries_of(u);
+  at::Tensor parts = encoder.index_select(0, en.items).mv(encoder[item]);
+  if (counts) parts = parts * en.weight.to(parts.scalar_type());
+  parts = parts.to(at::kCPU, at::kDouble).contiguous();
+  const at::Tensor rated = en.items.to(at::kCPU).contiguous();
   for (int64_t e = 0; e < rated.size(0); ++e) {
     const int64_t i = rated.data_ptr<int64_t>()[e];
     // A rated item's own score is set to -1 (scores_of_entries): that pair is no sum.
@@ -210,8 +226,10 @@ ScoreTerms ElsaModel::score_terms(int64_t user, int64_t item, const Dataset& ds)
     out.terms.push_back({user, i, parts.data_ptr<double>()[e], ""});
   }
   if (deep_b_.size(0) > 0) {
-    const at::Tensor z = row_sums(1, row, items, encoder);
-    const double deep = saved_hidden(u, z).mv(deep_items_t_.select(1, item)).item<double>();
+    const at::Tensor z = row_sums(1, en.row, en.items, encoder, en.weight);
+    const double deep = saved_hidden(z, squared_norms(1, en.row, en.weight, z.options()))
+                            .mv(deep_items_t_.select(1, item))
+                            .item<double>();
     out.terms.push_back({-1, -1, deep, "the deep path h_u . d_j (nonlinear in your items, not split)"});
     out.method += " + the deep path h_u . d_j";
   }
@@ -235,13 +253,13 @@ ScoreFactors ElsaModel::score_factors() {
 void ElsaModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
   (void)trained_items;
   // The trained users' profiles as saved, then each new user's distinct rated items.
-  add_user_rows(profile_ptr_, profile_items_, ctx, trained_users, n1_);
+  add_user_rows(profile_ptr_, profile_items_, ctx, trained_users, n1_, &profile_weights_);
 }
 
 ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t hidden,
                                     int64_t epochs, const std::function<double(int64_t)>& probe,
-                                    const at::Device& device) {
-  set_profiles(ratings);
+                                    const at::Device& device, bool weighted) {
+  set_profiles(ratings, weighted);
   fit_biases(ratings);
   torch::manual_seed(static_cast<uint64_t>(seed_));
   std::mt19937_64 rng(static_cast<uint64_t>(seed_));
@@ -291,29 +309,33 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
                         torch::kLong)
               .to(device);
       const int64_t b = ub.size(0);
-      const auto [row, items] = entries_of(ub);
-      const at::Tensor ones = at::ones({row.size(0)}, fopts.device(device));
-      at::Tensor kept_row = row, kept_items = items;
+      const Entries en = entries_of(ub);
+      const at::Tensor &row = en.row, &items = en.items, &weight = en.weight;
+      at::Tensor kept_row = row, kept_items = items, kept_weight = weight;
       if (cfg_.dropout > 0) {
-        const at::Tensor keep = at::rand({row.size(0)}, fopts) >= cfg_.dropout;
-        kept_row = row.masked_select(keep.to(device));
-        kept_items = items.masked_select(keep.to(device));
+        const at::Tensor keep = (at::rand({row.size(0)}, fopts) >= cfg_.dropout).to(device);
+        kept_row = row.masked_select(keep);
+        kept_items = items.masked_select(keep);
+        if (weight.defined()) kept_weight = weight.masked_select(keep);
       }
-      const at::Tensor kept =
-          at::zeros({b}, ones.options()).index_add(0, kept_row, ones.narrow(0, 0, kept_row.size(0)));
-      const at::Tensor all = at::zeros({b}, ones.options()).index_add(0, row, ones);
+      // |X'_u|^2 and |X_u|^2: the kept and all entries' counts, or their squared weights
+      // under counts (the loss's formulas hold for any weights, models/objectives/ranking_losses.h).
+      const at::Tensor kept = squared_norms(b, kept_row, kept_weight, fopts.device(device));
+      const at::Tensor all = squared_norms(b, row, weight, fopts.device(device));
       // The normalised MSE of S = X' E E^T (+ h D^T) - X' (the objectives' row normalised_mse),
       // from the users' sums of item rows and the Gram matrix: no users x items scores are formed.
       const at::Tensor encoder = normalised(a, mix);
-      const at::Tensor z = row_sums(b, kept_row, kept_items, encoder);
+      const at::Tensor z = row_sums(b, kept_row, kept_items, encoder, kept_weight);
       at::Tensor loss;
       if (hidden == 0) {
-        loss = normalised_mse_autoencoder_loss(z, row_sums(b, row, items, encoder), gram(encoder), kept, all);
+        loss = normalised_mse_autoencoder_loss(z, row_sums(b, row, items, encoder, weight), gram(encoder),
+                                               kept, all);
       } else {
         const at::Tensor f = at::cat({encoder, dout}, 1);
         const at::Tensor h = at::dropout(deep_hidden(z, kept, w, bias), cfg_.deep_dropout, /*train=*/true);
-        loss = normalised_mse_factored_loss(at::cat({z, h}, 1), row_sums(b, kept_row, kept_items, f),
-                                            row_sums(b, row, items, f), gram(f), kept, all);
+        loss = normalised_mse_factored_loss(at::cat({z, h}, 1),
+                                            row_sums(b, kept_row, kept_items, f, kept_weight),
+                                            row_sums(b, row, items, f, weight), gram(f), kept, all);
       }
       opt.zero_grad();
       loss.backward();
@@ -371,6 +393,8 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
   auto predictions = [&](const RatingList& list) {
     return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, device);
   };
+  // Under data.feedback = counts the profiles weigh each item log(1 + count) (data/feedback.h).
+  const bool weighted = ds.feedback == "counts";
   int64_t d = dims_.front(), epochs = cfg_.epochs, hidden = deep_.front();
   double ndcg = -1;
   std::map<std::string, at::Tensor> best_state;  // the chosen training's, at its best epoch
@@ -403,7 +427,7 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
             if (log) log(why);
             continue;
           }
-          const Trained t = train({&ds.train}, width, h, cfg_.epochs, measure, device);
+          const Trained t = train({&ds.train}, width, h, cfg_.epochs, measure, device, weighted);
           tried.push_back({{"elsa.d", width},
                            {"elsa.deep_hidden", h},
                            {"epochs", t.epoch},
@@ -426,7 +450,7 @@ ClosedFormFit ElsaModel::fit(const Dataset& ds, const at::Device& device,
                              (hidden > 0 ? ", deep path H = " + std::to_string(hidden) : "") + ", " +
                              std::to_string(epochs) + " epochs";
   if (log) log("elsa: " + chosen + " on training + validation");
-  train({&ds.train, &ds.validation}, d, hidden, epochs, {}, device);
+  train({&ds.train, &ds.validation}, d, hidden, epochs, {}, device, weighted);
   if (!ds.test.empty()) out.test_predictions = predictions(ds.test);
   out.details["elsa.d"] = d;
   out.details["elsa.epochs"] = epochs;

@@ -10,6 +10,10 @@
 ///                                            zeroes each item's own score, as EASE's
 ///                                            diag B = 0 does: diag(A_hat A_hat^T) = 1)
 ///
+/// Under data.feedback = counts x_u holds log(1 + count) at each used item (data/feedback.h):
+/// a user's sum weighs their items by it, in training (the loss's |x_u|^2 the sum of the
+/// squared weights) and in scoring, and explanations split the score into w_ui a_i . a_j.
+///
 /// With the deep path (elsa.deep_hidden = H > 0), a nonlinear encoder of the same input
 /// beside it, trained jointly:
 ///
@@ -101,8 +105,9 @@ class ElsaModel : public DampedBiasModel, public ExplainsScores {
   /// (every epoch where an epoch has elsa.long_epoch_steps steps or more) and
   /// stops after elsa.patience measurements without one better by elsa.min_gain, or once the
   /// epochs since the best reach elsa.fall_patience times its epoch count.
+  /// `weighted`: the profiles weigh each item by its rating value (data.feedback = counts).
   Trained train(const std::vector<const RatingList*>& ratings, int64_t d, int64_t hidden, int64_t epochs,
-                const std::function<double(int64_t)>& probe, const at::Device& device);
+                const std::function<double(int64_t)>& probe, const at::Device& device, bool weighted);
   /// Sets the saved state of a trained encoder: A_hat^T, and the deep path's W, b and D^T
   /// where `w` is defined.
   void keep(const at::Tensor& encoder, const at::Tensor& w, const at::Tensor& b, const at::Tensor& d);
@@ -110,24 +115,29 @@ class ElsaModel : public DampedBiasModel, public ExplainsScores {
   /// path's hidden layer, given its W ([d, H]) and b ([H]).
   static at::Tensor deep_hidden(const at::Tensor& row_sums, const at::Tensor& count, const at::Tensor& w,
                                 const at::Tensor& b);
-  /// h of the users `users` (int64) from their sums `z` = x_u A_hat, by the saved deep path
-  /// (deep_w_, deep_b_) and their rated-item counts.
-  at::Tensor saved_hidden(const at::Tensor& users, const at::Tensor& z) const;
+  /// h of users from their sums `z` = x_u A_hat and `count` = |x_u|^2 (their rated items, or
+  /// the sum of their squared weights under counts), by the saved deep path (deep_w_, deep_b_).
+  at::Tensor saved_hidden(const at::Tensor& z, const at::Tensor& count) const;
   /// The scores of `count` users given by their entries (`row` the user's position,
-  /// `items` the item) with item matrix `encoder` (what scores_of does for saved users).
+  /// `items` the item, `weight` its weight or undefined for 1) with item matrix `encoder`
+  /// (what scores_of does for saved users).
   at::Tensor scores_of_entries(int64_t count, const at::Tensor& row, const at::Tensor& items,
-                               const at::Tensor& encoder) const;
+                               const at::Tensor& encoder, const at::Tensor& weight) const;
   /// (1 - elsa.graph_beta) I + elsa.graph_beta At2 in `opts`' type and device (the identity
   /// without an item graph or with graph_beta = 0): the item graph's step before normalising.
   graph::SparseMatrix graph_mix(const at::TensorOptions& opts) const;
   /// A_hat of the parameters A: the rows of `mix` A, each scaled to unit length.
   at::Tensor normalised(const at::Tensor& a, const graph::SparseMatrix& mix) const;
-  /// The rated entries of `users` (int64, on the profiles' device): each entry's user as a
-  /// position among `users`, and its item.
-  std::pair<at::Tensor, at::Tensor> entries_of(const at::Tensor& users) const;
+  /// The rated entries of some users: each entry's user as a position among them, its item,
+  /// and its weight (undefined where the profiles are binary).
+  struct Entries {
+    at::Tensor row, items, weight;
+  };
+  /// The rated entries of `users` (int64, on the profiles' device).
+  Entries entries_of(const at::Tensor& users) const;
   /// x_b A_hat A_hat^T - x_b: the scores S of the users `users` (int64), `encoder` = A_hat.
   at::Tensor scores_of(const at::Tensor& users, const at::Tensor& encoder) const;
-  void set_profiles(const std::vector<const RatingList*>& ratings);
+  void set_profiles(const std::vector<const RatingList*>& ratings, bool weighted);
 
   ElsaConfig cfg_;
   std::vector<int64_t> dims_, deep_;
@@ -135,6 +145,7 @@ class ElsaModel : public DampedBiasModel, public ExplainsScores {
   graph::SparseMatrix item_graph_;  // At2 of the context (used where elsa.graph_beta > 0)
   // X by user: user u rated profile_items[profile_ptr[u] .. profile_ptr[u+1]).
   at::Tensor profile_ptr_, profile_items_;  // [n1 + 1], [ratings] int64
+  at::Tensor profile_weights_;              // [ratings] float log(1 + count); no rows: binary
   at::Tensor encoder_t_;                    // [d, n2] float: A_hat^T of the final fit
   // The deep path (empty without): W flattened ([d * H]: a buffer's length follows from the
   // fit, train/checkpoint.h), b ([H]), D^T ([H, n2]).
