@@ -8,10 +8,10 @@
 ///   implicit  every value is 1: an interaction (a pair given twice is one interaction);
 ///   counts    the value is w = log(1 + c), c the pair's count summed over its rows: a
 ///             confidence weight, as implicit's ALS damps raw counts. EASE's and the binary
-///             Sylvester kind's X, popularity's sums, ItemKNN's cosine and user rows and the
-///             item-based ranker's user rows (in its loss and its scores) read w where they
-///             read a binary interaction; the networks' ranking objectives read the
-///             interactions alone.
+///             Sylvester kind's X, popularity's sums, ItemKNN's cosine and user rows, the
+///             item-based ranker's user rows (in its loss and its scores) and the networks'
+///             ranking losses (each positive weighs w: models/objectives/objective.h) read w
+///             where they read a binary interaction.
 ///
 /// Under implicit and counts every held-out interaction is relevant (eval::relevant_min_of)
 /// and no rating error is reported.

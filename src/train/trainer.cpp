@@ -270,7 +270,7 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
       has_val_(eval_.n_val > 0),
       select_(selection_metric(tc_)),
       sign_(higher_is_better(select_) ? -1.0 : 1.0),
-      objective_(tc_),
+      objective_(tc_, ds.feedback == "counts"),
       ranks_(objective_.ranks() || parse_metric_name(select_).row->needs == MetricNeeds::ranking),
       memory_(device_) {
   if (ranks_) {

@@ -292,6 +292,39 @@ TEST(ImplicitFeedback, TheItemBasedRankerWeighsAUsersItemsByTheirCounts) {
   EXPECT_TRUE(torch::allclose(st::all_scores(loaded), scores, 1e-6, 1e-6));
 }
 
+// The networks' ranking objective under counts weighs each positive log(1 + count): counts
+// of e - 1 (weight 1 each) train the network the implicit pairs train, and counts that
+// differ train another (models/objectives/objective.h; the weighted losses against their
+// definitions: tests/models/test_objectives.cpp).
+TEST(ImplicitFeedback, TheNetworksRankingLossWeighsPositivesByTheirCounts) {
+  const std::string dir = st::scratch_dir("implicit_network_counts");
+  std::string alike = "user,item,plays\n", differ = alike;
+  for (int u = 0; u < 24; ++u)
+    for (int i = 0; i < 15; ++i)
+      if ((u * 5 + i * 3) % 4 == 0 || (u + i) % 7 == 0) {
+        const std::string ids = "u" + std::to_string(u) + ",i" + std::to_string(i);
+        alike += ids + ",1.718281828459045\n";  // e - 1: log(1 + count) = 1, the implicit value
+        differ += ids + "," + std::to_string(1 + (u * 11 + i * 7) % 30) + "\n";
+      }
+  const auto scores_of = [&](const std::string& name, const std::string& text, const std::string& feedback) {
+    symgnn::RunConfig cfg = config_on(st::write_file(dir, name + ".csv", text), "paper");
+    cfg.model = "lowrank";
+    cfg.train.objective = "ranking";
+    cfg.train.epochs = 4;
+    cfg.lowrank.hidden = 8;
+    cfg.train.ranker = "none";
+    cfg.data.feedback = feedback;
+    symgnn::FitOptions fo;
+    fo.out_dir = dir + "/" + name;
+    return st::all_scores(*symgnn::fit(cfg, fo).model);
+  };
+  const at::Tensor implicit = scores_of("implicit", alike, "implicit");
+  const at::Tensor same = scores_of("alike", alike, "counts");
+  const at::Tensor weighed = scores_of("differ", differ, "counts");
+  EXPECT_TRUE(torch::allclose(same, implicit, 1e-4, 1e-4)) << (same - implicit).abs().max().item<double>();
+  EXPECT_GT((weighed - implicit).abs().max().item<double>(), 1e-3);
+}
+
 // Under counts, a user added after the fit (a file of user, item, count rows) is read as the
 // fit read its users: EASE, ItemKNN and the item-based ranker score a newcomer with user 0's
 // counts as user 0, from the model directory (where binary rows would score them otherwise).

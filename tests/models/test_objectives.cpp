@@ -123,6 +123,62 @@ TEST(RankingLoss, SampledLossesMatchTheirDefinitionsForTheSameDraws) {
   }
 }
 
+TEST(RankingLoss, UnderCountsEachPositiveWeighsItsValue) {
+  // o.weighted (data.feedback = counts): the problem's targets are the positives' weights.
+  // Each loss against its definition with weighted means (softmax, bpr and sampled softmax:
+  // sum_p w_p l_p / sum_p w_p) or weighted target rows (normalised_mse: X_u holds w).
+  const Problem p = problem();
+  const at::Tensor w = p.target;
+  const double total = w.sum().item<double>();
+  for (const char* kind : {"softmax", "bpr", "sampled_softmax", "normalised_mse"})
+    for (const bool dense : {false, true})
+      for (const int64_t block : {int64_t{9}, int64_t{1} << 22}) {
+        const std::string k = kind;
+        if (k == "bpr" && (dense || block != (int64_t{1} << 22))) continue;  // one chunk draws as below
+        Objective o = ranking(kind, block);
+        o.weighted = true;
+        o.negatives = 5;
+        torch::manual_seed(13);
+        const Result r = blocked(p, o, dense);
+        torch::manual_seed(13);
+        const int64_t n = p.users.size(0);
+        const at::Tensor a = p.u1.clone().requires_grad_(), b = p.u2.clone().requires_grad_();
+        const at::Tensor s = torch::mm(a, b.t());
+        const at::Tensor own = s.index({p.users, p.items});
+        at::Tensor loss;
+        if (k == "softmax") {
+          loss = -(torch::log_softmax(s, 1).index({p.users, p.items}) * w).sum() / total;
+        } else if (k == "bpr") {
+          const at::Tensor j = torch::randint(9, {n, 5}, torch::kLong);
+          const at::Tensor neg = s.index_select(0, p.users).gather(1, j);
+          loss = (-torch::log_sigmoid(own.unsqueeze(1) - neg).mean(1) * w).sum() / total;
+        } else if (k == "sampled_softmax") {
+          const at::Tensor j = torch::randint(9, {5}, torch::kLong);
+          const at::Tensor neg = s.index_select(0, p.users).index_select(1, j);
+          loss = ((torch::logsumexp(torch::cat({own.unsqueeze(1), neg}, 1), 1) - own) * w).sum() / total;
+        } else {
+          at::Tensor x = torch::zeros({7, 9}, torch::kDouble);
+          x.index_put_({p.users, p.items}, w);
+          const at::Tensor active = (x.sum(1) > 0).nonzero().squeeze(1);
+          const at::Tensor xs = x.index_select(0, active), ss = s.index_select(0, active);
+          loss = (ss / ss.norm(2, {1}, true) - xs / xs.norm(2, {1}, true)).pow(2).sum(1).mean();
+        }
+        loss.backward();
+        expect_matches(r, loss, a, b,
+                       k + (dense ? ", matrix" : ", factors") + ", block " + std::to_string(block));
+      }
+  // Weights of 1 are the unweighted loss.
+  Problem ones = p;
+  ones.target = torch::ones_like(p.target);
+  for (const char* kind : {"softmax", "normalised_mse"}) {
+    Objective o = ranking(kind);
+    const Result plain = blocked(ones, o, false);
+    o.weighted = true;
+    const Result weighed = blocked(ones, o, false);
+    EXPECT_NEAR(plain.value, weighed.value, 1e-12) << kind;
+  }
+}
+
 TEST(RankingLoss, NormalisedMseMatchesItsDefinitionInEveryBlockSize) {
   const Problem p = problem();
   // Dense: X_u the binary rows of the positives (user 0 rated items 1 and 4, ...), the mean

@@ -1,6 +1,6 @@
 // BPR (SYMGNN_RANKING_LOSSES, symgnn/objectives.h): for each positive (u, i) and each of
 // N = train.negatives items j drawn uniformly for it, -log sigmoid( s(u,i) - s(u,j) ); the
-// mean over the N draws, then over the P positives.
+// mean over the N draws, then over the P positives (weighted by their values under counts).
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -12,15 +12,17 @@ namespace symgnn::models {
 at::Tensor bpr_loss(const ScoreView& v, const Positives& pos, const Objective& o) {
   const int64_t p = pos.users.size(0), n = o.negatives;
   if (p == 0) return v.zero();
-  const double inv_p = 1.0 / static_cast<double>(p);
+  const double inv_p = 1.0 / pos.total();
   const ScoreView x = v.leaves();
   const int64_t chunk = std::max<int64_t>(1, o.block / std::max<int64_t>(1, n * v.width()));
   const double total = backward_in_chunks(p, chunk, [&](int64_t s, int64_t len) {
     const at::Tensor u = pos.users.narrow(0, s, len);
     const at::Tensor own = x.pairs(u, pos.items.narrow(0, s, len));  // [len]
     const at::Tensor j = at::randint(v.items(), {len, n}, pos.users.options());
-    const at::Tensor neg = x.pairs_each(u, j);                          // [len, n]
-    return at::softplus(neg - own.unsqueeze(1)).mean(1).sum() * inv_p;  // -log sigmoid(own - neg)
+    const at::Tensor neg = x.pairs_each(u, j);                            // [len, n]
+    const at::Tensor per = at::softplus(neg - own.unsqueeze(1)).mean(1);  // -log sigmoid(own - neg)
+    const at::Tensor w = pos.weight_of(s, len);
+    return (w.defined() ? per * w.to(per.scalar_type()) : per).sum() * inv_p;
   });
   return v.carried_back(x, total);
 }

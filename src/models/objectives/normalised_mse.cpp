@@ -1,8 +1,9 @@
 // The normalised MSE (SYMGNN_RANKING_LOSSES, symgnn/objectives.h; ELSA's loss, Vančura et
 // al., RecSys 2022): for each user u with a positive in the step,
 //   || S_u / |S_u| - X_u / |X_u| ||^2  over every item,
-// S_u the user's row of scores and X_u their binary row of the step's positives; the mean over
-// those users. Scale-free in S_u: it trains the direction of each user's row, not its size.
+// S_u the user's row of scores and X_u their binary row of the step's positives (their
+// weights under counts); the mean over those users. Scale-free in S_u: it trains the
+// direction of each user's row, not its size.
 // Users go in blocks of train.ranking_block / n2 rows, each block's backward at once.
 #include <ATen/ATen.h>
 
@@ -28,12 +29,13 @@ at::Tensor normalised_mse_loss(const ScoreView& v, const Positives& pos, const O
   const double total = backward_in_chunks(m, per, [&](int64_t s, int64_t len) {
     const at::Tensor scores = x.rows(active.narrow(0, s, len));  // [len, n2]
     // X_u / |X_u| of the block's users: 1 / sqrt(count) at their positives (a repeated pair
-    // counts once).
+    // counts once), or w / |w| under counts.
     const at::Tensor in = ((row_of >= s) & (row_of < s + len)).nonzero().squeeze(1);
     at::Tensor target = at::zeros({len, n2}, scores.options());
     target.index_put_({row_of.index_select(0, in) - s, pos.items.index_select(0, in)},
-                      at::ones({in.size(0)}, scores.options()));
-    target = target / target.sum(1, true).sqrt();
+                      pos.weight.defined() ? pos.weight.index_select(0, in).to(scores.scalar_type())
+                                           : at::ones({in.size(0)}, scores.options()));
+    target = target / target.norm(2, {1}, true);
     const at::Tensor unit = scores / scores.norm(2, {1}, true).clamp_min(1e-12);
     return (unit - target).pow(2).sum() * inv_m;
   });

@@ -9,7 +9,9 @@
 ///
 /// Every training interaction (u, i) with rating >= train.positive_min is a positive; the
 /// ranking losses are means over the P positives of the step (normalised_mse: over the
-/// users that have one).
+/// users that have one). Under data.feedback = counts each positive weighs its value
+/// w = log(1 + count) (data/feedback.h): the means are weighted, sum_p w_p l_p / sum_p w_p,
+/// and normalised_mse's target rows hold the weights.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -31,17 +33,25 @@ struct Objective {
   int64_t negatives = 100;
   double positive_min = 0.0;
   int64_t block = int64_t{1} << 22;  // user x item scores held at once
+  bool weighted = false;             // data.feedback = counts: a positive weighs its value
 
-  explicit Objective(const TrainConfig& t = TrainConfig());
+  explicit Objective(const TrainConfig& t = TrainConfig(), bool weighted = false);
   /// Whether the kind's rating decoder trains (objective rating or joint).
   bool rates() const;
   /// Whether a ranking loss trains (objective ranking or joint).
   bool ranks() const;
 };
 
-/// The positives of a step: the pairs among (users[k], items[k]) rated >= o.positive_min.
+/// The positives of a step: the pairs among (users[k], items[k]) rated >= o.positive_min,
+/// with their values as weights where o.weighted.
 struct Positives {
   at::Tensor users, items;  // [P] each, int64
+  at::Tensor weight;        // [P], the scores' type; undefined: each weighs 1
+
+  /// sum_p w_p (P where unweighted): what the losses' means divide by.
+  double total() const;
+  /// The weights of positives [s, s + len) (undefined where unweighted).
+  at::Tensor weight_of(int64_t s, int64_t len) const;
 };
 Positives positives_of(const at::Tensor& users, const at::Tensor& items, const at::Tensor& target,
                        const Objective& o);

@@ -12,13 +12,22 @@
 
 namespace symgnn::models {
 
-Objective::Objective(const TrainConfig& t)
+Objective::Objective(const TrainConfig& t, bool weighted)
     : objective(t.objective),
       loss(t.ranking_loss),
       weight(t.ranking_weight),
       negatives(t.negatives),
       positive_min(t.positive_min),
-      block(t.ranking_block) {}
+      block(t.ranking_block),
+      weighted(weighted) {}
+
+double Positives::total() const {
+  return weight.defined() ? weight.sum().item<double>() : static_cast<double>(users.size(0));
+}
+
+at::Tensor Positives::weight_of(int64_t s, int64_t len) const {
+  return weight.defined() ? weight.narrow(0, s, len) : at::Tensor();
+}
 
 bool Objective::rates() const {
   return objective_rates(objective);
@@ -39,9 +48,10 @@ double backward_in_chunks(int64_t n, int64_t chunk, const std::function<at::Tens
 
 Positives positives_of(const at::Tensor& users, const at::Tensor& items, const at::Tensor& target,
                        const Objective& o) {
-  if (o.positive_min <= 0) return {users, items};
+  if (o.positive_min <= 0) return {users, items, o.weighted ? target : at::Tensor()};
   const at::Tensor keep = (target >= o.positive_min).nonzero().squeeze(1);
-  return {users.index_select(0, keep), items.index_select(0, keep)};
+  return {users.index_select(0, keep), items.index_select(0, keep),
+          o.weighted ? target.index_select(0, keep) : at::Tensor()};
 }
 
 namespace {
