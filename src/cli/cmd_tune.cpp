@@ -44,6 +44,9 @@ int run_tune(TuneOptions o) {
     check_output_dir(s.out_dir, "--out");
     fs::create_directories(s.out_dir);
     lock.emplace(s.out_dir, "--out");
+    // A tune killed while writing its own files (checksums.sha256, trials.csv) left their
+    // temporaries; the trial folders clear theirs as each trial's train starts.
+    remove_dead_writers_temporaries(s.out_dir);
   }
   const auto trials = tune::run_search(space, s);
   if (s.dry_run) return 0;

@@ -48,6 +48,30 @@ OutputLock::~OutputLock() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+namespace {
+
+/// Whether `name` is "<prefix><pid>" (the atomic writer's temporary) of a process that is gone.
+bool dead_writers_temporary(const std::string& name, const std::string& prefix) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return false;
+  const std::string pid = name.substr(prefix.size());
+  if (pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) return false;
+  return ::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
+
+int remove_dead_writers_temporaries(const std::string& dir) {
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t at = name.rfind(".tmp.");
+    if (at == std::string::npos || !entry.is_regular_file(ec)) continue;
+    if (dead_writers_temporary(name, name.substr(0, at + 5))) removed += fs::remove(entry.path(), ec) ? 1 : 0;
+  }
+  return removed;
+}
+
 int remove_stale_temporaries(const std::string& dir) {
   static const std::regex temporary(R"(.*\.tmp\.[0-9]+)");
   int removed = 0;
@@ -102,13 +126,8 @@ void check_output_file(const std::string& path, const std::string& option) {
   // A killed writer of this file left its temporary ("<name>.tmp.<pid>"); one whose process
   // is gone is removed. A live process's is left alone: it may be writing the file now.
   const std::string prefix = fs::path(path).filename().string() + ".tmp.";
-  for (const auto& entry : fs::directory_iterator(parent.empty() ? fs::path(".") : parent, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string pid = name.substr(prefix.size());
-    if (pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
-  }
+  for (const auto& entry : fs::directory_iterator(parent.empty() ? fs::path(".") : parent, ec))
+    if (dead_writers_temporary(entry.path().filename().string(), prefix)) fs::remove(entry.path(), ec);
 }
 
 void check_output_dir(const std::string& path, const std::string& option) {

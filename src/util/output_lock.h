@@ -29,6 +29,10 @@ class OutputLock {
 /// Only for a folder whose lock is held: no other process is writing there.
 int remove_stale_temporaries(const std::string& dir);
 
+/// Removes the "*.tmp.<pid>" files directly in `dir` whose process is gone (a killed
+/// writer's), leaving a live process's: for a folder whose sub-folders others may write.
+int remove_dead_writers_temporaries(const std::string& dir);
+
 /// Output paths, checked before any work: a file to write (its folder must exist and be
 /// writable; not a directory) and a directory to create or write into (not a file; its
 /// deepest existing folder writable). ConfigError naming the option. check_output_file also

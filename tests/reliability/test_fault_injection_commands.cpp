@@ -1,9 +1,11 @@
 // The fault-injection suite beyond `train` (docs/reliability.md): `tune` killed with
-// SIGKILL leaves no child running and a rerun finishes the same search; two `tune` runs
+// SIGKILL leaves no child running and a rerun finishes the same search, removing what the
+// killed one left half-written; two `tune` runs
 // never share a folder; write failures of `tune`, `blend`, `recommend` and a multi-process
 // start-up are one-line errors (exit 2) that leave no temporary file; a killed `recommend`
 // leaves the previous list whole.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -95,6 +97,22 @@ TEST(FaultInjectionCommands, TuneKilledThenRerunFinishesTheSameSearchAndLeavesNo
     EXPECT_TRUE(temporaries(k).empty()) << temporaries(k).front();
     ++killed;
   }
+}
+
+TEST(FaultInjectionCommands, ATuneRerunRemovesTheTemporariesOfADeadTuneAndKeepsALiveWritersOnes) {
+  // The temporaries a tune killed while writing its own files leaves (the kills above land
+  // there only by chance): one of a process that is gone, one of this (live) process.
+  const std::string dir = scratch_dir("fault_tune_temporaries");
+  const std::string out = dir + "/out";
+  std::string log;
+  ASSERT_EQ(run_symgnn(tune_command(dir, out), &log), 0) << log;
+  const std::string dead = write_file(out, "checksums.sha256.tmp.999999999", "half a manifest");
+  const std::string live = write_file(out, "trials.csv.tmp." + std::to_string(::getpid()), "being written");
+  ASSERT_EQ(run_symgnn(tune_command(dir, out), &log), 0) << log;
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live));
+  fs::remove(live);
+  EXPECT_TRUE(temporaries(out).empty()) << temporaries(out).front();
 }
 
 TEST(FaultInjectionCommands, TwoTunesOnOneFolderNeverShareIt) {
