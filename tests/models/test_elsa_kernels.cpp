@@ -1,5 +1,6 @@
 // The item-based ranker's kernels against autograd's composites: the Gram matrix with its
-// one-product backward (models/kernels/gram.h) and the unit rows (models/kernels/unit_rows.h):
+// one-product backward (models/kernels/gram.h), the unit rows (models/kernels/unit_rows.h)
+// and the graph step (models/kernels/graph_step.h):
 // values, gradients for upstream gradients of any shape, central differences, clamped rows.
 #include <gtest/gtest.h>
 #include <torch/autograd.h>
@@ -7,6 +8,7 @@
 #include <torch/utils.h>
 
 #include "models/kernels/gram.h"
+#include "models/kernels/graph_step.h"
 #include "models/kernels/unit_rows.h"
 
 namespace symgnn::models {
@@ -87,6 +89,29 @@ TEST(UnitRows, GradientMatchesCentralDifferences) {
       EXPECT_NEAR(grad[i][j].item<double>(), numeric, 1e-5 * std::max(1.0, std::abs(numeric)))
           << i << "," << j;
     }
+}
+
+TEST(GraphStep, ValuesAndGradientEqualAutogradsComposite) {
+  torch::manual_seed(9);
+  // A directed graph (A != A^T, so the backward must use the transpose), a node without edges.
+  const at::Tensor row = torch::tensor({0, 0, 1, 2, 2, 3, 5, 5}, torch::kLong);
+  const at::Tensor col = torch::tensor({1, 3, 2, 0, 5, 3, 1, 2}, torch::kLong);
+  const graph::SparseMatrix a = graph::from_coo(
+      6, 6, row, col, torch::tensor({0.5, 0.5, 1.0, 0.3, 0.7, 1.0, 0.4, 0.6}, torch::kDouble));
+  const at::Tensor x = torch::randn({6, 3}, torch::kDouble).requires_grad_(true);
+  const at::Tensor w = torch::randn({6, 3}, torch::kDouble);
+  for (const double beta : {0.3, 1.0}) {
+    const at::Tensor y = graph_step(a, x, beta);
+    const at::Tensor ref = (1 - beta) * x + beta * a.to_dense().mm(x);
+    EXPECT_TRUE(torch::allclose(y, ref, 1e-12, 1e-12)) << beta;
+    const at::Tensor dy = torch::autograd::grad({(y * w).sum()}, {x})[0];
+    const at::Tensor dref = torch::autograd::grad({(ref * w).sum()}, {x})[0];
+    EXPECT_TRUE(torch::allclose(dy, dref, 1e-12, 1e-12)) << beta;
+  }
+  // beta = 0 and the identity graph are x itself.
+  EXPECT_TRUE(torch::equal(graph_step(a, x, 0.0), x));
+  EXPECT_TRUE(torch::equal(graph_step(graph::identity(6), x, 0.3), x));
+  EXPECT_THROW(graph_step(a, torch::randn({5, 3}, torch::kDouble), 0.3), c10::Error);
 }
 
 }  // namespace

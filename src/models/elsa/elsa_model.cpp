@@ -15,6 +15,7 @@
 #include "models/closed_form_predictions.h"
 #include "models/elsa/elsa_dims.h"
 #include "models/kernels/gram.h"
+#include "models/kernels/graph_step.h"
 #include "models/kernels/unit_rows.h"
 #include "models/objectives/ranking_losses.h"
 #include "models/ranking/ranking_probe.h"
@@ -133,19 +134,10 @@ void ElsaModel::set_profiles(const std::vector<const RatingList*>& ratings, bool
                 weighted ? torch::tensor(by_user.weight, torch::kFloat) : torch::zeros({0}, torch::kFloat));
 }
 
-graph::SparseMatrix ElsaModel::graph_mix(const at::TensorOptions& opts) const {
-  if (cfg_.graph_beta <= 0 || item_graph_.identity || item_graph_.nnz() == 0) return graph::identity(n2_);
-  // (1 - beta) I + beta At2 as one matrix: a step's mix is one product and its backward one
-  // more, where the sum of the scaled parts took five passes over A each way.
-  const at::Tensor diag = at::arange(n2_, item_graph_.row_idx.options());
-  return graph::from_coo(n2_, n2_, at::cat({diag, item_graph_.row_idx}), at::cat({diag, item_graph_.col_idx}),
-                         at::cat({at::full({n2_}, 1 - cfg_.graph_beta, opts.device(diag.device())),
-                                  item_graph_.values.to(opts.dtype()) * cfg_.graph_beta}))
-      .to(opts.device());
-}
-
-at::Tensor ElsaModel::normalised(const at::Tensor& a, const graph::SparseMatrix& mix) const {
-  return unit_rows(graph::spmm(mix, a));
+at::Tensor ElsaModel::normalised(const at::Tensor& a) const {
+  if (cfg_.graph_beta <= 0 || item_graph_.identity || item_graph_.nnz() == 0) return unit_rows(a);
+  const auto graph_type = item_graph_.values.scalar_type();
+  return unit_rows(graph_step(item_graph_, a.to(graph_type), cfg_.graph_beta).to(a.scalar_type()));
 }
 
 ElsaModel::Entries ElsaModel::entries_of(const at::Tensor& users) const {
@@ -280,10 +272,9 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
     params.insert(params.end(), {w, bias, dout});
   }
   torch::optim::Adam opt(params, torch::optim::AdamOptions(cfg_.lr));
-  const graph::SparseMatrix mix = graph_mix(a.options());
   const auto keep_now = [&] {
     at::NoGradGuard no_grad;
-    keep(normalised(a, mix), w, bias, dout);
+    keep(normalised(a), w, bias, dout);
   };
 
   std::vector<int64_t> users;
@@ -324,7 +315,7 @@ ElsaModel::Trained ElsaModel::train(const std::vector<const RatingList*>& rating
       const at::Tensor all = squared_norms(b, row, weight, fopts.device(device));
       // The normalised MSE of S = X' E E^T (+ h D^T) - X' (the objectives' row normalised_mse),
       // from the users' sums of item rows and the Gram matrix: no users x items scores are formed.
-      const at::Tensor encoder = normalised(a, mix);
+      const at::Tensor encoder = normalised(a);
       const at::Tensor z = row_sums(b, kept_row, kept_items, encoder, kept_weight);
       at::Tensor loss;
       if (hidden == 0) {

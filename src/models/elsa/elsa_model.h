@@ -123,11 +123,9 @@ class ElsaModel : public DampedBiasModel, public ExplainsScores {
   /// (what scores_of does for saved users).
   at::Tensor scores_of_entries(int64_t count, const at::Tensor& row, const at::Tensor& items,
                                const at::Tensor& encoder, const at::Tensor& weight) const;
-  /// (1 - elsa.graph_beta) I + elsa.graph_beta At2 in `opts`' type and device (the identity
-  /// without an item graph or with graph_beta = 0): the item graph's step before normalising.
-  graph::SparseMatrix graph_mix(const at::TensorOptions& opts) const;
-  /// A_hat of the parameters A: the rows of `mix` A, each scaled to unit length.
-  at::Tensor normalised(const at::Tensor& a, const graph::SparseMatrix& mix) const;
+  /// A_hat of the parameters A: the rows of (1 - elsa.graph_beta) A + elsa.graph_beta At2 A
+  /// (A itself without an item graph), each scaled to unit length.
+  at::Tensor normalised(const at::Tensor& a) const;
   /// The rated entries of some users: each entry's user as a position among them, its item,
   /// and its weight (undefined where the profiles are binary).
   struct Entries {
