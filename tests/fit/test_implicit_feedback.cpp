@@ -75,6 +75,46 @@ symgnn::FitResult fit_ease(symgnn::RunConfig cfg) {
   return symgnn::fit(cfg, {});
 }
 
+/// Plays of 8 users x 6 items (0: none), counts that differ within every user's row.
+constexpr int kPlays[8][6] = {{3, 1, 0, 7, 0, 2}, {1, 0, 2, 0, 9, 1}, {0, 5, 1, 1, 0, 4}, {12, 0, 0, 2, 1, 1},
+                              {0, 2, 4, 0, 3, 0}, {1, 1, 1, 0, 0, 6}, {2, 0, 8, 1, 1, 0}, {0, 3, 0, 5, 2, 1}};
+
+/// kPlays as a `user,item,plays` file (users u0.., items i0..) in `dir`.
+std::string write_plays(const std::string& dir) {
+  std::string text = "user,item,plays\n";
+  for (int u = 0; u < 8; ++u)
+    for (int i = 0; i < 6; ++i)
+      if (kPlays[u][i] > 0)
+        text +=
+            "u" + std::to_string(u) + ",i" + std::to_string(i) + "," + std::to_string(kPlays[u][i]) + "\n";
+  return st::write_file(dir, "plays.csv", text);
+}
+
+/// W (users x items) of the interactions a final fit on write_plays' file saw (training and
+/// validation), each checked to be log(1 + its count).
+std::vector<std::vector<double>> weights_seen(const symgnn::Dataset& ds) {
+  std::vector<std::vector<double>> w(static_cast<size_t>(ds.users.count),
+                                     std::vector<double>(static_cast<size_t>(ds.items.count), 0.0));
+  for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < list->size(); ++e) {
+      const auto uu = static_cast<size_t>(list->user[e]), ii = static_cast<size_t>(list->item[e]);
+      const std::string id = ds.users.ids[uu], item = ds.items.ids[ii];
+      w[uu][ii] = list->value[e];
+      EXPECT_NEAR(list->value[e], std::log1p(kPlays[std::stoi(id.substr(1))][std::stoi(item.substr(1))]),
+                  1e-6);
+    }
+  return w;
+}
+
+/// The sum of explain's parts of `m`'s score of item j for user u (exact parts).
+double explained(const symgnn::TrainedModel& m, int64_t u, int64_t j) {
+  const symgnn::Explanation e = symgnn::explain(m, u, j, {});
+  EXPECT_TRUE(e.exact);
+  double sum = 0;
+  for (const symgnn::ExplanationPart& p : e.parts) sum += p.value;
+  return sum;
+}
+
 }  // namespace
 
 // The same pairs read as interactions give EASE's lists of the ratings: EASE reads binary
@@ -167,15 +207,7 @@ TEST(ImplicitFeedback, CountsChangeTheWeightsAsDocumented) {
 // and the model directory gives the weights back.
 TEST(ImplicitFeedback, ItemKnnReadsCountsInTheCosineAndTheUsersRow) {
   const std::string dir = st::scratch_dir("implicit_itemknn_counts");
-  std::string text = "user,item,plays\n";
-  const int counts[8][6] = {{3, 1, 0, 7, 0, 2}, {1, 0, 2, 0, 9, 1}, {0, 5, 1, 1, 0, 4}, {12, 0, 0, 2, 1, 1},
-                            {0, 2, 4, 0, 3, 0}, {1, 1, 1, 0, 0, 6}, {2, 0, 8, 1, 1, 0}, {0, 3, 0, 5, 2, 1}};
-  for (int u = 0; u < 8; ++u)
-    for (int i = 0; i < 6; ++i)
-      if (counts[u][i] > 0)
-        text +=
-            "u" + std::to_string(u) + ",i" + std::to_string(i) + "," + std::to_string(counts[u][i]) + "\n";
-  const std::string path = st::write_file(dir, "plays.csv", text);
+  const std::string path = write_plays(dir);
   symgnn::RunConfig cfg = config_on(path, "paper");
   cfg.model = "itemknn";
   cfg.train.ranker = "none";
@@ -186,29 +218,13 @@ TEST(ImplicitFeedback, ItemKnnReadsCountsInTheCosineAndTheUsersRow) {
   fo.out_dir = dir + "/run";
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   const symgnn::Dataset& ds = r.model->dataset();
-  // W (n1 x n2) of the interactions the final fit saw, log(1 + count) each; S by brute force.
+  // W of the interactions the final fit saw; S by brute force.
   const int64_t n1 = ds.users.count, n2 = ds.items.count;
-  std::vector<std::vector<double>> w(static_cast<size_t>(n1),
-                                     std::vector<double>(static_cast<size_t>(n2), 0.0));
-  for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
-    for (size_t e = 0; e < list->size(); ++e) {
-      const auto uu = static_cast<size_t>(list->user[e]), ii = static_cast<size_t>(list->item[e]);
-      const std::string id = ds.users.ids[uu], item = ds.items.ids[ii];
-      w[uu][ii] = list->value[e];
-      EXPECT_NEAR(list->value[e], std::log1p(counts[std::stoi(id.substr(1))][std::stoi(item.substr(1))]),
-                  1e-6);
-    }
+  const std::vector<std::vector<double>> w = weights_seen(ds);
   std::vector<double> norm(static_cast<size_t>(n2), 0.0);
   for (const auto& row : w)
     for (size_t i = 0; i < row.size(); ++i) norm[i] += row[i] * row[i];
   const at::Tensor scores = st::all_scores(*r.model);
-  const auto explained = [&](int64_t u, int64_t j) {
-    const symgnn::Explanation e = symgnn::explain(*r.model, u, j, {});
-    EXPECT_TRUE(e.exact);
-    double sum = 0;
-    for (const symgnn::ExplanationPart& p : e.parts) sum += p.value;
-    return sum;
-  };
   for (size_t u = 0; u < static_cast<size_t>(n1); ++u)
     for (size_t j = 0; j < static_cast<size_t>(n2); ++j) {
       double expected = 0;
@@ -220,7 +236,7 @@ TEST(ImplicitFeedback, ItemKnnReadsCountsInTheCosineAndTheUsersRow) {
       }
       EXPECT_NEAR(scores[static_cast<int64_t>(u)][static_cast<int64_t>(j)].item<double>(), expected, 1e-5)
           << "user " << u << ", item " << j;
-      EXPECT_NEAR(explained(static_cast<int64_t>(u), static_cast<int64_t>(j)), expected, 1e-5);
+      EXPECT_NEAR(explained(*r.model, static_cast<int64_t>(u), static_cast<int64_t>(j)), expected, 1e-5);
     }
   const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);
   EXPECT_TRUE(torch::allclose(st::all_scores(loaded), scores, 1e-6, 1e-6));
@@ -232,15 +248,7 @@ TEST(ImplicitFeedback, ItemKnnReadsCountsInTheCosineAndTheUsersRow) {
 // directory gives the weights back.
 TEST(ImplicitFeedback, TheItemBasedRankerWeighsAUsersItemsByTheirCounts) {
   const std::string dir = st::scratch_dir("implicit_elsa_counts");
-  std::string text = "user,item,plays\n";
-  const int counts[8][6] = {{3, 1, 0, 7, 0, 2}, {1, 0, 2, 0, 9, 1}, {0, 5, 1, 1, 0, 4}, {12, 0, 0, 2, 1, 1},
-                            {0, 2, 4, 0, 3, 0}, {1, 1, 1, 0, 0, 6}, {2, 0, 8, 1, 1, 0}, {0, 3, 0, 5, 2, 1}};
-  for (int u = 0; u < 8; ++u)
-    for (int i = 0; i < 6; ++i)
-      if (counts[u][i] > 0)
-        text +=
-            "u" + std::to_string(u) + ",i" + std::to_string(i) + "," + std::to_string(counts[u][i]) + "\n";
-  const std::string path = st::write_file(dir, "plays.csv", text);
+  const std::string path = write_plays(dir);
   symgnn::RunConfig cfg = config_on(path, "paper");
   cfg.model = "elsa";
   cfg.elsa.dims = "4";
@@ -255,11 +263,7 @@ TEST(ImplicitFeedback, TheItemBasedRankerWeighsAUsersItemsByTheirCounts) {
   const symgnn::FitResult r = symgnn::fit(cfg, fo);
   const symgnn::Dataset& ds = r.model->dataset();
   const int64_t n1 = ds.users.count, n2 = ds.items.count;
-  std::vector<std::vector<double>> w(static_cast<size_t>(n1),
-                                     std::vector<double>(static_cast<size_t>(n2), 0.0));
-  for (const symgnn::RatingList* list : {&ds.train, &ds.validation})
-    for (size_t e = 0; e < list->size(); ++e)
-      w[static_cast<size_t>(list->user[e])][static_cast<size_t>(list->item[e])] = list->value[e];
+  const std::vector<std::vector<double>> w = weights_seen(ds);
   const symgnn::ModelFactors f = symgnn::score_factors(*r.model);
   ASSERT_TRUE(f.factored);
   ASSERT_EQ(f.items, n2);
@@ -281,11 +285,8 @@ TEST(ImplicitFeedback, TheItemBasedRankerWeighsAUsersItemsByTheirCounts) {
       EXPECT_NEAR(got, expected, 1e-5) << "user " << u << ", item " << j;
       weights_matter = weights_matter || std::abs(got - binary) > 1e-3;
       if (w[u][j] > 0) continue;  // explain answers "you rated it" there
-      const symgnn::Explanation e =
-          symgnn::explain(*r.model, static_cast<int64_t>(u), static_cast<int64_t>(j), {});
-      double sum = 0;
-      for (const symgnn::ExplanationPart& p : e.parts) sum += p.value;
-      EXPECT_NEAR(sum, expected, 1e-5) << "user " << u << ", item " << j;
+      EXPECT_NEAR(explained(*r.model, static_cast<int64_t>(u), static_cast<int64_t>(j)), expected, 1e-5)
+          << "user " << u << ", item " << j;
     }
   EXPECT_TRUE(weights_matter) << "the scores read as binary rows would be the same: the test shows nothing";
   const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(fo.out_dir);

@@ -7,12 +7,33 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include <functional>
+
 #include "models/kernels/gram.h"
 #include "models/kernels/graph_step.h"
 #include "models/kernels/unit_rows.h"
 
 namespace symgnn::models {
 namespace {
+
+/// `loss`'s autograd gradient at x0 [n, f] against central differences (h = 1e-6), each entry
+/// within 1e-5 relative (absolute below 1).
+void expect_gradient_matches_central_differences(const std::function<at::Tensor(const at::Tensor&)>& loss,
+                                                 const at::Tensor& x0) {
+  const at::Tensor x = x0.clone().requires_grad_(true);
+  const at::Tensor grad = torch::autograd::grad({loss(x)}, {x})[0];
+  const double h = 1e-6;
+  at::NoGradGuard no_grad;
+  for (int64_t i = 0; i < x0.size(0); ++i)
+    for (int64_t j = 0; j < x0.size(1); ++j) {
+      at::Tensor up = x0.clone(), down = x0.clone();
+      up[i][j] += h;
+      down[i][j] -= h;
+      const double numeric = (loss(up) - loss(down)).item<double>() / (2 * h);
+      EXPECT_NEAR(grad[i][j].item<double>(), numeric, 1e-5 * std::max(1.0, std::abs(numeric)))
+          << i << "," << j;
+    }
+}
 
 TEST(Gram, ValuesAndGradientEqualAutogradsProduct) {
   torch::manual_seed(5);
@@ -33,19 +54,7 @@ TEST(Gram, GradientMatchesCentralDifferences) {
   const at::Tensor w = torch::randn({4, 4}, torch::kDouble);
   // A loss nonlinear in G, as the ranker's (normalised by |S_u|) is.
   const auto loss = [&](const at::Tensor& x) { return (gram(x) * w).sum().pow(2) + gram(x).pow(2).sum(); };
-  const at::Tensor x = f.clone().requires_grad_(true);
-  const at::Tensor grad = torch::autograd::grad({loss(x)}, {x})[0];
-  const double h = 1e-6;
-  at::NoGradGuard no_grad;
-  for (int64_t i = 0; i < f.size(0); ++i)
-    for (int64_t j = 0; j < f.size(1); ++j) {
-      at::Tensor up = f.clone(), down = f.clone();
-      up[i][j] += h;
-      down[i][j] -= h;
-      const double numeric = (loss(up) - loss(down)).item<double>() / (2 * h);
-      EXPECT_NEAR(grad[i][j].item<double>(), numeric, 1e-5 * std::max(1.0, std::abs(numeric)))
-          << i << "," << j;
-    }
+  expect_gradient_matches_central_differences(loss, f);
 }
 
 TEST(Gram, RefusesAnythingButAMatrix) {
@@ -76,19 +85,7 @@ TEST(UnitRows, GradientMatchesCentralDifferences) {
   const at::Tensor w = torch::randn({4, 4}, torch::kDouble);
   // Through the Gram matrix, as the ranker's loss reads the unit rows.
   const auto loss = [&](const at::Tensor& x) { return (gram(unit_rows(x)) * w).sum().pow(2); };
-  const at::Tensor x = x0.clone().requires_grad_(true);
-  const at::Tensor grad = torch::autograd::grad({loss(x)}, {x})[0];
-  const double h = 1e-6;
-  at::NoGradGuard no_grad;
-  for (int64_t i = 0; i < x0.size(0); ++i)
-    for (int64_t j = 0; j < x0.size(1); ++j) {
-      at::Tensor up = x0.clone(), down = x0.clone();
-      up[i][j] += h;
-      down[i][j] -= h;
-      const double numeric = (loss(up) - loss(down)).item<double>() / (2 * h);
-      EXPECT_NEAR(grad[i][j].item<double>(), numeric, 1e-5 * std::max(1.0, std::abs(numeric)))
-          << i << "," << j;
-    }
+  expect_gradient_matches_central_differences(loss, x0);
 }
 
 TEST(GraphStep, ValuesAndGradientEqualAutogradsComposite) {

@@ -6,6 +6,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -65,6 +66,22 @@ void expect_matches(const Result& r, const at::Tensor& loss, const at::Tensor& a
   EXPECT_NEAR(r.value, loss.item<double>(), 1e-10) << what;
   EXPECT_TRUE(torch::allclose(r.ga, a.grad(), 1e-9, 1e-10)) << what;
   EXPECT_TRUE(torch::allclose(r.gb, b.grad(), 1e-9, 1e-10)) << what;
+}
+
+/// A loss of E (the unit rows of `raw`) in its factored and its dense form, `loss_of(E,
+/// factored)`: equal in value (1e-12) and in the gradient in raw (1e-9 relative).
+void expect_forms_agree(const at::Tensor& raw,
+                        const std::function<at::Tensor(const at::Tensor&, bool)>& loss_of) {
+  const auto grad_of = [&](bool factored) {
+    const at::Tensor a = raw.clone().requires_grad_();
+    const at::Tensor loss = loss_of(a / a.norm(2, {1}, true), factored);
+    loss.backward();
+    return std::make_pair(loss.item<double>(), a.grad());
+  };
+  const auto [dense_loss, dense_grad] = grad_of(false);
+  const auto [loss, grad] = grad_of(true);
+  EXPECT_NEAR(loss, dense_loss, 1e-12);
+  EXPECT_TRUE(torch::allclose(grad, dense_grad, 1e-9, 1e-12)) << grad << "\n" << dense_grad;
 }
 
 TEST(RankingLoss, FullSoftmaxMatchesDenseAutogradInEveryBlockSize) {
@@ -208,9 +225,7 @@ TEST(RankingLoss, NormalisedMseOfAnAutoencoderEqualsTheLossOfItsDenseScores) {
   const at::Tensor items = torch::tensor({1, 4, 4, 0, 2, 8, 8, 3, 7}, torch::kLong);
   const at::Tensor kept = torch::tensor({1, 1, 1, 0, 1, 1, 0, 1, 0}, torch::kBool);
   const int64_t b = 5;
-  const auto grad_of = [&](bool factored) {
-    const at::Tensor a = raw.clone().requires_grad_();
-    const at::Tensor e = a / a.norm(2, {1}, true);
+  expect_forms_agree(raw, [&](const at::Tensor& e, bool factored) {
     const at::Tensor ku = users.masked_select(kept), ki = items.masked_select(kept);
     at::Tensor loss;
     if (factored) {
@@ -230,13 +245,8 @@ TEST(RankingLoss, NormalisedMseOfAnAutoencoderEqualsTheLossOfItsDenseScores) {
       o.positive_min = -1e300;
       loss = ranking_loss(ScoreView::matrix(s), users, items, torch::ones({users.size(0)}, e.options()), o);
     }
-    loss.backward();
-    return std::make_pair(loss.item<double>(), a.grad());
-  };
-  const auto [dense_loss, dense_grad] = grad_of(false);
-  const auto [loss, grad] = grad_of(true);
-  EXPECT_NEAR(loss, dense_loss, 1e-12);
-  EXPECT_TRUE(torch::allclose(grad, dense_grad, 1e-9, 1e-12)) << grad << "\n" << dense_grad;
+    return loss;
+  });
 }
 
 TEST(RankingLoss, NormalisedMseOfAWeightedAutoencoderEqualsTheLossOfItsDenseScores) {
@@ -252,9 +262,7 @@ TEST(RankingLoss, NormalisedMseOfAWeightedAutoencoderEqualsTheLossOfItsDenseScor
   const at::Tensor weight = torch::tensor({0.7, 2.3, 1.1, 0.4, 3.0, 1.6, 0.5, 2.2, 0.9, 1.3}, torch::kDouble);
   const at::Tensor kept = torch::tensor({1, 1, 1, 0, 1, 1, 0, 1, 1, 0}, torch::kBool);
   const int64_t b = 5;
-  const auto grad_of = [&](bool factored) {
-    const at::Tensor a = raw.clone().requires_grad_();
-    const at::Tensor e = a / a.norm(2, {1}, true);
+  expect_forms_agree(raw, [&](const at::Tensor& e, bool factored) {
     const at::Tensor ku = users.masked_select(kept), ki = items.masked_select(kept),
                      kw = weight.masked_select(kept);
     at::Tensor loss;
@@ -274,13 +282,8 @@ TEST(RankingLoss, NormalisedMseOfAWeightedAutoencoderEqualsTheLossOfItsDenseScor
       const at::Tensor s = xk.mm(e).mm(e.t()) - xk;
       loss = (s / s.norm(2, {1}, true).clamp_min(1e-12) - x / x.norm(2, {1}, true)).pow(2).sum(1).mean();
     }
-    loss.backward();
-    return std::make_pair(loss.item<double>(), a.grad());
-  };
-  const auto [dense_loss, dense_grad] = grad_of(false);
-  const auto [loss, grad] = grad_of(true);
-  EXPECT_NEAR(loss, dense_loss, 1e-12);
-  EXPECT_TRUE(torch::allclose(grad, dense_grad, 1e-9, 1e-12)) << grad << "\n" << dense_grad;
+    return loss;
+  });
 }
 
 TEST(RankingLoss, NormalisedMseFactoredWithADeepPathEqualsTheLossOfItsDenseScores) {

@@ -19,10 +19,9 @@ at::Tensor bpr_loss(const ScoreView& v, const Positives& pos, const Objective& o
     const at::Tensor u = pos.users.narrow(0, s, len);
     const at::Tensor own = x.pairs(u, pos.items.narrow(0, s, len));  // [len]
     const at::Tensor j = at::randint(v.items(), {len, n}, pos.users.options());
-    const at::Tensor neg = x.pairs_each(u, j);                            // [len, n]
-    const at::Tensor per = at::softplus(neg - own.unsqueeze(1)).mean(1);  // -log sigmoid(own - neg)
-    const at::Tensor w = pos.weight_of(s, len);
-    return (w.defined() ? per * w.to(per.scalar_type()) : per).sum() * inv_p;
+    const at::Tensor neg = x.pairs_each(u, j);  // [len, n]
+    // -log sigmoid(own - neg)
+    return pos.weighted_sum(at::softplus(neg - own.unsqueeze(1)).mean(1), s) * inv_p;
   });
   return v.carried_back(x, total);
 }

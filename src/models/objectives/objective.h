@@ -46,12 +46,12 @@ struct Objective {
 /// with their values as weights where o.weighted.
 struct Positives {
   at::Tensor users, items;  // [P] each, int64
-  at::Tensor weight;        // [P], the scores' type; undefined: each weighs 1
+  at::Tensor weight;        // [P], the targets' type; undefined: each weighs 1
 
   /// sum_p w_p (P where unweighted): what the losses' means divide by.
   double total() const;
-  /// The weights of positives [s, s + len) (undefined where unweighted).
-  at::Tensor weight_of(int64_t s, int64_t len) const;
+  /// sum_p w_p l_p over positives [s, s + l.size(0)), given their losses `l`.
+  at::Tensor weighted_sum(const at::Tensor& l, int64_t s) const;
 };
 Positives positives_of(const at::Tensor& users, const at::Tensor& items, const at::Tensor& target,
                        const Objective& o);

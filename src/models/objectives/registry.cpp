@@ -25,8 +25,8 @@ double Positives::total() const {
   return weight.defined() ? weight.sum().item<double>() : static_cast<double>(users.size(0));
 }
 
-at::Tensor Positives::weight_of(int64_t s, int64_t len) const {
-  return weight.defined() ? weight.narrow(0, s, len) : at::Tensor();
+at::Tensor Positives::weighted_sum(const at::Tensor& l, int64_t s) const {
+  return weight.defined() ? (l * weight.narrow(0, s, l.size(0)).to(l.scalar_type())).sum() : l.sum();
 }
 
 bool Objective::rates() const {

@@ -21,9 +21,7 @@ at::Tensor sampled_softmax_loss(const ScoreView& v, const Positives& pos, const 
     const at::Tensor u = pos.users.narrow(0, s, len);
     const at::Tensor own = x.pairs(u, pos.items.narrow(0, s, len));  // [len]
     const at::Tensor neg = x.pairs_shared(u, shared);                // [len, n]
-    const at::Tensor per = at::logsumexp(at::cat({own.unsqueeze(1), neg}, 1), 1) - own;
-    const at::Tensor w = pos.weight_of(s, len);
-    return (w.defined() ? per * w.to(per.scalar_type()) : per).sum() * inv_p;
+    return pos.weighted_sum(at::logsumexp(at::cat({own.unsqueeze(1), neg}, 1), 1) - own, s) * inv_p;
   });
   return v.carried_back(x, total);
 }

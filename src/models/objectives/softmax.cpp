@@ -20,14 +20,13 @@ at::Tensor softmax_loss(const ScoreView& v, const Positives& pos, const Objectiv
   const int64_t pair_chunk = std::max<int64_t>(1, o.block / std::max<int64_t>(1, v.width()));
   double total = backward_in_chunks(p, pair_chunk, [&](int64_t s, int64_t len) {
     const at::Tensor u = pos.users.narrow(0, s, len), i = pos.items.narrow(0, s, len);
-    const at::Tensor w = pos.weight_of(s, len);
-    return (w.defined() ? (x.pairs(u, i) * w.to(v.scalar_type())).sum() : x.pair_sum(u, i)) * -inv_p;
+    return (pos.weight.defined() ? pos.weighted_sum(x.pairs(u, i), s) : x.pair_sum(u, i)) * -inv_p;
   });
   // Each user's log-partition counted once per positive of theirs (weighted: their weights'
   // sum): sum_u c_u lse_u / sum w.
-  const at::Tensor counts = (pos.weight.defined() ? at::bincount(pos.users, pos.weight.to(at::kDouble), n1)
-                                                  : at::bincount(pos.users, {}, n1))
-                                .to(v.scalar_type());
+  const at::Tensor counts =
+      at::bincount(pos.users, pos.weight.defined() ? pos.weight.to(at::kDouble) : at::Tensor(), n1)
+          .to(v.scalar_type());
   const at::Tensor active = counts.nonzero().squeeze(1);
   const int64_t per = std::max<int64_t>(1, o.block / std::max<int64_t>(1, n2));
   total += backward_in_chunks(active.size(0), per, [&](int64_t s, int64_t len) {
