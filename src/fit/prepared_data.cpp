@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "data/dataset_snapshot.h"
+#include "fit/baseline_guard.h"
 #include "fit/fitted.h"
 #include "fit/prior_choice.h"
 #include "fit/ranker.h"
