@@ -230,6 +230,7 @@ struct LowRankConfig {
   std::string prior_stacking = "concat";
   double prior_node_dropout = 0.7;
   double prior_dense_dropout = 0.7;
+  std::string encoder_kernels = "fused";
   int64_t prior_side_width = 10;
   bool cge_bias = false;
   int64_t decoder_chunk = 1000000;
@@ -259,6 +260,7 @@ struct LowRankConfig {
     v("prior_stacking", prior_stacking, "prior = encoder: concat (class k aggregates its own block of prior_width/K columns; GC-MC's stack) or sum (one prior_width table per class, summed)", one_of("concat|sum"));
     v("prior_node_dropout", prior_node_dropout, "prior = encoder: probability of dropping a whole row of E1, E2 in a training pass (kept rows rescaled)", range(0.0, 0.95));
     v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout on the aggregated hidden layer before the dense layer to `hidden` units", range(0.0, 0.95));
+    v("encoder_kernels", encoder_kernels, "prior = encoder: fused (node dropout folded into the class entries, the K class products in one pass over the table's blocks, the dense dropout's mask hashed from one seed and never stored: an epoch about a third shorter; models/kernels/hashed_dropout.h, class_spmm.h) or composite (LibTorch's ops as before: the table's rows scaled, K products and a concatenation, torch::dropout; the same model with other random draws and float sums, for the figures measured with it, docs/results.md)", one_of("fused|composite"));
     v("cge_bias", cge_bias, "add a learned bias in every CGE layer, phi(Ah U W + b) (false: as printed, no bias)", any());
     v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch relu(x W_f) + b_f joined to the aggregation (0: no side features)", range(0, 4096));
     v("decoder_chunk", decoder_chunk, "training pairs the class decoder (and the dot decoder off the CPU) scores at once: a step over more pairs scores them chunk by chunk and accumulates the representations' gradients, the same loss and gradients with memory O(chunk) instead of O(ratings) (0: all at once); on the CPU the dot decoder takes one fused pass that needs no chunks", range(0, 1e12));
@@ -280,6 +282,7 @@ struct BaseConfig {
   int64_t prior_width = 500;
   double prior_node_dropout = 0.7;
   double prior_dense_dropout = 0.7;
+  std::string encoder_kernels = "fused";
   int64_t prior_side_width = 10;
   std::string offset = "none";
 
@@ -297,6 +300,7 @@ struct BaseConfig {
     v("prior_width", prior_width, "prior = encoder: width of the free embeddings aggregated per rating class", range(1, 100000));
     v("prior_node_dropout", prior_node_dropout, "prior = encoder: probability of dropping a whole embedding row in a training pass", range(0.0, 0.95));
     v("prior_dense_dropout", prior_dense_dropout, "prior = encoder: dropout before the encoder's dense layer to `hidden` units", range(0.0, 0.95));
+    v("encoder_kernels", encoder_kernels, "prior = encoder: fused or composite, as lowrank.encoder_kernels", one_of("fused|composite"));
     v("prior_side_width", prior_side_width, "prior = encoder: width of the side-feature branch (0: no side features)", range(0, 4096));
     v("offset", offset, "none (faithful) or baseline: prediction = mu + b_u + b_i + the model's output, the biases fitted once to the training ratings before training and fixed (as lowrank.offset); needs objective rating", one_of("none|baseline"));
   }

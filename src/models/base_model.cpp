@@ -21,6 +21,7 @@ LowRankConfig encoder_config(const BaseConfig& cfg) {
   e.prior_width = cfg.prior_width;
   e.prior_node_dropout = cfg.prior_node_dropout;
   e.prior_dense_dropout = cfg.prior_dense_dropout;
+  e.encoder_kernels = cfg.encoder_kernels;
   e.prior_side_width = cfg.prior_side_width;
   return e;
 }

@@ -77,6 +77,8 @@ TEST_P(FitFixture, GivesThePredictionsAndMetricsOfTheCodeBeforeIt) {
   symgnn::load_config_text(cfg, st::read_file(fixture + "/config.txt"), fixture + "/config.txt");
   // The fixtures predate train.ranker: their rankings are the models' own.
   cfg.train.ranker = "none";
+  // and lowrank.encoder_kernels: the encoder's runs drew LibTorch's dropout masks.
+  cfg.lowrank.encoder_kernels = cfg.base.encoder_kernels = "composite";
   symgnn::runtime::set_compute_threads(1);
   symgnn::FitOptions fo;
   fo.out_dir = st::scratch_dir("fit_" + name) + "/run";

@@ -168,6 +168,72 @@ TEST(PriorEncoder, NodeDropoutDropsWholeRowsOfTheEmbedding) {
   EXPECT_LT(dropped, 0.75);
 }
 
+TEST(PriorEncoder, NodeDropoutInTheEntriesEqualsDroppingTheTablesRows) {
+  // The encoder folds each side's row factors into the other side's class entries
+  // (H_k (keep * E) = (H_k diag(keep)) E): the training pass and its gradients against the
+  // dense reference with the rows of E1, E2 scaled, the same draws (E1's rows first); the
+  // tolerance of the tests above (the encoder's class entries are normalised in float).
+  const ModelContext ctx = make_context(symgnn::testing::tiny_dataset(9, 12, 60, false, 8));
+  LowRankConfig cfg = encoder_config(10, 4, 0);
+  cfg.prior_node_dropout = 0.4;
+  torch::manual_seed(6);
+  PriorEncoder enc(cfg, ctx.h, ctx.ht, at::Tensor(), at::Tensor());
+  enc->to(torch::kDouble);
+  enc->train();
+  auto p = enc->named_parameters();
+  const at::Tensor w1 = torch::randn({9, 4}, torch::kDouble), w2 = torch::randn({12, 4}, torch::kDouble);
+  torch::manual_seed(11);
+  const auto [o1, o2] = enc->forward();
+  (symgnn::testing::weighted_sum(o1, w1) + symgnn::testing::weighted_sum(o2, w2)).backward();
+  torch::manual_seed(11);
+  const at::Tensor keep1 = torch::empty({9, 1}, torch::kDouble).bernoulli_(0.6) / 0.6;
+  const at::Tensor keep2 = torch::empty({12, 1}, torch::kDouble).bernoulli_(0.6) / 0.6;
+  ASSERT_GT((keep1 == 0).sum().item<int64_t>() + (keep2 == 0).sum().item<int64_t>(), 0);
+  const at::Tensor e1 = p["e1"].detach().clone().requires_grad_(true);
+  const at::Tensor e2 = p["e2"].detach().clone().requires_grad_(true);
+  const at::Tensor dense = p["dense.weight"].detach();
+  const auto a = dense_classes(ctx);
+  const at::Tensor u1 = dense_hidden(a, e2 * keep2).mm(dense.t());
+  const at::Tensor u2 = dense_hidden(transposed(a), e1 * keep1).mm(dense.t());
+  (symgnn::testing::weighted_sum(u1, w1) + symgnn::testing::weighted_sum(u2, w2)).backward();
+  EXPECT_TRUE(torch::allclose(o1, u1, 1e-6, 1e-9));
+  EXPECT_TRUE(torch::allclose(o2, u2, 1e-6, 1e-9));
+  EXPECT_TRUE(torch::allclose(p["e1"].grad(), e1.grad(), 1e-6, 1e-9));
+  EXPECT_TRUE(torch::allclose(p["e2"].grad(), e2.grad(), 1e-6, 1e-9));
+}
+
+TEST(PriorEncoder, FusedAndCompositeKernelsTrainTheSameModel) {
+  // lowrank.encoder_kernels: with the same node-dropout draws and no dense dropout, the two
+  // give the same training pass and gradients (their float sums differ); with dense dropout
+  // each keeps 1 - p of the hidden layer, from its own draws.
+  const ModelContext ctx = make_context(symgnn::testing::tiny_dataset(9, 12, 60, true, 9));
+  for (const std::string stacking : {"concat", "sum"}) {
+    LowRankConfig cfg = encoder_config(10, 4, 3);
+    cfg.prior_stacking = stacking;
+    cfg.prior_node_dropout = 0.5;
+    std::vector<std::pair<at::Tensor, at::Tensor>> out;
+    std::vector<std::vector<at::Tensor>> grads;
+    for (const std::string kernels : {"fused", "composite"}) {
+      cfg.encoder_kernels = kernels;
+      torch::manual_seed(12);
+      PriorEncoder enc(cfg, ctx.h, ctx.ht, ctx.f1, ctx.f2);
+      enc->to(torch::kDouble);
+      enc->train();
+      torch::manual_seed(13);
+      const auto [o1, o2] = enc->forward();
+      (o1.pow(2).sum() + o2.sum()).backward();
+      out.emplace_back(o1.detach(), o2.detach());
+      std::vector<at::Tensor> g;
+      for (const auto& p : enc->parameters()) g.push_back(p.grad().clone());
+      grads.push_back(g);
+    }
+    EXPECT_TRUE(torch::allclose(out[0].first, out[1].first, 1e-9, 1e-12)) << stacking;
+    EXPECT_TRUE(torch::allclose(out[0].second, out[1].second, 1e-9, 1e-12)) << stacking;
+    for (size_t i = 0; i < grads[0].size(); ++i)
+      EXPECT_TRUE(torch::allclose(grads[0][i], grads[1][i], 1e-9, 1e-12)) << stacking << " parameter " << i;
+  }
+}
+
 TEST(LowRankWithEncoder, IsThePriorPlusCgeOfThePrior) {
   const ModelContext ctx = make_context(symgnn::testing::tiny_dataset(8, 6, 20, false, 8));
   LowRankConfig cfg = encoder_config(10, 4, 0);

@@ -3,6 +3,8 @@
 #include <torch/nn/init.h>
 #include <torch/types.h>
 
+#include "models/kernels/class_spmm.h"
+#include "models/kernels/hashed_dropout.h"
 #include "models/layers/prior_aggregation.h"
 #include "models/weights_from_state.h"
 
@@ -25,11 +27,25 @@ torch::nn::Linear glorot_linear(int64_t in, int64_t out) {
   return l;
 }
 
-/// Row dropout: each row kept with probability 1 - p and scaled by 1 / (1 - p).
-at::Tensor drop_rows(const at::Tensor& e, double p) {
-  const int64_t n = e.size(-2);
-  const at::Tensor keep = torch::empty({n, 1}, e.options()).bernoulli_(1 - p) / (1 - p);
-  return e * keep;  // broadcasts over the class axis of a [K, n, w] table too
+/// Node dropout's factors: per row, 1 / (1 - p) with probability 1 - p, else 0 ([n, 1]).
+at::Tensor row_keep(int64_t n, double p, const at::TensorOptions& options) {
+  return torch::empty({n, 1}, options).bernoulli_(1 - p) / (1 - p);
+}
+
+/// The classes with the other side's row factors folded into their entries:
+/// H_k (keep * E) = (H_k diag(keep)) E, so the scaling touches the nnz entries (and their
+/// stored transposes) instead of the n x w table and its gradient.
+std::vector<graph::SparseMatrix> columns_scaled(const std::vector<graph::SparseMatrix>& hn,
+                                                const at::Tensor& keep) {
+  std::vector<graph::SparseMatrix> out;
+  for (const graph::SparseMatrix& m : hn) {
+    TORCH_CHECK(m.t_row_idx.defined(), "PriorEncoder: the class priors need their stored transposes");
+    graph::SparseMatrix s = m;
+    s.values = m.values * keep.index_select(0, m.col_idx);
+    s.t_values = m.t_values * keep.index_select(0, m.t_row_idx);
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace
@@ -82,7 +98,40 @@ PriorEncoderImpl::PriorEncoderImpl(const LowRankConfig& cfg, const std::vector<g
   }
 }
 
-at::Tensor PriorEncoderImpl::aggregate(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other) {
+at::Tensor PriorEncoderImpl::aggregate(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other,
+                                       const at::Tensor& keep) {
+  const auto k = static_cast<int64_t>(hn.size());
+  for (graph::SparseMatrix& m : hn)
+    if (m.values.scalar_type() != other.scalar_type() || m.values.device() != other.device()) {
+      m = m.to(other.device());  // the module was moved or cast after construction
+      m.values = m.values.to(other.scalar_type());
+      m.t_values = m.t_values.to(other.scalar_type());
+    }
+  // keep [n, 1] broadcasts over the class axis of a [K, n, w] table too.
+  if (cfg_.encoder_kernels == "composite")
+    return aggregate_composite(hn, keep.defined() ? other * keep : other);
+  if (cfg_.prior_stacking == "sum") {
+    // K tables [K, n, w]: keep [n, 1] broadcasts over the class axis. unbind's backward is
+    // one stack, where K selects would each allocate and zero a gradient of every table.
+    const std::vector<at::Tensor> msgs = (keep.defined() ? other * keep : other).unbind(0);
+    at::Tensor acc;
+    for (int64_t c = 0; c < k; ++c) {
+      const at::Tensor part = graph::spmm(hn[static_cast<size_t>(c)], msgs[static_cast<size_t>(c)]);
+      acc = acc.defined() ? acc + part : part;
+    }
+    return torch::relu(acc);
+  }
+  // concat: class c reads columns [c block, (c + 1) block) of the table and writes the same
+  // block of H, in one pass that reads the blocks where they lie (models/kernels/class_spmm.h);
+  // its backward writes the table's gradient the same way.
+  const int64_t block = other.size(1) / k;
+  const at::Tensor used = k * block == other.size(1) ? other : other.narrow(1, 0, k * block);
+  return torch::relu(
+      class_spmm(keep.defined() ? columns_scaled(hn, keep.view(-1)) : hn, used, ClassLayout::kBlocks));
+}
+
+at::Tensor PriorEncoderImpl::aggregate_composite(std::vector<graph::SparseMatrix>& hn,
+                                                 const at::Tensor& other) {
   const auto k = static_cast<int64_t>(hn.size());
   std::vector<at::Tensor> parts;
   const bool sum = cfg_.prior_stacking == "sum";
@@ -97,15 +146,8 @@ at::Tensor PriorEncoderImpl::aggregate(std::vector<graph::SparseMatrix>& hn, con
     const at::Tensor used = k * block == other.size(1) ? other : other.narrow(1, 0, k * block);
     msgs = used.view({n, k, block}).permute({1, 0, 2}).contiguous().unbind(0);
   }
-  for (int64_t c = 0; c < k; ++c) {
-    graph::SparseMatrix& m = hn[static_cast<size_t>(c)];
-    if (m.values.scalar_type() != other.scalar_type() || m.values.device() != other.device()) {
-      m = m.to(other.device());  // the module was moved or cast after construction
-      m.values = m.values.to(other.scalar_type());
-      m.t_values = m.t_values.to(other.scalar_type());
-    }
-    parts.push_back(graph::spmm(m, msgs[static_cast<size_t>(c)]));
-  }
+  for (int64_t c = 0; c < k; ++c)
+    parts.push_back(graph::spmm(hn[static_cast<size_t>(c)], msgs[static_cast<size_t>(c)]));
   if (sum) {
     at::Tensor acc = parts[0];
     for (size_t c = 1; c < parts.size(); ++c) acc = acc + parts[c];
@@ -124,14 +166,26 @@ at::Tensor PriorEncoderImpl::side_branch(torch::nn::Linear& layer, const at::Ten
 std::pair<at::Tensor, at::Tensor> PriorEncoderImpl::forward() {
   const bool train = is_training();
   const double p = cfg_.prior_node_dropout;
-  const at::Tensor e1 = train && p > 0 ? drop_rows(e1_, p) : e1_;
-  const at::Tensor e2 = train && p > 0 ? drop_rows(e2_, p) : e2_;
-  at::Tensor h1 = aggregate(hn1_, e2), h2 = aggregate(hn2_, e1);
+  // Each row of E1, then of E2, kept with probability 1 - p and scaled by 1 / (1 - p).
+  at::Tensor keep1, keep2;
+  if (train && p > 0) {
+    keep1 = row_keep(e1_.size(-2), p, e1_.options());
+    keep2 = row_keep(e2_.size(-2), p, e2_.options());
+  }
+  return dense_layers(aggregate(hn1_, e2_, keep2), aggregate(hn2_, e1_, keep1), train);
+}
+
+std::pair<at::Tensor, at::Tensor> PriorEncoderImpl::dense_layers(at::Tensor h1, at::Tensor h2, bool train) {
   if (side1_) h1 = torch::cat({h1, side_branch(side1_, side1_bias_, x1_, h1)}, 1);
   if (side2_) h2 = torch::cat({h2, side_branch(side2_, side2_bias_, x2_, h2)}, 1);
   const double q = cfg_.prior_dense_dropout;
-  h1 = torch::dropout(h1, q, train);
-  h2 = torch::dropout(h2, q, train);
+  if (cfg_.encoder_kernels == "composite") {
+    h1 = torch::dropout(h1, q, train);
+    h2 = torch::dropout(h2, q, train);
+  } else {
+    h1 = hashed_dropout(h1, q, train);
+    h2 = hashed_dropout(h2, q, train);
+  }
   if (!dense2_) return {dense1_->forward(h1), dense1_->forward(h2)};
   return {dense1_->forward(h1), dense2_->forward(h2)};
 }

@@ -22,6 +22,12 @@
 /// Node dropout (training only): per forward pass each row of E1 and of E2 is kept with
 /// probability 1 - prior_node_dropout and scaled by 1/(1 - p): a user's whole message is
 /// dropped, not single entries, which is what regularises GC-MC.
+/// Kernels (encoder_kernels): fused, the default, folds the node dropout into the class
+/// entries (H_k (keep * E) = (H_k diag(keep)) E), makes the K class products in one pass over
+/// the table's column blocks (models/kernels/class_spmm.h) and draws the dense dropout's mask
+/// from a hash of one seed (models/kernels/hashed_dropout.h); composite makes the same model
+/// from LibTorch's ops, with other random draws and float sums, as the figures of
+/// docs/results.md were measured.
 ///
 /// Shapes: E1 [n1, w] ([K, n1, w] with sum stacking), W_f [p, s], W_d [w + s, d].
 /// Parameters: "e1", "e2", "side1.*", "side2.*", "dense" or "dense1"/"dense2".
@@ -63,8 +69,14 @@ class PriorEncoderImpl : public torch::nn::Module {
   const at::Tensor& side_inputs(int side) const { return side == 0 ? x1_ : x2_; }
 
  private:
-  /// H of one side: aggregation of `other` (the other side's embedding after node dropout).
-  at::Tensor aggregate(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other);
+  /// H of one side: aggregation of `other` (the other side's embedding), its rows scaled by
+  /// `keep` (node dropout's factors [n_other, 1]; undefined: none).
+  at::Tensor aggregate(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other, const at::Tensor& keep);
+  /// encoder_kernels = composite: the same H with LibTorch's ops, from a table whose rows
+  /// dropout already scaled.
+  at::Tensor aggregate_composite(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other);
+  /// The side branches joined, the dense dropout and the dense layer(s): U^(p) of both sides.
+  std::pair<at::Tensor, at::Tensor> dense_layers(at::Tensor h1, at::Tensor h2, bool train);
   at::Tensor side_branch(torch::nn::Linear& layer, const at::Tensor& bias, at::Tensor& x,
                          const at::Tensor& like);
 
