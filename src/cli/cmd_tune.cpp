@@ -38,6 +38,7 @@ int run_tune(TuneOptions o) {
   s.exe = fs::read_symlink("/proc/self/exe").string();
   s.log = [](const std::string& line) { std::cerr << line << "\n"; };
   tune::resolve_metric(s);
+  tune::check_bounded(s);  // before the output folder is made
   std::optional<OutputLock> lock;
   if (!s.dry_run) {
     // One search per folder: a second would delete the trial folders the first is training.

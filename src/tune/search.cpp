@@ -62,7 +62,7 @@ using Clock = std::chrono::steady_clock;
 /// The BASE config as every trial starts from it; checks what can be checked before any
 /// trial runs.
 RunConfig base_config(const Space& space, const SearchOptions& o) {
-  if (o.budget <= 0 && o.minutes <= 0) throw UsageError("tune: give --budget N, --minutes M or both");
+  check_bounded(o);
   if (o.exe.empty()) throw UsageError("tune: no symgnn executable to run");
   RunConfig cfg = start_config("", o.config_file);
   cfg.data.source = o.data;
@@ -132,6 +132,10 @@ std::string values_text(const Values& v) {
 }
 
 }  // namespace
+
+void check_bounded(const SearchOptions& o) {
+  if (o.budget <= 0 && o.minutes <= 0) throw UsageError("tune: give --budget N, --minutes M or both");
+}
 
 void resolve_metric(SearchOptions& o) {
   if (o.metric.empty()) {

@@ -69,6 +69,10 @@ std::string trial_spec(const SearchOptions& o, const Values& values);
 /// any trial starts). A failed trial is recorded and the search goes on.
 std::vector<Trial> run_search(const Space& space, const SearchOptions& o);
 
+/// UsageError unless the search is bounded (--budget, --minutes or both): checked before
+/// the output folder is made, and again by run_search.
+void check_bounded(const SearchOptions& o);
+
 /// o.metric, when empty, from the BASE config and the --set overrides (train.select);
 /// UsageError for a metric that is not a validation one.
 void resolve_metric(SearchOptions& o);

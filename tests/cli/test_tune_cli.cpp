@@ -41,10 +41,13 @@ TEST(TuneCli, BadSpaceFileExitsTwoWithOneLineNamingFileAndLine) {
   EXPECT_NE(err.find("bad.space:2: lowrank.hidden is an integer key"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(fs::exists(dir + "/out"));
-  // Neither --budget nor --minutes.
+  // Neither --budget nor --minutes: refused before the default --out (tune-out, in the
+  // working directory) is made.
   const std::string ok = st::write_file(dir, "ok.space", "lowrank.hidden = choice 8|16\n");
+  fs::remove_all("tune-out");  // a run of this test before the check moved
   EXPECT_EQ(run_cli({"tune", "--data", "synthetic", "--config", base, "--space", ok}, &err), 2);
   EXPECT_NE(err.find("--budget N, --minutes M or both"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists("tune-out"));
   EXPECT_EQ(
       run_cli({"tune", "--data", dir + "/missing.csv", "--config", base, "--space", ok, "--budget", "1"},
               &err),
