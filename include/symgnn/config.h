@@ -316,6 +316,7 @@ struct TrainConfig {
   int64_t lr_patience = 20;
   double min_lr = 1e-4;
   int64_t checkpoint_every = 10;
+  double checkpoint_seconds = 30;
   bool keep_checkpoints = false;
   bool stop_on_divergence = true;
   int64_t seed = 1;
@@ -357,6 +358,7 @@ struct TrainConfig {
     v("lr_patience", lr_patience, "epochs without a better validation score (train.select) before the learning rate decays", range(1, 1000000));
     v("min_lr", min_lr, "the learning rate never decays below this", range(0.0, 10.0));
     v("checkpoint_every", checkpoint_every, "epochs between checkpoints in --out (the last epoch is always saved)", range(1, 1000000));
+    v("checkpoint_seconds", checkpoint_seconds, "a checkpoint every checkpoint_every epochs is written only once this many seconds have passed since the run's previous one (or its start), so that a wide network's checkpoints (weights, Adam's moments, the moving average, the best weights, each hashed and synced) stay a small share of the run; the last epoch is always saved (0: every checkpoint_every epochs)", range(0.0, 1e6));
     v("stop_on_divergence", stop_on_divergence, "stop with an error (exit 2) when a step's loss exceeds a million times the first step's (a non-finite loss always stops); false: train on, the epoch selection keeps the best weights", any());
     v("keep_checkpoints", keep_checkpoints, "keep run<r>/checkpoint.pt (weights and optimiser state) when the training ends; false: pruned, the model directory keeps what inference needs, and a finished run cannot be resumed", any());
     v("seed", seed, "seed of the first run (run r uses seed + r)", at_least(0));

@@ -29,7 +29,9 @@ namespace {
 // The paper's protocol (early stopping on validation) on the synthetic default: a checkpoint
 // every epoch so that a kill lands between checkpoints.
 const std::string kTrain =
-    "train --preset paper --epochs 6 --no-compare --set train.checkpoint_every=1 --threads 1 --quiet";
+    "train --preset paper --epochs 6 --no-compare --set train.checkpoint_every=1 --set "
+    "train.checkpoint_seconds=0 "
+    "--threads 1 --quiet";
 
 /// The first weight set of a saved model, by parameter and buffer name.
 std::map<std::string, at::Tensor> model_weights(const std::string& path) {

@@ -33,7 +33,8 @@ namespace {
 // checkpoints are kept at the end, for the damaged-file cases (tests/reliability/
 // test_model_directories.cpp covers their pruning).
 const std::string kTrain =
-    "train --epochs 6 --runs 2 --no-compare --set train.checkpoint_every=1 --set train.keep_checkpoints=true "
+    "train --epochs 6 --runs 2 --no-compare --set train.checkpoint_every=1 --set train.checkpoint_seconds=0 "
+    "--set train.keep_checkpoints=true "
     "--threads 1 --quiet";
 
 /// Whether `rc` (run_command's status) is a death by `sig`: the shell reports 128 + sig,
@@ -173,6 +174,23 @@ TEST(FaultInjection, AFailedCheckpointKeepsThePreviousOneAndTheRunResumes) {
   EXPECT_TRUE(temporaries(dir).empty());
   ASSERT_EQ(run_symgnn("train --quiet --resume " + dir, &out), 0) << out;
   expect_same_results(dir, "resumed after a full disk");
+}
+
+TEST(FaultInjection, CheckpointsWaitForTheirSecondsAndTheLastEpochIsAlwaysSaved) {
+  // train.checkpoint_seconds: within a run far shorter than 1000 s a checkpoint every epoch
+  // is due by its epoch count but not by its time, so each run writes one checkpoint, at
+  // its last epoch: a disk that fails the 2nd write of checkpoint.pt is never reached. The
+  // same run with the gate off writes one per epoch and meets it.
+  const std::string root = scratch_dir("reliability_checkpoint_seconds");
+  const std::string fill = "SYMGNN_FAULT_INJECT=write:ENOSPC:checkpoint.pt:2";
+  const std::string args =
+      "train --epochs 6 --runs 1 --no-compare --set train.checkpoint_every=1 "
+      "--set train.keep_checkpoints=true --threads 1 --quiet --out ";
+  std::string out;
+  EXPECT_EQ(run_symgnn(args + root + "/gated --set train.checkpoint_seconds=1000", &out, fill), 0) << out;
+  EXPECT_TRUE(fs::exists(root + "/gated/run0/checkpoint.pt"));
+  EXPECT_EQ(run_symgnn(args + root + "/every --set train.checkpoint_seconds=0", &out, fill), 2) << out;
+  EXPECT_NE(out.find("No space left on device"), std::string::npos) << out;
 }
 
 TEST(FaultInjection, WriteFailuresOfTheOtherCommandsAreOneLineErrors) {

@@ -116,8 +116,10 @@ TEST(ModelDirectories, ResumeRefusesChangedDataNamingTheFile) {
   const std::string dir = root + "/m";
   std::string out;
   // Killed at its 12th fault point (a few checkpoints in), then the file changes.
-  const int rc = run_symgnn(kTwoRunTrain + " --set train.checkpoint_every=1 --data " + csv + " --out " + dir,
-                            &out, "SYMGNN_FAULT_INJECT=kill:12");
+  const int rc =
+      run_symgnn(kTwoRunTrain + " --set train.checkpoint_every=1 --set train.checkpoint_seconds=0 --data " +
+                     csv + " --out " + dir,
+                 &out, "SYMGNN_FAULT_INJECT=kill:12");
   ASSERT_NE(rc, 0) << out;
   ASSERT_TRUE(fs::exists(dir + "/dataset.bin"));
   write_file(root, "ratings.csv", swapped_csv());

@@ -80,6 +80,7 @@ struct Fixture {
     cfg.train.lr = 0.05;
     cfg.train.patience = 1000;
     cfg.train.checkpoint_every = 5;
+    cfg.train.checkpoint_seconds = 0;  // every 5 epochs, however fast
     const float mu = ctx.global_mean;
     opts.factory = [mu](const RunConfig&, const models::ModelContext& c) {
       return std::make_shared<TinyMF>(c.n1, c.n2, mu);
