@@ -10,8 +10,8 @@
 /// `real/ml-latest-small` (9,742 x 510) its bernoulli draws were a quarter of an epoch
 /// (52 of about 200 ms, LibTorch's profiler), on one thread whatever train.threads says.
 /// Here one pass writes y (a splitmix64 hash of each element's position, vectorised, on
-/// every thread), and the
-/// backward recomputes the mask from the seed instead of holding it (n w floats fewer).
+/// every thread), and the backward recomputes the mask from the seed instead of holding it
+/// (n w floats fewer).
 /// The keep probability is (1 - p) rounded to a multiple of 2^-32.
 ///
 /// CPU tensors of float or double; on any other device or type, torch::dropout (same

@@ -111,8 +111,8 @@ at::Tensor PriorEncoderImpl::aggregate(std::vector<graph::SparseMatrix>& hn, con
   if (cfg_.encoder_kernels == "composite")
     return aggregate_composite(hn, keep.defined() ? other * keep : other);
   if (cfg_.prior_stacking == "sum") {
-    // K tables [K, n, w]: keep [n, 1] broadcasts over the class axis. unbind's backward is
-    // one stack, where K selects would each allocate and zero a gradient of every table.
+    // K tables [K, n, w]. unbind's backward is one stack, where K selects would each
+    // allocate and zero a gradient of every table.
     const std::vector<at::Tensor> msgs = (keep.defined() ? other * keep : other).unbind(0);
     at::Tensor acc;
     for (int64_t c = 0; c < k; ++c) {
