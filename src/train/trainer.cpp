@@ -323,7 +323,7 @@ void RunTrainer::check_ranks_agree() {
 /// Every train.checkpoint_every epochs, once train.checkpoint_seconds have passed since the
 /// previous checkpoint (or the start of this call), and after the last epoch. On
 /// `real/ml-latest-small` a checkpoint of the 5.28 M-parameter network is about 105 MB and a
-/// third of a second: every 10 epochs they were 42 s of a 131 s run (docs/experiments.md).
+/// third of a second: every 10 epochs they added 42 s to a 131 s run (docs/experiments.md).
 void RunTrainer::checkpoint(bool last) {
   if (!writes_ || ckpt_.empty()) return;
   const bool due =
