@@ -118,11 +118,12 @@ void read_ratings(LineReader& in, const std::function<void(const RawRating&)>& s
       if (!to_double(f[2], v)) throw DataError(name, ln.number, what + quote(f[2]) + " is not a number");
       if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v)))
         throw DataError(name, ln.number, what + quote(f[2]) + " is not a finite number");
-      if (counts && v <= 0)
+      // Counts are kept as 32-bit floats: one below the smallest of those (1e-302) would be 0.
+      if (counts && !(static_cast<float>(v) > 0))
         throw DataError(name, ln.number,
-                        "count " + quote(f[2]) +
-                            " is not positive (data.feedback = counts: a row is an interaction counted at "
-                            "least once; leave out rows of count 0)");
+                        "count " + quote(f[2]) + " is not positive" + (v > 0 ? " as a 32-bit float" : "") +
+                            " (data.feedback = counts: a row is an interaction counted at least once; leave "
+                            "out rows of count 0)");
     }
     RawRating r{f[0], f[1], v, ln.number};
     if (timed && !to_time(f[time_col], r.time))

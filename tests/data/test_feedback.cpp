@@ -116,6 +116,9 @@ TEST(Feedback, CountsAreSummedThenWeightedLogOnePlusCount) {
 
   expect_refused(config_of(st::write_file(dir, "bad.csv", "u0,i0,3\nu0,i1,0\n"), "counts"),
                  {"bad.csv:2", "not positive"});
+  // A positive count that a 32-bit float holds as 0 (the fuzz smoke run's find), at its line.
+  expect_refused(config_of(st::write_file(dir, "tiny.csv", "u0,i0,3\nu0,i1,1e-302\n"), "counts"),
+                 {"tiny.csv:2", "not positive as a 32-bit float"});
 }
 
 // A ratings file of two columns where ratings are asked names the way out.
