@@ -15,7 +15,7 @@ namespace {
 
 TEST(HashedDropout, KeepsOneMinusPOfTheElementsScaledByItsInverse) {
   torch::manual_seed(1);
-  const int64_t n = 1000, m = 1001;  // an odd count: the last pair has one element
+  const int64_t n = 1000, m = 1001;
   for (const double p : {0.1, 0.5, 0.7}) {
     const at::Tensor x = torch::rand({n, m}, torch::kFloat) + 0.5;  // no zeros
     const at::Tensor y = hashed_dropout(x, p, true);
@@ -25,7 +25,7 @@ TEST(HashedDropout, KeepsOneMinusPOfTheElementsScaledByItsInverse) {
     EXPECT_NEAR(kept.to(torch::kDouble).mean().item<double>(), 1 - p, 3e-3) << p;
     const at::Tensor ratio = y.masked_select(kept) / x.masked_select(kept);
     EXPECT_TRUE(torch::allclose(ratio, torch::full_like(ratio, 1 / (1 - p)), 1e-6, 0)) << p;
-    // Neighbouring elements (the two halves of one hash) are not correlated.
+    // Neighbouring elements (consecutive counters of the hash) are not correlated.
     const at::Tensor a = kept.view(-1).narrow(0, 0, n * m - 1).to(torch::kDouble);
     const at::Tensor b = kept.view(-1).narrow(0, 1, n * m - 1).to(torch::kDouble);
     EXPECT_NEAR(((a * b).mean() - a.mean() * b.mean()).item<double>(), 0, 2e-3) << p;

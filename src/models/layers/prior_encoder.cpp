@@ -107,21 +107,11 @@ at::Tensor PriorEncoderImpl::aggregate(std::vector<graph::SparseMatrix>& hn, con
       m.values = m.values.to(other.scalar_type());
       m.t_values = m.t_values.to(other.scalar_type());
     }
-  // keep [n, 1] broadcasts over the class axis of a [K, n, w] table too.
-  if (cfg_.encoder_kernels == "composite")
+  // Sum stacking (K tables [K, n, w], keep [n, 1] broadcasting over the class axis) and
+  // encoder_kernels = composite: LibTorch's products class by class.
+  if (cfg_.encoder_kernels == "composite" || cfg_.prior_stacking == "sum")
     return aggregate_composite(hn, keep.defined() ? other * keep : other);
-  if (cfg_.prior_stacking == "sum") {
-    // K tables [K, n, w]. unbind's backward is one stack, where K selects would each
-    // allocate and zero a gradient of every table.
-    const std::vector<at::Tensor> msgs = (keep.defined() ? other * keep : other).unbind(0);
-    at::Tensor acc;
-    for (int64_t c = 0; c < k; ++c) {
-      const at::Tensor part = graph::spmm(hn[static_cast<size_t>(c)], msgs[static_cast<size_t>(c)]);
-      acc = acc.defined() ? acc + part : part;
-    }
-    return torch::relu(acc);
-  }
-  // concat: class c reads columns [c block, (c + 1) block) of the table and writes the same
+  // Fused concat: class c reads columns [c block, (c + 1) block) of the table and writes the same
   // block of H, in one pass that reads the blocks where they lie (models/kernels/class_spmm.h);
   // its backward writes the table's gradient the same way.
   const int64_t block = other.size(1) / k;

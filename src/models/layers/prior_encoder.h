@@ -72,8 +72,8 @@ class PriorEncoderImpl : public torch::nn::Module {
   /// H of one side: aggregation of `other` (the other side's embedding), its rows scaled by
   /// `keep` (node dropout's factors [n_other, 1]; undefined: none).
   at::Tensor aggregate(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other, const at::Tensor& keep);
-  /// encoder_kernels = composite: the same H with LibTorch's ops, from a table whose rows
-  /// dropout already scaled.
+  /// The same H with LibTorch's ops, class by class, from a table whose rows dropout already
+  /// scaled: encoder_kernels = composite, and sum stacking under either kernels.
   at::Tensor aggregate_composite(std::vector<graph::SparseMatrix>& hn, const at::Tensor& other);
   /// The side branches joined, the dense dropout and the dense layer(s): U^(p) of both sides.
   std::pair<at::Tensor, at::Tensor> dense_layers(at::Tensor h1, at::Tensor h2, bool train);
