@@ -328,6 +328,7 @@ struct TrainConfig {
   std::string protocol = "early_stop";
   std::string retrain_from = "scratch";
   double retrain_warm_fraction = 0.1;
+  bool continue_short_run = true;
   int64_t average_last = 1;
   int64_t average_every = 5;
   int64_t batch_size = 0;
@@ -370,6 +371,7 @@ struct TrainConfig {
     v("protocol", protocol, "early_stop: test at the best validation epoch; retrain (GC-MC/IGMC's): choose the epoch count on validation, then train a fresh model on all training ratings for that many epochs and score the test set once (without a validation split: one phase of `epochs` epochs on all ratings)", one_of("early_stop|retrain"));
     v("retrain_from", retrain_from, "protocol = retrain: the training on all ratings starts from fresh weights for the epoch count chosen on validation (scratch), or continues the selection phase's chosen weights for retrain_warm_fraction of that count (selected: a warm start, the retrain in a fraction of its time) (train/trainer.cpp)", one_of("scratch|selected"));
     v("retrain_warm_fraction", retrain_warm_fraction, "retrain_from = selected: the epochs on all ratings as a fraction of the chosen epoch count (at least 1)", range(0.0, 1.0));
+    v("continue_short_run", continue_short_run, "train.auto's short runs (lowrank.offset = auto, each side's graph): the selection phase continues the chosen short run from its last epoch (its weights, optimiser moments and random generator state: the same model) instead of training those epochs again; false: it starts afresh (fit/prepared_data.cpp)", any());
     v("average_last", average_last, "runs without a validation split (val_fraction = 0, or the retrain phase): predictions are the mean over the last N checkpoints, average_every epochs apart (1: the last epoch only)", range(1, 1000));
     v("average_every", average_every, "epochs between the averaged checkpoints", range(1, 100000));
     v("batch_size", batch_size, "training ratings per optimiser step: an epoch takes ceil(ratings / batch_size) steps over a shuffled order, each on the full graph's representations (0: full batch, one step an epoch; docs/scale.md)", range(0, 1e12));

@@ -95,7 +95,8 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   } unstarted{rank0 && !o.resume ? o.out_dir : std::string()};
   train::TrainerOptions topts = trainer_options(cfg, o, dist);
   fitting::PreparedData data = fitting::prepare_data(cfg, o, kind, rank0, dist.world_size, topts.group.get());
-  make_paths_absolute(cfg);  // read; from here on what the folder records
+  topts.warm_start = std::move(data.warm_start);  // train.continue_short_run
+  make_paths_absolute(cfg);                       // read; from here on what the folder records
   if (rank0) fitting::pin_run(data.ds, cfg, cfg_in, o);
   // The ranker before the model's evaluation, which ranks with it: first for a trained kind
   // (seconds, before hours of training), once the model is built for a closed-form one (a

@@ -41,6 +41,7 @@ Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const models::Cho
                 const EpochCallback& on_epoch, const std::string& phase) {
   train::TrainerOptions opts;  // no log: the trials' lines are choose_graphs'
   opts.bias_shrinkage = cv;
+  opts.keep_final_state = trial_cfg.train.continue_short_run;
   // Their epochs still reach the caller, marked as the trials': a caller that stops a fit
   // on an event (Python's Ctrl-C) stops it here too.
   if (on_epoch)
@@ -53,6 +54,7 @@ Trial run_trial(const RunConfig& trial_cfg, const Dataset& ds, const models::Cho
   Trial t;
   t.epochs = s.runs.empty() ? 0 : s.runs.front().epochs_run;
   t.best_epoch = s.runs.empty() ? 0 : s.runs.front().best_epoch;
+  if (!s.runs.empty()) t.state = s.runs.front().final_state;
   const at::Tensor v = s.val_predictions.to(at::kDouble).contiguous();
   const std::vector<double> val(v.data_ptr<double>(), v.data_ptr<double>() + v.numel());
   const BaselineGuard g = fit_baseline_guard(val, ds, trial_cfg.baseline, cv.get(), /*final_on_all=*/false);
@@ -113,6 +115,7 @@ GraphChoice choose_graphs(RunConfig& cfg, Dataset& ds, const models::ChosenShrin
     t.with = with_all;
     t.without = run_trial(trial_cfg, without, cv, on_epoch);
     t.kept = !t.without.better_than(t.with);
+    if (t.kept) t.without.state.reset();  // not the run's config (fit/prepared_data.cpp)
     say(describe(t, choice.trial_epochs));
     choice.sides.push_back(t);
   }

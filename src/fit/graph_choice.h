@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/progress.h"
+
+namespace symgnn::train {
+struct WarmStart;  // train/run_state.h
+}
 
 namespace symgnn::fitting {
 
@@ -51,6 +56,9 @@ struct Trial {
   double baseline = std::numeric_limits<double>::quiet_NaN();  // the bias baseline alone
   double network_weight = 1;  // the network's weight in the combination (1: none fitted)
   int64_t best_epoch = 0;     // the epoch whose weights it kept
+  /// train.continue_short_run: its state at its last epoch, for the run to continue where
+  /// its config turns out to be the run's (fit/prepared_data.cpp); null once settled.
+  std::shared_ptr<train::WarmStart> state = nullptr;
   bool better_than(const Trial& other) const;
   /// Whether the network earned anything on validation: alone it beats the bias baseline (by
   /// kTrialTie), or the combination keeps it (Douban's network of ratings validates 0.7377

@@ -42,8 +42,12 @@ OffsetChoice choose_offset(RunConfig& cfg, const Dataset& ds, const models::Chos
   // of ratings, which must learn the baseline's part too, is not tried.
   c.residuals = run_trial(residual_form(trial), ds, cv, on_epoch, phase);
   c.ratings_tried = c.residuals.network_learns();
+  // A network that learned nothing trains its short run's best epochs only (fit/prepared_data.h):
+  // nothing continues its state.
+  if (!c.ratings_tried) c.residuals.state.reset();
   if (c.ratings_tried) c.ratings = run_trial(trial, ds, cv, on_epoch, phase);
   c.residual = !c.ratings_tried || c.residuals.better_than(c.ratings);
+  (c.residual ? c.ratings : c.residuals).state.reset();  // the loser's state goes
   if (c.residual) cfg = residual_form(cfg);
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   say(describe(c));

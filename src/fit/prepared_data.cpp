@@ -17,6 +17,7 @@
 #include "symgnn/model.h"
 #include "train/dataset_stats.h"
 #include "train/distributed.h"
+#include "train/run_state.h"
 #include "train/trainer.h"
 #include "util/memory_check.h"
 #include "util/text.h"
@@ -58,6 +59,31 @@ bool needs_bias_shrinkage(const RunConfig& cfg, const ModelKind& kind, const Dat
   const bool retrained = kind.fit == FitMethod::trained && train::retrains(cfg, ds);
   const bool validation_choice = cfg.baseline.select == "validation" && !ds.validation.empty();
   return models::shows_bias_baseline(cfg) && !ds.test.empty() && !retrained && !validation_choice;
+}
+
+/// The short run the run's config ended as (PreparedData::warm_start): the offset's winner
+/// with every graph, or the run without the one side's graph that was dropped; none where
+/// two sides were dropped (no short run had that config) or the run is cut to fewer epochs
+/// than its short run trained. Every other state is released, so that none outlives here.
+std::shared_ptr<train::WarmStart> settle_warm_start(PreparedData& p, const Trial* made,
+                                                    const RunConfig& cfg) {
+  std::shared_ptr<train::WarmStart> chosen;
+  const std::vector<GraphTrial>& sides = p.graph_choice.sides;
+  std::vector<const GraphTrial*> dropped;
+  for (const GraphTrial& t : sides)
+    if (!t.kept) dropped.push_back(&t);
+  if (!sides.empty())
+    chosen = dropped.empty()       ? sides.front().with.state
+             : dropped.size() == 1 ? dropped.front()->without.state
+                                   : nullptr;
+  else if (made)
+    chosen = made->state;
+  for (Trial* t : {&p.offset_choice.residuals, &p.offset_choice.ratings}) t->state.reset();
+  for (GraphTrial& t : p.graph_choice.sides) t.with.state.reset(), t.without.state.reset();
+  if (!cfg.train.continue_short_run || p.epochs_from_short_run > 0 ||
+      (chosen && chosen->epoch > cfg.train.epochs))
+    return nullptr;
+  return chosen;
 }
 
 }  // namespace
@@ -130,6 +156,7 @@ PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& 
             ": it learned nothing there that a longer run is shown to add");
     cfg.train.epochs = p.epochs_from_short_run;
   }
+  p.warm_start = settle_warm_start(p, made, cfg);
   return p;
 }
 

@@ -4,6 +4,7 @@
 /// lowrank.prior = auto, what the network learns and each side's graph by short runs).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "fit/cold_list_choice.h"
@@ -35,6 +36,10 @@ struct PreparedData {
   OffsetChoice offset_choice;            // lowrank.offset = auto: what the network learns, by short runs
   int64_t epochs_from_short_run = 0;     // > 0: train.epochs cut to the short run's best (see prepare_data)
   ColdListChoice cold_lists;             // train.cold_lists = auto: users without ratings' lists
+  /// train.continue_short_run: the state of the short run whose config the run ended with
+  /// (its epochs and patience aside), which the selection phase continues; null where none
+  /// is (no short run, two sides' graphs dropped, a run cut to its short run's best epoch).
+  std::shared_ptr<train::WarmStart> warm_start;
 };
 
 /// Loads cfg's data and settles cfg on it (the keys it decides are rewritten in cfg). Lines

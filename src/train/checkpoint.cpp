@@ -19,12 +19,13 @@
 
 namespace symgnn::train {
 
-void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path,
-                         Integrity integrity) {
-  // LibTorch's archive writer ends the file in its destructor, which throws after any
-  // short write: a buffer that could not grow (`ulimit -v`) ended the process in
-  // std::terminate. So every write "succeeds" here, and a failure to hold the bytes is
-  // this function's std::bad_alloc (one line: "out of memory while ...").
+namespace {
+
+/// The bytes of `archive`. LibTorch's archive writer ends the file in its destructor, which
+/// throws after any short write: a buffer that could not grow (`ulimit -v`) ended the process
+/// in std::terminate. So every write "succeeds" here, and a failure to hold the bytes is this
+/// function's std::bad_alloc (one line: "out of memory while ...").
+std::string archive_bytes(torch::serialize::OutputArchive& archive) {
   // The size first, so that the buffer is allocated once at its length: grown by doubling,
   // it held up to twice the archive and copied it at each step.
   size_t size = 0;
@@ -45,7 +46,14 @@ void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::st
     return n;
   });
   if (out_of_memory) throw std::bad_alloc();
-  write_text_atomic(path, bytes, integrity);
+  return bytes;
+}
+
+}  // namespace
+
+void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::string& path,
+                         Integrity integrity) {
+  write_text_atomic(path, archive_bytes(archive), integrity);
 }
 
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path,
@@ -253,11 +261,9 @@ std::vector<EpochRecord> history_from(const at::Tensor& t, const std::vector<std
   return h;
 }
 
-}  // namespace
-
-void save_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
-                     models::RatingModel& model, torch::optim::AdamW& opt, const RunState& st) {
-  torch::serialize::OutputArchive a;
+/// What a checkpoint holds (save_checkpoint's doc), as an archive.
+void write_checkpoint(torch::serialize::OutputArchive& a, const std::string& config_text, int64_t run,
+                      models::RatingModel& model, torch::optim::AdamW& opt, const RunState& st) {
   a.write("format", c10::IValue(std::string(kCheckpointFormat)));
   a.write("config", c10::IValue(config_text));
   a.write("run", c10::IValue(run));
@@ -297,14 +303,31 @@ void save_checkpoint(const std::string& path, const std::string& config_text, in
     std::lock_guard<std::mutex> lock(gen.mutex());
     a.write("rng_cpu", gen.get_state());
   }
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
+                     models::RatingModel& model, torch::optim::AdamW& opt, const RunState& st) {
+  torch::serialize::OutputArchive a;
+  write_checkpoint(a, config_text, run, model, opt, st);
   save_archive_atomic(a, path);
 }
 
-void load_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
-                     models::RatingModel& model, torch::optim::AdamW& opt, RunState& st,
-                     const at::Device& dev) {
-  torch::serialize::InputArchive a;
-  load_archive(a, path, dev);
+std::string checkpoint_bytes(const std::string& config_text, int64_t run, models::RatingModel& model,
+                             torch::optim::AdamW& opt, const RunState& st) {
+  torch::serialize::OutputArchive a;
+  write_checkpoint(a, config_text, run, model, opt, st);
+  return archive_bytes(a);
+}
+
+namespace {
+
+/// Restores what write_checkpoint wrote into `a`; `path` names it in errors, and an empty
+/// `config_text` skips the check of the config it was written with.
+void read_checkpoint(torch::serialize::InputArchive& a, const std::string& path,
+                     const std::string& config_text, int64_t run, models::RatingModel& model,
+                     torch::optim::AdamW& opt, RunState& st) {
   const std::string format = read_string(a, "format", path);
   const bool first_format = format == kCheckpointFormatV1;  // no metric names yet
   if (format != kCheckpointFormat && !first_format)
@@ -313,7 +336,7 @@ void load_checkpoint(const std::string& path, const std::string& config_text, in
   // take their defaults, as they would have in it).
   RunConfig recorded;
   load_config_text(recorded, read_string(a, "config", path), path);
-  if (to_text(recorded) != config_text)
+  if (!config_text.empty() && to_text(recorded) != config_text)
     throw CheckpointError(path +
                           ": checkpoint was written with a different configuration; resume with the same "
                           "config and flags (see the config recorded in the checkpoint directory)");
@@ -378,6 +401,24 @@ void load_checkpoint(const std::string& path, const std::string& config_text, in
   auto gen = at::detail::getDefaultCPUGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
   gen.set_state(rng.to(torch::kCPU));
+}
+
+}  // namespace
+
+void load_checkpoint(const std::string& path, const std::string& config_text, int64_t run,
+                     models::RatingModel& model, torch::optim::AdamW& opt, RunState& st,
+                     const at::Device& device) {
+  torch::serialize::InputArchive a;
+  load_archive(a, path, device);
+  read_checkpoint(a, path, config_text, run, model, opt, st);
+}
+
+void load_checkpoint_bytes(const std::string& bytes, const std::string& what, int64_t run,
+                           models::RatingModel& model, torch::optim::AdamW& opt, RunState& st,
+                           const at::Device& device) {
+  torch::serialize::InputArchive a;
+  a.load_from(bytes.data(), bytes.size(), device);
+  read_checkpoint(a, what, "", run, model, opt, st);
 }
 
 void save_model(models::RatingModel& model, const std::string& config_text, const std::string& path,

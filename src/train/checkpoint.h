@@ -65,6 +65,17 @@ void load_checkpoint(const std::string& path, const std::string& config_text, in
                      models::RatingModel& model, torch::optim::AdamW& opt, RunState& st,
                      const at::Device& device);
 
+/// The checkpoint save_checkpoint would write, as bytes in memory: the state of a short run
+/// that a longer run continues (TrainerOptions::warm_start, train/trainer.h).
+std::string checkpoint_bytes(const std::string& config_text, int64_t run, models::RatingModel& model,
+                             torch::optim::AdamW& opt, const RunState& st);
+
+/// Restores checkpoint_bytes' state as load_checkpoint does, without the config check: the
+/// caller vouches that the model is the one that wrote it. `what` names it in errors.
+void load_checkpoint_bytes(const std::string& bytes, const std::string& what, int64_t run,
+                           models::RatingModel& model, torch::optim::AdamW& opt, RunState& st,
+                           const at::Device& device);
+
 /// Saves the model with its config (`symgnn predict` input). `members`: the weight sets
 /// whose predictions are averaged (train.average_last); empty means the model's current
 /// weights alone.

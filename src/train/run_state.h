@@ -52,4 +52,12 @@ struct RunState {
   std::vector<ModuleState> members;  // their weights (the saved model averages them)
 };
 
+/// A run's whole state at its last epoch (checkpoint_bytes, train/checkpoint.h), in memory:
+/// a short run that a longer run of the same model continues (TrainerOptions::warm_start).
+/// The continuing run frees the bytes once read.
+struct WarmStart {
+  std::string checkpoint;
+  int64_t epoch = 0;  // the epochs it trained
+};
+
 }  // namespace symgnn::train

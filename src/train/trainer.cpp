@@ -194,6 +194,7 @@ class RunTrainer {
 
   // Checkpointing.
   void open_run_dir();
+  void continue_short_run();
   void check_ranks_agree();
   void checkpoint(bool last);
   void interrupt_if_asked(bool last);
@@ -289,6 +290,10 @@ RunTrainer::RunTrainer(const RunConfig& cfg, const Dataset& ds, const models::Mo
   st_.best = module_state(*model_);
   if (tc_.ema > 0) st_.ema = module_state(*model_);
   open_run_dir();
+  continue_short_run();
+  // A run continued from a checkpoint or a short run measures divergence against its first
+  // epoch, as it would have uninterrupted.
+  if (!st_.history.empty()) first_loss_ = std::abs(st_.history.front().loss);
   set_lr(opt_, st_.lr);
   if (group_) check_ranks_agree();
 }
@@ -304,6 +309,17 @@ void RunTrainer::open_run_dir() {
     load_checkpoint(ckpt_, config_text_, run_, *model_, opt_, st_, device_);
     progress_.message("resumed run " + std::to_string(run_ + 1) + " at epoch " + std::to_string(st_.epoch));
   }
+}
+
+/// TrainerOptions::warm_start: run 0 continues a short run's state, unless a checkpoint
+/// already resumed it.
+void RunTrainer::continue_short_run() {
+  const std::shared_ptr<WarmStart>& warm = opts_.warm_start;
+  if (!warm || warm->checkpoint.empty() || run_ != 0 || st_.epoch > 0) return;
+  load_checkpoint_bytes(warm->checkpoint, "the short run's state", run_, *model_, opt_, st_, device_);
+  std::string().swap(warm->checkpoint);
+  progress_.message("continuing the chosen short run from its epoch " + std::to_string(st_.epoch) +
+                    " (the same model; train.continue_short_run)");
 }
 
 /// A resumed rank that found another checkpoint than rank 0's (a folder not shared between
@@ -532,7 +548,13 @@ RunResult RunTrainer::train() {
     interrupt_if_asked(last);
     fault::point();  // the fault-injection suite's kill:<n> (tests/reliability/)
   }
-  return finish();
+  std::shared_ptr<WarmStart> state;
+  if (opts_.keep_final_state)
+    state = std::make_shared<WarmStart>(
+        WarmStart{checkpoint_bytes(config_text_, run_, *model_, opt_, st_), st_.epoch});
+  RunResult r = finish();
+  r.final_state = std::move(state);
+  return r;
 }
 
 /// The selected weights back in the model, the run's result, history.csv and model.pt.
@@ -607,6 +629,8 @@ RunResult train_retrain(const RunConfig& cfg, const Dataset& ds, const models::M
   models::give_offset_shrinkage(all_ctx, final_cfg);
   runtime::release_freed_memory();
   TrainerOptions final_opts = opts;
+  final_opts.warm_start = nullptr;  // a short run continues the selection phase only
+  final_opts.keep_final_state = false;
   if (!opts.out_dir.empty()) final_opts.out_dir = opts.out_dir + "/final";
   if (opts.retrain_pays && !opts.retrain_pays(chosen)) {
     // The selection phase's weights stand for the final model, saved where the final

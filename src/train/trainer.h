@@ -49,6 +49,9 @@ struct RunResult {
   std::vector<ModuleState> saved;
   /// protocol = retrain: whether the final training ran (TrainerOptions::retrain_pays).
   bool retrained = true;
+  /// TrainerOptions::keep_final_state: the run's state at its last epoch (before the selected
+  /// weights are restored), for a longer run to continue; null otherwise.
+  std::shared_ptr<WarmStart> final_state;
 };
 
 struct SweepResult {
@@ -88,6 +91,16 @@ struct TrainerOptions {
   /// combination gives the network weight 0, so its retrain would cost minutes for nothing).
   /// Null: always retrain.
   std::function<bool(const RunResult& chosen)> retrain_pays;
+  /// Keep each run's state at its last epoch (RunResult::final_state): train.auto's short runs,
+  /// one of which the run's selection phase may continue (fit/prepared_data.h).
+  bool keep_final_state = false;
+  /// A short run's state that run 0 continues from its last epoch instead of training those
+  /// epochs again: the same config up to its epoch count and patience, the same data and
+  /// seed, so the same weights, optimiser moments and random generator state (the caller
+  /// vouches for that; fit/prepared_data.cpp). A checkpoint found by `resume` takes
+  /// precedence; the final phase of train.protocol = retrain starts afresh. The run that
+  /// reads it frees its bytes.
+  std::shared_ptr<WarmStart> warm_start;
   /// Testing hook: stop (as if interrupted) after this many epochs of a run; 0 = never.
   int64_t interrupt_after = 0;
   /// Builds the model of a run; empty means models::make_model (tests inject small ones).

@@ -323,3 +323,39 @@ TEST(OffsetChoice, ARunWhoseNetworkLearnsNothingStopsAtItsShortRun) {
   EXPECT_NE(text.find("epochs = " + std::to_string(epochs) + "\n"), std::string::npos) << text;
   EXPECT_NE(text.find("user_graph = file"), std::string::npos) << text;
 }
+
+// train.continue_short_run: the selection phase continues the chosen short run from its last
+// epoch instead of training those epochs again, and it is the same run: the figures equal
+// those of a run that starts afresh, whichever side's graph the short runs kept (a file's
+// user graph that is dropped stays in the data for the lists, the models read the identity).
+TEST(GraphChoice, TheRunContinuesTheChosenShortRunAndIsTheSameRun) {
+  int dropped = 0, kept = 0;
+  for (const bool homophilous : {true, false}) {
+    const symgnn::Dataset ds = grouped_with_test(homophilous, 1);
+    const auto run = [&ds](bool continued, std::vector<std::string>& log) {
+      symgnn::RunConfig cfg = choice_config();
+      cfg.train.epochs = 60;
+      cfg.train.continue_short_run = continued;
+      symgnn::FitOptions fo;
+      fo.data = &ds;
+      fo.log = [&log](const std::string& line) { log.push_back(line); };
+      return symgnn::fit(cfg, fo);
+    };
+    std::vector<std::string> warm_log, cold_log;
+    const symgnn::FitResult warm = run(true, warm_log), cold = run(false, cold_log);
+    const auto said = [](const std::vector<std::string>& log, const std::string& what) {
+      return std::any_of(log.begin(), log.end(),
+                         [&what](const std::string& l) { return l.find(what) != std::string::npos; });
+    };
+    EXPECT_TRUE(said(warm_log, "continuing the chosen short run from its epoch"));
+    EXPECT_FALSE(said(cold_log, "continuing the chosen short run"));
+    (said(warm_log, "replaced by the identity") ? dropped : kept) += 1;
+    for (const std::string name : {"val_rmse", "test_rmse"})
+      EXPECT_NEAR(warm.metrics.mean(name), cold.metrics.mean(name), 1e-9)
+          << name << " homophilous " << homophilous;
+    EXPECT_EQ(warm.metrics.figures.at("best_epoch"), cold.metrics.figures.at("best_epoch"));
+    EXPECT_EQ(warm.metrics.figures.at("epochs_run"), cold.metrics.figures.at("epochs_run"));
+  }
+  EXPECT_EQ(dropped, 1) << "one data set drops its user graph, the other keeps it";
+  EXPECT_EQ(kept, 1);
+}

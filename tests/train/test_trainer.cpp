@@ -175,6 +175,69 @@ TEST(Trainer, ResumeEqualsUninterruptedRun) {
   EXPECT_EQ(resumed.best_epoch, full.best_epoch);
 }
 
+// TrainerOptions::warm_start: a longer run that continues a short run's last state (its
+// weights, Adam's moments, the moving average, the random generator) is the run that never
+// stopped, epoch by epoch; the short run may have had a smaller patience. Under
+// protocol = retrain only the selection phase continues it: the final phase starts afresh.
+TEST(Trainer, ALongerRunContinuingAShortRunsStateEqualsTheUninterruptedRun) {
+  const auto configure = [](Fixture& f, const std::string& protocol) {
+    f.ds.rating_levels.clear();  // continuous ratings: the retrain's context takes its levels from the data
+    f.cfg.train.ema = 0.9;
+    f.cfg.train.protocol = protocol;
+    f.cfg.train.patience = 30;
+  };
+  for (const std::string protocol : {"early_stop", "retrain"}) {
+    Fixture a;
+    configure(a, protocol);
+    const auto full = a.run();
+
+    Fixture b;  // the short run: the first 20 epochs, early stopping, its patience smaller
+    configure(b, "early_stop");
+    b.cfg.train.epochs = 20;
+    b.cfg.train.patience = 15;
+    b.opts.keep_final_state = true;
+    const auto shorter = b.run();
+    ASSERT_TRUE(shorter.final_state) << protocol;
+    EXPECT_EQ(shorter.final_state->epoch, shorter.epochs_run);
+    EXPECT_FALSE(shorter.final_state->checkpoint.empty());
+
+    Fixture c;
+    configure(c, protocol);
+    // Another seed: the state read carries the weights and the generator, so a run that did
+    // not read it would differ from its first epoch (the final phase of retrain seeds afresh).
+    if (protocol == "early_stop") c.cfg.train.seed = 99;
+    c.opts.warm_start = shorter.final_state;
+    const auto continued = c.run();
+    EXPECT_TRUE(shorter.final_state->checkpoint.empty()) << "the continuing run frees the bytes";
+    EXPECT_FALSE(continued.final_state) << "kept only where asked";
+    ASSERT_EQ(continued.history.size(), full.history.size()) << protocol;
+    for (size_t k = 0; k < full.history.size(); ++k) {
+      EXPECT_DOUBLE_EQ(continued.history[k].loss, full.history[k].loss) << protocol << " epoch " << k + 1;
+      EXPECT_DOUBLE_EQ(continued.history[k].metric("val_rmse"), full.history[k].metric("val_rmse"))
+          << protocol << " epoch " << k + 1;
+    }
+    ASSERT_EQ(continued.final_history.size(), full.final_history.size()) << protocol;
+    for (size_t k = 0; k < full.final_history.size(); ++k)
+      EXPECT_DOUBLE_EQ(continued.final_history[k].loss, full.final_history[k].loss)
+          << protocol << " final epoch " << k + 1;
+    EXPECT_EQ(continued.best_epoch, full.best_epoch);
+    EXPECT_DOUBLE_EQ(continued.selected.at("test_rmse"), full.selected.at("test_rmse")) << protocol;
+    EXPECT_DOUBLE_EQ(continued.selected.at("val_rmse"), full.selected.at("val_rmse")) << protocol;
+  }
+  // Run 0 alone continues it: run 1 trains its own seed from the start.
+  Fixture d;
+  d.cfg.train.epochs = 20;
+  d.opts.keep_final_state = true;
+  const auto shorter = d.run();
+  Fixture e;
+  e.opts.warm_start = shorter.final_state;
+  const auto second = e.run(1);
+  EXPECT_FALSE(shorter.final_state->checkpoint.empty());
+  Fixture g;
+  const auto plain = g.run(1);
+  EXPECT_DOUBLE_EQ(second.history.front().loss, plain.history.front().loss);
+}
+
 TEST(Trainer, CorruptOrMismatchedCheckpointIsAClearError) {
   Fixture f;
   f.opts.out_dir = symgnn::testing::scratch_dir("trainer_c");
