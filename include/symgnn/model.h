@@ -71,8 +71,18 @@ struct ModelContext {
   ModelContext to(const at::Device& device) const;
 };
 
+/// A context already built and the data it was built from, whose graph tensors (at, links,
+/// features) a new context shares for each side whose nodes carry the same graph, links and
+/// features: a run's contexts over the same nodes (the ranker's and the network's, the
+/// selection phase's and the retrain's) then hold them once. Contexts never change them in
+/// place. Null members: nothing shared.
+struct SharedGraphs {
+  const Dataset* ds = nullptr;
+  const ModelContext* ctx = nullptr;
+};
+
 /// Builds the context of `ds` (its graphs must be resolved: see graph::resolve_graphs).
-ModelContext make_context(const Dataset& ds);
+ModelContext make_context(const Dataset& ds, SharedGraphs shared = {});
 
 /// What a closed-form fit (RatingModel::fit) reports beside the state it leaves in the model.
 struct ClosedFormFit {

@@ -29,6 +29,19 @@ at::Tensor feature_tensor(const NodeSet& side, const char* which) {
   return float_tensor(side.features.values).reshape({side.features.rows, side.features.cols});  // n x p
 }
 
+/// Whether two sides give the same graph tensors: what normalized_adjacency, directed_links
+/// and feature_tensor read (the raw graph, its directed links, whether the models read the
+/// identity, the features), compared element by element.
+bool same_graph_inputs(const NodeSet& a, const NodeSet& b) {
+  const auto same_edges = [](const EdgeList& x, const EdgeList& y) {
+    return x.num_nodes == y.num_nodes && x.src == y.src && x.dst == y.dst && x.weight == y.weight;
+  };
+  return a.count == b.count && a.graph_origin == b.graph_origin && a.links_only == b.links_only &&
+         same_edges(a.graph, b.graph) && same_edges(a.directed, b.directed) &&
+         a.features.rows == b.features.rows && a.features.cols == b.features.cols &&
+         a.features.values == b.features.values;
+}
+
 }  // namespace
 
 std::vector<float> rating_levels(const Dataset& ds) {
@@ -39,18 +52,27 @@ std::vector<float> rating_levels(const Dataset& ds) {
   return levels;
 }
 
-ModelContext make_context(const Dataset& ds) {
+ModelContext make_context(const Dataset& ds, SharedGraphs shared) {
   TORCH_CHECK(ds.users.graph_origin != GraphOrigin::None && ds.items.graph_origin != GraphOrigin::None,
               "make_context: resolve the graphs first (graph::resolve_graphs)");
   ModelContext ctx;
   ctx.n1 = ds.users.count;
   ctx.n2 = ds.items.count;
-  ctx.at1 = graph::normalized_adjacency(ds.users);
-  ctx.at2 = graph::normalized_adjacency(ds.items);
-  ctx.links1 = graph::directed_links(ds.users);
-  ctx.links2 = graph::directed_links(ds.items);
-  ctx.f1 = feature_tensor(ds.users, "user");
-  ctx.f2 = feature_tensor(ds.items, "item");
+  const bool has_shared = shared.ds && shared.ctx;
+  if (has_shared && same_graph_inputs(ds.users, shared.ds->users)) {
+    ctx.at1 = shared.ctx->at1, ctx.links1 = shared.ctx->links1, ctx.f1 = shared.ctx->f1;
+  } else {
+    ctx.at1 = graph::normalized_adjacency(ds.users);
+    ctx.links1 = graph::directed_links(ds.users);
+    ctx.f1 = feature_tensor(ds.users, "user");
+  }
+  if (has_shared && same_graph_inputs(ds.items, shared.ds->items)) {
+    ctx.at2 = shared.ctx->at2, ctx.links2 = shared.ctx->links2, ctx.f2 = shared.ctx->f2;
+  } else {
+    ctx.at2 = graph::normalized_adjacency(ds.items);
+    ctx.links2 = graph::directed_links(ds.items);
+    ctx.f2 = feature_tensor(ds.items, "item");
+  }
 
   const RatingList& train = ds.train;
   ctx.levels = rating_levels(ds);

@@ -115,6 +115,10 @@ struct TrainerOptions {
   /// ratings carries it (ModelContext::bias_shrinkage). Null: chosen on the ratings where a
   /// model learns over the bias offset (models/baseline/offset_model.h).
   std::shared_ptr<const models::ShrinkageChoice> bias_shrinkage, retrain_bias_shrinkage;
+  /// A context of the same nodes already held (the ranker's, fitted beside the model) whose
+  /// graph tensors the sweep's contexts share where the graphs are the same
+  /// (models::SharedGraphs); the retrain's context shares the selection phase's.
+  models::SharedGraphs shared_graphs;
   /// Whether this process writes the run's files: a single process or rank 0.
   bool writes_files() const;
 };

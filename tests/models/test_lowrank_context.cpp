@@ -125,6 +125,37 @@ TEST(LowRankContext, BinsAContinuousTargetIntoQuantileClassesForThePriors) {
   EXPECT_EQ(make_context(few).h.size(), make_context(few).levels.size());
 }
 
+// SharedGraphs: a context over the same nodes shares the graph tensors of one already built
+// (the same storage, so they are held once), side by side; a side whose graph, links or
+// features differ builds its own, equal to what it builds alone.
+TEST(LowRankContext, SharesTheGraphTensorsOfAContextOverTheSameNodes) {
+  const Dataset ds = hand_built();
+  const ModelContext first = make_context(ds);
+  Dataset more = ds;  // more ratings, the same nodes: the retrain's data
+  more.train.add(1, 3, 1.0f);
+  const ModelContext second = make_context(more, {&ds, &first});
+  EXPECT_TRUE(second.at1.values.is_same(first.at1.values));
+  EXPECT_TRUE(second.at1.col_idx.is_same(first.at1.col_idx));
+  EXPECT_TRUE(second.f1.is_same(first.f1));
+  EXPECT_TRUE(second.at2.identity);
+  EXPECT_EQ(second.train_values.numel(), first.train_values.numel() + 1);
+
+  Dataset other = ds;  // one user edge fewer, one feature changed
+  other.users.graph = EdgeList{};
+  other.users.graph.num_nodes = 3;
+  other.users.graph.add(0, 1, 1.0f);
+  other.users.graph.add(1, 0, 1.0f);
+  other.users.features.values[5] = 7;
+  const ModelContext alone = make_context(other), given = make_context(other, {&ds, &first});
+  EXPECT_FALSE(given.at1.values.is_same(first.at1.values));
+  EXPECT_TRUE(torch::equal(given.at1.to_dense(), alone.at1.to_dense()));
+  EXPECT_FALSE(torch::equal(given.at1.to_dense(), first.at1.to_dense()));
+  EXPECT_TRUE(torch::equal(given.f1, alone.f1));
+  Dataset identity = ds;  // the models read the identity over the same file graph
+  identity.users.links_only = true;
+  EXPECT_TRUE(make_context(identity, {&ds, &first}).at1.identity);
+}
+
 TEST(LowRankContext, RequiresResolvedGraphs) {
   Dataset ds = hand_built();
   ds.items.graph_origin = GraphOrigin::None;
