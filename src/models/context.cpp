@@ -42,6 +42,24 @@ bool same_graph_inputs(const NodeSet& a, const NodeSet& b) {
          a.features.values == b.features.values;
 }
 
+/// One side's graph tensors in `ctx` (at, links, features): `from`'s where its side
+/// (`from_side`) gives the same ones, else built from `side`.
+void set_side_graphs(const NodeSet& side, const NodeSet* from_side, const ModelContext* from, bool users,
+                     ModelContext& ctx) {
+  graph::SparseMatrix& adjacency = users ? ctx.at1 : ctx.at2;
+  graph::SparseMatrix& links = users ? ctx.links1 : ctx.links2;
+  at::Tensor& features = users ? ctx.f1 : ctx.f2;
+  if (from && from_side && same_graph_inputs(side, *from_side)) {
+    adjacency = users ? from->at1 : from->at2;
+    links = users ? from->links1 : from->links2;
+    features = users ? from->f1 : from->f2;
+    return;
+  }
+  adjacency = graph::normalized_adjacency(side);
+  links = graph::directed_links(side);
+  features = feature_tensor(side, users ? "user" : "item");
+}
+
 }  // namespace
 
 std::vector<float> rating_levels(const Dataset& ds) {
@@ -58,21 +76,8 @@ ModelContext make_context(const Dataset& ds, SharedGraphs shared) {
   ModelContext ctx;
   ctx.n1 = ds.users.count;
   ctx.n2 = ds.items.count;
-  const bool has_shared = shared.ds && shared.ctx;
-  if (has_shared && same_graph_inputs(ds.users, shared.ds->users)) {
-    ctx.at1 = shared.ctx->at1, ctx.links1 = shared.ctx->links1, ctx.f1 = shared.ctx->f1;
-  } else {
-    ctx.at1 = graph::normalized_adjacency(ds.users);
-    ctx.links1 = graph::directed_links(ds.users);
-    ctx.f1 = feature_tensor(ds.users, "user");
-  }
-  if (has_shared && same_graph_inputs(ds.items, shared.ds->items)) {
-    ctx.at2 = shared.ctx->at2, ctx.links2 = shared.ctx->links2, ctx.f2 = shared.ctx->f2;
-  } else {
-    ctx.at2 = graph::normalized_adjacency(ds.items);
-    ctx.links2 = graph::directed_links(ds.items);
-    ctx.f2 = feature_tensor(ds.items, "item");
-  }
+  set_side_graphs(ds.users, shared.ds ? &shared.ds->users : nullptr, shared.ctx, true, ctx);
+  set_side_graphs(ds.items, shared.ds ? &shared.ds->items : nullptr, shared.ctx, false, ctx);
 
   const RatingList& train = ds.train;
   ctx.levels = rating_levels(ds);
