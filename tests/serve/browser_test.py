@@ -180,15 +180,20 @@ def main():
         def press(element_id):
             """Clicks a button once it can take the click: the lists' explanations arrive after
             the lists and move what is below them, so a click aimed a moment earlier can land
-            on a list item instead (ElementClickInterceptedException); it is aimed again."""
+            on a list item instead (ElementClickInterceptedException), or, where they move it
+            between the aim and the click, elsewhere without a word (a loaded machine once left
+            the ranked list empty so). The button notes the click it receives; a click it did
+            not receive is aimed again."""
             def attempt():
                 button = driver.find_element(By.ID, element_id)
-                driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", button)
+                driver.execute_script(
+                    "const b = arguments[0]; b.scrollIntoView({block: 'center'}); b.dataset.pressed = '';"
+                    "b.addEventListener('click', () => { b.dataset.pressed = 'yes'; }, {once: true});", button)
                 try:
                     button.click()
-                    return True
                 except ElementClickInterceptedException:
                     return False
+                return driver.execute_script("return arguments[0].dataset.pressed === 'yes';", button)
             until("a click on #" + element_id, attempt, lambda: "#%s covered by another element" % element_id)
 
         def fill(element_id, text):
