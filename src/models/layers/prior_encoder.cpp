@@ -48,6 +48,14 @@ std::vector<graph::SparseMatrix> columns_scaled(const std::vector<graph::SparseM
   return out;
 }
 
+/// The table's first K floor(w / K) columns, where class c reads its block
+/// [c block, (c + 1) block) under concat stacking (a width that K does not divide leaves the
+/// last columns unread).
+at::Tensor class_columns(const at::Tensor& table, int64_t k) {
+  const int64_t width = k * (table.size(1) / k);
+  return width == table.size(1) ? table : table.narrow(1, 0, width);
+}
+
 }  // namespace
 
 at::Tensor feature_rows_normalized(const at::Tensor& x) {
@@ -114,10 +122,8 @@ at::Tensor PriorEncoderImpl::aggregate(std::vector<graph::SparseMatrix>& hn, con
   // Fused concat: class c reads columns [c block, (c + 1) block) of the table and writes the same
   // block of H, in one pass that reads the blocks where they lie (models/kernels/class_spmm.h);
   // its backward writes the table's gradient the same way.
-  const int64_t block = other.size(1) / k;
-  const at::Tensor used = k * block == other.size(1) ? other : other.narrow(1, 0, k * block);
-  return torch::relu(
-      class_spmm(keep.defined() ? columns_scaled(hn, keep.view(-1)) : hn, used, ClassLayout::kBlocks));
+  return torch::relu(class_spmm(keep.defined() ? columns_scaled(hn, keep.view(-1)) : hn,
+                                class_columns(other, k), ClassLayout::kBlocks));
 }
 
 at::Tensor PriorEncoderImpl::aggregate_composite(std::vector<graph::SparseMatrix>& hn,
@@ -132,9 +138,11 @@ at::Tensor PriorEncoderImpl::aggregate_composite(std::vector<graph::SparseMatrix
   if (sum) {
     msgs = other.unbind(0);
   } else {
-    const int64_t n = other.size(0), block = other.size(1) / k;
-    const at::Tensor used = k * block == other.size(1) ? other : other.narrow(1, 0, k * block);
-    msgs = used.view({n, k, block}).permute({1, 0, 2}).contiguous().unbind(0);
+    msgs = class_columns(other, k)
+               .view({other.size(0), k, other.size(1) / k})
+               .permute({1, 0, 2})
+               .contiguous()
+               .unbind(0);
   }
   for (int64_t c = 0; c < k; ++c)
     parts.push_back(graph::spmm(hn[static_cast<size_t>(c)], msgs[static_cast<size_t>(c)]));
