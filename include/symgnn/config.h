@@ -182,6 +182,7 @@ struct BaselineConfig {
   std::string item_shrinkages = "1,2,3,5,10,20,30,50,100";
   std::string select = "cv";
   int64_t folds = 10;
+  int64_t cv_max_held = 1000000;
   int64_t sweeps = 100;
   int64_t seed = 1;
   std::string combination = "members";
@@ -196,6 +197,7 @@ struct BaselineConfig {
     v("item_shrinkages", item_shrinkages, "candidate ridge penalties lambda_i of the item biases, b_i = sum_{u in R(i)} (r_ui - mu - b_u) / (lambda_i + |R(i)|)", any());
     v("select", select, "how model = baseline chooses the pair (lambda_u, lambda_i): cv (folds-fold cross-validation on the training ratings, deterministic) or validation (the RMSE of the validation ratings); the offset of lowrank.offset and base.offset always uses cv on the model's training ratings", one_of("cv|validation"));
     v("folds", folds, "cross-validation folds", range(2, 100));
+    v("cv_max_held", cv_max_held, "most held-out ratings the cross-validation predicts: its folds are fitted in turn until their held-out ratings reach this count, so on millions of ratings a few folds choose the pair (the choice's time bounded; every fold on fewer training ratings than this); 0: every fold", at_least(0));
     v("sweeps", sweeps, "most alternating sweeps (item biases, then user biases) of one fit; a fit stops earlier when no bias moves by 1e-6 of the rating range", range(1, 100000));
     v("seed", seed, "seed of the shuffle that deals the ratings into the folds", at_least(0));
     v("combination", combination, "train.auto's final combination of a trained rating model: members (the baseline plus non-negative weights of the members that gain on combination_folds cross-fitted folds of the validation ratings by more than their spread: the network's residual, each graph's neighbour member (the shrunk mean residual of a user's graph neighbours on the item, or of the user on the item's graph neighbours) and the item k-NN member (knn_neighbours); the baseline exactly when none is kept; fit/member_selection.h, models/baseline/neighbour_residuals.h) or weights (c + a x model + b x baseline, least squares on all validation ratings, a, b >= 0: round 4's form)", one_of("members|weights"));

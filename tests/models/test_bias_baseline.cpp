@@ -1,5 +1,6 @@
 // The bias baseline (models/baseline/bias_fit.h), its model kind (baseline_model.h) and the
 // offset of the learned models (offset_model.h), against brute force.
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 #include <torch/types.h>
 #include <torch/utils.h>
@@ -154,6 +155,88 @@ TEST(BiasFit, LeaveOneOutCrossValidationMatchesBruteForce) {
       best = std::min(best, rmse);
     }
   EXPECT_NEAR(c.figure, best, 1e-4);
+}
+
+TEST(BiasFit, AFitIsTheSameAtAnyThreadCountAndAsTheStepsOverTheListInItsOrder) {
+  // Enough ratings that each side's step splits into several tasks.
+  std::mt19937 rng(4);
+  RatingList r;
+  for (int e = 0; e < 200000; ++e)
+    r.add(static_cast<int64_t>(rng() % 3000), static_cast<int64_t>(rng() % 400),
+          static_cast<float>(1 + rng() % 5));
+  const Shrinkage s{3, 10};
+  // The steps as written in bias_fit.h, summed over the list in its order.
+  Biases ref;
+  ref.user.assign(3000, 0.0);
+  ref.item.assign(400, 0.0);
+  for (float v : r.value) ref.mu += v;
+  ref.mu /= static_cast<double>(r.size());
+  std::vector<double> count_user(3000, 0.0), count_item(400, 0.0);
+  for (size_t e = 0; e < r.size(); ++e) {
+    count_user[static_cast<size_t>(r.user[e])] += 1;
+    count_item[static_cast<size_t>(r.item[e])] += 1;
+  }
+  for (int sweep = 0; sweep < 5; ++sweep) {
+    std::vector<double> acc(400, 0.0);
+    for (size_t e = 0; e < r.size(); ++e)
+      acc[static_cast<size_t>(r.item[e])] += r.value[e] - ref.mu - ref.user[static_cast<size_t>(r.user[e])];
+    for (size_t k = 0; k < 400; ++k) ref.item[k] = acc[k] / (s.item + count_item[k]);
+    acc.assign(3000, 0.0);
+    for (size_t e = 0; e < r.size(); ++e)
+      acc[static_cast<size_t>(r.user[e])] += r.value[e] - ref.mu - ref.item[static_cast<size_t>(r.item[e])];
+    for (size_t k = 0; k < 3000; ++k) ref.user[k] = acc[k] / (s.user + count_user[k]);
+  }
+  const int threads = at::get_num_threads();
+  for (int t : {1, 2, 3}) {
+    at::set_num_threads(t);
+    const Biases b = fit_biases(r, 3000, 400, s, 5);
+    EXPECT_EQ(b.sweeps, 5);
+    EXPECT_EQ(b.mu, ref.mu);
+    EXPECT_EQ(b.user, ref.user) << t << " thread(s)";
+    EXPECT_EQ(b.item, ref.item) << t << " thread(s)";
+  }
+  at::set_num_threads(threads);
+}
+
+TEST(BiasFit, CrossValidationFitsItsFoldsInTurnUntilTheirHeldOutRatingsReachMaxHeld) {
+  const RatingList r = random_ratings(40, 30, 600, 12);
+  ShrinkageGrid grid;
+  grid.users = {0.5, 5};
+  grid.items = {1, 20};
+  const int64_t folds = 10;
+  const ShrinkageChoice all = choose_shrinkage_cv(r, 40, 30, grid, folds, 3);
+  EXPECT_EQ(all.how, "10-fold cross-validation on 600 training ratings");
+  grid.max_held = 600;  // the ten folds hold 600: all of them
+  const ShrinkageChoice capped_above = choose_shrinkage_cv(r, 40, 30, grid, folds, 3);
+  EXPECT_EQ(capped_above.table, all.table);
+  // The folds as choose_shrinkage_cv deals them (bias_fit.cpp): a Fisher-Yates shuffle, round-robin.
+  std::vector<size_t> order(r.size());
+  for (size_t e = 0; e < r.size(); ++e) order[e] = e;
+  std::mt19937_64 rng(3);
+  for (size_t e = r.size(); e > 1; --e) std::swap(order[e - 1], order[rng() % e]);
+  std::vector<size_t> fold(r.size());
+  for (size_t k = 0; k < r.size(); ++k) fold[order[k]] = k % folds;
+  // 60 ratings a fold: 61 held out need two folds, and the figure is theirs pooled.
+  grid.max_held = 61;
+  const ShrinkageChoice two = choose_shrinkage_cv(r, 40, 30, grid, folds, 3);
+  EXPECT_EQ(two.how,
+            "2 of the 10 folds of 10-fold cross-validation (baseline.cv_max_held) on 600 training ratings");
+  for (size_t a = 0; a < 2; ++a)
+    for (size_t b = 0; b < 2; ++b) {
+      double se = 0;
+      for (size_t f = 0; f < 2; ++f) {
+        RatingList rest;
+        for (size_t e = 0; e < r.size(); ++e)
+          if (fold[e] != f) rest.add(r.user[e], r.item[e], r.value[e]);
+        const Biases fit = fit_biases(rest, 40, 30, {grid.users[a], grid.items[b]}, 10000);
+        for (size_t e = 0; e < r.size(); ++e)
+          if (fold[e] == f) {
+            const double d = std::clamp(fit.predict(r.user[e], r.item[e]), 1.0, 5.0) - r.value[e];
+            se += d * d;
+          }
+      }
+      EXPECT_NEAR(two.table[a][b], std::sqrt(se / 120.0), 1e-4) << "pair " << a << "," << b;
+    }
 }
 
 TEST(BiasFit, ValidationChoiceIsTheSmallestValidationError) {

@@ -1,6 +1,8 @@
 // The bias predictor's fit and its choice of shrinkage (bias_fit.h).
 #include "models/baseline/bias_fit.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,23 +17,97 @@
 namespace symgnn::models {
 namespace {
 
-/// One exact step of one side: b_side = sum (r - mu - b_other) / (lambda + count), for the
-/// biases from index `first` on (those before it stay fixed). Returns the largest change of
-/// a bias.
-double solve_side(const std::vector<int64_t>& side, const std::vector<int64_t>& other, const RatingList& r,
-                  double mu, const std::vector<double>& b_other, const std::vector<double>& count,
-                  double lambda, std::vector<double>& b, std::vector<double>& acc, size_t first = 0) {
-  std::fill(acc.begin(), acc.end(), 0.0);
+/// One side's ratings grouped by that side's node: the other side's index and the value, node
+/// k's ratings at [start[k], start[k + 1]). A stable counting sort, so each node's ratings keep
+/// their order in the list and its sum below adds in the same order as a pass over the list.
+/// Read twice per sweep in order (12 bytes a rating where the list is 20), and each node's
+/// sum belongs to one thread.
+struct GroupedRatings {
+  std::vector<size_t> start;    // [nodes + 1]
+  std::vector<uint32_t> other;  // [ratings]
+  std::vector<float> value;     // [ratings]
+};
+
+/// `side`'s grouping of the ratings e of `r` with keep(e).
+template <class Keep>
+GroupedRatings group_by(const std::vector<int64_t>& side, const std::vector<int64_t>& other,
+                        const RatingList& r, size_t nodes, size_t other_nodes, Keep&& keep) {
+  if (other_nodes > std::numeric_limits<uint32_t>::max())
+    throw DataError("baseline: " + std::to_string(other_nodes) + " nodes on one side: at most 2^32 - 1");
+  GroupedRatings g;
+  g.start.assign(nodes + 1, 0);
   for (size_t e = 0; e < r.size(); ++e)
-    acc[static_cast<size_t>(side[e])] += r.value[e] - mu - b_other[static_cast<size_t>(other[e])];
-  double moved = 0;
-  for (size_t k = first; k < b.size(); ++k) {
-    const double denominator = lambda + count[k];
-    const double next = denominator > 0 ? acc[k] / denominator : 0.0;  // no rating: b = 0
-    moved = std::max(moved, std::abs(next - b[k]));
-    b[k] = next;
-  }
-  return moved;
+    if (keep(e)) ++g.start[static_cast<size_t>(side[e]) + 1];
+  for (size_t k = 0; k < nodes; ++k) g.start[k + 1] += g.start[k];
+  g.other.resize(g.start[nodes]);
+  g.value.resize(g.start[nodes]);
+  std::vector<size_t> next(g.start.begin(), g.start.end() - 1);
+  for (size_t e = 0; e < r.size(); ++e)
+    if (keep(e)) {
+      const size_t at = next[static_cast<size_t>(side[e])]++;
+      g.other[at] = static_cast<uint32_t>(other[e]);
+      g.value[at] = r.value[e];
+    }
+  return g;
+}
+
+/// The ratings of a fit, grouped both ways.
+struct FitRatings {
+  GroupedRatings by_item, by_user;
+  float lo = 0, hi = 0;  // the values' range
+  double mu = 0;         // their mean
+  size_t size = 0;
+};
+
+template <class Keep>
+FitRatings fit_ratings(const RatingList& r, size_t n1, size_t n2, Keep&& keep) {
+  FitRatings f;
+  f.by_item = group_by(r.item, r.user, r, n2, n1, keep);
+  f.by_user = group_by(r.user, r.item, r, n1, n2, keep);
+  double sum = 0;  // in the list's order, as the mean of the kept list would be
+  bool first = true;
+  for (size_t e = 0; e < r.size(); ++e)
+    if (keep(e)) {
+      sum += r.value[e];
+      f.lo = first ? r.value[e] : std::min(f.lo, r.value[e]);
+      f.hi = first ? r.value[e] : std::max(f.hi, r.value[e]);
+      first = false;
+      ++f.size;
+    }
+  f.mu = f.size > 0 ? sum / static_cast<double>(f.size) : 0.0;
+  return f;
+}
+
+FitRatings fit_ratings(const RatingList& r, size_t n1, size_t n2) {
+  return fit_ratings(r, n1, n2, [](size_t) { return true; });
+}
+
+/// One exact step of one side: b_k = sum (r - mu - b_other) / (lambda + count) for the biases
+/// from index `first` on (those before it stay fixed). Returns the largest change of a bias.
+/// The same at any thread count: each node's sum is one thread's, in its ratings' order.
+double solve_side(const GroupedRatings& g, double mu, const std::vector<double>& b_other, double lambda,
+                  std::vector<double>& b, size_t first = 0) {
+  const auto nodes = static_cast<int64_t>(b.size());
+  if (static_cast<int64_t>(first) >= nodes) return 0.0;
+  // About 64k ratings a task: a small fit runs on the calling thread alone.
+  const int64_t grain = 1 + static_cast<int64_t>(65536.0 * static_cast<double>(nodes) /
+                                                 static_cast<double>(std::max<size_t>(1, g.other.size())));
+  return at::parallel_reduce(
+      static_cast<int64_t>(first), nodes, grain, 0.0,
+      [&](int64_t lo, int64_t hi, double moved) {
+        for (int64_t k = lo; k < hi; ++k) {
+          const auto node = static_cast<size_t>(k);
+          double acc = 0.0;
+          for (size_t e = g.start[node]; e < g.start[node + 1]; ++e)
+            acc += g.value[e] - mu - b_other[g.other[e]];
+          const double denominator = lambda + static_cast<double>(g.start[node + 1] - g.start[node]);
+          const double next = denominator > 0 ? acc / denominator : 0.0;  // no rating: b = 0
+          moved = std::max(moved, std::abs(next - b[node]));
+          b[node] = next;
+        }
+        return moved;
+      },
+      [](double a, double c) { return std::max(a, c); });
 }
 
 std::pair<float, float> value_range(const RatingList& r) {
@@ -55,15 +131,18 @@ std::vector<std::vector<double>> figures_of(const std::vector<std::vector<eval::
   return out;
 }
 
+Biases fit_grouped(const FitRatings& ratings, int64_t n1, int64_t n2, Shrinkage s, int64_t sweeps,
+                   const Biases* start);
+
 /// Runs fn(lambda_u index, lambda_i index, fit) over the grid, each fit warm-started from
 /// the one before it (neighbouring shrinkages have nearby solutions: a few sweeps each).
 template <class Fn>
-void over_grid(const RatingList& train, int64_t n1, int64_t n2, const ShrinkageGrid& grid, Fn&& fn) {
+void over_grid(const FitRatings& train, int64_t n1, int64_t n2, const ShrinkageGrid& grid, Fn&& fn) {
   Biases previous;
   for (size_t a = 0; a < grid.users.size(); ++a)
     for (size_t b = 0; b < grid.items.size(); ++b) {
-      Biases fit = fit_biases(train, n1, n2, {grid.users[a], grid.items[b]}, grid.sweeps,
-                              previous.user.empty() ? nullptr : &previous);
+      Biases fit = fit_grouped(train, n1, n2, {grid.users[a], grid.items[b]}, grid.sweeps,
+                               previous.user.empty() ? nullptr : &previous);
       fn(a, b, fit);
       previous = std::move(fit);
     }
@@ -91,44 +170,40 @@ void check_grid(const ShrinkageGrid& grid) {
 /// The alternating exact steps on b's biases from index first_user (users) and first_item
 /// (items) on, those before them fixed: the items' step, then the users', until no bias
 /// moves by more than 1e-6 of the rating range, or `sweeps` sweeps (b.sweeps: how many).
-void alternate(const RatingList& ratings, Biases& b, size_t first_user, size_t first_item, Shrinkage s,
+void alternate(const FitRatings& ratings, Biases& b, size_t first_user, size_t first_item, Shrinkage s,
                int64_t sweeps) {
-  std::vector<double> count_user(b.user.size(), 0.0), count_item(b.item.size(), 0.0);
-  for (size_t e = 0; e < ratings.size(); ++e) {
-    count_user[static_cast<size_t>(ratings.user[e])] += 1;
-    count_item[static_cast<size_t>(ratings.item[e])] += 1;
-  }
-  const auto [lo, hi] = value_range(ratings);
-  const double tol = 1e-6 * std::max(1.0, static_cast<double>(hi - lo));
-  std::vector<double> acc_user(b.user.size()), acc_item(b.item.size());
+  const double tol = 1e-6 * std::max(1.0, static_cast<double>(ratings.hi - ratings.lo));
   for (b.sweeps = 1; b.sweeps <= sweeps; ++b.sweeps) {
-    const double moved_item = solve_side(ratings.item, ratings.user, ratings, b.mu, b.user, count_item,
-                                         s.item, b.item, acc_item, first_item);
-    const double moved_user = solve_side(ratings.user, ratings.item, ratings, b.mu, b.item, count_user,
-                                         s.user, b.user, acc_user, first_user);
+    const double moved_item = solve_side(ratings.by_item, b.mu, b.user, s.item, b.item, first_item);
+    const double moved_user = solve_side(ratings.by_user, b.mu, b.item, s.user, b.user, first_user);
     if (std::max(moved_item, moved_user) < tol) break;
   }
   b.sweeps = std::min(b.sweeps, sweeps);
 }
 
-}  // namespace
-
-Biases fit_biases(const RatingList& ratings, int64_t n1, int64_t n2, Shrinkage s, int64_t sweeps,
-                  const Biases* start) {
+/// fit_biases on ratings already grouped.
+Biases fit_grouped(const FitRatings& ratings, int64_t n1, int64_t n2, Shrinkage s, int64_t sweeps,
+                   const Biases* start) {
   Biases b;
   const auto u1 = static_cast<size_t>(n1), u2 = static_cast<size_t>(n2);
   b.user.assign(u1, 0.0);
   b.item.assign(u2, 0.0);
-  if (ratings.empty()) return b;
-  double sum = 0;
-  for (float v : ratings.value) sum += v;
-  b.mu = sum / static_cast<double>(ratings.size());
+  if (ratings.size == 0) return b;
+  b.mu = ratings.mu;
   if (start && start->user.size() == u1 && start->item.size() == u2) {
     b.user = start->user;
     b.item = start->item;
   }
   alternate(ratings, b, 0, 0, s, sweeps);
   return b;
+}
+
+}  // namespace
+
+Biases fit_biases(const RatingList& ratings, int64_t n1, int64_t n2, Shrinkage s, int64_t sweeps,
+                  const Biases* start) {
+  return fit_grouped(fit_ratings(ratings, static_cast<size_t>(n1), static_cast<size_t>(n2)), n1, n2, s,
+                     sweeps, start);
 }
 
 Biases extend_biases(const RatingList& ratings, const Biases& trained, int64_t n1, int64_t n2, Shrinkage s,
@@ -143,7 +218,7 @@ Biases extend_biases(const RatingList& ratings, const Biases& trained, int64_t n
   b.sweeps = 0;
   if (ratings.empty() || (u1 == first_user && u2 == first_item)) return b;
   // Only the added biases move: a new user's rating of a new item couples the two sides.
-  alternate(ratings, b, first_user, first_item, s, sweeps);
+  alternate(fit_ratings(ratings, u1, u2), b, first_user, first_item, s, sweeps);
   return b;
 }
 
@@ -167,15 +242,25 @@ ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64
   // Each grid point's differences over every fold, pooled: one figure per point.
   std::vector<std::vector<eval::ErrorSums>> sums(grid.users.size(),
                                                  std::vector<eval::ErrorSums>(grid.items.size()));
-  for (int64_t f = 0; f < folds; ++f) {
-    RatingList train, held;
+  // The folds in turn until their held-out ratings reach grid.max_held (0: every fold).
+  int64_t used = 0;
+  size_t held_so_far = 0;
+  for (int64_t f = 0; f < folds && (grid.max_held <= 0 || held_so_far < static_cast<size_t>(grid.max_held));
+       ++f, ++used) {
+    RatingList held;
     for (size_t e = 0; e < n; ++e)
-      (fold[e] == f ? held : train).add(ratings.user[e], ratings.item[e], ratings.value[e]);
+      if (fold[e] == f) held.add(ratings.user[e], ratings.item[e], ratings.value[e]);
+    held_so_far += held.size();
+    const FitRatings train = fit_ratings(ratings, static_cast<size_t>(n1), static_cast<size_t>(n2),
+                                         [&](size_t e) { return fold[e] != f; });
     over_grid(train, n1, n2, grid,
               [&](size_t a, size_t b, const Biases& fit) { add_differences(fit, held, lo, hi, sums[a][b]); });
   }
   ShrinkageChoice c = best_of(grid, figures_of(sums));
-  c.how = std::to_string(folds) + "-fold cross-validation on " + std::to_string(n) + " training ratings";
+  c.how = (used < folds ? std::to_string(used) + " of the " + std::to_string(folds) + " folds of " +
+                              std::to_string(folds) + "-fold cross-validation (baseline.cv_max_held)"
+                        : std::to_string(folds) + "-fold cross-validation") +
+          " on " + std::to_string(n) + " training ratings";
   return c;
 }
 
@@ -187,9 +272,9 @@ ShrinkageChoice choose_shrinkage_on(const RatingList& train, const RatingList& v
   const auto [lo, hi] = value_range(train);
   std::vector<std::vector<eval::ErrorSums>> sums(grid.users.size(),
                                                  std::vector<eval::ErrorSums>(grid.items.size()));
-  over_grid(train, n1, n2, grid, [&](size_t a, size_t b, const Biases& fit) {
-    add_differences(fit, validation, lo, hi, sums[a][b]);
-  });
+  over_grid(
+      fit_ratings(train, static_cast<size_t>(n1), static_cast<size_t>(n2)), n1, n2, grid,
+      [&](size_t a, size_t b, const Biases& fit) { add_differences(fit, validation, lo, hi, sums[a][b]); });
   ShrinkageChoice c = best_of(grid, figures_of(sums));
   c.how = "the " + rating_label() + " of " + std::to_string(validation.size()) + " validation ratings";
   return c;
@@ -200,6 +285,7 @@ ShrinkageGrid shrinkage_grid(const BaselineConfig& cfg) {
   g.users = parse_shrinkages(cfg.user_shrinkages, "baseline.user_shrinkages");
   g.items = parse_shrinkages(cfg.item_shrinkages, "baseline.item_shrinkages");
   g.sweeps = cfg.sweeps;
+  g.max_held = cfg.cv_max_held;
   return g;
 }
 

@@ -17,8 +17,10 @@
 /// comes from a grid, chosen by k-fold cross-validation on the training ratings or by the
 /// RMSE of a validation list; predictions are clipped to the training ratings' range.
 ///
-/// Torch-free: the `baseline` kind (baseline_model.h) and the offset of the learned models
-/// (offset_model.h, lowrank.offset and base.offset) both fit with it.
+/// The `baseline` kind (baseline_model.h) and the offset of the learned models (offset_model.h,
+/// lowrank.offset and base.offset) both fit with it. Of torch it uses the thread pool only
+/// (ATen/Parallel.h): each side's step runs its nodes in parallel, each node's sum on one
+/// thread in its ratings' order, so a fit is the same at any thread count.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +73,7 @@ struct ShrinkageGrid {
   std::vector<double> users;  // candidate lambda_u, each >= 0
   std::vector<double> items;  // candidate lambda_i, each >= 0
   int64_t sweeps = 100;       // per fit
+  int64_t max_held = 0;       // cross-validation: folds in turn until their held-out ratings reach it; 0: all
 };
 
 struct ShrinkageChoice {
@@ -87,9 +90,12 @@ using ChosenShrinkage = std::shared_ptr<const ShrinkageChoice>;
 /// The pair of `grid` with the lowest rating figure (symgnn/metrics.h, rating_metric(): the
 /// RMSE) over `folds` folds of `ratings` (each rating in
 /// one fold, by a shuffle seeded with `seed`; each fold predicted by the biases of the
-/// others). Deterministic for a given seed: seconds on Douban's 117k ratings, so a run makes
-/// it once per set of ratings and hands it to every consumer (fit/prepared_data.h,
-/// ModelContext::bias_shrinkage). DataError when there are fewer ratings than folds.
+/// others). Where grid.max_held > 0 the folds are fitted in turn only until their held-out
+/// ratings reach it (baseline.cv_max_held: on millions of ratings a few folds' figures choose
+/// as well as ten, at a fraction of the time). Deterministic for a given seed: seconds on
+/// Douban's 117k ratings, so a run makes it once per set of ratings and hands it to every
+/// consumer (fit/prepared_data.h, ModelContext::bias_shrinkage). DataError when there are
+/// fewer ratings than folds.
 ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
                                     const ShrinkageGrid& grid, int64_t folds, uint64_t seed);
 
