@@ -65,13 +65,13 @@ FitRatings fit_ratings(const RatingList& r, size_t n1, size_t n2, Keep&& keep) {
   f.by_item = group_by(r.item, r.user, r, n2, n1, keep);
   f.by_user = group_by(r.user, r.item, r, n1, n2, keep);
   double sum = 0;  // in the list's order, as the mean of the kept list would be
-  bool first = true;
+  f.lo = std::numeric_limits<float>::infinity();  // read only where some rating is kept
+  f.hi = -f.lo;
   for (size_t e = 0; e < r.size(); ++e)
     if (keep(e)) {
       sum += r.value[e];
-      f.lo = first ? r.value[e] : std::min(f.lo, r.value[e]);
-      f.hi = first ? r.value[e] : std::max(f.hi, r.value[e]);
-      first = false;
+      f.lo = std::min(f.lo, r.value[e]);
+      f.hi = std::max(f.hi, r.value[e]);
       ++f.size;
     }
   f.mu = f.size > 0 ? sum / static_cast<double>(f.size) : 0.0;
@@ -131,23 +131,6 @@ std::vector<std::vector<double>> figures_of(const std::vector<std::vector<eval::
   return out;
 }
 
-Biases fit_grouped(const FitRatings& ratings, int64_t n1, int64_t n2, Shrinkage s, int64_t sweeps,
-                   const Biases* start);
-
-/// Runs fn(lambda_u index, lambda_i index, fit) over the grid, each fit warm-started from
-/// the one before it (neighbouring shrinkages have nearby solutions: a few sweeps each).
-template <class Fn>
-void over_grid(const FitRatings& train, int64_t n1, int64_t n2, const ShrinkageGrid& grid, Fn&& fn) {
-  Biases previous;
-  for (size_t a = 0; a < grid.users.size(); ++a)
-    for (size_t b = 0; b < grid.items.size(); ++b) {
-      Biases fit = fit_grouped(train, n1, n2, {grid.users[a], grid.items[b]}, grid.sweeps,
-                               previous.user.empty() ? nullptr : &previous);
-      fn(a, b, fit);
-      previous = std::move(fit);
-    }
-}
-
 ShrinkageChoice best_of(const ShrinkageGrid& grid, std::vector<std::vector<double>> table) {
   ShrinkageChoice c;
   c.figure = std::numeric_limits<double>::infinity();
@@ -196,6 +179,20 @@ Biases fit_grouped(const FitRatings& ratings, int64_t n1, int64_t n2, Shrinkage 
   }
   alternate(ratings, b, 0, 0, s, sweeps);
   return b;
+}
+
+/// Runs fn(lambda_u index, lambda_i index, fit) over the grid, each fit warm-started from
+/// the one before it (neighbouring shrinkages have nearby solutions: a few sweeps each).
+template <class Fn>
+void over_grid(const FitRatings& train, int64_t n1, int64_t n2, const ShrinkageGrid& grid, Fn&& fn) {
+  Biases previous;
+  for (size_t a = 0; a < grid.users.size(); ++a)
+    for (size_t b = 0; b < grid.items.size(); ++b) {
+      Biases fit = fit_grouped(train, n1, n2, {grid.users[a], grid.items[b]}, grid.sweeps,
+                               previous.user.empty() ? nullptr : &previous);
+      fn(a, b, fit);
+      previous = std::move(fit);
+    }
 }
 
 }  // namespace
@@ -269,12 +266,12 @@ ShrinkageChoice choose_shrinkage_on(const RatingList& train, const RatingList& v
   check_grid(grid);
   if (train.empty() || validation.empty())
     throw DataError("baseline: choosing the shrinkage on validation needs training and validation ratings");
-  const auto [lo, hi] = value_range(train);
+  const FitRatings grouped = fit_ratings(train, static_cast<size_t>(n1), static_cast<size_t>(n2));
   std::vector<std::vector<eval::ErrorSums>> sums(grid.users.size(),
                                                  std::vector<eval::ErrorSums>(grid.items.size()));
-  over_grid(
-      fit_ratings(train, static_cast<size_t>(n1), static_cast<size_t>(n2)), n1, n2, grid,
-      [&](size_t a, size_t b, const Biases& fit) { add_differences(fit, validation, lo, hi, sums[a][b]); });
+  over_grid(grouped, n1, n2, grid, [&](size_t a, size_t b, const Biases& fit) {
+    add_differences(fit, validation, grouped.lo, grouped.hi, sums[a][b]);
+  });
   ShrinkageChoice c = best_of(grid, figures_of(sums));
   c.how = "the " + rating_label() + " of " + std::to_string(validation.size()) + " validation ratings";
   return c;
