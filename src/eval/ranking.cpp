@@ -44,16 +44,34 @@ std::vector<int64_t> top_k_items(const float* scores, int64_t n, int64_t k,
   if (!excluded.empty() && static_cast<int64_t>(excluded.size()) != n)
     throw std::invalid_argument("top_k_items: excluded has " + std::to_string(excluded.size()) +
                                 " entries, expected 0 or " + std::to_string(n));
-  std::vector<int64_t> candidates;
-  candidates.reserve(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i)
-    if (excluded.empty() || excluded[static_cast<size_t>(i)] == 0) candidates.push_back(i);
-  // partial_sort is O(n log k): ranking a catalogue for a small k stays linear in n.
-  const auto keep = static_cast<size_t>(std::min<int64_t>(k, static_cast<int64_t>(candidates.size())));
-  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep),
-                    candidates.end(), RanksBefore{scores});
-  candidates.resize(keep);
-  return candidates;
+  if (k == 0 || n == 0) return {};
+  // One pass in index order, keeping the best k seen so far in a heap whose front is the
+  // worst of them. An item later in the order loses every tie to the items kept, so it
+  // enters only when its score is strictly better than the worst's (any number beats NaN):
+  // one comparison for most items, and no n-long candidate list. That matters on wide
+  // catalogues, where evaluation ranks every item for every test user.
+  const RanksBefore before{scores};
+  const auto keep = static_cast<size_t>(std::min(k, n));
+  std::vector<int64_t> best;
+  best.reserve(keep);
+  float worst = 0.0f;
+  bool worst_nan = false;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!excluded.empty() && excluded[static_cast<size_t>(i)] != 0) continue;
+    if (best.size() == keep) {
+      const float s = scores[i];
+      if (worst_nan ? std::isnan(s) : !(s > worst)) continue;
+      std::pop_heap(best.begin(), best.end(), before);
+      best.back() = i;
+    } else {
+      best.push_back(i);
+    }
+    std::push_heap(best.begin(), best.end(), before);
+    worst = scores[best.front()];
+    worst_nan = std::isnan(worst);
+  }
+  std::sort_heap(best.begin(), best.end(), before);
+  return best;
 }
 
 double default_relevant_min(double rating_min, double rating_max) {

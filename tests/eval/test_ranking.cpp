@@ -172,6 +172,29 @@ TEST(TopKItems, MatchesAFullSortOnRandomScores) {
   }
 }
 
+TEST(TopKItems, MatchesAFullSortOnWideCataloguesWithInfinitiesAndLongTies) {
+  // The one-pass selection keeps a heap of k and replaces its worst: long runs of equal
+  // scores, infinities and NaNs at every place test its "strictly better than the worst" rule.
+  const float inf = std::numeric_limits<float>::infinity();
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(seed);
+    const size_t n = std::uniform_int_distribution<size_t>(500, 5000)(rng);
+    std::vector<float> scores = random_scores(rng, n);
+    std::uniform_int_distribution<size_t> at(0, n - 1);
+    for (int j = 0; j < 5; ++j) scores[at(rng)] = inf, scores[at(rng)] = -inf;
+    if (seed % 3 == 0)  // every score a NaN but a few
+      for (float& s : scores) s = s == inf || s == -inf ? s : kNaN;
+    const std::vector<char> excluded = seed % 2 == 0 ? std::vector<char>{} : random_excluded(rng, n, 0.3);
+    const std::vector<int64_t> expected = full_ranking(scores, excluded);
+    for (int64_t k : {int64_t{1}, int64_t{10}, int64_t{100}, static_cast<int64_t>(n)}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(n) + " k " + std::to_string(k));
+      const std::vector<int64_t> head(
+          expected.begin(), expected.begin() + std::min<int64_t>(k, static_cast<int64_t>(expected.size())));
+      EXPECT_EQ(top_k_items(scores.data(), static_cast<int64_t>(n), k, excluded), head);
+    }
+  }
+}
+
 TEST(TopKItems, RejectsBadArguments) {
   EXPECT_THROW(top_k_items(kScores.data(), 8, 3, std::vector<char>(7, 0)), std::invalid_argument);
   EXPECT_THROW(top_k_items(kScores.data(), 8, -1, {}), std::invalid_argument);
