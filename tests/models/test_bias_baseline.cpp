@@ -198,6 +198,24 @@ TEST(BiasFit, AFitIsTheSameAtAnyThreadCountAndAsTheStepsOverTheListInItsOrder) {
   at::set_num_threads(threads);
 }
 
+TEST(BiasFit, TheFinalFitReadsTrainingAndValidationAsTheirConcatenation) {
+  // fit_final_biases groups both lists in place of the concatenated copy it once made: the
+  // same ratings in the same order, so the same fit to the last bit.
+  const Dataset all = symgnn::testing::tiny_dataset(40, 30, 500, false, 7);
+  Dataset ds = all;
+  ds.train = ds.validation = RatingList{};
+  for (size_t e = 0; e < all.train.size(); ++e)
+    (e % 5 == 0 ? ds.validation : ds.train).add(all.train.user[e], all.train.item[e], all.train.value[e]);
+  const Shrinkage s{2, 5};
+  const Biases expected =
+      fit_biases(symgnn::models::train_and_validation(ds), ds.users.count, ds.items.count, s, 30);
+  const Biases b = symgnn::models::fit_final_biases(ds, s, 30);
+  EXPECT_EQ(b.sweeps, expected.sweeps);
+  EXPECT_EQ(b.mu, expected.mu);
+  EXPECT_EQ(b.user, expected.user);
+  EXPECT_EQ(b.item, expected.item);
+}
+
 TEST(BiasFit, CrossValidationFitsItsFoldsInTurnUntilTheirHeldOutRatingsReachMaxHeld) {
   const RatingList r = random_ratings(40, 30, 600, 12);
   ShrinkageGrid grid;

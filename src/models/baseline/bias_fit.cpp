@@ -28,26 +28,40 @@ struct GroupedRatings {
   std::vector<float> value;     // [ratings]
 };
 
-/// `side`'s grouping of the ratings e of `r` with keep(e).
+/// The rating lists a fit reads, in order: a fit of them is the fit of their concatenation,
+/// without making it (train_and_validation's copy was the top of the 5 M set's peak).
+using Lists = std::vector<const RatingList*>;
+using Ids = std::vector<int64_t> RatingList::*;
+
+/// Calls fn(e, list, i) for rating i of each list, e counting through the lists in order.
+template <class Fn>
+void for_each_rating(const Lists& lists, Fn&& fn) {
+  size_t e = 0;
+  for (const RatingList* r : lists)
+    for (size_t i = 0; i < r->size(); ++i) fn(e++, *r, i);
+}
+
+/// `side`'s grouping of the ratings e of `lists` with keep(e).
 template <class Keep>
-GroupedRatings group_by(const std::vector<int64_t>& side, const std::vector<int64_t>& other,
-                        const RatingList& r, size_t nodes, size_t other_nodes, Keep&& keep) {
+GroupedRatings group_by(const Lists& lists, Ids side, Ids other, size_t nodes, size_t other_nodes,
+                        Keep&& keep) {
   if (other_nodes > std::numeric_limits<uint32_t>::max())
     throw DataError("baseline: " + std::to_string(other_nodes) + " nodes on one side: at most 2^32 - 1");
   GroupedRatings g;
   g.start.assign(nodes + 1, 0);
-  for (size_t e = 0; e < r.size(); ++e)
-    if (keep(e)) ++g.start[static_cast<size_t>(side[e]) + 1];
+  for_each_rating(lists, [&](size_t e, const RatingList& r, size_t i) {
+    if (keep(e)) ++g.start[static_cast<size_t>((r.*side)[i]) + 1];
+  });
   for (size_t k = 0; k < nodes; ++k) g.start[k + 1] += g.start[k];
   g.other.resize(g.start[nodes]);
   g.value.resize(g.start[nodes]);
   std::vector<size_t> next(g.start.begin(), g.start.end() - 1);
-  for (size_t e = 0; e < r.size(); ++e)
-    if (keep(e)) {
-      const size_t at = next[static_cast<size_t>(side[e])]++;
-      g.other[at] = static_cast<uint32_t>(other[e]);
-      g.value[at] = r.value[e];
-    }
+  for_each_rating(lists, [&](size_t e, const RatingList& r, size_t i) {
+    if (!keep(e)) return;
+    const size_t at = next[static_cast<size_t>((r.*side)[i])]++;
+    g.other[at] = static_cast<uint32_t>((r.*other)[i]);
+    g.value[at] = r.value[i];
+  });
   return g;
 }
 
@@ -60,26 +74,26 @@ struct FitRatings {
 };
 
 template <class Keep>
-FitRatings fit_ratings(const RatingList& r, size_t n1, size_t n2, Keep&& keep) {
+FitRatings fit_ratings(const Lists& lists, size_t n1, size_t n2, Keep&& keep) {
   FitRatings f;
-  f.by_item = group_by(r.item, r.user, r, n2, n1, keep);
-  f.by_user = group_by(r.user, r.item, r, n1, n2, keep);
-  double sum = 0;  // in the list's order, as the mean of the kept list would be
+  f.by_item = group_by(lists, &RatingList::item, &RatingList::user, n2, n1, keep);
+  f.by_user = group_by(lists, &RatingList::user, &RatingList::item, n1, n2, keep);
+  double sum = 0;  // in the lists' order, as the mean of the kept ratings would be
   f.lo = std::numeric_limits<float>::infinity();  // read only where some rating is kept
   f.hi = -f.lo;
-  for (size_t e = 0; e < r.size(); ++e)
-    if (keep(e)) {
-      sum += r.value[e];
-      f.lo = std::min(f.lo, r.value[e]);
-      f.hi = std::max(f.hi, r.value[e]);
-      ++f.size;
-    }
+  for_each_rating(lists, [&](size_t e, const RatingList& r, size_t i) {
+    if (!keep(e)) return;
+    sum += r.value[i];
+    f.lo = std::min(f.lo, r.value[i]);
+    f.hi = std::max(f.hi, r.value[i]);
+    ++f.size;
+  });
   f.mu = f.size > 0 ? sum / static_cast<double>(f.size) : 0.0;
   return f;
 }
 
-FitRatings fit_ratings(const RatingList& r, size_t n1, size_t n2) {
-  return fit_ratings(r, n1, n2, [](size_t) { return true; });
+FitRatings fit_ratings(const Lists& lists, size_t n1, size_t n2) {
+  return fit_ratings(lists, n1, n2, [](size_t) { return true; });
 }
 
 /// One exact step of one side: b_k = sum (r - mu - b_other) / (lambda + count) for the biases
@@ -199,7 +213,7 @@ void over_grid(const FitRatings& train, int64_t n1, int64_t n2, const ShrinkageG
 
 Biases fit_biases(const RatingList& ratings, int64_t n1, int64_t n2, Shrinkage s, int64_t sweeps,
                   const Biases* start) {
-  return fit_grouped(fit_ratings(ratings, static_cast<size_t>(n1), static_cast<size_t>(n2)), n1, n2, s,
+  return fit_grouped(fit_ratings({&ratings}, static_cast<size_t>(n1), static_cast<size_t>(n2)), n1, n2, s,
                      sweeps, start);
 }
 
@@ -215,7 +229,7 @@ Biases extend_biases(const RatingList& ratings, const Biases& trained, int64_t n
   b.sweeps = 0;
   if (ratings.empty() || (u1 == first_user && u2 == first_item)) return b;
   // Only the added biases move: a new user's rating of a new item couples the two sides.
-  alternate(fit_ratings(ratings, u1, u2), b, first_user, first_item, s, sweeps);
+  alternate(fit_ratings({&ratings}, u1, u2), b, first_user, first_item, s, sweeps);
   return b;
 }
 
@@ -248,7 +262,7 @@ ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64
     for (size_t e = 0; e < n; ++e)
       if (fold[e] == f) held.add(ratings.user[e], ratings.item[e], ratings.value[e]);
     held_so_far += held.size();
-    const FitRatings train = fit_ratings(ratings, static_cast<size_t>(n1), static_cast<size_t>(n2),
+    const FitRatings train = fit_ratings({&ratings}, static_cast<size_t>(n1), static_cast<size_t>(n2),
                                          [&](size_t e) { return fold[e] != f; });
     over_grid(train, n1, n2, grid,
               [&](size_t a, size_t b, const Biases& fit) { add_differences(fit, held, lo, hi, sums[a][b]); });
@@ -266,7 +280,7 @@ ShrinkageChoice choose_shrinkage_on(const RatingList& train, const RatingList& v
   check_grid(grid);
   if (train.empty() || validation.empty())
     throw DataError("baseline: choosing the shrinkage on validation needs training and validation ratings");
-  const FitRatings grouped = fit_ratings(train, static_cast<size_t>(n1), static_cast<size_t>(n2));
+  const FitRatings grouped = fit_ratings({&train}, static_cast<size_t>(n1), static_cast<size_t>(n2));
   std::vector<std::vector<eval::ErrorSums>> sums(grid.users.size(),
                                                  std::vector<eval::ErrorSums>(grid.items.size()));
   over_grid(grouped, n1, n2, grid, [&](size_t a, size_t b, const Biases& fit) {
@@ -305,7 +319,10 @@ RatingList train_and_validation(const Dataset& ds) {
 }
 
 Biases fit_final_biases(const Dataset& ds, Shrinkage s, int64_t sweeps) {
-  return fit_biases(train_and_validation(ds), ds.users.count, ds.items.count, s, sweeps);
+  const int64_t n1 = ds.users.count, n2 = ds.items.count;
+  return fit_grouped(
+      fit_ratings({&ds.train, &ds.validation}, static_cast<size_t>(n1), static_cast<size_t>(n2)), n1, n2, s,
+      sweeps, nullptr);
 }
 
 std::vector<double> parse_shrinkages(const std::string& text, const std::string& key) {
