@@ -101,9 +101,12 @@ PreparedData prepare_data(RunConfig& cfg, const FitOptions& o, const ModelKind& 
     for (const std::string& note : graph_notes) say(o, note);
   runtime::release_freed_memory();  // the loaders' temporaries
   if (rank0) say(o, train::dataset_stats_text(ds));
-  if (needs_bias_shrinkage(cfg, kind, ds, rank0))
-    p.bias_shrinkage =
-        std::make_shared<const models::ShrinkageChoice>(models::choose_shrinkage_cv(ds, cfg.baseline));
+  if (needs_bias_shrinkage(cfg, kind, ds, rank0)) {
+    models::CvProgress progress;
+    if (rank0) progress.say = [&](const std::string& line) { say(o, line); };
+    p.bias_shrinkage = std::make_shared<const models::ShrinkageChoice>(
+        models::choose_shrinkage_cv(ds, cfg.baseline, &progress));
+  }
   // train.auto: what each graph is worth on validation, by a proxy (fit/graph_worth.h).
   if (rank0 && models::combines_with_baseline(cfg))
     p.graph_worths = weigh_graphs(ds, cfg.baseline, p.bias_shrinkage.get());

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "models/baseline/baseline_figures.h"
@@ -255,6 +256,35 @@ TEST(BiasFit, CrossValidationFitsItsFoldsInTurnUntilTheirHeldOutRatingsReachMaxH
       }
       EXPECT_NEAR(two.table[a][b], std::sqrt(se / 120.0), 1e-4) << "pair " << a << "," << b;
     }
+}
+
+TEST(BiasFit, ALongCrossValidationSaysEachFoldItFits) {
+  std::mt19937 rng(5);
+  RatingList r;
+  for (int e = 0; e < 2003; ++e)
+    r.add(static_cast<int64_t>(rng() % 40), static_cast<int64_t>(rng() % 30),
+          static_cast<float>(1 + rng() % 5));
+  ShrinkageGrid grid;
+  grid.users = {1, 5};
+  grid.items = {2, 4, 8};
+  grid.sweeps = 20;
+  grid.max_held = 450;  // folds of 201 and 200 ratings: the first three reach it
+  std::vector<std::string> lines;
+  CvProgress progress;
+  progress.say = [&](const std::string& line) { lines.push_back(line); };
+  progress.after_seconds = 0;  // every fold counts as long here
+  const ShrinkageChoice said = choose_shrinkage_cv(r, 40, 30, grid, 10, 3, &progress);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("bias baseline: fold 1 of 3 fitted (", 0), 0u) << lines[0];
+  EXPECT_NE(lines[2].find("fold 3 of 3 fitted"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("; 6 shrinkage pairs a fold)"), std::string::npos) << lines[2];
+  // A quick one says nothing, and saying changes no figure.
+  lines.clear();
+  progress.after_seconds = 3600;
+  const ShrinkageChoice quiet = choose_shrinkage_cv(r, 40, 30, grid, 10, 3, &progress);
+  EXPECT_TRUE(lines.empty());
+  EXPECT_EQ(quiet.table, said.table);
+  EXPECT_EQ(quiet.table, choose_shrinkage_cv(r, 40, 30, grid, 10, 3).table);
 }
 
 TEST(BiasFit, ValidationChoiceIsTheSmallestValidationError) {

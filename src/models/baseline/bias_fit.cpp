@@ -4,6 +4,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -234,7 +235,8 @@ Biases extend_biases(const RatingList& ratings, const Biases& trained, int64_t n
 }
 
 ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
-                                    const ShrinkageGrid& grid, int64_t folds, uint64_t seed) {
+                                    const ShrinkageGrid& grid, int64_t folds, uint64_t seed,
+                                    const CvProgress* progress) {
   check_grid(grid);
   const size_t n = ratings.size();
   if (folds < 2 || n < static_cast<size_t>(folds))
@@ -254,10 +256,21 @@ ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64
   std::vector<std::vector<eval::ErrorSums>> sums(grid.users.size(),
                                                  std::vector<eval::ErrorSums>(grid.items.size()));
   // The folds in turn until their held-out ratings reach grid.max_held (0: every fold).
+  // Fold f holds the positions k = f, f + folds, ... of the shuffle: n / folds ratings, one
+  // more for the first n % folds folds.
+  const auto fold_size = [&](int64_t f) {
+    return n / static_cast<size_t>(folds) + (static_cast<size_t>(f) < n % static_cast<size_t>(folds) ? 1 : 0);
+  };
+  const auto enough = [&](size_t held) {
+    return grid.max_held > 0 && held >= static_cast<size_t>(grid.max_held);
+  };
+  int64_t to_use = 0;
+  for (size_t held = 0; to_use < folds && !enough(held);) held += fold_size(to_use++);
+  const auto start = std::chrono::steady_clock::now();
+  bool saying = false;
   int64_t used = 0;
   size_t held_so_far = 0;
-  for (int64_t f = 0; f < folds && (grid.max_held <= 0 || held_so_far < static_cast<size_t>(grid.max_held));
-       ++f, ++used) {
+  for (int64_t f = 0; f < folds && !enough(held_so_far); ++f, ++used) {
     RatingList held;
     for (size_t e = 0; e < n; ++e)
       if (fold[e] == f) held.add(ratings.user[e], ratings.item[e], ratings.value[e]);
@@ -266,6 +279,12 @@ ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64
                                          [&](size_t e) { return fold[e] != f; });
     over_grid(train, n1, n2, grid,
               [&](size_t a, size_t b, const Biases& fit) { add_differences(fit, held, lo, hi, sums[a][b]); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    saying = saying || (progress && progress->say && f == 0 && seconds >= progress->after_seconds);
+    if (saying)
+      progress->say("bias baseline: fold " + std::to_string(f + 1) + " of " + std::to_string(to_use) +
+                    " fitted (" + std::to_string(static_cast<int64_t>(std::lround(seconds))) + " s; " +
+                    std::to_string(grid.users.size() * grid.items.size()) + " shrinkage pairs a fold)");
   }
   ShrinkageChoice c = best_of(grid, figures_of(sums));
   c.how = (used < folds ? std::to_string(used) + " of the " + std::to_string(folds) + " folds of " +
@@ -300,9 +319,10 @@ ShrinkageGrid shrinkage_grid(const BaselineConfig& cfg) {
   return g;
 }
 
-ShrinkageChoice choose_shrinkage_cv(const Dataset& ds, const BaselineConfig& cfg) {
+ShrinkageChoice choose_shrinkage_cv(const Dataset& ds, const BaselineConfig& cfg,
+                                    const CvProgress* progress) {
   return choose_shrinkage_cv(ds.train, ds.users.count, ds.items.count, shrinkage_grid(cfg), cfg.folds,
-                             static_cast<uint64_t>(cfg.seed));
+                             static_cast<uint64_t>(cfg.seed), progress);
 }
 
 ShrinkageChoice choose_shrinkage(const Dataset& ds, const BaselineConfig& cfg, const ShrinkageChoice* cv) {

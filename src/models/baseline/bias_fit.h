@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -87,6 +88,15 @@ struct ShrinkageChoice {
 /// where none was made.
 using ChosenShrinkage = std::shared_ptr<const ShrinkageChoice>;
 
+/// What a cross-validation that takes long says as it goes: on the 5 M-rating set of
+/// bench/bench_scale.cpp each fold is half a minute with nothing else printed. After each
+/// fold, once the first took at least after_seconds, a line: "bias baseline: fold 2 of 3
+/// fitted (58 s; 72 shrinkage pairs a fold)". Quick ones say nothing.
+struct CvProgress {
+  std::function<void(const std::string&)> say;
+  double after_seconds = 5.0;
+};
+
 /// The pair of `grid` with the lowest rating figure (symgnn/metrics.h, rating_metric(): the
 /// RMSE) over `folds` folds of `ratings` (each rating in
 /// one fold, by a shuffle seeded with `seed`; each fold predicted by the biases of the
@@ -96,11 +106,14 @@ using ChosenShrinkage = std::shared_ptr<const ShrinkageChoice>;
 /// Douban's 117k ratings, so a run makes it once per set of ratings and hands it to every
 /// consumer (fit/prepared_data.h, ModelContext::bias_shrinkage). DataError when there are
 /// fewer ratings than folds.
+/// `progress`, where given, hears of a long cross-validation as it goes (CvProgress).
 ShrinkageChoice choose_shrinkage_cv(const RatingList& ratings, int64_t n1, int64_t n2,
-                                    const ShrinkageGrid& grid, int64_t folds, uint64_t seed);
+                                    const ShrinkageGrid& grid, int64_t folds, uint64_t seed,
+                                    const CvProgress* progress = nullptr);
 
 /// The same on ds.train under the baseline section's grid, folds and seed.
-ShrinkageChoice choose_shrinkage_cv(const Dataset& ds, const BaselineConfig& cfg);
+ShrinkageChoice choose_shrinkage_cv(const Dataset& ds, const BaselineConfig& cfg,
+                                    const CvProgress* progress = nullptr);
 
 /// The pair of `grid` whose biases of `train` predict `validation` best.
 ShrinkageChoice choose_shrinkage_on(const RatingList& train, const RatingList& validation, int64_t n1,
