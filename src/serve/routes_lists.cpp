@@ -25,11 +25,15 @@ namespace {
 
 /// A list as JSON: the items best first, each with its predicted rating (the order is the
 /// ranking's, "ranked_by" in the answer, which for a ranker or a ranking model is not the
-/// order of the predicted ratings).
+/// order of the predicted ratings). A model of interactions predicts no rating, so its items
+/// carry none, as `symgnn recommend` writes none (src/cli/cmd_recommend.cpp).
 json list_json(const ServedModel& m, const TrainedModel& model, const UserRecommendations& r) {
   json items = json::array();
-  for (size_t k = 0; k < r.items.size(); ++k)
+  const bool rated = !model.dataset().implicit();
+  for (size_t k = 0; k < r.items.size(); ++k) {
     items.push_back(item_entry(m, model, r.items[k], "prediction", r.scores[k]));
+    if (!rated) items.back().erase("prediction");
+  }
   return items;
 }
 

@@ -816,7 +816,21 @@ TEST(ServeApi, AModelOfClicksTakesANewUsersItemsWithoutARating) {
   const auto want = symgnn::recommend(grown, {grown.user_index("newcomer")}, o).front();
   const json j = body_of(r);
   ASSERT_EQ(j["items"].size(), 3u) << r.body;
-  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(j["items"][k]["item"], grown.dataset().items.id_of(want.items[k]));
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(j["items"][k]["item"], grown.dataset().items.id_of(want.items[k]));
+    // No rating is predicted from clicks, so the items carry none (symgnn recommend writes none).
+    EXPECT_FALSE(j["items"][k].contains("prediction")) << r.body;
+  }
+  // A trained user's list likewise.
+  const Response known = api.handle([] {
+    Request g;
+    g.method = "GET";
+    g.path = "/v1/recommend";
+    g.params = {{"user", "u0"}, {"k", "2"}};
+    return g;
+  }());
+  ASSERT_EQ(known.status, 200) << known.body;
+  for (const json& item : body_of(known)["items"]) EXPECT_FALSE(item.contains("prediction")) << known.body;
   // A count must be positive; a rating model still asks for a rating.
   q.body = R"({"ratings": [{"item": "i0", "rating": 0}]})";
   EXPECT_EQ(api.handle(q).status, 400);
