@@ -204,11 +204,19 @@ class Model:
                           f"model's data; rated by {unknown} (unknown='error' refuses them)", stacklevel=2)
         return float(p[0]) if one else p
 
+    def _list_table(self, rows):
+        """A list's (user, item, prediction, rank) rows as a table. A model of interactions
+        predicts no rating, so its lists have no prediction column, as `symgnn recommend`
+        writes none (user, item, rank)."""
+        if self.feedback == "ratings":
+            return _table(rows, ["user", "item", "prediction", "rank"])
+        return _table([(u, i, r) for u, i, _, r in rows], ["user", "item", "rank"])
+
     def recommend(self, users, k=10, exclude_seen=True, exclude=None, items=None, where=None,
                   item_attributes=None):
         """The k items with the highest predicted rating for each user (one id or several): a
         pandas DataFrame with columns user, item, prediction, rank (a list of tuples without
-        pandas). Filters (docs/recommend.md, "Filters"; the CLI's --exclude, --items, --where):
+        pandas; no prediction column for a model of interactions, which predicts no rating). Filters (docs/recommend.md, "Filters"; the CLI's --exclude, --items, --where):
         `exclude` item ids never shown (a list), or a dict user -> item ids; `items` the
         candidate ids; `where` a dict key -> value the item's attributes must hold, read from
         `item_attributes` (a file as the CLI's --item-attributes). k items a user, or every
@@ -236,7 +244,7 @@ class Model:
             if note:
                 short[self._user_ids[u]] = len(ranked)
                 warnings.warn("recommend: " + note, stacklevel=2)
-        table = _table(rows, ["user", "item", "prediction", "rank"])
+        table = self._list_table(rows)
         if hasattr(table, "attrs"):
             table.attrs["short_lists"] = short
         return table
@@ -249,7 +257,7 @@ class Model:
         idx = self._index(_args.id_list(items, "rank: items"), self._items, "item")
         ranked, scores = self._m.rank(int(u), [int(i) for i in idx])
         rows = [(str(user), self._item_ids[i], float(s), r + 1) for r, (i, s) in enumerate(zip(ranked, scores))]
-        return _table(rows, ["user", "item", "prediction", "rank"])
+        return self._list_table(rows)
 
     def edit_graph(self, edits):
         """Adds or removes user-user or item-item edges without retraining (the CLI's
@@ -370,8 +378,7 @@ class Model:
                                                          not _args.flag(exclude_seen, "exclude_seen"))
         if note:
             warnings.warn("recommend: " + note, stacklevel=2)
-        table = _table([(user, i, float(s), r + 1) for r, (i, s) in enumerate(zip(items, scores))],
-                       ["user", "item", "prediction", "rank"])
+        table = self._list_table([(user, i, float(s), r + 1) for r, (i, s) in enumerate(zip(items, scores))])
         if hasattr(table, "attrs"):
             table.attrs["short_lists"] = {user: len(items)} if note else {}
         return table

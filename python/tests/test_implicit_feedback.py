@@ -26,6 +26,9 @@ def test_a_frame_of_pairs_is_implicit_and_ranks_without_ratings():
     user = log["user"].iloc[0]
     listed = model.recommend(user, k=5)
     assert len(listed) == 5 and not set(log.loc[log["user"] == user, "item"]) & set(listed["item"])
+    # No rating is predicted from clicks: the lists carry none, as symgnn recommend writes none.
+    assert list(listed.columns) == ["user", "item", "rank"]
+    assert list(model.model_.rank(user, list(listed["item"]))["rank"]) == [1, 2, 3, 4, 5]
     for call in (lambda: model.predict(user, log["item"].iloc[0]), lambda: model.score(frame())):
         with pytest.raises(symgnn.ConfigError, match="predicts no rating"):
             call()
