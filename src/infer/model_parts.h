@@ -50,8 +50,8 @@ ModelParts model_parts(const RunConfig& cfg, Dataset ds, const std::vector<train
                        std::shared_ptr<const models::ShrinkageChoice> bias_shrinkage = nullptr);
 
 /// `parts` on other data `ds` (the same nodes, or more appended: ratings or graph edges taken
-/// out or added, nodes a graph edit created): the context of `ds` with the rating mean and
-/// scale the members were trained with, and the members rebuilt from their weights
+/// out or added, nodes a graph edit created): the context of `ds` with the rating mean,
+/// scale and bias shrinkage pair the members were trained with, and the members rebuilt from their weights
 /// (rebuilt_parts.cpp), grown where `ds` has more nodes (grow_into, then
 /// RatingModel::nodes_added of nodes without ratings); the ranker is kept, or grown by the
 /// same nodes. What explain's occlusion scores and a graph edit serves: every node's

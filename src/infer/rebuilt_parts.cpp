@@ -56,13 +56,6 @@ void grow_into(torch::nn::Module& m, const train::ModuleState& state) {
 
 namespace {
 
-/// Whether a and b hold the same nodes and training ratings, in the same order: what the
-/// bias baseline's shrinkage choice reads (models/baseline/bias_fit.h).
-bool same_ratings(const Dataset& a, const Dataset& b) {
-  return a.users.count == b.users.count && a.items.count == b.items.count && a.train.user == b.train.user &&
-         a.train.item == b.train.item && a.train.value == b.train.value;
-}
-
 /// out.members: those of `parts` built again over out.ctx from their weights, grown where
 /// out.ctx has more nodes (grow_into, then RatingModel::nodes_added of nodes without ratings).
 void rebuild_members(const ModelParts& parts, ModelParts& out) {
@@ -103,8 +96,12 @@ ModelParts rebuilt_parts(const ModelParts& parts, Dataset ds) {
   ctx.global_mean = parts.ctx.global_mean;
   ctx.rating_std = parts.ctx.rating_std;
   ctx.added_from = parts.ctx.added_from;
-  // The shrinkage chosen on the same training ratings stands; other ratings choose their own.
-  if (same_ratings(out.ds, parts.ds)) ctx.bias_shrinkage = parts.ctx.bias_shrinkage;
+  // The bias offset's shrinkage pair is the members' own, chosen on the ratings they were
+  // trained on: the nodes the changed data adds get their biases under it (as the
+  // combination's baseline keeps its pair among its weights), and a fold-in, which cannot
+  // cross-validate per user, gives a new user the same bias (OffsetModel::fold_user). Chosen
+  // here only where the parts carry none.
+  ctx.bias_shrinkage = parts.ctx.bias_shrinkage;
   models::give_offset_shrinkage(ctx, out.cfg);
   out.ctx = ctx.to(dev);
   rebuild_members(parts, out);

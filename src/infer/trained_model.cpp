@@ -228,7 +228,10 @@ NewRatingsSummary build_members(infer::ModelParts& parts, const std::vector<trai
     ctx.global_mean = parts.ctx.global_mean;
     ctx.rating_std = parts.ctx.rating_std;
     ctx.added_from = fitted_ratings;
-    // The offset's shrinkage of the grown ratings, once for every member.
+    // The offset's shrinkage pair as trained (the ratings it was chosen on are those the members
+    // learned from): the new nodes' biases under it, as a fold-in gives them
+    // (OffsetModel::fold_user); chosen here only where the model carries none.
+    ctx.bias_shrinkage = parts.ctx.bias_shrinkage;
     models::give_offset_shrinkage(ctx, parts.cfg);
     parts.ctx = ctx.to(dev);
     first = nullptr;

@@ -127,11 +127,14 @@ TEST(FoldIn, EqualsTheGrownModelOverTheLowRankSwitches) {
       {"learned_sum", {"lowrank.fusion=learned", "lowrank.prior_stacking=sum", "lowrank.decoder=dot"}},
       {"ranking", {"train.objective=ranking", "train.ranker=none"}},
       {"no_ranker_three_layers", {"train.ranker=none", "lowrank.layers=3", "lowrank.cge_bias=true"}},
+      // The residual on the bias baseline: a new user's b_u from their ratings, as the grown
+      // model's nodes_added fits it.
+      {"offset", {"lowrank.offset=baseline", "lowrank.biases=false"}},
   };
   for (const auto& [tag, sets] : configs) {
     SCOPED_TRACE(tag);
     const TrainedModel model = TrainedModel::load(fit_model(tag, sets, false));
-    ASSERT_EQ(model.name(), "lowrank-G");
+    ASSERT_EQ(model.name(), tag == "offset" ? "lowrank-G+offset" : "lowrank-G");
     // EASE's row of a trained user is theirs as served plus the new items' (fold_in.cpp).
     if (tag == "ease") {
       EXPECT_EQ(model.ranker(), "ease");

@@ -34,9 +34,6 @@ const std::vector<std::pair<Setting, std::string>> kNotFolding = {
     {{"prior_norm", "symmetric"},
      "over a user graph a new rating rescales the rows of the item's other raters, which the user CGE "
      "carries to the user"},
-    {{"offset", "baseline"},
-     "the bias offset has no fold of its own: a folded user's biases come from the grown model's "
-     "nodes_added"},
 };
 
 /// Values that never reach a model: symgnn::fit resolves them first, into values tried here.

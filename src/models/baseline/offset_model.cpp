@@ -2,6 +2,7 @@
 #include "models/baseline/offset_model.h"
 
 #include <ATen/ATen.h>
+#include <torch/types.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -74,6 +75,17 @@ bool OffsetModel::take_graph_edit(RatingModel& before) {
 void OffsetModel::nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) {
   inner_->nodes_added(ctx, trained_users, trained_items);
   offset_->extend(ctx, trained_users, trained_items, shrinkage_, sweeps_);
+}
+
+at::Tensor OffsetModel::fold_user(const UserFold& fold) {
+  // The wrapped model reads the user's ratings as they are (its context holds the raw
+  // ratings, on the residuals' scale), so the grown model's rows are its fold plus the offset.
+  const at::Tensor inner = inner_->fold_user(fold);
+  if (!inner.defined()) return {};
+  torch::NoGradGuard no_grad;
+  const at::Tensor ratings =
+      inner[1] + offset_->fold_row(fold, shrinkage_.user, sweeps_).to(inner.device(), inner.scalar_type());
+  return torch::stack({inner_->ranks_by_rating() ? ratings : inner[0], ratings});
 }
 
 at::Tensor OffsetModel::forward(const at::Tensor& users, const at::Tensor& items) {

@@ -63,6 +63,13 @@ class OffsetModel : public RatingModel {
   /// under the shrinkage pair this offset chose on ctx's ratings; the trained biases stay.
   void nodes_added(const ModelContext& ctx, int64_t trained_users, int64_t trained_items) override;
 
+  /// The wrapped model's fold plus the offset of the grown model (BaselineModel::fold_row): a
+  /// new user's b_u is that of their ratings under the user shrinkage, as nodes_added gives it;
+  /// a trained user's stays. Undefined where the wrapped model does not fold.
+  at::Tensor fold_user(const UserFold& fold) override;
+  bool folds_users() const override { return inner_->folds_users(); }
+  void prepare_folds() override { inner_->prepare_folds(); }
+
   /// The shrinkage pair chosen for ctx's ratings when this offset was built.
   Shrinkage shrinkage() const { return shrinkage_; }
 
