@@ -216,7 +216,8 @@ class Model:
                   item_attributes=None):
         """The k items with the highest predicted rating for each user (one id or several): a
         pandas DataFrame with columns user, item, prediction, rank (a list of tuples without
-        pandas; no prediction column for a model of interactions, which predicts no rating). Filters (docs/recommend.md, "Filters"; the CLI's --exclude, --items, --where):
+        pandas; no prediction column for a model of interactions, which predicts no rating).
+        Filters (docs/recommend.md, "Filters"; the CLI's --exclude, --items, --where):
         `exclude` item ids never shown (a list), or a dict user -> item ids; `items` the
         candidate ids; `where` a dict key -> value the item's attributes must hold, read from
         `item_attributes` (a file as the CLI's --item-attributes). k items a user, or every

@@ -392,12 +392,9 @@ Evaluation evaluate_popularity(const TrainedModel& model, const EvaluateOptions&
     const at::Tensor c = t.to(at::kFloat).contiguous();
     return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
   };
-  const auto index = [](const std::vector<int64_t>& v) {
-    return at::from_blob(const_cast<int64_t*>(v.data()), {static_cast<int64_t>(v.size())}, at::kLong).clone();
-  };
   const RatingList& test = ds.test;
-  const std::vector<float> pred = as_vector(
-      popularity.forward(index(test.user), index(test.item)).clamp(model.rating_min(), model.rating_max()));
+  const std::vector<float> pred = as_vector(popularity.forward(at::tensor(test.user), at::tensor(test.item))
+                                                .clamp(model.rating_min(), model.rating_max()));
   std::vector<float> row = as_vector(popularity.score_items(at::zeros({1}, at::kLong), ctx.n2));
   return evaluate_with(model, opts, pred, lists_of_shared_row(model, std::move(row)));
 }
