@@ -51,6 +51,11 @@ std::array<at::Tensor*, 8> fields(SparseMatrix& m) {
           &m.t_row_ptr, &m.t_col_idx, &m.t_values, &m.t_row_idx};
 }
 
+std::array<const at::Tensor*, 8> fields(const SparseMatrix& m) {
+  return {&m.row_ptr,   &m.col_idx,   &m.values,   &m.row_idx,
+          &m.t_row_ptr, &m.t_col_idx, &m.t_values, &m.t_row_idx};
+}
+
 /// Custom autograd node: the forward never tracks A; the backward multiplies by A^T
 /// through this same node, so second derivatives work too.
 class SpmmFunction : public torch::autograd::Function<SpmmFunction> {
@@ -101,8 +106,13 @@ at::Tensor SparseMatrix::to_dense() const {
 
 SparseMatrix SparseMatrix::to(const at::Device& device) const {
   SparseMatrix m = *this;
-  for (at::Tensor* t : fields(m))
-    if (t->defined()) *t = t->to(device);
+  const auto from = fields(*this);
+  const auto f = fields(m);
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (!f[i]->defined()) continue;
+    // A symmetric matrix's transpose is the matrix itself (from_coo): it stays one copy.
+    *f[i] = i >= 4 && from[i]->is_same(*from[i - 4]) ? *f[i - 4] : f[i]->to(device);
+  }
   return m;
 }
 
@@ -162,6 +172,15 @@ SparseMatrix from_coo(int64_t rows, int64_t cols, const at::Tensor& row, const a
   m.cols = cols;
   build(r, c, rows, cols, m.row_ptr, m.col_idx, m.values, m.row_idx);
   build(c, r, cols, rows, m.t_row_ptr, m.t_col_idx, m.t_values, m.t_row_idx);
+  // A symmetric matrix (an undirected graph's normalised adjacency) is its own transpose:
+  // the stored transpose shares its tensors, half the graph's bytes in every context.
+  if (rows == cols && at::equal(m.row_ptr, m.t_row_ptr) && at::equal(m.col_idx, m.t_col_idx) &&
+      at::equal(m.values, m.t_values)) {
+    m.t_row_ptr = m.row_ptr;
+    m.t_col_idx = m.col_idx;
+    m.t_values = m.values;
+    m.t_row_idx = m.row_idx;
+  }
   return m;
 }
 

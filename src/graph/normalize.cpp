@@ -49,8 +49,10 @@ SparseMatrix normalized_adjacency(const NodeSet& side) {
 
   std::vector<float> values(m);
   for (size_t e = 0; e < m; ++e)
-    values[e] = static_cast<float>(g.weight[e] * inv_sqrt[static_cast<size_t>(g.src[e])] *
-                                   inv_sqrt[static_cast<size_t>(g.dst[e])]);
+    // The degrees' product first: (s, d) and (d, s) get the same bits, so a symmetric A
+    // gives an exactly symmetric At, whose transpose from_coo then stores once.
+    values[e] = static_cast<float>(
+        g.weight[e] * (inv_sqrt[static_cast<size_t>(g.src[e])] * inv_sqrt[static_cast<size_t>(g.dst[e])]));
   const auto len = static_cast<int64_t>(m);
   auto src = at::empty({len}, at::kLong);
   auto dst = at::empty({len}, at::kLong);

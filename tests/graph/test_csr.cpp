@@ -75,6 +75,40 @@ TEST(Csr, ToDeviceKeepsEverything) {
   EXPECT_TRUE(torch::equal(b.to_dense(), a.to_dense()));
 }
 
+/// Whether the stored transpose is the matrix's own tensors (not a copy).
+bool transpose_shared(const SparseMatrix& m) {
+  return m.t_row_ptr.is_same(m.row_ptr) && m.t_col_idx.is_same(m.col_idx) && m.t_values.is_same(m.values) &&
+         m.t_row_idx.is_same(m.row_idx);
+}
+
+TEST(Csr, ASymmetricMatrixStoresItsTransposeOnce) {
+  // A + A^T of a random square matrix: symmetric to the bit (each entry the same sum).
+  const at::Tensor half = random_sparse(9, 9, 25, 4).to_dense();
+  const at::Tensor dense = half + half.t();
+  const at::Tensor nz = dense.nonzero();
+  const SparseMatrix a =
+      from_coo(9, 9, nz.select(1, 0), nz.select(1, 1), dense.index({nz.select(1, 0), nz.select(1, 1)}));
+  EXPECT_TRUE(transpose_shared(a));
+  EXPECT_TRUE(transpose_shared(a.to(torch::Device(torch::kCPU))));
+  EXPECT_TRUE(torch::equal(a.transpose().to_dense(), dense));
+  auto x = torch::randn({9, 4}, kDouble).requires_grad_(true);
+  const auto dy = torch::randn({9, 4}, kDouble);
+  const auto y = spmm(a, x);
+  EXPECT_TRUE(torch::allclose(y, dense.mm(x.detach()), 1e-12, 1e-12));
+  y.backward(dy);
+  EXPECT_TRUE(torch::allclose(x.grad(), dense.t().mm(dy), 1e-12, 1e-12));
+  // The same pattern with one value changed on one side, and a square matrix that is not
+  // symmetric, keep a transpose of their own.
+  at::Tensor v = dense.index({nz.select(1, 0), nz.select(1, 1)}).clone();
+  int64_t off = 0;
+  while (nz[off][0].item<int64_t>() == nz[off][1].item<int64_t>()) ++off;
+  v[off] += 1.0;
+  const SparseMatrix lopsided = from_coo(9, 9, nz.select(1, 0), nz.select(1, 1), v);
+  EXPECT_FALSE(transpose_shared(lopsided));
+  EXPECT_TRUE(torch::equal(lopsided.transpose().to_dense(), lopsided.to_dense().t()));
+  EXPECT_FALSE(transpose_shared(random_sparse(9, 9, 25, 5)));
+}
+
 TEST(Csr, IdentityReturnsItsInput) {
   const SparseMatrix i = identity(5);
   EXPECT_TRUE(i.identity);

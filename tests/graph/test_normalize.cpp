@@ -109,6 +109,22 @@ TEST(NormalizedAdjacency, SymmetricWithSpectrumInMinusOneOne) {
   EXPECT_NEAR(eig.max().item<double>(), 1.0, 1e-6);
 }
 
+TEST(NormalizedAdjacency, AnUndirectedGraphIsExactlySymmetricAndStoredOnce) {
+  // Each pair once in each direction: At_ij and At_ji must be the same float, so that
+  // from_coo keeps one copy of At for its transpose (half a context's graph bytes).
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> weight(0.1f, 3.0f);
+  NodeSet s = file_side(60);
+  for (int64_t u = 0; u < 50; ++u)
+    for (int64_t v = u; v < 50; ++v)
+      if ((u * 7 + v * 13) % 9 == 0) add_undirected(s.graph, u, v, weight(rng));
+  expect_matches_brute_force(s);
+  const SparseMatrix at = normalized_adjacency(s);
+  EXPECT_TRUE(torch::equal(at.to_dense(), at.to_dense().t()));
+  EXPECT_TRUE(at.t_col_idx.is_same(at.col_idx));
+  EXPECT_TRUE(at.t_values.is_same(at.values));
+}
+
 TEST(NormalizedAdjacency, IdentityAndNoneGiveTheIdentity) {
   NodeSet s;
   s.count = 7;
