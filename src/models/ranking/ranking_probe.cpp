@@ -1,5 +1,6 @@
 #include "models/ranking/ranking_probe.h"
 
+#include <ATen/Parallel.h>
 #include <torch/types.h>
 
 #include <algorithm>
@@ -32,18 +33,45 @@ RankingProbe::RankingProbe(const RatingList& held_out, const std::vector<const R
   const auto opts = torch::TensorOptions().dtype(torch::kInt64);
   for (size_t b0 = 0; b0 < users_.size(); b0 += static_cast<size_t>(per)) {
     const size_t b1 = std::min(users_.size(), b0 + static_cast<size_t>(per));
-    std::vector<int64_t> rows, cols;
-    for (size_t s = b0; s < b1; ++s)
-      for (const int64_t i : seen_of[s]) rows.push_back(static_cast<int64_t>(s - b0)), cols.push_back(i);
     Block block;
+    block.first = b0;
     block.users = torch::tensor(std::vector<int64_t>(users_.begin() + static_cast<std::ptrdiff_t>(b0),
                                                      users_.begin() + static_cast<std::ptrdiff_t>(b1)),
                                 opts)
                       .to(device);
-    block.seen_row = torch::tensor(rows, opts).to(device);
-    block.seen_col = torch::tensor(cols, opts).to(device);
+    if (!device.is_cpu()) {
+      std::vector<int64_t> rows, cols;
+      for (size_t s = b0; s < b1; ++s)
+        for (const int64_t i : seen_of[s]) rows.push_back(static_cast<int64_t>(s - b0)), cols.push_back(i);
+      block.seen_row = torch::tensor(rows, opts).to(device);
+      block.seen_col = torch::tensor(cols, opts).to(device);
+    }
     blocks_.push_back(std::move(block));
   }
+  if (device.is_cpu()) seen_ = std::move(seen_of);
+}
+
+void RankingProbe::rank_on_cpu(const Block& b, const at::Tensor& scores, eval::RankingAccumulator& acc,
+                               int64_t k) const {
+  const at::Tensor s = scores.to(torch::kFloat);
+  const int64_t rows = s.size(0);
+  // A scorer that gives every user the same row (popularity) may return it expanded:
+  // ranked where it lies instead of copied once per user.
+  const bool one_row = rows > 1 && s.stride(0) == 0;
+  const at::Tensor dense = (one_row ? s.select(0, 0) : s).contiguous();
+  const float* base = dense.data_ptr<float>();
+  std::vector<std::vector<int64_t>> lists(static_cast<size_t>(rows));
+  at::parallel_for(0, rows, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<char> excluded(static_cast<size_t>(n2_), 0);
+    for (int64_t r = lo; r < hi; ++r) {
+      const std::vector<int64_t>& seen = seen_[b.first + static_cast<size_t>(r)];
+      for (const int64_t i : seen) excluded[static_cast<size_t>(i)] = 1;
+      lists[static_cast<size_t>(r)] = eval::top_k_items(base + (one_row ? 0 : r * n2_), n2_, k, excluded);
+      for (const int64_t i : seen) excluded[static_cast<size_t>(i)] = 0;
+    }
+  });
+  for (int64_t r = 0; r < rows; ++r)
+    acc.add(lists[static_cast<size_t>(r)], relevant_[b.first + static_cast<size_t>(r)]);
 }
 
 eval::RankingReport RankingProbe::rank(const Scorer& score, const std::vector<int64_t>& ks) const {
@@ -51,6 +79,14 @@ eval::RankingReport RankingProbe::rank(const Scorer& score, const std::vector<in
   size_t next = 0;
   const int64_t k = std::min(acc.max_k(), n2_);
   for (const Block& b : blocks_) {
+    if (!b.seen_row.defined()) {
+      // On the CPU the lists are evaluate's own (eval::top_k_items: ties to the lower item
+      // index, NaN last), so that a validation figure is the one `evaluate` of the same
+      // scores gives.
+      rank_on_cpu(b, score(b.users), acc, k);
+      next += static_cast<size_t>(b.users.numel());
+      continue;
+    }
     at::Tensor s =
         score(b.users).to(torch::kFloat).clone(at::MemoryFormat::Contiguous);  // [B, n2], ours to mask
     s.index_put_({b.seen_row, b.seen_col}, -std::numeric_limits<float>::infinity());

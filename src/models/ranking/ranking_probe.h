@@ -45,11 +45,16 @@ class RankingProbe {
 
  private:
   struct Block {
+    size_t first = 0;               // the block's first user, an index into users_
     at::Tensor users;               // [B] on the device
-    at::Tensor seen_row, seen_col;  // positions of the block's seen items, to mask with -inf
+    at::Tensor seen_row, seen_col;  // off the CPU: positions of the block's seen items, to mask with -inf
   };
+  /// A block's lists by eval::top_k_items, into `acc`.
+  void rank_on_cpu(const Block& b, const at::Tensor& scores, eval::RankingAccumulator& acc, int64_t k) const;
+
   std::vector<int64_t> users_;                  // users with a relevant item, ascending
   std::vector<std::vector<int64_t>> relevant_;  // their relevant items
+  std::vector<std::vector<int64_t>> seen_;      // on the CPU: their seen items
   std::vector<Block> blocks_;
   int64_t n2_ = 0, k_ = 10;
 };
