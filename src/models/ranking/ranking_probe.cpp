@@ -53,7 +53,7 @@ RankingProbe::RankingProbe(const RatingList& held_out, const std::vector<const R
 
 void RankingProbe::rank_on_cpu(const Block& b, const at::Tensor& scores, eval::RankingAccumulator& acc,
                                int64_t k) const {
-  const at::Tensor s = scores.to(torch::kFloat);
+  const at::Tensor s = scores.to(at::kCPU, torch::kFloat);
   const int64_t rows = s.size(0);
   // A scorer that gives every user the same row (popularity) may return it expanded:
   // ranked where it lies instead of copied once per user.
