@@ -76,7 +76,6 @@ void RankingProbe::rank_on_cpu(const Block& b, const at::Tensor& scores, eval::R
 
 eval::RankingReport RankingProbe::rank(const Scorer& score, const std::vector<int64_t>& ks) const {
   eval::RankingAccumulator acc(ks, n2_);
-  size_t next = 0;
   const int64_t k = std::min(acc.max_k(), n2_);
   for (const Block& b : blocks_) {
     if (!b.seen_row.defined()) {
@@ -84,7 +83,6 @@ eval::RankingReport RankingProbe::rank(const Scorer& score, const std::vector<in
       // index, NaN last), so that a validation figure is the one `evaluate` of the same
       // scores gives.
       rank_on_cpu(b, score(b.users), acc, k);
-      next += static_cast<size_t>(b.users.numel());
       continue;
     }
     at::Tensor s =
@@ -95,12 +93,12 @@ eval::RankingReport RankingProbe::rank(const Scorer& score, const std::vector<in
     const at::Tensor val = values.to(torch::kCPU).contiguous();
     const int64_t* t = top.data_ptr<int64_t>();
     const float* v = val.data_ptr<float>();
-    for (int64_t r = 0; r < top.size(0); ++r, ++next) {
+    for (int64_t r = 0; r < top.size(0); ++r) {
       // Seen items (scored -inf) are no candidates: a user with fewer than k gets a shorter list.
       std::vector<int64_t> ranked;
       for (int64_t c = 0; c < k; ++c)
         if (v[r * k + c] != -std::numeric_limits<float>::infinity()) ranked.push_back(t[r * k + c]);
-      acc.add(ranked, relevant_[next]);
+      acc.add(ranked, relevant_[b.first + static_cast<size_t>(r)]);
     }
   }
   return acc.report();
