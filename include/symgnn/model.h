@@ -175,7 +175,8 @@ class RatingModel : public torch::nn::Module {
   /// Closed-form kinds: fits the model to `ds` (graphs resolved; the model was built on its
   /// context) in one call, choosing what it chooses on ds.validation and refitting on
   /// training + validation for the final state, which the model keeps (save_model saves it).
-  /// `log` gets progress lines. The default throws: trained kinds learn in train/trainer.h.
+  /// `log` gets progress lines (an empty one: none). The default throws: trained kinds learn in
+  /// train/trainer.h.
   virtual ClosedFormFit fit(const Dataset& ds, const at::Device& device,
                             const std::function<void(const std::string&)>& log);
   /// A closed-form kind that chooses a setting on validation (EASE's lambda): sets `cfg` so

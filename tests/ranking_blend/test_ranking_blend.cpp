@@ -154,3 +154,22 @@ TEST(RankingBlend, BlendsEachRunOfATrainedModel) {
               std::fabs(runs[0].test_ndcg - runs[1].test_ndcg) / std::sqrt(2.0), 1e-12);
   EXPECT_EQ(w.runs.size(), 2u);
 }
+
+// The bias baseline ranks by its predicted ratings (its item biases, within a user's list):
+// refit on the training ratings alone, without a progress log, as any closed-form kind (it
+// called the empty log and stopped with bad_function_call).
+TEST(RankingBlend, BlendsTheBiasBaselinesPredictedRatings) {
+  const Dirs& d = fitted();
+  symgnn::RunConfig baseline = small_config("baseline");
+  baseline.train.ranker = "none";
+  const std::string dir = st::scratch_dir("ranking_blend_baseline") + "/baseline";
+  const symgnn::RunMetrics m = fit_into(baseline, dir).metrics;
+  const auto r = symgnn::ranking_blend::blend_for_ranking({d.ease, dir}, {});
+  ASSERT_EQ(r.models.size(), 2u);
+  EXPECT_NE(r.models[1].validation_from.find("refit on the training ratings alone"), std::string::npos)
+      << r.models[1].validation_from;
+  EXPECT_GT(r.models[1].val_ndcg, 0.0);
+  // Alone on test it ranks as its saved fit did (the run's figure of its lists).
+  ASSERT_TRUE(m.metrics.count("test_ndcg@10"));
+  EXPECT_NEAR(r.models[1].test_ndcg, m.mean("test_ndcg@10"), 1e-5);
+}

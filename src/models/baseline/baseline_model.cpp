@@ -142,9 +142,10 @@ Biases BaselineModel::biases() const {
 ClosedFormFit BaselineModel::fit(const Dataset& ds, const at::Device&,
                                  const std::function<void(const std::string&)>& log) {
   const ShrinkageChoice choice = choose_shrinkage(ds, cfg_);
-  log("bias baseline on " + ds.name + ": shrinkage (user " + fixed(choice.best.user, 2) + ", item " +
-      fixed(choice.best.item, 2) + ") chosen by " + choice.how + " (" + rating_label() + " " +
-      fixed(choice.figure, 4) + ")");
+  if (log)
+    log("bias baseline on " + ds.name + ": shrinkage (user " + fixed(choice.best.user, 2) + ", item " +
+        fixed(choice.best.item, 2) + ") chosen by " + choice.how + " (" + rating_label() + " " +
+        fixed(choice.figure, 4) + ")");
   const auto predictions = [&](const RatingList& list) {
     return clipped_predictions(*this, list, ds.rating_min, ds.rating_max, mu_.device());
   };

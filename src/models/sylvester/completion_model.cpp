@@ -38,11 +38,14 @@ ClosedFormFit CompletionModel::fit(const Dataset& ds, const at::Device& device,
   const graph::SparseMatrix at2 = graph::normalized_adjacency(ds.items).to(device);
   std::ostringstream tol;
   tol << opts.tol;
-  log("Sylv. baseline on " + ds.name + " (" + std::to_string(ds.users.count) + " x " +
-      std::to_string(ds.items.count) + ", user graph " + to_string(ds.users.graph_origin) + ", item graph " +
-      to_string(ds.items.graph_origin) + ", solver " + opts.solver + ", tol " + tol.str() + ")");
-  const CompletionResult r =
-      fit_completion(ds, at1, at2, opts, device, [&](const std::string& l) { log("  " + l); });
+  if (log)
+    log("Sylv. baseline on " + ds.name + " (" + std::to_string(ds.users.count) + " x " +
+        std::to_string(ds.items.count) + ", user graph " + to_string(ds.users.graph_origin) +
+        ", item graph " + to_string(ds.items.graph_origin) + ", solver " + opts.solver + ", tol " +
+        tol.str() + ")");
+  const CompletionResult r = fit_completion(ds, at1, at2, opts, device, [&](const std::string& l) {
+    if (log) log("  " + l);
+  });
   {
     at::NoGradGuard no_grad;
     scores_.copy_(r.scores.to(scores_.device(), at::kFloat));
