@@ -349,6 +349,9 @@ struct TrainConfig {
   double ranker_graph_weight = 0.5;
   double ranker_graph_shrinkage = 3.0;
   std::string ranker_graph_direction = "both";
+  std::string ranker_quality = "auto";
+  double ranker_quality_weight = 0.2;
+  double ranker_quality_shrinkage = 10.0;
   std::string auto_choose = "off";
 
   template <class V>
@@ -392,6 +395,9 @@ struct TrainConfig {
     v("ranker_graph_weight", ranker_graph_weight, "beta of train.ranker_graph = user: the weight of the linked raters' term beside the ranker's scaled row; train.ranker_graph = auto writes the weight it chose (infer/ranker_graph_term.h)", range(0.0, 1e6));
     v("ranker_graph_shrinkage", ranker_graph_shrinkage, "the linked raters' term of train.ranker_graph = user divides by (linked raters + this), so that one linked rater counts less than many; train.ranker_graph = auto writes the value it chose (infer/ranker_graph_term.h)", range(0.0, 1e6));
     v("ranker_graph_direction", ranker_graph_direction, "the links of a directed user graph file (a,b: a follows b) whose raters train.ranker_graph = user reads: both, out (the people each user follows) or in (the people who follow them); an undirected graph reads alike each way; train.ranker_graph = auto tries the three where the file is directed and writes the one it chose (infer/ranker_graph_term.h)", one_of("both|out|in"));
+    v("ranker_quality", ranker_quality, "the items' ratings on the lists of the ranker beside the model (train.ranker), after the user graph's term: item (score = the ranker's row scaled so that its largest entry is 1 [+ the user graph's term] + train.ranker_quality_weight x q(i), q(i) = the sum of (r_ui - the rater's mean rating) over i's raters / (raters + train.ranker_quality_shrinkage), as a share of the rating scale: the rankers learn from which items are rated, this from how well), none (the ranker's scores alone), or auto (item, and its weight and shrinkage, where they gain on validation NDCG@10 over the lists without it by more than the gain's standard error over the validation users judged, with the ranker refit on the training ratings alone; else none; interactions have no ratings to weigh: none; fit/ranker_quality_choice.h) (infer/ranker_quality_term.h)", one_of("auto|item|none"));
+    v("ranker_quality_weight", ranker_quality_weight, "gamma of train.ranker_quality = item: the weight of the items' rating term beside the ranker's scaled row; train.ranker_quality = auto writes the weight it chose (infer/ranker_quality_term.h)", range(0.0, 1e6));
+    v("ranker_quality_shrinkage", ranker_quality_shrinkage, "the items' rating term of train.ranker_quality = item divides each item's summed deviations by (its raters + this), so that an item few rated stays near 0; train.ranker_quality = auto writes the value it chose (infer/ranker_quality_term.h)", range(0.0, 1e6));
     v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become the bias baseline plus the members kept on cross-fitted validation folds (baseline.combination; fit/baseline_guard.h), the baseline exactly where none is kept; off: the model's predictions as trained", one_of("on|off"));
   }
 };

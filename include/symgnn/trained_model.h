@@ -178,11 +178,18 @@ class TrainedModel {
   /// which scores from rated items alone: see cold_listed().
   std::string ranker() const;
   /// The ranker's own scores of every item for each of `users` (row-major), before the user
-  /// graph's term that score_all_items() adds under train.ranker_graph = user
-  /// (infer/ranker_graph_term.h); empty without a ranker.
+  /// graph's term and the items' ratings that score_all_items() adds under train.ranker_graph =
+  /// user and train.ranker_quality = item (infer/ranker_graph_term.h,
+  /// infer/ranker_quality_term.h); empty without a ranker.
   std::vector<float> ranker_scores(const std::vector<int64_t>& users) const;
   /// Whether the user graph's term joins the ranker's lists (train.ranker_graph = user).
   bool ranker_graph_term() const;
+  /// Whether the items' ratings join the ranker's lists (train.ranker_quality = item).
+  bool ranker_quality_term() const;
+  /// q(i) of every item (infer/ranker_quality_term.h) from the training and validation ratings
+  /// the model was fitted on (ratings added later leave it, as they leave the ranker's fit), at
+  /// train.ranker_quality_shrinkage (built on first use, once; thread-safe).
+  const std::vector<float>& item_quality() const;
   /// Whether `user`'s list comes from infer/cold_lists.h (what the people linked to them
   /// rated, shrunk toward popularity): a user without training ratings, where a ranker is
   /// beside the model or the model is a kind that scores users from their rated items alone

@@ -9,7 +9,10 @@
 #include "fit/fit_closed_form.h"
 #include "fit/ranker.h"
 #include "fit/ranker_graph_choice.h"
+#include "fit/ranker_on_training.h"
+#include "fit/ranker_quality_choice.h"
 #include "infer/model_parts.h"
+#include "symgnn/model.h"
 #include "util/atomic_file.h"
 #include "util/memory_check.h"
 #include "util/text.h"
@@ -125,16 +128,34 @@ RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
     RunConfig rcfg = cfg;
     rcfg.model = won_kind;
     rcfg.train.ranker = "none";
+    const TrainedModel& final_ranker = *won.result.model;
+    const auto test_rows = [&](const std::vector<int64_t>& users) {
+      return final_ranker.score_all_items(users);
+    };
+    // Both choices judge the kept kind refit on the training ratings alone: fitted once.
+    std::shared_ptr<models::RatingModel> on_training;
     const RankerGraphChoice g = with_memory_context("choosing the user graph's term on the lists", [&] {
-      const TrainedModel& final_ranker = *won.result.model;
       return choose_ranker_graph(
-          cfg, ds, rcfg, m.figures, won.training_state,
-          [&](const std::vector<int64_t>& users) { return final_ranker.score_all_items(users); },
-          [&](const std::string& line) { say(o, line); });
+          cfg, ds, rcfg, m.figures, won.training_state, test_rows,
+          [&](const std::string& line) { say(o, line); }, &on_training);
     });
     if (!g.chosen.empty()) {
       record["graph"] = ranker_graph_choice_json(g);
       summary.push_back(describe(g));
+    }
+    // The items' ratings on the lists (train.ranker_quality = auto), after the graph's term.
+    const RankerQualityChoice q = with_memory_context("choosing the items' ratings on the lists", [&] {
+      return choose_ranker_quality(
+          cfg, ds,
+          [&](const std::vector<int64_t>& users) {
+            if (!on_training) on_training = ranker_on_training(rcfg, ds, m.figures, won.training_state);
+            return ranker_rows(*on_training, users, ds.items.count, rcfg.train.device);
+          },
+          test_rows);
+    });
+    if (!q.chosen.empty()) {
+      record["quality"] = ranker_quality_choice_json(q);
+      summary.push_back(describe(q));
     }
   }
   out.model = won.result.model;

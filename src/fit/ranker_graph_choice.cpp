@@ -1,8 +1,6 @@
 // train.ranker_graph = auto, chosen on validation (ranker_graph_choice.h).
 #include "fit/ranker_graph_choice.h"
 
-#include <torch/types.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,11 +8,11 @@
 
 #include "eval/metric_functions.h"
 #include "fit/judged_users.h"
+#include "fit/ranker_on_training.h"
 #include "infer/cold_lists.h"
 #include "infer/ranker_graph_term.h"
 #include "symgnn/model.h"
 #include "symgnn/ranking.h"
-#include "train/checkpoint.h"
 #include "util/text.h"
 
 namespace symgnn::fitting {
@@ -24,28 +22,6 @@ namespace {
 /// top k against their relevant items (ascending), as eval::RankingAccumulator computes it.
 double criterion_of(const std::vector<int64_t>& top, const std::vector<int64_t>& relevant) {
   return eval::user_value(ranking_metric(), top, relevant, kRankingCutoff);
-}
-
-/// The ranker of kind ranker_cfg.model on ds's training ratings alone, at the setting its fit
-/// chose (RatingModel::pin_chosen_setting from `figures`): the state its fit kept of that, or
-/// fitted again.
-std::shared_ptr<models::RatingModel> refit_on_training(RunConfig rcfg, const Dataset& ds,
-                                                       const nlohmann::json& figures,
-                                                       const std::map<std::string, at::Tensor>& state) {
-  const at::Device device(rcfg.train.device);
-  const models::ModelContext ctx = models::make_context(ds).to(device);
-  auto model = models::make_model(rcfg, ctx);
-  if (!model->pin_chosen_setting(rcfg, figures, "ranker").empty()) model = models::make_model(rcfg, ctx);
-  model->to(device);
-  if (!state.empty()) {
-    train::set_module_state(*model, state);
-    return model;
-  }
-  Dataset training_only = ds;
-  training_only.validation = RatingList{};
-  training_only.test = RatingList{};
-  model->fit(training_only, device, nullptr);
-  return model;
 }
 
 double mean_of(const std::vector<double>& x) {
@@ -174,8 +150,10 @@ RankerGraphChoice choose_ranker_graph(
     RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg, const nlohmann::json& figures,
     const std::map<std::string, at::Tensor>& training_state,
     const std::function<std::vector<float>(const std::vector<int64_t>&)>& test_rows,
-    const std::function<void(const std::string&)>& log) {
+    const std::function<void(const std::string&)>& log,
+    std::shared_ptr<models::RatingModel>* training_ranker) {
   RankerGraphChoice c;
+  std::shared_ptr<models::RatingModel> fitted_here;
   if (cfg.train.ranker_graph != "auto") return c;
   const auto t0 = std::chrono::steady_clock::now();
   c.chosen = "none";
@@ -198,9 +176,12 @@ RankerGraphChoice choose_ranker_graph(
 
   if (log && training_state.empty())
     log("train.ranker_graph = auto: refitting the " + ranker_cfg.model + " ranker on the training ratings");
-  const std::shared_ptr<models::RatingModel> ranker =
-      refit_on_training(ranker_cfg, ds, figures, training_state);
-  const at::Device device(ranker_cfg.train.device);
+  if (training_ranker == nullptr || !*training_ranker) {
+    auto fitted = ranker_on_training(ranker_cfg, ds, figures, training_state);
+    if (training_ranker == nullptr) training_ranker = &fitted_here;
+    *training_ranker = std::move(fitted);
+  }
+  models::RatingModel& ranker = **training_ranker;
 
   const size_t weights = std::size(kRankerGraphWeights), shrinkages = std::size(kRankerGraphShrinkages);
   const std::vector<double> weights_list(std::begin(kRankerGraphWeights), std::end(kRankerGraphWeights));
@@ -214,11 +195,7 @@ RankerGraphChoice choose_ranker_graph(
   const std::vector<std::vector<double>> ndcg = measure_points(
       judged, linked, n2,
       [&](const std::vector<int64_t>& part) {
-        torch::NoGradGuard no_grad;
-        const at::Tensor rows = ranker->score_items(torch::tensor(part, torch::kInt64).to(device), n2)
-                                    .to(torch::kCPU, torch::kFloat)
-                                    .contiguous();
-        return std::vector<float>(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+        return ranker_rows(ranker, part, n2, ranker_cfg.train.device);
       },
       weights_list, shrinkages_list, directions);
   c.without = mean_of(ndcg[0]);

@@ -20,12 +20,17 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
+
+namespace symgnn::models {
+class RatingModel;
+}
 
 namespace symgnn::fitting {
 
@@ -92,11 +97,15 @@ std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* 
 /// fit kept it (models::ClosedFormFit::training_state); empty: it is fitted again here.
 /// `test_rows`: the final ranker's scores of a block of users (row-major), to report the test
 /// figures (RankerGraphChoice::test_users); empty: none.
+/// `training_ranker`: where given, the ranker on the training ratings (fit/ranker_on_training.h)
+/// is taken from it, or fitted into it where it is empty, so that the next choice
+/// (fit/ranker_quality_choice.h) reads the same one.
 RankerGraphChoice choose_ranker_graph(
     RunConfig& cfg, const Dataset& ds, const RunConfig& ranker_cfg, const nlohmann::json& figures,
     const std::map<std::string, at::Tensor>& training_state,
     const std::function<std::vector<float>(const std::vector<int64_t>&)>& test_rows,
-    const std::function<void(const std::string&)>& log);
+    const std::function<void(const std::string&)>& log,
+    std::shared_ptr<models::RatingModel>* training_ranker = nullptr);
 
 /// "train.auto: the ranker's lists take the user graph's term: validation NDCG@10 0.1101 at its
 /// best point (weight 0.05, shrinkage 0) against 0.1086 by the ranker alone (gain 0.0015 +-

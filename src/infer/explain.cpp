@@ -335,13 +335,17 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
     // parts scaled as its row is, then one part per linked rater of the item.
     std::vector<infer::ColdPart> linked;
     const bool graph_term = by_ranker && model.ranker_graph_term();
-    if (graph_term) {
+    // The items' ratings on the ranker's list (infer/ranker_quality_term.h): one part.
+    const bool quality_term = by_ranker && model.ranker_quality_term();
+    if (graph_term || quality_term) {
       const std::vector<float> row = model.ranker_scores({user});
       const double scale = infer::ranker_row_scale(row.data(), model.items());
       for (auto& t : terms.terms) t.value /= scale;
       terms.score /= scale;
-      terms.method += "; scaled by 1 / " + std::to_string(scale) + " (the row's largest score), plus " +
-                      std::to_string(model.config().train.ranker_graph_weight) +
+      terms.method += "; scaled by 1 / " + std::to_string(scale) + " (the row's largest score)";
+    }
+    if (graph_term) {
+      terms.method += ", plus " + std::to_string(model.config().train.ranker_graph_weight) +
                       " x the shares of the top rating that the people linked in the user graph gave it, " +
                       "over (linked raters + " + std::to_string(model.config().train.ranker_graph_shrinkage) +
                       ") (infer/ranker_graph_term.h)";
@@ -365,6 +369,19 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
       out.score += p.value;
       all.push_back(p);
       words.fill(all.back());
+    }
+    if (quality_term) {
+      ExplanationPart p;
+      p.source = "constant";
+      p.value = model.config().train.ranker_quality_weight *
+                static_cast<double>(model.item_quality()[static_cast<size_t>(item)]);
+      p.text =
+          "how well it is rated: its raters' ratings above their own means, shrunk (the items' ratings, "
+          "infer/ranker_quality_term.h)";
+      out.score += p.value;
+      out.method += ", plus " + std::to_string(model.config().train.ranker_quality_weight) +
+                    " x how well the item is rated (infer/ranker_quality_term.h)";
+      all.push_back(p);
     }
     out.sentence = in_a_sentence(all, words);
     out.parts = largest(std::move(all), options.top, true);

@@ -16,6 +16,7 @@
 
 #include "infer/model_parts.h"
 #include "infer/ranker_graph_term.h"
+#include "infer/ranker_quality_term.h"
 #include "infer/update_parts.h"
 #include "symgnn/error.h"
 #include "symgnn/graph.h"
@@ -173,7 +174,8 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
     // EASE's x W is linear in the rated items: a trained user's row as served (held where the
     // server cached its scores) plus the new items' rows, rather than the sum over every item a
     // heavy user rated. (A user who rated nothing before is served the model's own row.)
-    out.scores = model.ranker_graph_term() ? model.ranker_scores({known}) : model.score_all_items({known});
+    out.scores = model.ranker_graph_term() || model.ranker_quality_term() ? model.ranker_scores({known})
+                                                                          : model.score_all_items({known});
     const std::vector<float> added = p.ranker->rated_rows({fresh});
     for (int64_t j = 0; j < n2; ++j) out.scores[static_cast<size_t>(j)] += added[static_cast<size_t>(j)];
   } else {
@@ -213,6 +215,12 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
     if (count > 0)
       out.ranked_by += " and the " + std::to_string(count) + (count == 1 ? " person" : " people") +
                        " linked in the user graph who rated";
+  }
+  if (model.ranker_quality_term()) {
+    // The items' ratings (infer/ranker_quality_term.h): the same for every user.
+    infer::add_item_quality_term(out.scores.data(), model.item_quality().data(), n2,
+                                 p.cfg.train.ranker_quality_weight, model.ranker_graph_term());
+    out.ranked_by += std::string(out.ranked_by == p.ranker->name() ? "" : ",") + " and the items' ratings";
   }
   out.ranks_by_rating = false;
   return true;

@@ -20,6 +20,7 @@
 #include "infer/new_node_files.h"
 #include "infer/new_ratings.h"
 #include "infer/ranker_graph_term.h"
+#include "infer/ranker_quality_term.h"
 #include "infer/refresh.h"
 #include "infer/split_rows.h"
 #include "models/baseline/offset_model.h"
@@ -54,6 +55,18 @@ struct TrainedModel::Impl {
   /// train.ranker_graph = user (infer/ranker_graph_term.h): the linked raters' term joins the
   /// ranker's rows.
   bool ranker_graph_term() const { return parts.ranker && parts.cfg.train.ranker_graph == "user"; }
+  /// train.ranker_quality = item (infer/ranker_quality_term.h): the items' ratings join the
+  /// ranker's rows, after the user graph's term; q(i) from the ratings the model was fitted on
+  /// (with_new_nodes hands them on).
+  bool ranker_quality_term() const { return parts.ranker && parts.cfg.train.ranker_quality == "item"; }
+  std::once_flag quality_once;
+  std::vector<float> quality;
+  const std::vector<float>& item_quality() {
+    std::call_once(quality_once, [this] {
+      quality = infer::item_quality(parts.ds, parts.cfg.train.ranker_quality_shrinkage, /*validation=*/true);
+    });
+    return quality;
+  }
 
   /// train.cold_lists other than model and a ranker beside the model, or a kind that scores users
   /// from their rated items alone (a ranking kind that reads no user graph): users without
@@ -390,6 +403,13 @@ TrainedModel TrainedModel::with_new_nodes(const NewNodes& new_nodes) const {
   TrainedModel out(std::move(parts));
   out.impl_->added = added;
   out.impl_->data_note = impl_->data_note;
+  if (impl_->ranker_quality_term()) {
+    // The items' ratings as the ranker was fitted (as its rows are), so that a served user's
+    // fold-in, which reads the model's, lists alike; a new item has none.
+    std::vector<float> q = impl_->item_quality();
+    q.resize(static_cast<size_t>(out.items()), 0.0f);
+    std::call_once(out.impl_->quality_once, [&] { out.impl_->quality = std::move(q); });
+  }
   return out;
 }
 
@@ -501,6 +521,13 @@ std::vector<float> TrainedModel::Impl::ranker_rows(const std::vector<int64_t>& u
       infer::add_user_graph_term(rows, u, parts.ctx.n2, cold_lists(), parts.cfg.train.ranker_graph_weight,
                                  parts.cfg.train.ranker_graph_shrinkage,
                                  link_direction_of(parts.cfg.train.ranker_graph_direction));
+    if (ranker_quality_term()) {
+      const std::vector<float>& q = item_quality();
+      const auto n2 = static_cast<size_t>(parts.ctx.n2);
+      for (size_t r = 0; r < u.size(); ++r)
+        infer::add_item_quality_term(rows.data() + r * n2, q.data(), parts.ctx.n2,
+                                     parts.cfg.train.ranker_quality_weight, ranker_graph_term());
+    }
     return rows;
   };
   if (lists_cold) return with_cold_rows(users, of_ranker);
@@ -537,6 +564,14 @@ bool TrainedModel::ranker_graph_term() const {
   return impl_->ranker_graph_term();
 }
 
+bool TrainedModel::ranker_quality_term() const {
+  return impl_->ranker_quality_term();
+}
+
+const std::vector<float>& TrainedModel::item_quality() const {
+  return impl_->item_quality();
+}
+
 const infer::ColdLists& TrainedModel::cold_lists() const {
   return impl_->cold_lists();
 }
@@ -549,8 +584,10 @@ std::string TrainedModel::ranked_by(int64_t user) const {
                               .size();
     if (linked > 0)
       return ranker() + " and the " + std::to_string(linked) + (linked == 1 ? " person" : " people") +
-             " linked in the user graph who rated";
+             " linked in the user graph who rated" +
+             (impl_->ranker_quality_term() ? ", and the items' ratings" : "");
   }
+  if (impl_->ranker_quality_term()) return ranker() + " and the items' ratings";
   return ranker().empty() ? name() : ranker();
 }
 
