@@ -2,6 +2,7 @@
 #include "fit/judged_users.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "symgnn/ranking.h"
 
@@ -37,6 +38,31 @@ int64_t judged_user_cap(double scores, int64_t per_user, int64_t least, int64_t 
   return std::max<int64_t>(
       least, std::min<int64_t>(
                  most, static_cast<int64_t>(scores / static_cast<double>(std::max<int64_t>(per_user, 1)))));
+}
+
+double mean_of(const std::vector<double>& x) {
+  double s = 0;
+  for (const double v : x) s += v;
+  return x.empty() ? 0.0 : s / static_cast<double>(x.size());
+}
+
+ListGain list_gain(const std::vector<double>& with, const std::vector<double>& without) {
+  std::vector<double> gain(with.size());
+  for (size_t k = 0; k < gain.size(); ++k) gain[k] = with[k] - without[k];
+  ListGain g;
+  g.mean = mean_of(gain);
+  double ss = 0;
+  for (const double d : gain) ss += (d - g.mean) * (d - g.mean);
+  const double n = static_cast<double>(gain.size());
+  g.se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0;
+  return g;
+}
+
+std::vector<char> users_with_ratings(const Dataset& ds) {
+  std::vector<char> rated(static_cast<size_t>(ds.users.count), 0);
+  for (const RatingList* list : {&ds.train, &ds.validation})
+    for (const int64_t u : list->user) rated[static_cast<size_t>(u)] = 1;
+  return rated;
 }
 
 }  // namespace symgnn::fitting

@@ -32,4 +32,20 @@ JudgedUsers judged_users(const Dataset& ds, const RatingList& judged_on,
 /// taking minutes (and still enough to judge on).
 int64_t judged_user_cap(double scores, int64_t per_user, int64_t least, int64_t most);
 
+/// The mean of `x` (0 for none).
+double mean_of(const std::vector<double>& x);
+
+/// A term's gain on the lists: the mean over the judged users of its NDCG@10 less theirs
+/// without it, and that mean's standard error. The list choices keep a term where mean > 0
+/// and mean > se (the rule of the rating members, fit/member_selection.h).
+struct ListGain {
+  double mean = 0, se = 0;
+  bool kept() const { return mean > 0 && mean > se; }
+};
+ListGain list_gain(const std::vector<double>& with, const std::vector<double>& without);
+
+/// Whether each user has a training or validation rating: the test users a ranker lists
+/// (the others are listed by infer/cold_lists.h).
+std::vector<char> users_with_ratings(const Dataset& ds);
+
 }  // namespace symgnn::fitting

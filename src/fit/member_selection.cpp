@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "blend/nnls.h"
+#include "fit/judged_users.h"
 
 namespace symgnn::fitting {
 namespace {
@@ -24,12 +25,6 @@ std::vector<double> weights_on(const std::vector<const std::vector<double>*>& co
   for (size_t a = 0; a < columns.size(); ++a)
     for (size_t b = 0; b < a; ++b) g(a, b) = g(b, a);
   return blend::nnls_normal(g, c);
-}
-
-double mean_of(const std::vector<double>& x) {
-  double s = 0;
-  for (const double v : x) s += v;
-  return x.empty() ? 0.0 : s / static_cast<double>(x.size());
 }
 
 double sd_of(const std::vector<double>& x) {

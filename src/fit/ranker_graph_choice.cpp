@@ -24,12 +24,6 @@ double criterion_of(const std::vector<int64_t>& top, const std::vector<int64_t>&
   return eval::user_value(ranking_metric(), top, relevant, kRankingCutoff);
 }
 
-double mean_of(const std::vector<double>& x) {
-  double s = 0;
-  for (const double v : x) s += v;
-  return x.empty() ? 0.0 : s / static_cast<double>(x.size());
-}
-
 /// The judged users (by position) by their count of linked raters: 1-2, 3-9, 10 and more,
 /// with their mean NDCG@10 without and with the term.
 std::vector<RankerGraphChoice::Slice> slices_of(const std::vector<int64_t>& users,
@@ -209,13 +203,8 @@ RankerGraphChoice choose_ranker_graph(
             {kRankerGraphWeights[wi], kRankerGraphShrinkages[si], mean_of(ndcg[p]), directions[di]});
         if (mean_of(ndcg[p]) > mean_of(ndcg[best])) best = p;
       }
-  std::vector<double> gain(users.size());
-  for (size_t k = 0; k < users.size(); ++k) gain[k] = ndcg[best][k] - ndcg[0][k];
-  c.gain = mean_of(gain);
-  double ss = 0;
-  for (const double g : gain) ss += (g - c.gain) * (g - c.gain);
-  const double n = static_cast<double>(gain.size());
-  c.gain_se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0;
+  const ListGain gain = list_gain(ndcg[best], ndcg[0]);
+  c.gain = gain.mean, c.gain_se = gain.se;
   const RankerGraphChoice::Point& point = c.points[best - 1];
   c.weight = point.weight, c.shrinkage = point.shrinkage, c.direction = point.direction;
   c.slices = slices_of(users, linked, ndcg[0], ndcg[best], c.direction);
@@ -226,9 +215,7 @@ RankerGraphChoice choose_ranker_graph(
     const infer::ColdLists linked_all(ds, 1.0, false, /*validation=*/true);
     // Users with ratings of their own: a user without is listed by infer/cold_lists.h, not
     // by the ranker the term joins.
-    std::vector<char> rated(static_cast<size_t>(ds.users.count), 0);
-    for (const RatingList* list : {&ds.train, &ds.validation})
-      for (const int64_t u : list->user) rated[static_cast<size_t>(u)] = 1;
+    const std::vector<char> rated = users_with_ratings(ds);
     const JudgedUsers on_test = judged_users(
         ds, ds.test, {&ds.train, &ds.validation},
         judged_user_cap(kRankerGraphScores, n2, kMinRankerGraphUsers, kMaxRankerGraphUsers),
@@ -243,7 +230,7 @@ RankerGraphChoice choose_ranker_graph(
       c.test_follows5 = follows_slice(on_test.users, linked_all, t[0], t[1], 5);
     }
   }
-  if (c.gain > 0 && c.gain > c.gain_se) {
+  if (gain.kept()) {
     c.chosen = "user";
     cfg.train.ranker_graph = c.chosen;
     cfg.train.ranker_graph_weight = c.weight;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <iterator>
 
 #include "eval/metric_functions.h"
@@ -16,12 +15,6 @@
 
 namespace symgnn::fitting {
 namespace {
-
-double mean_of(const std::vector<double>& x) {
-  double s = 0;
-  for (const double v : x) s += v;
-  return x.empty() ? 0.0 : s / static_cast<double>(x.size());
-}
 
 /// ndcg[p][k] of judged user k: p = 0 the lists so far (rows_of's rows, with the user graph's
 /// term where cfg keeps it, read through `linked`), then each (quality vector, weight) in that
@@ -113,19 +106,12 @@ RankerQualityChoice choose_ranker_quality(
       c.points.push_back({weights[w], shrinkages[q], mean_of(ndcg[p])});
       if (mean_of(ndcg[p]) > mean_of(ndcg[best])) best = p;
     }
-  std::vector<double> gain(judged.users.size());
-  for (size_t k = 0; k < gain.size(); ++k) gain[k] = ndcg[best][k] - ndcg[0][k];
-  c.gain = mean_of(gain);
-  double ss = 0;
-  for (const double g : gain) ss += (g - c.gain) * (g - c.gain);
-  const double n = static_cast<double>(gain.size());
-  c.gain_se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0;
+  const ListGain gain = list_gain(ndcg[best], ndcg[0]);
+  c.gain = gain.mean, c.gain_se = gain.se;
   c.weight = c.points[best - 1].weight, c.shrinkage = c.points[best - 1].shrinkage;
   // On test, by the final ranker and q of training + validation: reported, never chosen on.
   if (test_rows) {
-    std::vector<char> rated(static_cast<size_t>(ds.users.count), 0);
-    for (const RatingList* list : {&ds.train, &ds.validation})
-      for (const int64_t u : list->user) rated[static_cast<size_t>(u)] = 1;
+    const std::vector<char> rated = users_with_ratings(ds);
     const JudgedUsers on_test = judged_users(
         ds, ds.test, {&ds.train, &ds.validation},
         judged_user_cap(kRankerQualityScores, n2, kMinRankerQualityUsers, kMaxRankerQualityUsers),
@@ -140,7 +126,7 @@ RankerQualityChoice choose_ranker_quality(
       c.test_with = mean_of(t[1]);
     }
   }
-  if (c.gain > 0 && c.gain > c.gain_se) {
+  if (gain.kept()) {
     c.chosen = "item";
     cfg.train.ranker_quality = c.chosen;
     cfg.train.ranker_quality_weight = c.weight;
