@@ -46,16 +46,22 @@ double mean_of(const std::vector<double>& x) {
   return x.empty() ? 0.0 : s / static_cast<double>(x.size());
 }
 
+double sd_of(const std::vector<double>& x) {
+  if (x.size() < 2) return 0.0;
+  const double m = mean_of(x);
+  double s = 0;
+  for (const double v : x) s += (v - m) * (v - m);
+  return std::sqrt(s / static_cast<double>(x.size() - 1));
+}
+
+double standard_error(const std::vector<double>& x) {
+  return x.empty() ? 0.0 : sd_of(x) / std::sqrt(static_cast<double>(x.size()));
+}
+
 ListGain list_gain(const std::vector<double>& with, const std::vector<double>& without) {
   std::vector<double> gain(with.size());
   for (size_t k = 0; k < gain.size(); ++k) gain[k] = with[k] - without[k];
-  ListGain g;
-  g.mean = mean_of(gain);
-  double ss = 0;
-  for (const double d : gain) ss += (d - g.mean) * (d - g.mean);
-  const double n = static_cast<double>(gain.size());
-  g.se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0.0;
-  return g;
+  return {mean_of(gain), standard_error(gain)};
 }
 
 std::vector<char> users_with_ratings(const Dataset& ds) {

@@ -34,10 +34,15 @@ int64_t judged_user_cap(double scores, int64_t per_user, int64_t least, int64_t 
 
 /// The mean of `x` (0 for none).
 double mean_of(const std::vector<double>& x);
+/// The sample standard deviation of `x` (0 below two values).
+double sd_of(const std::vector<double>& x);
+/// The standard error of the mean of `x`: sd_of(x) / sqrt(its count) (0 for none).
+double standard_error(const std::vector<double>& x);
 
 /// A term's gain on the lists: the mean over the judged users of its NDCG@10 less theirs
 /// without it, and that mean's standard error. The list choices keep a term where mean > 0
-/// and mean > se (the rule of the rating members, fit/member_selection.h).
+/// and mean > se (the rule the rating members are kept by over their folds,
+/// fit/member_selection.h).
 struct ListGain {
   double mean = 0, se = 0;
   bool kept() const { return mean > 0 && mean > se; }

@@ -27,19 +27,6 @@ std::vector<double> weights_on(const std::vector<const std::vector<double>*>& co
   return blend::nnls_normal(g, c);
 }
 
-double sd_of(const std::vector<double>& x) {
-  if (x.size() < 2) return 0.0;
-  const double m = mean_of(x);
-  double s = 0;
-  for (const double v : x) s += (v - m) * (v - m);
-  return std::sqrt(s / static_cast<double>(x.size() - 1));
-}
-
-/// The standard error of the mean of x: its spread over the folds / sqrt(folds).
-double standard_error(const std::vector<double>& x) {
-  return x.empty() ? 0.0 : sd_of(x) / std::sqrt(static_cast<double>(x.size()));
-}
-
 /// Fold-wise differences a - b.
 std::vector<double> minus(const std::vector<double>& a, const std::vector<double>& b) {
   std::vector<double> d(a.size());

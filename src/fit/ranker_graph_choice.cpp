@@ -170,11 +170,8 @@ RankerGraphChoice choose_ranker_graph(
 
   if (log && training_state.empty())
     log("train.ranker_graph = auto: refitting the " + ranker_cfg.model + " ranker on the training ratings");
-  if (training_ranker == nullptr || !*training_ranker) {
-    auto fitted = ranker_on_training(ranker_cfg, ds, figures, training_state);
-    if (training_ranker == nullptr) training_ranker = &fitted_here;
-    *training_ranker = std::move(fitted);
-  }
+  if (training_ranker == nullptr) training_ranker = &fitted_here;
+  if (!*training_ranker) *training_ranker = ranker_on_training(ranker_cfg, ds, figures, training_state);
   models::RatingModel& ranker = **training_ranker;
 
   const size_t weights = std::size(kRankerGraphWeights), shrinkages = std::size(kRankerGraphShrinkages);
