@@ -336,8 +336,9 @@ Section ranking_table(ReportInput& in) {
      << kPm
      << "std over the seeds, each seed's saved model ranked; the closed-form kinds are deterministic; "
         "popularity ranks the items with the most training ratings. The ranking part's cells carve 10 % "
-        "of the training ratings for validation; the rating models' cells are those of Tables 2 and 3 "
-        "(a directory with EASE beside its model, `train.ranker`, ranks by EASE). The blend "
+        "of the training ratings for validation; the rating models' cells are those of Tables 2 and 3, "
+        "each ranked by its own predicted ratings (Sylv.'s cells set `train.ranker = none`; the "
+        "SyMGNN configs' paper preset fits no ranker beside the model). The blend "
         "(docs/blending.md) is made once per seed of the ranking cell (`symgnn blend --metric ndcg@10 --run "
         "K`), "
         "its weights chosen on that seed's validation scores.";

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""EASE with the user graph as extra input columns: a measuring reference for issue 63.
+
+EASE (src/models/closed_form/ease_model.h) regresses the binary interactions X (users x
+items) on themselves. Here each user's row is widened by their links in the user graph,
+weighted a: A = [X, a S] (S users x users, 1 where u links to v), and the item outputs are
+regressed on A with diag held at zero:
+
+    B = argmin |X - A B|^2 + lambda |B_items|^2 + lambda_links |B_links|^2,  score(u) = A_u B
+
+so the model learns, for every linked person v, which items the people linked to v take:
+the user graph's term learned, where src/infer/ranker_graph_term.h fixes its form.
+
+Protocol as docs/recommend.md's: relevant = rating >= 4; a user's candidates are the items
+they did not rate in the fitted matrix; NDCG@10 over users with a relevant item. Validation
+is a seeded 10 % carve of the training ratings (fit on the rest); test refits on all
+training ratings at the same setting.
+
+Usage: bench/ease_user_columns.py DATA.mat [--lambdas 20,50,100] [--weights 0,0.1,0.3]
+Needs python3-h5py (the .mat files are HDF5), numpy and scipy.
+"""
+import argparse
+
+import h5py
+import numpy as np
+import scipy.sparse as sp
+
+
+def ndcg_at(scores, seen, relevant, k=10):
+    total, users = 0.0, 0
+    discount = 1.0 / np.log2(np.arange(2, k + 2))
+    for u, rel in relevant.items():
+        s = scores[u].copy()
+        s[seen.indices[seen.indptr[u]:seen.indptr[u + 1]]] = -np.inf
+        top = np.argpartition(-s, k)[:k]
+        top = top[np.argsort(-s[top], kind="stable")]
+        hits = np.array([i in rel for i in top], dtype=float)
+        total += (hits * discount).sum() / discount[:min(k, len(rel))].sum()
+        users += 1
+    return total / users
+
+
+def ease_scores(x, links, lam, lam_links):
+    a = sp.hstack([x, links]).tocsr() if links is not None else x
+    g = (a.T @ a).toarray().astype(np.float64)
+    penalty = np.full(g.shape[0], float(lam))
+    penalty[x.shape[1]:] = lam_links
+    g[np.diag_indices_from(g)] += penalty
+    p = np.linalg.inv(g)
+    b = -p[:, :x.shape[1]] / np.diag(p)[:x.shape[1]]
+    b[np.arange(x.shape[1]), np.arange(x.shape[1])] = 0.0
+    return np.asarray(a @ b)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data")
+    ap.add_argument("--lambdas", default="20,50,100")
+    ap.add_argument("--weights", default="0,0.1,0.3")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    f = h5py.File(args.data, "r")
+    m = np.array(f["M"]).T
+    train, test_mask = np.array(f["Otraining"]).T, np.array(f["Otest"]).T
+    links = sp.csr_matrix((np.array(f["W_users"]).T > 0).astype(float))
+    n1, n2 = m.shape
+    tu, ti = np.nonzero(train)
+    keep = np.random.default_rng(args.seed).random(len(tu)) < 0.9
+
+    def interactions(u, i):
+        return sp.csr_matrix((np.ones(len(u)), (u, i)), shape=(n1, n2))
+
+    def relevant_of(pairs):
+        out = {}
+        for u, i in pairs:
+            if m[u, i] >= 4:
+                out.setdefault(u, set()).add(i)
+        return out
+
+    fit_part, everything = interactions(tu[keep], ti[keep]), interactions(tu, ti)
+    validation = relevant_of(zip(tu[~keep], ti[~keep]))
+    test = relevant_of(zip(*np.nonzero(test_mask)))
+    print(f"{n1} users x {n2} items, {links.nnz} links; validation users {len(validation)}, test users {len(test)}")
+    for lam in (float(v) for v in args.lambdas.split(",")):
+        for w in (float(v) for v in args.weights.split(",")):
+            side = w * links if w > 0 else None
+            val = ndcg_at(ease_scores(fit_part, side, lam, lam), fit_part, validation)
+            tst = ndcg_at(ease_scores(everything, side, lam, lam), everything, test)
+            print(f"lambda {lam:6g}  links' weight {w:4g}  validation NDCG@10 {val:.4f}  test {tst:.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
