@@ -23,9 +23,10 @@ Needs python3-h5py (the .mat files are HDF5), numpy and scipy.
 """
 import argparse
 
-import h5py
 import numpy as np
 import scipy.sparse as sp
+
+from graph_signal_by_split import read_mat  # the .mat reader of this folder (needs h5py)
 
 
 def ndcg_at(scores, seen, relevant, k=10):
@@ -67,10 +68,8 @@ def main():
     ap.add_argument("--weights", default="0.1,0.3")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    f = h5py.File(args.data, "r")
-    m = np.array(f["M"]).T
-    train, test_mask = np.array(f["Otraining"]).T, np.array(f["Otest"]).T
-    links = sp.csr_matrix((np.array(f["W_users"]).T > 0).astype(float))
+    m, train, test_mask, links = read_mat(args.data, "user")
+    links = sp.csr_matrix(links)
     n1, n2 = m.shape
     tu, ti = np.nonzero(train)
     keep = np.random.default_rng(args.seed).random(len(tu)) < 0.9

@@ -25,14 +25,19 @@ except ImportError:
     sys.exit("graph_signal_by_split.py: needs h5py (apt-get install python3-h5py)")
 
 
-def load(path, side):
+def read_mat(path, side):
+    """M, Otraining, Otest (users x items) and the side's graph as 0/1 links, as the file holds them."""
     f = h5py.File(path, "r")
     key = {"item": ("W_movies", "W_tracks"), "user": ("W_users",)}[side]
     names = [k for k in key if k in f]
     if not names:
         sys.exit(f"{path}: no {side} graph ({' or '.join(key)})")
     m, o_train, o_test = (np.array(f[k]).T for k in ("M", "Otraining", "Otest"))
-    w = (np.array(f[names[0]]).T > 0).astype(float)
+    return m, o_train, o_test, (np.array(f[names[0]]).T > 0).astype(float)
+
+
+def load(path, side):
+    m, o_train, o_test, w = read_mat(path, side)
     if side == "user":  # users' neighbours: transpose so that the graph runs along columns
         m, o_train, o_test = m.T, o_train.T, o_test.T
     return m, o_train, o_test, w
