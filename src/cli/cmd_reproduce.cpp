@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
 
@@ -13,22 +14,47 @@
 #include "reproduce/report.h"
 #include "reproduce/runner.h"
 #include "symgnn/error.h"
+#include "util/atomic_file.h"
+#include "util/checksum.h"
 #include "util/output_lock.h"
 #include "util/strings.h"
+#include "util/text.h"
 
 namespace fs = std::filesystem;
 
 namespace symgnn::cli {
 namespace {
 
+/// What a blend of `ease` and `members` was made from: each input cell's metrics.json by its
+/// SHA-256, and the runs blended. A cell trained again writes a new metrics.json.
+std::string blend_inputs(const std::string& ease,
+                         const std::vector<std::pair<std::string, int64_t>>& members) {
+  std::string out;
+  const auto add = [&out](const std::string& cell, int64_t run) {
+    out += sha256_hex(read_text_file(cell + "/metrics.json")) + "  " + fs::path(cell).filename().string() +
+           " run " + std::to_string(run) + "\n";
+  };
+  add(ease, 0);
+  for (const auto& [member, run] : members) add(member, run);
+  return out;
+}
+
 /// EASE's cell `ease` blended with each (directory, run) of `members`, weights on validation
 /// NDCG@10, written to `dir` where the report reads it; says the mean test NDCG@10 of the
-/// blends, or why there is none (the report then shows a dash).
+/// blends, or why there is none (the report then shows a dash). A blend already in `dir` of
+/// the same inputs (dir/inputs.txt) is kept: rewriting the report blends nothing again.
 void blend_with_ease(const std::string& bench, const std::string& ease,
                      const std::vector<std::pair<std::string, int64_t>>& members, const std::string& dir,
                      const std::string& what) {
   if (members.empty()) return;
   try {
+    const std::string inputs = blend_inputs(ease, members), stamp = dir + "/inputs.txt";
+    if (fs::exists(dir + "/metrics.json") && fs::exists(stamp) && read_text_file(stamp) == inputs) {
+      const auto m = nlohmann::json::parse(read_text_file(dir + "/metrics.json"));
+      std::cerr << "reproduce: " << bench << ": ranking blend of EASE and " << what << ", test NDCG@10 "
+                << m.at("ranking_at_10").at("ndcg").get<double>() << " (made before from the same cells)\n";
+      return;
+    }
     std::vector<ranking_blend::RankingBlendResult> blends;
     for (const auto& [member, run] : members) {
       ranking_blend::RankingBlendOptions ro;
@@ -37,6 +63,7 @@ void blend_with_ease(const std::string& bench, const std::string& ease,
     }
     fs::remove_all(dir);
     ranking_blend::write_ranking_blend(blends, dir);
+    write_text_atomic(stamp, inputs);
     double mean = 0;
     for (const auto& r : blends) mean += r.test_ndcg / static_cast<double>(blends.size());
     std::cerr << "reproduce: " << bench << ": ranking blend of EASE and " << what << ", test NDCG@10 " << mean
@@ -50,8 +77,8 @@ void blend_with_ease(const std::string& bench, const std::string& ease,
 /// The ranking part's blends (docs/blending.md, "Blending for ranking"): EASE's cell with
 /// the cell of SyMGNN trained for ranking (one blend per run of it) and with each seed's
 /// cell of the item-based ranker (reproduce/plan.h, elsa_cell), written where the report
-/// reads them (ranking_blend_dir, elsa_blend_dir). Recomputed each time the cells are there
-/// (seconds).
+/// reads them (ranking_blend_dir, elsa_blend_dir). Made again where an input cell changed (each
+/// refits EASE on training: seconds to a minute).
 void blend_ranking_cells(const std::string& runs_dir, int seeds) {
   const auto has_metrics = [](const std::string& dir) { return fs::exists(dir + "/metrics.json"); };
   for (const std::string& bench : reproduce::ranking_benchmarks()) {

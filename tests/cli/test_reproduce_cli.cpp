@@ -44,9 +44,15 @@ TEST(ReproduceCli, QuickRunWritesEveryTableAndFigure) {
   EXPECT_EQ(slurp(publish + "/results.md"), md);
   EXPECT_EQ(md.find("not run"), std::string::npos) << "every cell of the quick sweep must finish";
 
-  // A second invocation reuses every cell and only rewrites the report.
+  // A second invocation reuses every cell and the blends made of them, and only rewrites the
+  // report.
   ASSERT_EQ(st::run_command(cmd, &log), 0) << log;
   EXPECT_NE(log.find("0 to run"), std::string::npos) << log;
+  EXPECT_NE(log.find("ranking blend of EASE and the item-based ranker, test NDCG@10"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("(made before from the same cells)"), std::string::npos) << log;
+  EXPECT_EQ(slurp(out + "/results.md").substr(md.find("## Ranking")),
+            md.substr(md.find("## Ranking")));  // the same figures
 
   // Fault injection (docs/reliability.md): a full disk while the report is written is one
   // line naming the file, exit 2, and the report written before is left as it was.

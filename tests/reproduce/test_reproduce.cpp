@@ -112,7 +112,19 @@ TEST(ReproducePlan, CoversEveryPartOnceWithFiveSeeds) {
       ++sylvester_cells;
       EXPECT_TRUE(has_arg_pair(c, "--set", "train.ranker=none")) << c.name;
     }
-  EXPECT_EQ(sylvester_cells, 5);   // Table 2: Douban, Flixster, Flixster (U), Yahoo; Table 3: ML-100K
+  EXPECT_EQ(sylvester_cells, 5);  // Table 2: Douban, Flixster, Flixster (U), Yahoo; Table 3: ML-100K
+  // The bias baseline's cells are rating rows, whose lists no table reads: no ranker is fitted
+  // beside them. A full run keeps every cell's own cross-validation and EASE's grid.
+  int baseline_cells = 0;
+  for (const auto& c : p.cells) {
+    if (c.model == "baseline") {
+      ++baseline_cells;
+      EXPECT_TRUE(has_arg_pair(c, "--set", "train.ranker=none")) << c.name;
+    }
+    EXPECT_FALSE(has_arg_pair(c, "--set", "baseline.cv_max_held=1")) << c.name;
+    EXPECT_FALSE(has_arg_pair(c, "--set", "ease.lambdas=50")) << c.name;
+  }
+  EXPECT_EQ(baseline_cells, 5);
   EXPECT_EQ(p.absent.size(), 1u);  // ML-1M
   EXPECT_TRUE(names.count("flixster_u-lowrank-G-L2"));
   EXPECT_TRUE(names.count("ml100k-base-full-L4-k10"));
@@ -139,6 +151,16 @@ TEST(ReproducePlan, OnlyQuickAbsentDataAndErrors) {
     EXPECT_TRUE(has_arg_pair(c, "--epochs", "3"));
     EXPECT_TRUE(has_arg_pair(c, "--runs", "1"));
   }
+  // A quick run's cells choose the bias baseline on one fold, and EASE fits one penalty.
+  for (const auto& c : p.cells) EXPECT_TRUE(has_arg_pair(c, "--set", "baseline.cv_max_held=1")) << c.name;
+  o.only = {"ranking"};
+  int ease_cells = 0;
+  for (const auto& c : make_plan(o).cells)
+    if (c.model == "ease") {
+      ++ease_cells;
+      EXPECT_TRUE(has_arg_pair(c, "--set", "ease.lambdas=50")) << c.name;
+    }
+  EXPECT_GT(ease_cells, 0);
   o.only = {"table2"};
   for (const auto& c : make_plan(o).cells) EXPECT_NE(c.benchmark, "yahoo");
   EXPECT_FALSE(make_plan(o).absent.empty());
@@ -464,6 +486,8 @@ TEST(ReproduceExtended, CellsFromTheEncoderConfigsWithEnsembleAndBlendRows) {
   ASSERT_NE(ext, nullptr);
   EXPECT_TRUE(has_arg_pair(*ext, "--config", f.configs + "/douban_lowrank_encoder.conf"));
   EXPECT_TRUE(has_arg_pair(*ext, "--runs", "2"));
+  // A rating row: no ranker beside it (its recommended preset would fit one).
+  EXPECT_TRUE(has_arg_pair(*ext, "--set", "train.ranker=none"));
   EXPECT_EQ(ext->layers, 0);
   // No encoder config for the other sets: no cell, and the report says so.
   for (const auto& c : plan.cells) EXPECT_NE(c.name, extended_cell("flixster"));
