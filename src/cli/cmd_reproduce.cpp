@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -14,6 +14,7 @@
 #include "reproduce/report.h"
 #include "reproduce/runner.h"
 #include "symgnn/error.h"
+#include "symgnn/run_metrics.h"
 #include "util/atomic_file.h"
 #include "util/checksum.h"
 #include "util/output_lock.h"
@@ -39,6 +40,19 @@ std::string blend_inputs(const std::string& ease,
   return out;
 }
 
+/// The mean test NDCG@10 of the blend in `dir` where it was made from `inputs` (its
+/// inputs.txt) and reads back as every model directory does (its checksums checked); none
+/// otherwise, and the blend is made again.
+std::optional<double> kept_blend_ndcg(const std::string& dir, const std::string& inputs) {
+  const std::string stamp = dir + "/inputs.txt";
+  if (!fs::exists(stamp) || read_text_file(stamp) != inputs) return std::nullopt;
+  try {
+    return RunMetrics::read(dir).ranking_at_10.at("ndcg").get<double>();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 /// EASE's cell `ease` blended with each (directory, run) of `members`, weights on validation
 /// NDCG@10, written to `dir` where the report reads it; says the mean test NDCG@10 of the
 /// blends, or why there is none (the report then shows a dash). A blend already in `dir` of
@@ -48,26 +62,26 @@ void blend_with_ease(const std::string& bench, const std::string& ease,
                      const std::string& what) {
   if (members.empty()) return;
   try {
-    const std::string inputs = blend_inputs(ease, members), stamp = dir + "/inputs.txt";
-    if (fs::exists(dir + "/metrics.json") && fs::exists(stamp) && read_text_file(stamp) == inputs) {
-      const auto m = nlohmann::json::parse(read_text_file(dir + "/metrics.json"));
-      std::cerr << "reproduce: " << bench << ": ranking blend of EASE and " << what << ", test NDCG@10 "
-                << m.at("ranking_at_10").at("ndcg").get<double>() << " (made before from the same cells)\n";
-      return;
-    }
-    std::vector<ranking_blend::RankingBlendResult> blends;
-    for (const auto& [member, run] : members) {
-      ranking_blend::RankingBlendOptions ro;
-      ro.run = run;
-      blends.push_back(ranking_blend::blend_for_ranking({ease, member}, ro));
-    }
-    fs::remove_all(dir);
-    ranking_blend::write_ranking_blend(blends, dir);
-    write_text_atomic(stamp, inputs);
+    const std::string inputs = blend_inputs(ease, members);
     double mean = 0;
-    for (const auto& r : blends) mean += r.test_ndcg / static_cast<double>(blends.size());
+    std::string made = "made before from the same cells";
+    if (const std::optional<double> kept = kept_blend_ndcg(dir, inputs)) {
+      mean = *kept;
+    } else {
+      std::vector<ranking_blend::RankingBlendResult> blends;
+      for (const auto& [member, run] : members) {
+        ranking_blend::RankingBlendOptions ro;
+        ro.run = run;
+        blends.push_back(ranking_blend::blend_for_ranking({ease, member}, ro));
+      }
+      fs::remove_all(dir);
+      ranking_blend::write_ranking_blend(blends, dir);
+      write_text_atomic(dir + "/inputs.txt", inputs);
+      for (const auto& r : blends) mean += r.test_ndcg / static_cast<double>(blends.size());
+      made = "mean of " + std::to_string(blends.size()) + " run(s)";
+    }
     std::cerr << "reproduce: " << bench << ": ranking blend of EASE and " << what << ", test NDCG@10 " << mean
-              << " (mean of " << blends.size() << " run(s))\n";
+              << " (" << made << ")\n";
   } catch (const std::exception& e) {
     std::cerr << "reproduce: " << bench << ": no ranking blend of EASE and " << what << ": " << e.what()
               << "\n";

@@ -152,16 +152,14 @@ class Builder {
     c.args.insert(c.args.end(), b.extra.begin(), b.extra.end());
     if (closed_form(model)) {
       c.args.insert(c.args.end(), {"--model", model});
-      // Sylv.'s cell is also the ranking table's "trained for ratings" row, so its lists are its
-      // own predicted ratings, as the SyMGNN rows' paper-preset configs give theirs: without
-      // train.ranker = none the recommended preset fits EASE beside it and the row would repeat
-      // EASE's lists.
-      if (model == "sylvester")
-        c.args.insert(c.args.end(), {"--set", "sylvester.tol=1e-6", "--set", "train.ranker=none"});
-      // The bias baseline's cells are rating rows only; no table reads their lists, and the
-      // rankers train.ranker = auto would fit beside them are most of their time (a minute on
-      // Douban, EASE at each penalty).
-      if (model == "baseline") c.args.insert(c.args.end(), {"--set", "train.ranker=none"});
+      if (model == "sylvester") c.args.insert(c.args.end(), {"--set", "sylvester.tol=1e-6"});
+      // No ranker beside these rating kinds, which the recommended preset would fit. Sylv.'s cell
+      // is also the ranking table's "trained for ratings" row, so its lists are its own
+      // predicted ratings, as the SyMGNN rows' paper-preset configs give theirs (with EASE beside
+      // it the row would repeat EASE's lists). The bias baseline's lists no table reads, and the
+      // rankers would be most of its cells' time (a minute on Douban, EASE at each penalty).
+      if (model == "sylvester" || model == "baseline")
+        c.args.insert(c.args.end(), {"--set", "train.ranker=none"});
       if (model == "sylvester" && o_.quick)
         c.args.insert(c.args.end(), {"--set", "sylvester.alphas=0.9", "--set", "sylvester.tol=1e-3"});
       c.estimate_seconds = seed_seconds(bench, model, variant) * (o_.quick ? 0.05 : 1.0);
