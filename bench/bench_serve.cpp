@@ -5,11 +5,12 @@
 // same run. Prints figures; asserts nothing. Each level is bounded in time and count.
 //
 //   build/bench/bench_serve --model runs/douban [--flask] [--seconds 5] [--levels 1,8,64]
-//       [--max-requests 200000] [--threads 64] [--post new|refresh]
+//       [--max-requests 200000] [--threads 64] [--post new|refresh|follows]
 //
-// --post: the lists are asked by POST /v1/recommend with ratings instead: `new`, a new user
-// given by 5 ratings of random items; `refresh`, a trained user's 3 fresh ratings of items
-// they have not rated (docs/serve.md). The Flask app is measured on GET only. Run it as
+// --post: the lists are asked by POST /v1/recommend instead: `new`, a new user given by 5
+// ratings of random items; `refresh`, a trained user's 3 fresh ratings of items they have not
+// rated; `follows`, a new user given by follows alone, 5 random trained users and no rating,
+// listed by the people they follow (docs/serve.md). The Flask app is measured on GET only. Run it as
 // `symgnn serve` runs (src/cli/main.cpp sets these before the libraries start):
 // OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=1 build/bench/bench_serve ...
 #include <httplib.h>
@@ -42,7 +43,7 @@ struct Options {
   std::vector<int> levels = {1, 8, 64};
   int64_t max_requests = 200000;
   int threads = 64;
-  std::string post;  // "", "new" or "refresh"
+  std::string post;  // "", "new", "refresh" or "follows"
 };
 
 /// What one request of the benchmark asks.
@@ -79,7 +80,18 @@ Figures load(int port, const Request& q, int connections, const Options& o) {
         const size_t who = rng() % users.size();
         const std::string& u = users[who];
         std::string body;
-        if (!o.post.empty()) {
+        if (o.post == "follows") {
+          // Five distinct trained users the new user follows.
+          std::vector<size_t> picked;
+          while (picked.size() < std::min<size_t>(5, users.size())) {
+            const size_t v = rng() % users.size();
+            if (std::find(picked.begin(), picked.end(), v) == picked.end()) picked.push_back(v);
+          }
+          body = "{\"k\": 10, \"edges\": [";
+          for (size_t k = 0; k < picked.size(); ++k)
+            body += std::string(k ? ", " : "") + "\"" + users[picked[k]] + "\"";
+          body += "]}";
+        } else if (!o.post.empty()) {
           // Items the user has not rated (a refresh may not rate a rated pair again), distinct.
           const auto& seen = q.seen[who];
           std::vector<size_t> picked;
@@ -165,8 +177,8 @@ int main(int argc, char** argv) {
       o.threads = std::stoi(next());
     } else if (a == "--post") {
       o.post = next();
-      if (o.post != "new" && o.post != "refresh") {
-        std::fprintf(stderr, "bench_serve: --post %s: expected new or refresh\n", o.post.c_str());
+      if (o.post != "new" && o.post != "refresh" && o.post != "follows") {
+        std::fprintf(stderr, "bench_serve: --post %s: expected new, refresh or follows\n", o.post.c_str());
         return 2;
       }
     } else if (a == "--levels") {
@@ -206,13 +218,26 @@ int main(int argc, char** argv) {
   q.rating = model->model->rating_max();
   const std::string asked = o.post.empty()    ? "GET /v1/recommend k=10"
                             : o.post == "new" ? "POST /v1/recommend k=10, a new user's 5 ratings"
-                                              : "POST /v1/recommend k=10, a trained user's 3 fresh ratings";
+                            : o.post == "follows"
+                                ? "POST /v1/recommend k=10, a new user's 5 follows and no rating"
+                                : "POST /v1/recommend k=10, a trained user's 3 fresh ratings";
   std::printf(
       "bench_serve: %s (%s, %lld users x %lld items, scores %s), %s, %d server threads, "
       "%u cores\n",
       o.model.c_str(), model->model->name().c_str(), static_cast<long long>(model->model->users()),
       static_cast<long long>(model->model->items()), model->cached ? "cached at load" : "per request",
       asked.c_str(), o.threads, std::thread::hardware_concurrency());
+  if (o.post == "follows" && q.users.size() >= 5) {
+    // One answer, to show what such a user gets: what ranked them and who rated each item.
+    httplib::Client cli("127.0.0.1", port);
+    std::string body = "{\"k\": 3, \"edges\": [";
+    for (size_t k = 0; k < 5; ++k)
+      body += std::string(k ? ", " : "") + "\"" + q.users[k * q.users.size() / 5] + "\"";
+    body += "]}";
+    const auto r = cli.Post("/v1/recommend", body, "application/json");
+    std::printf("one answer: %s -> %d %s\n", body.c_str(), r ? r->status : -1,
+                r ? r->body.substr(0, 600).c_str() : "(no answer)");
+  }
   std::vector<Figures> ours;
   for (const int c : o.levels) {
     ours.push_back(load(port, q, c, o));

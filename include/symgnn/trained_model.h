@@ -195,6 +195,9 @@ class TrainedModel {
   /// beside the model or the model is a kind that scores users from their rated items alone
   /// (popularity, itemknn, ease, elsa), unless train.cold_lists = model.
   bool cold_listed(int64_t user) const;
+  /// Whether users without ratings are listed so (cold_listed() of such a user): also a new
+  /// user given by follows alone (symgnn/update.h).
+  bool lists_cold() const;
   /// The cold lists of the model's data (built on first use, once; thread-safe).
   const infer::ColdLists& cold_lists() const;
   /// What ranks `user`'s list, for people: the cold list's words where cold_listed(), else

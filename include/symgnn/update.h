@@ -49,6 +49,10 @@ struct UserUpdate {
   /// rating_all_items() of the user at `items` (indices, in their order, unclipped): computed
   /// when asked, for those items alone where a ranker's scores order the lists.
   std::function<std::vector<float>(const std::vector<int64_t>& items)> ratings;
+  /// A new user's follows given with the change: the trained users they link to (indices in
+  /// model(), ascending), whom the explanations of their list name (serve's "linked_raters");
+  /// empty for a trained user and a new user without follows.
+  std::vector<int64_t> linked;
   /// The model grown by the change; null where the user was folded into `base`.
   std::shared_ptr<const TrainedModel> grown;
   const TrainedModel* base = nullptr;  // the model apply() was given: valid while it lives
@@ -77,8 +81,14 @@ void check(const TrainedModel& model, const Delta& delta);
 void check(const TrainedModel& model, const NewNodes& nodes);
 
 /// `model` with `delta` applied, checked first (check()); all or nothing. Keep::user: `delta`
-/// holds the ratings of one user (and a new user's edges and features); Keep::model: any
-/// Delta check() takes. `model` must outlive a folded UserUpdate.
+/// holds the ratings of one user (and a new user's edges and features), or a new user given
+/// by follows alone: no rating, every edge an added user-side link from one id the model does
+/// not hold (not a graph edit's `create`) to a trained user, at most their feature row. Such
+/// a user is the one a graph edit creating them with the same links would make: folded in
+/// milliseconds where the model lists users without ratings by the people linked to them
+/// (infer/cold_lists.h) and its members fold users, else read from the edited model;
+/// ConfigError where the model takes no such edit. Keep::model: any Delta check() takes.
+/// `model` must outlive a folded UserUpdate.
 Applied apply(const TrainedModel& model, const Delta& delta, Keep keep);
 /// apply() of a change given in parts: what TrainedModel::load grows a saved model by (the CLI's
 /// --new-* files, a directory's refresh folders, Python's new_* arguments, read at those edges by

@@ -370,7 +370,11 @@ class Model:
         user-graph neighbours (ids, (id, weight) pairs or a dict id -> weight) and `features`
         their side features (numbers), where the model's user graph comes from a file and its
         users have features, all in memory. The same as Model(path, new_ratings=FILE,
-        new_user_graph=..., new_user_features=...).recommend(user, k) with those in files."""
+        new_user_graph=..., new_user_features=...).recommend(user, k) with those in files.
+        `ratings` None (or empty) with `edges`: a user known by whom they follow alone, listed
+        as the user a graph edit creating them with those links would be (by the people they
+        follow, shrunk toward popularity, where the model lists users without ratings so;
+        docs/recommend.md, "Users without ratings")."""
         k = _args.count(k)  # checked before the model changes
         rows, edges, features, user = self._user_rows(ratings, user, edges, features)
         # The door serve's new users go through (include/symgnn/update.h): folded into this model
@@ -392,12 +396,23 @@ class Model:
 
     def _with_user(self, ratings, user, edges=None, features=None):
         rows, edges, features, user = self._user_rows(ratings, user, edges, features)
+        if not rows:
+            raise ConfigError("ratings: predict_new_user needs the new user's ratings (a user known by follows "
+                              "alone is listed by recommend_new_user)")
         users, items, values = zip(*rows)
         return self._with_arrays(users, items, values, "ratings", edges, features), user
 
     def _user_rows(self, ratings, user, edges=None, features=None):
         """(rating rows, edge rows, feature rows, id) of one user absent from training."""
-        items, values, frame_user = _frames.one_user(ratings, "ratings", interactions=self.feedback != "ratings")
+        no_ratings = ratings is None or (not isinstance(ratings, str) and hasattr(ratings, "__len__") and
+                                         len(ratings) == 0)
+        if no_ratings and edges is not None and len(edges) > 0:
+            items, values, frame_user = [], [], None  # follows alone (include/symgnn/update.h)
+        elif ratings is None:
+            raise ConfigError("ratings: give the new user's ratings, or edges= for a user known by whom they "
+                              "follow alone")
+        else:
+            items, values, frame_user = _frames.one_user(ratings, "ratings", interactions=self.feedback != "ratings")
         user = frame_user if user is None else str(user)
         if user is None:  # a fresh id: the first of new-user, new-user-1, ... the model lacks
             user, n = "new-user", 0

@@ -254,3 +254,23 @@ def test_edit_graph_creates_a_user_by_follows_as_the_command_line_does(tmp_path)
     assert code == 0, text
     assert [line.split(",")[1] for line in text.splitlines()[1:6]] == ours
     assert list(symgnn.load(out).model_.recommend("newcomer", k=5)["item"]) == ours
+
+
+def test_a_new_user_known_by_follows_alone_is_the_user_a_graph_edit_would_create(tmp_path):
+    """recommend_new_user(None, edges=...): no rating, the people they follow; the same list as
+    a copy of the model where a graph edit created that user with those links (issue 63)."""
+    out = tmp_path / "model"
+    model = symgnn.SyMGNN(**FAST).fit("synthetic", out=out)
+    users = model.model_.user_ids
+    follows = [users[2], users[5], users[11]]
+    got = model.recommend_new_user(None, k=5, user="newcomer", edges=follows)
+    assert set(got["user"]) == {"newcomer"} and len(got) == 5
+    pd.testing.assert_frame_equal(model.recommend_new_user([], k=5, user="newcomer", edges=follows), got)
+    edited = symgnn.load(out).model_
+    edited.edit_graph([{"side": "user", "a": "newcomer", "b": follows[0], "create": True}] +
+                      [("user", "add", "newcomer", v) for v in follows[1:]])
+    assert list(got["item"]) == list(edited.recommend("newcomer", k=5)["item"])
+    with pytest.raises(symgnn.ConfigError, match="edges= for a user known by whom they follow alone"):
+        model.recommend_new_user(None, k=5)
+    with pytest.raises(symgnn.ConfigError, match="predict_new_user needs the new user's ratings"):
+        model.predict_new_user(None, model.model_.item_ids[:2], edges=follows)

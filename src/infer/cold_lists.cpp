@@ -109,23 +109,34 @@ std::vector<float> ColdLists::rows(const std::vector<int64_t>& users) const {
   return rows(users, weight_, popularity_only_);
 }
 
+void ColdLists::fill_row(const std::vector<int64_t>& linked, double weight, std::vector<double>& sum,
+                         float* row) const {
+  std::fill(sum.begin(), sum.end(), 0.0);
+  for (const int64_t v : linked)
+    for (int64_t k = rated_ptr_[static_cast<size_t>(v)]; k < rated_ptr_[static_cast<size_t>(v) + 1]; ++k)
+      sum[static_cast<size_t>(rated_item_[static_cast<size_t>(k)])] +=
+          share(rated_value_[static_cast<size_t>(k)]);
+  const double denominator = static_cast<double>(linked.size()) + weight;
+  for (size_t i = 0; i < sum.size(); ++i)
+    row[i] = static_cast<float>((sum[i] + weight * popularity_[i]) / denominator);
+}
+
 std::vector<float> ColdLists::rows(const std::vector<int64_t>& users, double weight,
                                    bool popularity_only) const {
   const size_t n2 = count_.size();
   std::vector<float> out(users.size() * n2);
   std::vector<double> sum(n2);
-  for (size_t r = 0; r < users.size(); ++r) {
-    const std::vector<int64_t> linked = popularity_only ? std::vector<int64_t>{} : rated_neighbours(users[r]);
-    std::fill(sum.begin(), sum.end(), 0.0);
-    for (const int64_t v : linked)
-      for (int64_t k = rated_ptr_[static_cast<size_t>(v)]; k < rated_ptr_[static_cast<size_t>(v) + 1]; ++k)
-        sum[static_cast<size_t>(rated_item_[static_cast<size_t>(k)])] +=
-            share(rated_value_[static_cast<size_t>(k)]);
-    const double denominator = static_cast<double>(linked.size()) + weight;
-    float* row = out.data() + r * n2;
-    for (size_t i = 0; i < n2; ++i)
-      row[i] = static_cast<float>((sum[i] + weight * popularity_[i]) / denominator);
-  }
+  for (size_t r = 0; r < users.size(); ++r)
+    fill_row(popularity_only ? std::vector<int64_t>{} : rated_neighbours(users[r]), weight, sum,
+             out.data() + r * n2);
+  return out;
+}
+
+std::vector<float> ColdLists::row_among(std::vector<int64_t> neighbours) const {
+  std::vector<float> out(count_.size());
+  std::vector<double> sum(count_.size());
+  fill_row(popularity_only_ ? std::vector<int64_t>{} : linked_raters_among(std::move(neighbours)), weight_,
+           sum, out.data());
   return out;
 }
 
@@ -186,9 +197,24 @@ std::vector<ColdPart> ColdLists::linked_parts(int64_t user, int64_t item, double
   return out;
 }
 
+std::vector<ColdPart> ColdLists::linked_parts_among(std::vector<int64_t> neighbours, int64_t item) const {
+  std::vector<ColdPart> out;
+  if (item < 0 || static_cast<size_t>(item) >= count_.size()) return out;
+  for (const int64_t v : linked_raters_among(std::move(neighbours)))
+    if (const float* r = rating_of(v, item)) out.push_back({v, *r, share(*r)});
+  return out;
+}
+
 std::string ColdLists::ranked_by(int64_t user) const {
+  return ranked_by_count(popularity_only_ ? 0 : rated_neighbours(user).size());
+}
+
+std::string ColdLists::ranked_by_among(std::vector<int64_t> neighbours) const {
+  return ranked_by_count(popularity_only_ ? 0 : linked_raters_among(std::move(neighbours)).size());
+}
+
+std::string ColdLists::ranked_by_count(size_t linked) const {
   if (popularity_only_) return "popularity (no rating; train.cold_lists)";
-  const size_t linked = rated_neighbours(user).size();
   if (linked == 0) return "popularity (no rating, and nobody linked in the user graph who rated)";
   return "the " + std::to_string(linked) + (linked == 1 ? " person" : " people") +
          " linked in the user graph who rated, shrunk toward popularity";

@@ -55,6 +55,9 @@ class ColdLists {
   /// rows() at another popularity weight (popularity_only: popularity's lists): the choice of
   /// fit/cold_list_choice.h tries several on one index.
   std::vector<float> rows(const std::vector<int64_t>& users, double weight, bool popularity_only) const;
+  /// score(u, :) of a user the model does not hold, whose neighbours in the user graph are
+  /// given (a new user's follows, user indices in any order): V_u those of them who rated.
+  std::vector<float> row_among(std::vector<int64_t> neighbours) const;
   /// The parts of score(user, item), the linked users' first (ascending), popularity's last;
   /// they sum to the score.
   std::vector<ColdPart> parts(int64_t user, int64_t item) const;
@@ -84,6 +87,11 @@ class ColdLists {
   /// What ranks `user`'s list, for people: "the 3 people linked to them in the user graph
   /// who rated, shrunk toward popularity", or "popularity (no rating and nobody linked who rated)".
   std::string ranked_by(int64_t user) const;
+  /// ranked_by() of the user of row_among(neighbours).
+  std::string ranked_by_among(std::vector<int64_t> neighbours) const;
+  /// Those of `neighbours` who rated `item`, ascending, each with their rating (value: its
+  /// share of the scale): whom an explanation of a new user's list names.
+  std::vector<ColdPart> linked_parts_among(std::vector<int64_t> neighbours, int64_t item) const;
 
  private:
   float lo_ = 0, hi_ = 0;
@@ -100,6 +108,11 @@ class ColdLists {
   std::vector<float> rated_value_;
 
   double share(float r) const { return hi_ > lo_ ? (static_cast<double>(r) - lo_) / (hi_ - lo_) : 1.0; }
+  /// score(u, :) into `row` (n2 entries) for the linked raters `linked`, popularity weighted
+  /// `weight`; `sum` is n2 doubles of scratch.
+  void fill_row(const std::vector<int64_t>& linked, double weight, std::vector<double>& sum,
+                float* row) const;
+  std::string ranked_by_count(size_t linked) const;
   bool has_ratings(int64_t v) const { return rated_ptr_[v + 1] > rated_ptr_[v]; }
   const Csr& links(LinkDirection direction) const;
   /// v's rating of `item`, or nullptr.

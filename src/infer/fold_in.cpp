@@ -2,7 +2,8 @@
 // choice for Keep::user, symgnn/update.h): for the case it serves (one user's ratings of known
 // items on the model's levels, a new user's edges and features), each member's
 // RatingModel::fold_user and the ranker's row from the user's rated items. The change was
-// checked by check() (symgnn/update.h); what the fold cannot place (new items, a k-NN graph, a
+// checked by check() (symgnn/update.h); a new user given by follows alone is listed from the
+// people they follow (infer/cold_lists.h); what the fold cannot place (new items, a k-NN graph, a
 // member or ranker without a fold) is false, and the door grows the model instead, whose
 // readers report what the fold declined of the edges and features.
 #include <c10/core/InferenceMode.h>
@@ -11,9 +12,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <vector>
 
+#include "infer/cold_lists.h"
 #include "infer/model_parts.h"
 #include "infer/ranker_graph_term.h"
 #include "infer/ranker_quality_term.h"
@@ -63,6 +66,104 @@ bool new_user_row(const TrainedModel& model, const Delta& rows, const std::strin
   return true;
 }
 
+/// A new user's one feature row into `f` (the raw values; none given: zeros). False where it is
+/// not theirs, the users have no features or its width or values do not fit.
+bool new_user_features(const infer::ModelParts& p, const Delta& rows, const std::string& id,
+                       models::UserFold& f) {
+  if (rows.features.empty()) return true;
+  const Delta::Features& row = rows.features.front();
+  const FeatureMatrix& features = p.ds.users.features;
+  if (row.id != id || features.empty() || static_cast<int64_t>(row.values.size()) != features.cols ||
+      !std::all_of(row.values.begin(), row.values.end(), [](double x) { return std::isfinite(x); }))
+    return false;
+  std::vector<float> values(row.values.begin(), row.values.end());
+  f.features = torch::tensor(at::ArrayRef<float>(values), torch::kFloat);
+  return true;
+}
+
+/// The members' rows of a folded user ([2, n] on the CPU: scores, ratings), averaged as
+/// mean_of averages them.
+at::Tensor members_rows(const std::vector<std::shared_ptr<models::RatingModel>>& members,
+                        const models::UserFold& fold) {
+  // Inference mode: no autograd bookkeeping per operation, a good part of a fold-in's many
+  // small products.
+  const c10::InferenceMode inference;
+  at::Tensor sum;
+  for (const auto& m : members) {
+    const at::Tensor rows = m->fold_user(fold);
+    TORCH_CHECK(rows.defined(), "fold_user: a member that folds users did not");
+    sum = sum.defined() ? sum + rows : rows;
+  }
+  return (sum / static_cast<double>(members.size())).to(torch::kCPU, torch::kFloat).contiguous();
+}
+
+/// UserUpdate::ratings of a folded user: the members' ratings of the items asked alone.
+std::function<std::vector<float>(const std::vector<int64_t>&)> asked_ratings(
+    const std::vector<std::shared_ptr<models::RatingModel>>& members, const models::UserFold& f, int64_t n2) {
+  return [members, f, n2](const std::vector<int64_t>& asked) {
+    models::UserFold fold = f;
+    fold.asked = asked;
+    std::sort(fold.asked.begin(), fold.asked.end());
+    fold.asked.erase(std::unique(fold.asked.begin(), fold.asked.end()), fold.asked.end());
+    for (const int64_t i : fold.asked)
+      if (i < 0 || i >= n2)
+        throw ConfigError("fold_user: item index " + std::to_string(i) + " outside [0, " +
+                          std::to_string(n2) + ")");
+    std::vector<float> v;
+    if (fold.asked.empty()) return v;
+    const at::Tensor rows = members_rows(members, fold);
+    const float* r = rows.data_ptr<float>() + fold.asked.size();
+    for (const int64_t i : asked)
+      v.push_back(r[std::lower_bound(fold.asked.begin(), fold.asked.end(), i) - fold.asked.begin()]);
+    return v;
+  };
+}
+
+/// A new user given by follows alone (no rating; symgnn/update.h): listed by the people they
+/// follow, as infer/cold_lists.h lists a user a graph edit created with the same links, where
+/// the model lists users without ratings so; the members' ratings from the user's graph row
+/// and features (no rated item), as a model grown by them would give them (an isolated row
+/// where the members read the identity and the file's links stay for the lists alone,
+/// NodeSet::links_only). False where the model lists such users otherwise, its user graph is
+/// no file's, or a member does not fold.
+bool fold_follows(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
+  const infer::ModelParts& p = model.parts();
+  const NodeSet& users = model.dataset().users;
+  if (!model.lists_cold() || rows.edges.empty() || users.graph_origin != GraphOrigin::File) return false;
+  const std::string& id = rows.edges.front().a;
+  if (model.user_index(id) >= 0 || p.ctx.levels.empty() || p.ctx.levels.size() > models::kMaxPriorClasses)
+    return false;
+  std::vector<int64_t> follows;
+  for (const Delta::Edge& e : rows.edges) {
+    const int64_t v = model.user_index(e.b);
+    if (e.a != id || v < 0) return false;
+    follows.push_back(v);
+  }
+  std::sort(follows.begin(), follows.end());
+  models::UserFold f;
+  f.user = model.users();
+  if (graph::models_read_identity(users)) {
+    if (!users.links_only) return false;
+    f.identity_row = true;
+  } else if (!new_user_row(model, rows, id, f)) {
+    return false;
+  }
+  if (!new_user_features(p, rows, id, f)) return false;
+  for (const auto& m : p.members)
+    if (!m->folds_users()) return false;
+  const infer::ColdLists& c = model.cold_lists();
+  out = UserUpdate{};
+  out.base = &model;
+  out.user = f.user;
+  out.id = id;
+  out.linked = std::move(follows);
+  out.scores = c.row_among(out.linked);
+  out.ranked_by = c.ranked_by_among(out.linked);
+  out.ranks_by_rating = false;
+  out.ratings = asked_ratings(p.members, f, model.items());
+  return true;
+}
+
 }  // namespace
 
 void TrainedModel::prepare_fold_ins() {
@@ -76,6 +177,9 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
   const infer::ModelParts& p = model.parts();
   // A new user's edges and one feature row of theirs; an item's rows grow the model.
   const auto user_edge = [](const Delta::Edge& e) { return e.side == NodeSide::users; };
+  if (rows.ratings.empty() && !rows.edges.empty() &&
+      std::all_of(rows.edges.begin(), rows.edges.end(), user_edge) && rows.features.size() <= 1)
+    return fold_follows(model, rows, out);
   if (rows.ratings.empty() || !std::all_of(rows.edges.begin(), rows.edges.end(), user_edge) ||
       rows.features.size() > 1 ||
       (rows.features.size() == 1 && rows.features.front().side != NodeSide::users))
@@ -115,16 +219,7 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
   }
   std::sort(fresh.begin(), fresh.end());
   if (known < 0) {
-    if (!new_user_row(model, rows, id, f)) return false;
-    if (!rows.features.empty()) {
-      const Delta::Features& row = rows.features.front();
-      const FeatureMatrix& features = p.ds.users.features;
-      if (row.id != id || features.empty() || static_cast<int64_t>(row.values.size()) != features.cols ||
-          !std::all_of(row.values.begin(), row.values.end(), [](double x) { return std::isfinite(x); }))
-        return false;
-      std::vector<float> values(row.values.begin(), row.values.end());
-      f.features = torch::tensor(at::ArrayRef<float>(values), torch::kFloat);
-    }
+    if (!new_user_row(model, rows, id, f) || !new_user_features(p, rows, id, f)) return false;
   }
 
   for (const auto& m : p.members)
@@ -133,19 +228,6 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
   // the door grows.
   if (p.ranker && !p.ranker->scores_from_rated_items()) return false;
 
-  // The members' rows ([2, n] on the CPU: scores, ratings), averaged as mean_of averages them.
-  const auto members_rows = [members = p.members](const models::UserFold& fold) {
-    // Inference mode: no autograd bookkeeping per operation, a good part of a fold-in's many
-    // small products.
-    const c10::InferenceMode inference;
-    at::Tensor sum;
-    for (const auto& m : members) {
-      const at::Tensor rows = m->fold_user(fold);
-      TORCH_CHECK(rows.defined(), "fold_user: a member that folds users did not");
-      sum = sum.defined() ? sum + rows : rows;
-    }
-    return (sum / static_cast<double>(members.size())).to(torch::kCPU, torch::kFloat).contiguous();
-  };
   const int64_t n2 = model.items();
   out = UserUpdate{};
   out.base = &model;
@@ -154,8 +236,10 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
   out.seen = before;
   out.seen.insert(out.seen.end(), fresh.begin(), fresh.end());
   std::sort(out.seen.begin(), out.seen.end());
+  out.linked = f.neighbours;
+  std::sort(out.linked.begin(), out.linked.end());
   if (!p.ranker) {
-    const at::Tensor rows = members_rows(f);
+    const at::Tensor rows = members_rows(p.members, f);
     const float* r = rows.data_ptr<float>();
     out.scores.assign(r, r + n2);
     std::vector<float> all(r + n2, r + 2 * n2);
@@ -181,23 +265,7 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
   } else {
     out.scores = p.ranker->rated_rows({out.seen});
   }
-  out.ratings = [members_rows, f, n2](const std::vector<int64_t>& asked) {
-    models::UserFold fold = f;
-    fold.asked = asked;
-    std::sort(fold.asked.begin(), fold.asked.end());
-    fold.asked.erase(std::unique(fold.asked.begin(), fold.asked.end()), fold.asked.end());
-    for (const int64_t i : fold.asked)
-      if (i < 0 || i >= n2)
-        throw ConfigError("fold_user: item index " + std::to_string(i) + " outside [0, " +
-                          std::to_string(n2) + ")");
-    std::vector<float> v;
-    if (fold.asked.empty()) return v;
-    const at::Tensor rows = members_rows(fold);
-    const float* r = rows.data_ptr<float>() + fold.asked.size();
-    for (const int64_t i : asked)
-      v.push_back(r[std::lower_bound(fold.asked.begin(), fold.asked.end(), i) - fold.asked.begin()]);
-    return v;
-  };
+  out.ratings = asked_ratings(p.members, f, n2);
   out.ranked_by = p.ranker->name();
   if (model.ranker_graph_term()) {
     // The user graph's term (infer/ranker_graph_term.h): a known user's linked raters from the

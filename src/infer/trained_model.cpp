@@ -549,6 +549,10 @@ std::vector<float> TrainedModel::score_all_items(const std::vector<int64_t>& use
   return impl_->all_items(users, &models::RatingModel::score_items);
 }
 
+bool TrainedModel::lists_cold() const {
+  return impl_->lists_cold;
+}
+
 bool TrainedModel::cold_listed(int64_t user) const {
   check_ids({user}, users(), "user");
   return impl_->is_cold(user);

@@ -5,6 +5,7 @@
 #include "symgnn/update.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,53 @@ void check_nodes(const TrainedModel& model, const NewNodes& nodes) {
   }
 }
 
+/// Whether `delta` gives a new user by follows alone (apply(), Keep::user): no rating, every
+/// edge an added user-side link from one id the model does not hold, not a graph edit's
+/// `create`, and at most that user's feature row.
+bool follows_alone(const TrainedModel& model, const Delta& delta) {
+  if (!delta.ratings.empty() || delta.edges.empty()) return false;
+  const std::string& id = delta.edges.front().a;
+  if (model.user_index(id) >= 0) return false;
+  const auto from_user = [&id](const Delta::Edge& e) {
+    return e.side == NodeSide::users && e.op == EdgeOp::add && !e.create && e.a == id;
+  };
+  const auto theirs = [&id](const Delta::Features& f) { return f.side == NodeSide::users && f.id == id; };
+  return std::all_of(delta.edges.begin(), delta.edges.end(), from_user) && delta.features.size() <= 1 &&
+         std::all_of(delta.features.begin(), delta.features.end(), theirs);
+}
+
+/// The user of follows_alone(delta): each follow checked (a trained user, once, a finite
+/// weight above 0), then folded (infer::fold_user); where the fold declines, the user a graph
+/// edit creating them with the same links makes (the same list by definition, slower).
+UserUpdate follows_user(const TrainedModel& model, const Delta& delta) {
+  std::vector<int64_t> named;
+  for (size_t k = 0; k < delta.edges.size(); ++k) {
+    const Delta::Edge& e = delta.edges[k];
+    const std::string where = delta.edges_name + " row " + std::to_string(k + 1);
+    const int64_t v = model.user_index(e.b);
+    if (v < 0) throw DataError(where + ": '" + e.b + "' is no user of the model");
+    if (!std::isfinite(e.weight) || e.weight <= 0)
+      throw DataError(where + ": the weight of ('" + e.a + "', '" + e.b + "') must be finite and above 0");
+    if (std::find(named.begin(), named.end(), v) != named.end())
+      throw DataError(where + ": '" + e.b + "' is named twice: name each neighbour once");
+    named.push_back(v);
+  }
+  UserUpdate user;
+  if (infer::fold_user(model, delta, user)) return user;
+  std::vector<Delta::Edge> edits = delta.edges;
+  edits.front().create = true;
+  if (!delta.features.empty()) edits.front().features = delta.features.front().values;
+  try {
+    infer::check_edits(model, edits);
+  } catch (const ConfigError& e) {
+    throw ConfigError(delta.edges_name +
+                      ": a new user given by follows alone (no rating) is the user a graph " +
+                      "edit creating them would make, and this model takes no such edit: " + e.what());
+  }
+  return grown_user(model, std::make_shared<const TrainedModel>(infer::edited_model(model, edits)),
+                    delta.edges.front().a);
+}
+
 }  // namespace
 
 void check(const TrainedModel& model, const Delta& delta) {
@@ -86,6 +134,10 @@ void check(const TrainedModel& model, const NewNodes& nodes) {
 
 Applied apply(const TrainedModel& model, const Delta& delta, Keep keep) {
   Applied out;
+  if (keep == Keep::user && follows_alone(model, delta)) {
+    out.user = follows_user(model, delta);
+    return out;
+  }
   if (!delta.empty() && edits_graphs(delta)) {
     infer::check_edits(model, delta.edges);
     if (keep == Keep::user) throw ConfigError("a graph edit changes the model: apply it with Keep::model");

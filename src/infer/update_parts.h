@@ -16,7 +16,8 @@ namespace symgnn::infer {
 /// `model` without growing it, into `out`: each member's RatingModel::fold_user and the ranker's
 /// row from the user's rated items. False where the fold cannot place them (new items, values
 /// off the priors' levels, a k-NN graph, edges or features it does not take, a member or ranker
-/// without a fold): the door grows the model instead.
+/// without a fold): the door grows the model instead. A new user given by follows alone (no
+/// rating; symgnn/update.h) is listed by infer/cold_lists.h from the people they follow.
 bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out);
 
 /// Each of `edits` read against `model`'s graphs as the edits before it leave them (ids, a

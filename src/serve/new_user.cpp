@@ -14,9 +14,20 @@ using nlohmann::json;
 namespace symgnn::serve {
 
 NewUser new_user(const json& body, const ServedModel& m, const ApiLimits& limits) {
-  const json& ratings = body["ratings"];
-  if (!ratings.is_array() || ratings.empty())
-    throw ApiError{400, "\"ratings\": must be a non-empty array of {\"item\": ID, \"rating\": R}"};
+  // A new user given by follows alone ("edges" and no "ratings", or "ratings": []): listed by
+  // the people they follow (symgnn/update.h).
+  static const json none = json::array();
+  const bool follows_alone = body.contains("edges") && !body.contains("user") &&
+                             (!body.contains("ratings") || body["ratings"] == none);
+  const json& ratings = body.contains("ratings") ? body["ratings"] : none;
+  if (!follows_alone && (!ratings.is_array() || ratings.empty()))
+    throw ApiError{400,
+                   "\"ratings\": must be a non-empty array of {\"item\": ID, \"rating\": R} (or, for a "
+                   "new user known by follows alone, give \"edges\": [ID, ...] without ratings)"};
+  if (follows_alone && (!body["edges"].is_array() || body["edges"].empty()))
+    throw ApiError{400,
+                   "\"edges\": a new user without ratings is given by a non-empty array of the user ids "
+                   "they follow"};
   if (static_cast<int64_t>(ratings.size()) > limits.max_new_ratings)
     throw ApiError{400, "\"ratings\": " + std::to_string(ratings.size()) + " ratings, more than the " +
                             std::to_string(limits.max_new_ratings) + " one call takes"};

@@ -40,17 +40,31 @@ json list_json(const ServedModel& m, const TrainedModel& model, const UserRecomm
 /// Beside each listed item, who among the people linked to `user` in the user graph rated
 /// it ("linked_raters": [{"user": ID, "rating": R}, ...]): the page's "2 people you follow
 /// rated it". Nothing where the model has no user graph.
-void add_linked_raters(json& items, const TrainedModel& model, int64_t user,
-                       const std::vector<int64_t>& listed) {
+/// Each listed item's "linked_raters" from `parts_of(item)`.
+void add_linked_raters(json& items, const TrainedModel& model, const std::vector<int64_t>& listed,
+                       const std::function<std::vector<infer::ColdPart>(int64_t)>& parts_of) {
   const Dataset& ds = model.dataset();
   if (ds.users.graph.size() == 0) return;
-  const infer::ColdLists& index = model.cold_lists();
   for (size_t k = 0; k < listed.size() && k < items.size(); ++k) {
     json raters = json::array();
-    for (const infer::ColdPart& p : index.linked_parts(user, listed[k], 0.0))
+    for (const infer::ColdPart& p : parts_of(listed[k]))
       raters.push_back({{"user", ds.users.id_of(p.user)}, {"rating", p.rating}});
     items[k]["linked_raters"] = std::move(raters);
   }
+}
+
+void add_linked_raters(json& items, const TrainedModel& model, int64_t user,
+                       const std::vector<int64_t>& listed) {
+  const infer::ColdLists& index = model.cold_lists();
+  add_linked_raters(items, model, listed, [&](int64_t item) { return index.linked_parts(user, item, 0.0); });
+}
+
+/// add_linked_raters of a new user who is no user of `model` (a folded one), by their follows.
+void add_linked_raters(json& items, const TrainedModel& model, const std::vector<int64_t>& follows,
+                       const std::vector<int64_t>& listed) {
+  const infer::ColdLists& index = model.cold_lists();
+  add_linked_raters(items, model, listed,
+                    [&](int64_t item) { return index.linked_parts_among(follows, item); });
 }
 
 /// An empty filter whose messages name its keys as the request spells them: within `quote`
@@ -180,6 +194,12 @@ Response new_user_recommend(const json& body, const ServedModel& m, int64_t k, b
   out["user"] = n.known.empty() ? json(nullptr) : json(n.known);
   out["new_user_ratings"] = n.ratings;
   out["items"] = list_json(m, model, r);
+  // Where a new user gave whom they follow: who of those people rated each item (the follows
+  // of a folded user; the grown model's links of a grown one).
+  if (n.user.folded() && !n.user.linked.empty())
+    add_linked_raters(out["items"], model, n.user.linked, r.items);
+  else if (!n.user.folded() && n.known.empty() && body.contains("edges"))
+    add_linked_raters(out["items"], model, n.user.user, r.items);
   // Named as the client sent them: "the new user", or the trained user refreshed.
   add_short_note(out, r, n.user.id, k, filter);
   if (out.contains("note")) out["note"] = n.as_sent(out["note"].get<std::string>());
@@ -254,15 +274,18 @@ Response post_recommend(const Request& q, const RouteContext& c) {
     if (!body["include_seen"].is_boolean()) throw ApiError{400, "\"include_seen\": must be true or false"};
     include_seen = body["include_seen"].get<bool>();
   }
-  if (body.contains("ratings") == body.contains("users"))
+  // A new user: their ratings, or follows alone ("edges" without ratings).
+  const bool new_user_body = body.contains("ratings") || (body.contains("edges") && !body.contains("users"));
+  if (new_user_body == body.contains("users"))
     throw ApiError{
         400,
         "give either \"users\": [ID, ...] or \"ratings\": [{\"item\": ID, \"rating\": R}, ...] (a new "
-        "user; with \"user\": ID, that user's fresh ratings)"};
+        "user, with \"edges\" for whom they follow; \"edges\" alone for a new user known by follows; with "
+        "\"user\": ID, that user's fresh ratings)"};
   if (body.contains("user") && !body.contains("ratings"))
     throw ApiError{400,
                    "\"user\" goes with \"ratings\" (that user's fresh ratings); for lists give \"users\""};
-  if (body.contains("ratings")) return new_user_recommend(body, *m, k, include_seen, c.limits, c.attributes);
+  if (new_user_body) return new_user_recommend(body, *m, k, include_seen, c.limits, c.attributes);
   const json& users = body["users"];
   if (!users.is_array() || users.empty()) throw ApiError{400, "\"users\": must be a non-empty array of ids"};
   if (static_cast<int64_t>(users.size()) > c.limits.max_users)
@@ -342,15 +365,17 @@ Response get_rank(const Request& q, const RouteContext& c) {
 Response post_rank(const Request& q, const RouteContext& c) {
   const json body = parse_body(q);
   const auto m = model_named(c.store, body_model(q, body));
-  if (!body.contains("ratings") && !body.contains("user"))
-    throw ApiError{400,
-                   "give \"user\": ID, \"ratings\": [{\"item\": ID, \"rating\": R}, ...] (a new user) or "
-                   "both (a user's fresh ratings), and \"items\""};
+  const bool new_user_body = body.contains("ratings") || (body.contains("edges") && !body.contains("user"));
+  if (!new_user_body && !body.contains("user"))
+    throw ApiError{
+        400,
+        "give \"user\": ID, \"ratings\": [{\"item\": ID, \"rating\": R}, ...] (a new user; "
+        "\"edges\" alone for one known by follows) or both (a user's fresh ratings), and \"items\""};
   if (!body.contains("items") || !body["items"].is_array())
     throw ApiError{400, "\"items\": must be an array of the candidate item ids"};
   std::vector<std::string> ids;
   for (const json& id : body["items"]) ids.push_back(id_text(id, "\"items\"[]"));
-  if (!body.contains("ratings")) {
+  if (!new_user_body) {
     const std::string user = id_text(body["user"], "\"user\"");
     json out = ranked(*m, user_index(*m, user), ids, "\"items\"", c.limits);
     out["user"] = user;

@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
+#include <utility>
 
+#include "infer/cold_lists.h"
 #include "infer_test_util.h"
 #include "symgnn/recommend.h"
 #include "symgnn/update.h"
@@ -259,4 +262,107 @@ TEST(Update, CheckReadsAChangeOnceWithoutChangingTheModel) {
                             b = recommend(read.user->model(), {read.user->user}, o).front();
   EXPECT_EQ(a.items, b.items);
   EXPECT_EQ(a.scores, b.scores);
+}
+
+namespace {
+
+/// A new user `id` given by follows alone (no rating): an added user-side link to each of
+/// `follows`; `create`: the same links as a graph edit that creates `id` with the first.
+Delta follows_of(const std::string& id, const std::vector<std::string>& follows, bool create = false) {
+  Delta d;
+  for (const std::string& v : follows) d.edges.emplace_back(NodeSide::users, EdgeOp::add, id, v);
+  d.edges.front().create = create;
+  return d;
+}
+
+/// The ratings the model learned from, by (user, item).
+std::map<std::pair<int64_t, int64_t>, float> ratings_of(const Dataset& ds) {
+  std::map<std::pair<int64_t, int64_t>, float> out;
+  for (const RatingList* r : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < r->size(); ++e) out.emplace(std::make_pair(r->user[e], r->item[e]), r->value[e]);
+  return out;
+}
+
+}  // namespace
+
+// Issue 63: a new user known only by whom they follow is listed by those people (as the user a
+// graph edit creating them with the same links), folded in where the members fold and the
+// model lists users without ratings so; read from the edited model elsewhere.
+TEST(FoldIn, ANewUserGivenByFollowsAloneIsTheUserAGraphEditWouldCreate) {
+  const std::vector<std::string> follows = {"u17", "u3", "u30"};
+  const TrainedModel model =
+      TrainedModel::load(fit_model("follows", {"train.ranker=ease", "train.cold_lists=neighbours"}, true));
+  ASSERT_TRUE(model.lists_cold());
+  const Applied a = apply(model, follows_of("someone-new", follows), Keep::user);
+  ASSERT_TRUE(a.user.has_value());
+  EXPECT_TRUE(a.user->folded());
+  EXPECT_EQ(a.user->user, model.users());
+  EXPECT_TRUE(a.user->seen.empty());
+  std::vector<int64_t> linked;
+  for (const std::string& v : follows) linked.push_back(model.user_index(v));
+  std::sort(linked.begin(), linked.end());
+  EXPECT_EQ(a.user->linked, linked);
+  EXPECT_NE(a.user->ranked_by.find("the 3 people linked in the user graph who rated"), std::string::npos)
+      << a.user->ranked_by;
+  // The same user created by a graph edit: the same scores, words and list.
+  const Applied edited = apply(model, follows_of("someone-new", follows, true), Keep::model);
+  ASSERT_TRUE(edited.model.has_value());
+  const TrainedModel& e = *edited.model;
+  const int64_t u = e.user_index("someone-new");
+  ASSERT_EQ(u, model.users());
+  EXPECT_TRUE(e.cold_listed(u));
+  EXPECT_LT(worst(a.user->scores, e.score_all_items({u})), 1e-6);
+  EXPECT_EQ(a.user->ranked_by, e.ranked_by(u));
+  RecommendOptions o;
+  o.k = 6;
+  const UserRecommendations mine = recommend(*a.user, o);
+  EXPECT_EQ(mine.items, recommend(e, {u}, o).front().items);
+  // Each listed item's raters among the follows, as an explanation names them, by brute force.
+  const auto rated = ratings_of(model.dataset());
+  int named = 0;
+  for (const int64_t item : mine.items) {
+    std::vector<std::pair<int64_t, float>> want, got;
+    for (const int64_t v : linked)
+      if (const auto it = rated.find({v, item}); it != rated.end()) want.emplace_back(v, it->second);
+    for (const infer::ColdPart& p : model.cold_lists().linked_parts_among(a.user->linked, item))
+      got.emplace_back(p.user, p.rating);
+    EXPECT_EQ(got, want) << "item " << item;
+    named += static_cast<int>(got.size());
+  }
+  EXPECT_GT(named, 0) << "no listed item was rated by a followed person: the check saw nothing";
+  // The shown ratings: the members' for a user with no rated item. The fold's row gathers from
+  // the people followed and nothing links back (as for a new user with ratings, where it equals
+  // with_new_nodes to 1e-5), while the edit links both ways and recomputes those people's rows:
+  // here 4e-4 apart, relative.
+  const std::vector<float> shown = a.user->ratings(mine.items), edited_all = e.rating_all_items({u});
+  ASSERT_EQ(shown.size(), mine.items.size());
+  std::vector<float> edited_shown;
+  for (const int64_t i : mine.items) edited_shown.push_back(edited_all[static_cast<size_t>(i)]);
+  EXPECT_LT(worst(shown, edited_shown), 2e-3);
+
+  // Without a ranker the lists of users without ratings are the network's: the fold declines
+  // and the user is read from the edited model.
+  const TrainedModel plain = TrainedModel::load(fit_model("follows_plain", {"train.ranker=none"}, true));
+  ASSERT_FALSE(plain.lists_cold());
+  const Applied b = apply(plain, follows_of("someone-new", follows), Keep::user);
+  ASSERT_TRUE(b.user.has_value());
+  EXPECT_FALSE(b.user->folded());
+  const TrainedModel pe =
+      std::move(*apply(plain, follows_of("someone-new", follows, true), Keep::model).model);
+  EXPECT_EQ(recommend(*b.user, o).items, recommend(pe, {pe.user_index("someone-new")}, o).front().items);
+
+  // Errors name the row; a model without a user graph takes no such user; as a graph edit
+  // (Keep::model) the same rows create no node.
+  Delta unknown = follows_of("someone-new", {"u3", "nobody"});
+  expect_error<DataError>([&] { apply(model, unknown, Keep::user); }, "new edges row 2: 'nobody' is no user");
+  Delta twice = follows_of("someone-new", {"u3", "u3"});
+  expect_error<DataError>([&] { apply(model, twice, Keep::user); }, "'u3' is named twice");
+  Delta weightless = follows_of("someone-new", {"u3"});
+  weightless.edges.front().weight = 0;
+  expect_error<DataError>([&] { apply(model, weightless, Keep::user); }, "must be finite and above 0");
+  const TrainedModel no_graph = TrainedModel::load(fit_model("default", {}, false));
+  expect_error<ConfigError>([&] { apply(no_graph, follows_of("someone-new", {"u3"}), Keep::user); },
+                            "takes no such edit");
+  expect_error<ConfigError>([&] { apply(model, follows_of("someone-new", follows), Keep::model); },
+                            "'someone-new' is no user");
 }

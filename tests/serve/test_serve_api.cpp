@@ -22,6 +22,7 @@
 #include "symgnn/graph_edit.h"
 #include "symgnn/recommend.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 
 namespace fs = std::filesystem;
 namespace st = symgnn::testing;
@@ -523,10 +524,11 @@ TEST(ServeApi, ATrainedUsersFreshRatingsRefreshTheirList) {
     EXPECT_EQ(j["items"][n]["item"], ds.items.id_of(want.items[n]));
     for (const int64_t i : before.items) EXPECT_NE(j["items"][n]["item"], ds.items.id_of(i));
   }
-  EXPECT_EQ(error_of(f.post("/v1/recommend", R"({"model": "ease", "user": ")" + user + R"(", "k": 5})"), 400),
-            "give either \"users\": [ID, ...] or \"ratings\": [{\"item\": ID, \"rating\": R}, ...] (a new "
-            "user; with "
-            "\"user\": ID, that user's fresh ratings)");
+  EXPECT_EQ(
+      error_of(f.post("/v1/recommend", R"({"model": "ease", "user": ")" + user + R"(", "k": 5})"), 400),
+      "give either \"users\": [ID, ...] or \"ratings\": [{\"item\": ID, \"rating\": R}, ...] (a new "
+      "user, with \"edges\" for whom they follow; \"edges\" alone for a new user known by follows; with "
+      "\"user\": ID, that user's fresh ratings)");
 }
 
 TEST(ServeApi, ANewUsersEdgesAreRowsInMemoryAndCheckedAsTheLibraryChecksThem) {
@@ -572,6 +574,99 @@ TEST(ServeApi, ANewUsersEdgesAreRowsInMemoryAndCheckedAsTheLibraryChecksThem) {
             "\"features\": must be a non-empty array of numbers (the new user's side features)");
   EXPECT_EQ(error_of(f.post("/v1/recommend", "{" + rating + R"(, "edges": [{"weight": 2}]})"), 400),
             "\"edges\": each entry must be a user id or {\"user\": ID, \"weight\": W}");
+}
+
+// Issue 63: a new user known only by whom they follow ("edges" and no rating) gets the list
+// of the people they follow, the library's (symgnn/update.h), with who of them rated each item.
+TEST(ServeApi, ANewUserGivenByFollowsAloneIsListedByThePeopleTheyFollow) {
+  // The default's shape (the recommended preset's network, whose prior encoder folds users,
+  // small), EASE beside it, users without ratings listed by the people linked to them: such a
+  // user is folded in.
+  symgnn::RunConfig cfg = symgnn::preset_config("recommended");
+  cfg.data.synthetic_users = 40;
+  cfg.data.synthetic_items = 30;
+  cfg.data.synthetic_density = 0.3;
+  cfg.train.epochs = 3;
+  cfg.lowrank.hidden = 8;
+  cfg.lowrank.prior_width = 12;
+  cfg.train.ranker = "ease";
+  cfg.train.cold_lists = "neighbours";
+  symgnn::FitOptions fo;
+  fo.out_dir = st::scratch_dir("serve_follows") + "/model";
+  fo.overwrite = true;
+  symgnn::fit(cfg, fo);
+  symgnn::serve::ModelStore store({{"main", fo.out_dir}, {"ease", served().ease}}, "cpu");
+  symgnn::serve::ServeMetrics metrics;
+  const symgnn::serve::Api api(store, metrics, symgnn::serve::ApiLimits{}, "");
+  const auto post = [&](const std::string& path, const std::string& body) {
+    Request q;
+    q.method = "POST";
+    q.path = path;
+    q.body = body;
+    return api.handle(q);
+  };
+  const symgnn::TrainedModel& model = *store.get("main")->model;
+  const symgnn::Dataset& ds = model.dataset();
+  const std::vector<int64_t> follows = {2, 11, 25};
+  symgnn::Delta delta;
+  std::string ids;
+  for (const int64_t v : follows) {
+    delta.edges.emplace_back(symgnn::NodeSide::users, symgnn::EdgeOp::add, "someone", ds.users.id_of(v));
+    ids += std::string(ids.empty() ? "" : ", ") + "\"" + ds.users.id_of(v) + "\"";
+  }
+  const symgnn::Applied want_user = symgnn::apply(model, delta, symgnn::Keep::user);
+  ASSERT_TRUE(want_user.user->folded());
+  symgnn::RecommendOptions o;
+  o.k = 5;
+  const auto want = symgnn::recommend(*want_user.user, o);
+  std::map<std::pair<int64_t, int64_t>, float> rating;
+  for (const symgnn::RatingList* r : {&ds.train, &ds.validation})
+    for (size_t e = 0; e < r->size(); ++e) rating[{r->user[e], r->item[e]}] = r->value[e];
+  for (const std::string& body :
+       {"{\"k\": 5, \"edges\": [" + ids + "]}", "{\"k\": 5, \"ratings\": [], \"edges\": [" + ids + "]}"}) {
+    const Response r = post("/v1/recommend", body);
+    ASSERT_EQ(r.status, 200) << r.body;
+    const json j = body_of(r);
+    EXPECT_EQ(j["ranked_by"], want_user.user->ranked_by);
+    EXPECT_NE(j["ranked_by"].get<std::string>().find("people linked in the user graph who rated"),
+              std::string::npos);
+    EXPECT_EQ(j["new_user_ratings"], 0);
+    EXPECT_TRUE(j["user"].is_null());
+    ASSERT_EQ(j["items"].size(), 5u);
+    int named = 0;
+    for (size_t n = 0; n < 5; ++n) {
+      EXPECT_EQ(j["items"][n]["item"], ds.items.id_of(want.items[n]));
+      json raters = json::array();
+      for (const int64_t v : follows)
+        if (const auto it = rating.find({v, want.items[n]}); it != rating.end())
+          raters.push_back({{"user", ds.users.id_of(v)}, {"rating", it->second}});
+      EXPECT_EQ(j["items"][n]["linked_raters"], raters);
+      named += static_cast<int>(raters.size());
+    }
+    EXPECT_GT(named, 0) << "no listed item was rated by a followed person: the check saw nothing";
+  }
+  // A candidate list, ranked for the same user.
+  const Response ranked =
+      post("/v1/rank", "{\"edges\": [" + ids + "], \"items\": [\"" + ds.items.id_of(want.items[1]) +
+                           "\", \"" + ds.items.id_of(want.items[0]) + "\"]}");
+  ASSERT_EQ(ranked.status, 200) << ranked.body;
+  EXPECT_EQ(body_of(ranked)["items"][0]["item"], ds.items.id_of(want.items[0]));
+  // A kind whose members fold no user is read as the user a graph edit would create, where it
+  // takes one; EASE alone reads no user graph, and says so in one line.
+  EXPECT_NE(error_of(post("/v1/recommend", "{\"k\": 3, \"model\": \"ease\", \"edges\": [" + ids + "]}"), 400)
+                .find("takes no such edit: edits[0]: model = ease reads no user graph"),
+            std::string::npos);
+  // Errors: one line each.
+  EXPECT_EQ(
+      error_of(post("/v1/recommend", R"({"edges": []})"), 400),
+      "\"edges\": a new user without ratings is given by a non-empty array of the user ids they follow");
+  EXPECT_EQ(error_of(post("/v1/recommend", R"({"edges": ["nobody"]})"), 404),
+            "\"edges\"[0]: unknown user 'nobody' (not in the model's data)");
+  EXPECT_NE(error_of(post("/v1/recommend",
+                          "{\"edges\": [{\"user\": \"" + ds.users.id_of(2) + "\", \"weight\": 0}]}"),
+                     400)
+                .find("must be finite and above 0"),
+            std::string::npos);
 }
 
 TEST(ServeApi, ExplainAnswersWhatTheLibraryExplains) {
