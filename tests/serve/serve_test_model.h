@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,21 +16,29 @@
 
 namespace symgnn::testing {
 
-/// A model directory of `kind` (lowrank: the paper's reading at hidden 8, 3 epochs; or a
-/// closed-form kind) fitted on the synthetic 40 x 30 set.
-inline std::string serve_test_model(const std::string& kind) {
-  symgnn::RunConfig cfg = symgnn::preset_config("paper");
+/// A model directory of `kind` under `preset` at hidden 8, 3 epochs, fitted on the synthetic
+/// 40 x 30 set, with `adjust` applied last, in the scratch folder serve_<tag>.
+inline std::string serve_test_model(const std::string& kind, const std::string& preset,
+                                    const std::function<void(symgnn::RunConfig&)>& adjust,
+                                    const std::string& tag) {
+  symgnn::RunConfig cfg = symgnn::preset_config(preset);
   cfg.model = kind;
   cfg.data.synthetic_users = 40;
   cfg.data.synthetic_items = 30;
   cfg.data.synthetic_density = 0.3;
   cfg.train.epochs = 3;
   cfg.lowrank.hidden = 8;
+  if (adjust) adjust(cfg);
   symgnn::FitOptions fo;
-  fo.out_dir = scratch_dir("serve_" + kind) + "/model";
+  fo.out_dir = scratch_dir("serve_" + tag) + "/model";
   fo.overwrite = true;
   symgnn::fit(cfg, fo);
   return fo.out_dir;
+}
+
+/// A model directory of `kind` (lowrank: the paper's reading; or a closed-form kind).
+inline std::string serve_test_model(const std::string& kind) {
+  return serve_test_model(kind, "paper", {}, kind);
 }
 
 /// The one-line error of a refused request, checking its status and shape.

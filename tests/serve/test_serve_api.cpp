@@ -582,20 +582,15 @@ TEST(ServeApi, ANewUserGivenByFollowsAloneIsListedByThePeopleTheyFollow) {
   // The default's shape (the recommended preset's network, whose prior encoder folds users,
   // small), EASE beside it, users without ratings listed by the people linked to them: such a
   // user is folded in.
-  symgnn::RunConfig cfg = symgnn::preset_config("recommended");
-  cfg.data.synthetic_users = 40;
-  cfg.data.synthetic_items = 30;
-  cfg.data.synthetic_density = 0.3;
-  cfg.train.epochs = 3;
-  cfg.lowrank.hidden = 8;
-  cfg.lowrank.prior_width = 12;
-  cfg.train.ranker = "ease";
-  cfg.train.cold_lists = "neighbours";
-  symgnn::FitOptions fo;
-  fo.out_dir = st::scratch_dir("serve_follows") + "/model";
-  fo.overwrite = true;
-  symgnn::fit(cfg, fo);
-  symgnn::serve::ModelStore store({{"main", fo.out_dir}, {"ease", served().ease}}, "cpu");
+  const std::string dir = st::serve_test_model(
+      "lowrank", "recommended",
+      [](symgnn::RunConfig& cfg) {
+        cfg.lowrank.prior_width = 12;
+        cfg.train.ranker = "ease";
+        cfg.train.cold_lists = "neighbours";
+      },
+      "follows");
+  symgnn::serve::ModelStore store({{"main", dir}, {"ease", served().ease}}, "cpu");
   symgnn::serve::ServeMetrics metrics;
   const symgnn::serve::Api api(store, metrics, symgnn::serve::ApiLimits{}, "");
   const auto post = [&](const std::string& path, const std::string& body) {
