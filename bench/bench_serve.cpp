@@ -5,11 +5,12 @@
 // same run. Prints figures; asserts nothing. Each level is bounded in time and count.
 //
 //   build/bench/bench_serve --model runs/douban [--flask] [--seconds 5] [--levels 1,8,64]
-//       [--max-requests 200000] [--threads 64] [--post new|refresh|follows]
+//       [--max-requests 200000] [--threads 64] [--post new|new-follows|refresh|follows]
 //
 // --post: the lists are asked by POST /v1/recommend instead: `new`, a new user given by 5
-// ratings of random items; `refresh`, a trained user's 3 fresh ratings of items they have not
-// rated; `follows`, a new user given by follows alone, 5 random trained users and no rating,
+// ratings of random items; `new-follows`, the same with 5 follows of random trained users;
+// `refresh`, a trained user's 3 fresh ratings of items they have not rated; `follows`, a new
+// user given by follows alone, 5 random trained users and no rating,
 // listed by the people they follow (docs/serve.md). The Flask app is measured on GET only. Run it as
 // `symgnn serve` runs (src/cli/main.cpp sets these before the libraries start):
 // OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=1 build/bench/bench_serve ...
@@ -43,7 +44,7 @@ struct Options {
   std::vector<int> levels = {1, 8, 64};
   int64_t max_requests = 200000;
   int threads = 64;
-  std::string post;  // "", "new", "refresh" or "follows"
+  std::string post;  // "", "new", "new-follows", "refresh" or "follows"
 };
 
 /// What one request of the benchmark asks.
@@ -95,7 +96,7 @@ Figures load(int port, const Request& q, int connections, const Options& o) {
           // Items the user has not rated (a refresh may not rate a rated pair again), distinct.
           const auto& seen = q.seen[who];
           std::vector<size_t> picked;
-          for (int tries = 0; picked.size() < (o.post == "new" ? 5u : 3u) && tries < 1000; ++tries) {
+          for (int tries = 0; picked.size() < (o.post == "refresh" ? 3u : 5u) && tries < 1000; ++tries) {
             const size_t i = rng() % q.items.size();
             if (std::find(picked.begin(), picked.end(), i) != picked.end()) continue;
             if (o.post == "refresh" && std::binary_search(seen.begin(), seen.end(), static_cast<int64_t>(i)))
@@ -107,7 +108,19 @@ Figures load(int port, const Request& q, int connections, const Options& o) {
           for (size_t k = 0; k < picked.size(); ++k)
             body += std::string(k ? ", " : "") + "{\"item\": \"" + q.items[picked[k]] +
                     "\", \"rating\": " + std::to_string(q.rating) + "}";
-          body += "]}";
+          body += "]";
+          if (o.post == "new-follows") {
+            std::vector<size_t> follows;
+            while (follows.size() < std::min<size_t>(5, users.size())) {
+              const size_t v = rng() % users.size();
+              if (std::find(follows.begin(), follows.end(), v) == follows.end()) follows.push_back(v);
+            }
+            body += ", \"edges\": [";
+            for (size_t k = 0; k < follows.size(); ++k)
+              body += std::string(k ? ", " : "") + "\"" + users[follows[k]] + "\"";
+            body += "]";
+          }
+          body += "}";
         }
         const auto a = Clock::now();
         const auto r = o.post.empty() ? cli.Get(("/v1/recommend?user=" + u + "&k=10").c_str())
@@ -177,8 +190,9 @@ int main(int argc, char** argv) {
       o.threads = std::stoi(next());
     } else if (a == "--post") {
       o.post = next();
-      if (o.post != "new" && o.post != "refresh" && o.post != "follows") {
-        std::fprintf(stderr, "bench_serve: --post %s: expected new, refresh or follows\n", o.post.c_str());
+      if (o.post != "new" && o.post != "new-follows" && o.post != "refresh" && o.post != "follows") {
+        std::fprintf(stderr, "bench_serve: --post %s: expected new, new-follows, refresh or follows\n",
+                     o.post.c_str());
         return 2;
       }
     } else if (a == "--levels") {
@@ -216,10 +230,11 @@ int main(int argc, char** argv) {
     q.items.push_back(model->model->dataset().items.id_of(i));
   q.seen = model->model->seen_items();
   q.rating = model->model->rating_max();
-  const std::string asked = o.post.empty()    ? "GET /v1/recommend k=10"
-                            : o.post == "new" ? "POST /v1/recommend k=10, a new user's 5 ratings"
-                            : o.post == "follows"
-                                ? "POST /v1/recommend k=10, a new user's 5 follows and no rating"
+  const std::string asked =
+      o.post.empty()            ? "GET /v1/recommend k=10"
+      : o.post == "new"         ? "POST /v1/recommend k=10, a new user's 5 ratings"
+      : o.post == "new-follows" ? "POST /v1/recommend k=10, a new user's 5 ratings and 5 follows"
+      : o.post == "follows"     ? "POST /v1/recommend k=10, a new user's 5 follows and no rating"
                                 : "POST /v1/recommend k=10, a trained user's 3 fresh ratings";
   std::printf(
       "bench_serve: %s (%s, %lld users x %lld items, scores %s), %s, %d server threads, "

@@ -41,7 +41,9 @@ bool new_user_row(const TrainedModel& model, const Delta& rows, const std::strin
   const std::vector<Delta::Edge>& edges = rows.edges;  // the user side's (fold_user checked)
   if (graph::models_read_identity(users)) {
     f.identity_row = true;
-    return edges.empty();
+    // A file's links kept for the lists alone (NodeSet::links_only): the network reads none of
+    // them, the lists read the follows (follows_of).
+    return edges.empty() || (users.links_only && users.graph_origin == GraphOrigin::File);
   }
   if (users.graph_origin != GraphOrigin::File) return false;  // a k-NN graph links new users itself
   std::map<int64_t, double> given;
@@ -63,6 +65,21 @@ bool new_user_row(const TrainedModel& model, const Delta& rows, const std::strin
     f.weights.push_back(
         static_cast<float>(static_cast<float>(w) * own_inv * (dv > 0 ? 1.0 / std::sqrt(dv) : 0.0)));
   }
+  return true;
+}
+
+/// The trained users a new user `id` follows in `rows` (indices, ascending): whom the lists'
+/// user-graph terms read (infer/cold_lists.h). False where an edge is not theirs or names no
+/// trained user.
+bool follows_of(const TrainedModel& model, const Delta& rows, const std::string& id,
+                std::vector<int64_t>& out) {
+  out.clear();
+  for (const Delta::Edge& e : rows.edges) {
+    const int64_t v = model.user_index(e.b);
+    if (e.a != id || v < 0) return false;
+    out.push_back(v);
+  }
+  std::sort(out.begin(), out.end());
   return true;
 }
 
@@ -134,12 +151,7 @@ bool fold_follows(const TrainedModel& model, const Delta& rows, UserUpdate& out)
   if (model.user_index(id) >= 0 || p.ctx.levels.empty() || p.ctx.levels.size() > models::kMaxPriorClasses)
     return false;
   std::vector<int64_t> follows;
-  for (const Delta::Edge& e : rows.edges) {
-    const int64_t v = model.user_index(e.b);
-    if (e.a != id || v < 0) return false;
-    follows.push_back(v);
-  }
-  std::sort(follows.begin(), follows.end());
+  if (!follows_of(model, rows, id, follows)) return false;
   models::UserFold f;
   f.user = model.users();
   if (graph::models_read_identity(users)) {
@@ -218,8 +230,11 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
     fresh.push_back(i);
   }
   std::sort(fresh.begin(), fresh.end());
+  std::vector<int64_t> follows;  // a new user's, for the lists' user-graph terms
   if (known < 0) {
-    if (!new_user_row(model, rows, id, f) || !new_user_features(p, rows, id, f)) return false;
+    if (!new_user_row(model, rows, id, f) || !new_user_features(p, rows, id, f) ||
+        !follows_of(model, rows, id, follows))
+      return false;
   }
 
   for (const auto& m : p.members)
@@ -236,8 +251,7 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
   out.seen = before;
   out.seen.insert(out.seen.end(), fresh.begin(), fresh.end());
   std::sort(out.seen.begin(), out.seen.end());
-  out.linked = f.neighbours;
-  std::sort(out.linked.begin(), out.linked.end());
+  out.linked = follows;
   if (!p.ranker) {
     const at::Tensor rows = members_rows(p.members, f);
     const float* r = rows.data_ptr<float>();
@@ -273,10 +287,10 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
     // reads who follows a user).
     const infer::ColdLists& c = model.cold_lists();
     const LinkDirection direction = link_direction_of(p.cfg.train.ranker_graph_direction);
-    const std::vector<int64_t> linked = known >= 0 ? c.linked_raters(known, direction)
-                                                   : (direction == LinkDirection::in && c.has_directions()
-                                                          ? std::vector<int64_t>{}
-                                                          : c.linked_raters_among(f.neighbours));
+    const std::vector<int64_t> linked =
+        known >= 0 ? c.linked_raters(known, direction)
+                   : (direction == LinkDirection::in && c.has_directions() ? std::vector<int64_t>{}
+                                                                           : c.linked_raters_among(follows));
     const std::vector<float> term = c.linked_row(linked, p.cfg.train.ranker_graph_shrinkage);
     infer::mix_user_graph_term(out.scores.data(), term.data(), n2, p.cfg.train.ranker_graph_weight);
     const size_t count = linked.size();
