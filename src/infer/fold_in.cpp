@@ -154,13 +154,7 @@ bool fold_follows(const TrainedModel& model, const Delta& rows, UserUpdate& out)
   if (!follows_of(model, rows, id, follows)) return false;
   models::UserFold f;
   f.user = model.users();
-  if (graph::models_read_identity(users)) {
-    if (!users.links_only) return false;
-    f.identity_row = true;
-  } else if (!new_user_row(model, rows, id, f)) {
-    return false;
-  }
-  if (!new_user_features(p, rows, id, f)) return false;
+  if (!new_user_row(model, rows, id, f) || !new_user_features(p, rows, id, f)) return false;
   for (const auto& m : p.members)
     if (!m->folds_users()) return false;
   const infer::ColdLists& c = model.cold_lists();
