@@ -60,6 +60,19 @@ struct Figures {
   double seconds = 0, p50_ms = 0, p99_ms = 0;
 };
 
+/// `"edges": [...]` of five distinct trained users, drawn by `rng`: whom a new user follows.
+std::string random_follows(const std::vector<std::string>& users, std::mt19937_64& rng) {
+  std::vector<size_t> picked;
+  while (picked.size() < std::min<size_t>(5, users.size())) {
+    const size_t v = rng() % users.size();
+    if (std::find(picked.begin(), picked.end(), v) == picked.end()) picked.push_back(v);
+  }
+  std::string out = "\"edges\": [";
+  for (size_t k = 0; k < picked.size(); ++k)
+    out += std::string(k ? ", " : "") + "\"" + users[picked[k]] + "\"";
+  return out + "]";
+}
+
 /// `connections` clients, each its own keep-alive connection, asking random users' lists
 /// until `seconds` pass or `max_requests` are answered in all.
 Figures load(int port, const Request& q, int connections, const Options& o) {
@@ -82,16 +95,7 @@ Figures load(int port, const Request& q, int connections, const Options& o) {
         const std::string& u = users[who];
         std::string body;
         if (o.post == "follows") {
-          // Five distinct trained users the new user follows.
-          std::vector<size_t> picked;
-          while (picked.size() < std::min<size_t>(5, users.size())) {
-            const size_t v = rng() % users.size();
-            if (std::find(picked.begin(), picked.end(), v) == picked.end()) picked.push_back(v);
-          }
-          body = "{\"k\": 10, \"edges\": [";
-          for (size_t k = 0; k < picked.size(); ++k)
-            body += std::string(k ? ", " : "") + "\"" + users[picked[k]] + "\"";
-          body += "]}";
+          body = "{\"k\": 10, " + random_follows(users, rng) + "}";
         } else if (!o.post.empty()) {
           // Items the user has not rated (a refresh may not rate a rated pair again), distinct.
           const auto& seen = q.seen[who];
@@ -109,17 +113,7 @@ Figures load(int port, const Request& q, int connections, const Options& o) {
             body += std::string(k ? ", " : "") + "{\"item\": \"" + q.items[picked[k]] +
                     "\", \"rating\": " + std::to_string(q.rating) + "}";
           body += "]";
-          if (o.post == "new-follows") {
-            std::vector<size_t> follows;
-            while (follows.size() < std::min<size_t>(5, users.size())) {
-              const size_t v = rng() % users.size();
-              if (std::find(follows.begin(), follows.end(), v) == follows.end()) follows.push_back(v);
-            }
-            body += ", \"edges\": [";
-            for (size_t k = 0; k < follows.size(); ++k)
-              body += std::string(k ? ", " : "") + "\"" + users[follows[k]] + "\"";
-            body += "]";
-          }
+          if (o.post == "new-follows") body += ", " + random_follows(users, rng);
           body += "}";
         }
         const auto a = Clock::now();

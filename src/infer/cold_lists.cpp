@@ -109,16 +109,25 @@ std::vector<float> ColdLists::rows(const std::vector<int64_t>& users) const {
   return rows(users, weight_, popularity_only_);
 }
 
-void ColdLists::fill_row(const std::vector<int64_t>& linked, double weight, std::vector<double>& sum,
-                         float* row) const {
+void ColdLists::fill_row(const std::vector<int64_t>& linked, double shrinkage, double popularity_weight,
+                         std::vector<double>& sum, float* row) const {
   std::fill(sum.begin(), sum.end(), 0.0);
   for (const int64_t v : linked)
     for (int64_t k = rated_ptr_[static_cast<size_t>(v)]; k < rated_ptr_[static_cast<size_t>(v) + 1]; ++k)
       sum[static_cast<size_t>(rated_item_[static_cast<size_t>(k)])] +=
           share(rated_value_[static_cast<size_t>(k)]);
-  const double denominator = static_cast<double>(linked.size()) + weight;
+  const double denominator = static_cast<double>(linked.size()) + shrinkage;
   for (size_t i = 0; i < sum.size(); ++i)
-    row[i] = static_cast<float>((sum[i] + weight * popularity_[i]) / denominator);
+    row[i] = static_cast<float>((sum[i] + popularity_weight * popularity_[i]) / denominator);
+}
+
+std::vector<ColdPart> ColdLists::parts_of(const std::vector<int64_t>& linked, int64_t item,
+                                          double denominator) const {
+  std::vector<ColdPart> out;
+  if (item < 0 || static_cast<size_t>(item) >= count_.size()) return out;
+  for (const int64_t v : linked)
+    if (const float* r = rating_of(v, item)) out.push_back({v, *r, share(*r) / denominator});
+  return out;
 }
 
 std::vector<float> ColdLists::rows(const std::vector<int64_t>& users, double weight,
@@ -127,7 +136,7 @@ std::vector<float> ColdLists::rows(const std::vector<int64_t>& users, double wei
   std::vector<float> out(users.size() * n2);
   std::vector<double> sum(n2);
   for (size_t r = 0; r < users.size(); ++r)
-    fill_row(popularity_only ? std::vector<int64_t>{} : rated_neighbours(users[r]), weight, sum,
+    fill_row(popularity_only ? std::vector<int64_t>{} : rated_neighbours(users[r]), weight, weight, sum,
              out.data() + r * n2);
   return out;
 }
@@ -136,7 +145,7 @@ std::vector<float> ColdLists::row_among(std::vector<int64_t> neighbours) const {
   std::vector<float> out(count_.size());
   std::vector<double> sum(count_.size());
   fill_row(popularity_only_ ? std::vector<int64_t>{} : linked_raters_among(std::move(neighbours)), weight_,
-           sum, out.data());
+           weight_, sum, out.data());
   return out;
 }
 
@@ -166,14 +175,9 @@ std::vector<float> ColdLists::linked_row(std::vector<int64_t> neighbours, double
   const size_t n2 = count_.size();
   std::vector<float> row(n2, 0.0f);
   const std::vector<int64_t> linked = linked_raters_among(std::move(neighbours));
-  if (linked.empty()) return row;
-  std::vector<double> sum(n2, 0.0);
-  for (const int64_t v : linked)
-    for (int64_t k = rated_ptr_[static_cast<size_t>(v)]; k < rated_ptr_[static_cast<size_t>(v) + 1]; ++k)
-      sum[static_cast<size_t>(rated_item_[static_cast<size_t>(k)])] +=
-          share(rated_value_[static_cast<size_t>(k)]);
-  const double denominator = static_cast<double>(linked.size()) + shrinkage;
-  for (size_t i = 0; i < n2; ++i) row[i] = static_cast<float>(sum[i] / denominator);
+  if (linked.empty()) return row;  // zeros (not 0 / 0 at shrinkage 0)
+  std::vector<double> sum(n2);
+  fill_row(linked, shrinkage, 0.0, sum, row.data());
   return row;
 }
 
@@ -188,21 +192,12 @@ std::vector<int64_t> ColdLists::linked_raters_among(std::vector<int64_t> neighbo
 
 std::vector<ColdPart> ColdLists::linked_parts(int64_t user, int64_t item, double shrinkage,
                                               LinkDirection direction) const {
-  std::vector<ColdPart> out;
-  if (item < 0 || static_cast<size_t>(item) >= count_.size()) return out;
   const std::vector<int64_t> linked = linked_raters(user, direction);
-  const double denominator = static_cast<double>(linked.size()) + shrinkage;
-  for (const int64_t v : linked)
-    if (const float* r = rating_of(v, item)) out.push_back({v, *r, share(*r) / denominator});
-  return out;
+  return parts_of(linked, item, static_cast<double>(linked.size()) + shrinkage);
 }
 
 std::vector<ColdPart> ColdLists::linked_parts_among(std::vector<int64_t> neighbours, int64_t item) const {
-  std::vector<ColdPart> out;
-  if (item < 0 || static_cast<size_t>(item) >= count_.size()) return out;
-  for (const int64_t v : linked_raters_among(std::move(neighbours)))
-    if (const float* r = rating_of(v, item)) out.push_back({v, *r, share(*r)});
-  return out;
+  return parts_of(linked_raters_among(std::move(neighbours)), item, 1.0);
 }
 
 std::string ColdLists::ranked_by(int64_t user) const {

@@ -108,10 +108,13 @@ class ColdLists {
   std::vector<float> rated_value_;
 
   double share(float r) const { return hi_ > lo_ ? (static_cast<double>(r) - lo_) / (hi_ - lo_) : 1.0; }
-  /// score(u, :) into `row` (n2 entries) for the linked raters `linked`, popularity weighted
-  /// `weight`; `sum` is n2 doubles of scratch.
-  void fill_row(const std::vector<int64_t>& linked, double weight, std::vector<double>& sum,
-                float* row) const;
+  /// (sum_{v in linked, v rated i} r~_vi + popularity_weight x p_i) / (|linked| + shrinkage)
+  /// into `row` (n2 entries): score(u, :) where both weights are w, linked(u, :) where the
+  /// popularity weight is 0; `sum` is n2 doubles of scratch.
+  void fill_row(const std::vector<int64_t>& linked, double shrinkage, double popularity_weight,
+                std::vector<double>& sum, float* row) const;
+  /// The parts of `linked` who rated `item` (ascending as given), each share over `denominator`.
+  std::vector<ColdPart> parts_of(const std::vector<int64_t>& linked, int64_t item, double denominator) const;
   std::string ranked_by_count(size_t linked) const;
   bool has_ratings(int64_t v) const { return rated_ptr_[v + 1] > rated_ptr_[v]; }
   const Csr& links(LinkDirection direction) const;

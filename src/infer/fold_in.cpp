@@ -142,11 +142,10 @@ std::function<std::vector<float>(const std::vector<int64_t>&)> asked_ratings(
 /// and features (no rated item), as a model grown by them would give them (an isolated row
 /// where the members read the identity and the file's links stay for the lists alone,
 /// NodeSet::links_only). False where the model lists such users otherwise, its user graph is
-/// no file's, or a member does not fold.
+/// no file's (new_user_row), or a member does not fold.
 bool fold_follows(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
   const infer::ModelParts& p = model.parts();
-  const NodeSet& users = model.dataset().users;
-  if (!model.lists_cold() || rows.edges.empty() || users.graph_origin != GraphOrigin::File) return false;
+  if (!model.lists_cold() || rows.edges.empty()) return false;
   const std::string& id = rows.edges.front().a;
   if (model.user_index(id) >= 0 || p.ctx.levels.empty() || p.ctx.levels.size() > models::kMaxPriorClasses)
     return false;

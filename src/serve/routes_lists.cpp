@@ -37,10 +37,9 @@ json list_json(const ServedModel& m, const TrainedModel& model, const UserRecomm
   return items;
 }
 
-/// Beside each listed item, who among the people linked to `user` in the user graph rated
-/// it ("linked_raters": [{"user": ID, "rating": R}, ...]): the page's "2 people you follow
-/// rated it". Nothing where the model has no user graph.
-/// Each listed item's "linked_raters" from `parts_of(item)`.
+/// Beside each listed item, who among the people linked to the user rated it
+/// ("linked_raters": [{"user": ID, "rating": R}, ...], from `parts_of(item)`): the page's "2
+/// people you follow rated it". Nothing where the model has no user graph.
 void add_linked_raters(json& items, const TrainedModel& model, const std::vector<int64_t>& listed,
                        const std::function<std::vector<infer::ColdPart>(int64_t)>& parts_of) {
   const Dataset& ds = model.dataset();
@@ -53,6 +52,7 @@ void add_linked_raters(json& items, const TrainedModel& model, const std::vector
   }
 }
 
+/// add_linked_raters of `user`, by their links in the model's user graph.
 void add_linked_raters(json& items, const TrainedModel& model, int64_t user,
                        const std::vector<int64_t>& listed) {
   const infer::ColdLists& index = model.cold_lists();
