@@ -14,8 +14,12 @@ import os as _os
 
 # As the symgnn command does (src/cli/main.cpp): GNU OpenMP reads its wait policy when it
 # is loaded, which is when the C++ core below is imported; spin-waiting threads made
-# element-wise ops 10-50x slower under CPU contention. A policy the user set is kept.
+# element-wise ops 10-50x slower under CPU contention. OpenBLAS reads its workers' spin
+# (2^28 cycles after each product, here 2^24) when it is loaded: the spin took the core
+# LibTorch's second thread computes on. What the user set is kept; a BLAS that numpy
+# loaded first keeps its own.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "24")
 
 from . import sylvester, tune  # noqa: E402
 from ._errors import ConfigError, DataError, Error, MissingFileError

@@ -65,3 +65,19 @@ def test_a_quiet_fit_prints_nothing_without_any_process_wide_silencing(capfd):
     _fit(3, None)
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+def test_importing_sets_the_idle_thread_policies_the_command_sets_unless_given():
+    # python/symgnn/__init__.py, as src/cli/main.cpp: OpenMP's passive wait and OpenBLAS's
+    # workers' short spin after each product, read when the core loads; a value given is kept.
+    import os
+    import subprocess
+    import sys
+
+    code = "import os, symgnn; print(os.environ['OMP_WAIT_POLICY'], os.environ['OPENBLAS_THREAD_TIMEOUT'])"
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["PASSIVE", "24"]
+    env.update(OMP_WAIT_POLICY="ACTIVE", OPENBLAS_THREAD_TIMEOUT="20")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["ACTIVE", "20"]

@@ -15,11 +15,13 @@ namespace symgnn::cli {
 std::string version_text() {
   std::ostringstream os;
   const char* wait = std::getenv("OMP_WAIT_POLICY");
+  const char* blas_timeout = std::getenv("OPENBLAS_THREAD_TIMEOUT");  // src/cli/main.cpp sets both
   os << "symgnn " << symgnn_version() << " (git " << git_hash() << ")\n"
      << "LibTorch " << TORCH_VERSION_MAJOR << "." << TORCH_VERSION_MINOR << "." << TORCH_VERSION_PATCH << "\n"
      << "BLAS: " << blas_library() << "\n"
      << "intra-op threads: " << at::get_num_threads() << "\n"
      << "OMP_WAIT_POLICY: " << (wait ? wait : "(unset)") << "\n"
+     << "OPENBLAS_THREAD_TIMEOUT: " << (blas_timeout ? blas_timeout : "(unset)") << "\n"
      << "CUDA available: " << (torch::cuda::is_available() ? "yes" : "no");
   if (torch::cuda::is_available()) os << " (" << torch::cuda::device_count() << " device(s))";
   os << "\n";

@@ -58,15 +58,23 @@ void install_signal_handlers() {
 /// those initialisers, with the passive policy and one BLAS thread unless the user chose
 /// them; runtime::set_compute_threads makes the BLAS threads a command asks for (as many as
 /// the address space left holds: a worker that cannot map its buffer spins forever).
+/// OpenBLAS's workers also spin in sched_yield for 2^28 cycles (about 0.1 s) after each
+/// product before they sleep: under --threads 2 that spin took the core LibTorch's second
+/// OpenMP thread computes on (10 of 36 CPU seconds as system time on real/ml-latest-small).
+/// OPENBLAS_THREAD_TIMEOUT=24 (2^24 cycles, a few ms) lets them sleep between a large
+/// model's products and still catch a small model's next one (at 4 they slept at once, and
+/// a 300 x 300 run took 30 % longer waking them); unless the user chose.
 void set_environment_before_libraries(int, char** argv, char** envp) {
   std::set_terminate(on_terminate);
   // libc sets `environ` in its own initialiser, which has not run yet.
   if (environ == nullptr) environ = envp;
   const bool omp_set = std::getenv("OMP_WAIT_POLICY") != nullptr;
   const bool blas_set = std::getenv("OPENBLAS_NUM_THREADS") != nullptr;
-  if (omp_set && blas_set) return;
+  const bool timeout_set = std::getenv("OPENBLAS_THREAD_TIMEOUT") != nullptr;
+  if (omp_set && blas_set && timeout_set) return;
   if (!omp_set) ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
   if (!blas_set) ::setenv("OPENBLAS_NUM_THREADS", "1", 1);
+  if (!timeout_set) ::setenv("OPENBLAS_THREAD_TIMEOUT", "24", 1);
   ::execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
 }
 

@@ -48,6 +48,21 @@ TEST(Cli, VersionNamesTheBlas) {
   EXPECT_NE(out.find("LibTorch"), std::string::npos);
 }
 
+TEST(Cli, IdleThreadPoliciesAreSetUnlessTheUserChose) {
+  // src/cli/main.cpp sets what the user left unset before the libraries start: OpenMP's
+  // passive wait, and OpenBLAS's workers' spin after each product cut from 2^28 cycles to
+  // 2^24 (theirs took the second core from LibTorch's OpenMP thread under --threads 2).
+  std::string out;
+  ASSERT_EQ(
+      run_command("env -u OMP_WAIT_POLICY -u OPENBLAS_THREAD_TIMEOUT " + symgnn_binary() + " version", &out),
+      0);
+  EXPECT_NE(out.find("OMP_WAIT_POLICY: PASSIVE\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("OPENBLAS_THREAD_TIMEOUT: 24\n"), std::string::npos) << out;
+  ASSERT_EQ(run_symgnn("version", &out, "OMP_WAIT_POLICY=ACTIVE OPENBLAS_THREAD_TIMEOUT=20"), 0);
+  EXPECT_NE(out.find("OMP_WAIT_POLICY: ACTIVE\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("OPENBLAS_THREAD_TIMEOUT: 20\n"), std::string::npos) << out;
+}
+
 TEST(Cli, DataInfoJsonOnSynthetic) {
   std::string out;
   ASSERT_EQ(run_command(symgnn_binary() + " data info synthetic --json 2>/dev/null", &out), 0) << out;

@@ -17,6 +17,12 @@ namespace fs = std::filesystem;
 namespace symgnn::testing {
 
 namespace {
+
+// The third variable of SYMGNN_TEST_ENVIRONMENT (CMakeLists.txt), which CTest's discovered
+// tests cannot be given beside the other two (tests/CMakeLists.txt): without it every
+// `symgnn` a test starts would execute itself again to set it (src/cli/main.cpp).
+[[maybe_unused]] const bool kBlasTimeoutSet = ::setenv("OPENBLAS_THREAD_TIMEOUT", "24", /*overwrite=*/0) == 0;
+
 struct ScratchRegistry {
   std::vector<std::string> dirs;
   ~ScratchRegistry() {
