@@ -18,10 +18,14 @@ namespace symgnn::testing {
 
 namespace {
 
-// The third variable of SYMGNN_TEST_ENVIRONMENT (CMakeLists.txt), which CTest's discovered
-// tests cannot be given beside the other two (tests/CMakeLists.txt): without it every
-// `symgnn` a test starts would execute itself again to set it (src/cli/main.cpp).
-[[maybe_unused]] const bool kBlasTimeoutSet = ::setenv("OPENBLAS_THREAD_TIMEOUT", "24", /*overwrite=*/0) == 0;
+// The third variable of SYMGNN_TEST_ENVIRONMENT (CMakeLists.txt, "NAME=value"), which CTest's
+// discovered tests cannot be given beside the other two (tests/CMakeLists.txt): without it
+// every `symgnn` a test starts would execute itself again to set it (src/cli/main.cpp).
+[[maybe_unused]] const bool kThirdVariableSet = [] {
+  const std::string assignment = SYMGNN_TEST_THIRD_VARIABLE;
+  const size_t eq = assignment.find('=');
+  return ::setenv(assignment.substr(0, eq).c_str(), assignment.substr(eq + 1).c_str(), /*overwrite=*/0) == 0;
+}();
 
 struct ScratchRegistry {
   std::vector<std::string> dirs;
