@@ -10,7 +10,7 @@
 # model directory's dataset.bin, behind its seal), command_inputs (tune's space files, the
 # metrics.json blend and reproduce read, the torchrun variables). The seconds are shared:
 # half to text_parsers, a quarter to config, mat and serve_api each, an eighth to
-# dataset_snapshot and command_inputs (so all six together run about 1.5 times the seconds);
+# dataset_snapshot and command_inputs (1.5 times the seconds in all, run as many at a time as there are cores);
 # SYMGNN_FUZZ_TARGETS="config mat" runs only those. Seeds come from fuzz/corpus/<target>/
 # (committed; the config target also reads configs/); new inputs go to fuzz/corpus-run/
 # (ignored). Exits non-zero when a fuzzer finds a crash, a leak or undefined behaviour; the
@@ -50,19 +50,52 @@ build() {
   fi
 }
 
-# The builds run side by side, as many at a time as the machine has cores (SYMGNN_JOBS):
-# each is one clang process compiling its sources one after another. A failed build stops
-# the script when it is waited for.
+# The builds, then the fuzzers, run side by side, as many at a time as the machine has cores
+# (SYMGNN_JOBS): each build is one clang process compiling its sources one after another. A
+# failed build stops the script when it is waited for.
 jobs=${SYMGNN_JOBS:-$(nproc)}
 pids=()
 spawn() {
   "$@" &
   pids+=($!)
   if (( ${#pids[@]} >= jobs )); then
-    wait "${pids[0]}"
-    pids=("${pids[@]:1}")
+    local finished
+    wait -n -p finished "${pids[@]}"  # whichever ends first; a failure stops the script (set -e)
+    local left=()
+    for pid in "${pids[@]}"; do [[ "$pid" != "$finished" ]] && left+=("$pid"); done
+    pids=("${left[@]}")
   fi
 }
+# serve_api: the request handler of `symgnn serve` (src/serve/api.cpp and the routes' files,
+# the same as SYMGNN_SERVE_API_SOURCES in CMakeLists.txt, instrumented), linked
+# against the rest of the project as built in build/ (it answers from LibTorch models): only
+# where build/ holds the libraries (scripts/build.sh; scripts/test.sh builds them first).
+default_targets="text_parsers config mat dataset_snapshot command_inputs"
+libs="$root/build"
+if [[ -f "$libs/libsymgnn_serve.a" && -f "$libs/generated/serve/page_html.h" ]]; then
+  default_targets="$default_targets serve_api"
+  torch_libs=(/usr/lib/x86_64-linux-gnu/libtorch.so /usr/lib/x86_64-linux-gnu/libtorch_cpu.so
+              /usr/lib/x86_64-linux-gnu/libc10.so)
+  build_serve_api() {
+    local bin="$build/fuzz_serve_api"
+    local api=("$root"/src/serve/{api,api_request,new_user}.cpp "$root"/src/serve/routes_*.cpp)
+    if [[ ! -x "$bin" || "$root/fuzz/fuzz_serve_api.cpp" -nt "$bin" || "$libs/libsymgnn_serve.a" -nt "$bin" ||
+          -n "$(find "$root/src/serve" -newer "$bin" \( -name '*.cpp' -o -name '*.h' \) -print -quit)" ]]; then
+      echo "fuzz.sh: building $bin"
+      "${CXX:-clang++}" -std=c++17 -g -O1 -Wall -Wextra \
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+        -I"$root/include" -I"$root/src" -I"$libs/generated" $hdf5_cflags \
+        "$root/fuzz/fuzz_serve_api.cpp" "${api[@]}" -o "$bin" \
+        -Wl,--start-group "$libs"/libsymgnn_*.a -Wl,--end-group \
+        "${torch_libs[@]}" $hdf5_libs -lcrypto -lcpp-httplib -lpthread -ldl -Wl,-rpath,/usr/lib/x86_64-linux-gnu
+    fi
+  }
+  # The longest build: started first, beside the others.
+  spawn build_serve_api
+else
+  echo "fuzz.sh: serve_api skipped: build/ has no libsymgnn_serve.a yet (scripts/build.sh builds it)"
+fi
+
 spawn build text_parsers "$root/fuzz/fuzz_text_parsers.cpp" "${data[@]}" "${util[@]}"
 spawn build config "$root/fuzz/fuzz_config.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" \
   "${util[@]}"
@@ -78,34 +111,20 @@ spawn build command_inputs "$root/fuzz/fuzz_command_inputs.cpp" "$root/src/tune/
   "$root/src/train/distributed_env.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" "${util[@]}"
 
 for pid in "${pids[@]}"; do wait "$pid"; done
+pids=()
 
-# serve_api: the request handler of `symgnn serve` (src/serve/api.cpp and the routes' files,
-# the same as SYMGNN_SERVE_API_SOURCES in CMakeLists.txt, instrumented), linked
-# against the rest of the project as built in build/ (it answers from LibTorch models): only
-# where build/ holds the libraries (scripts/build.sh; scripts/test.sh builds them first).
-default_targets="text_parsers config mat dataset_snapshot command_inputs"
-libs="$root/build"
-if [[ -f "$libs/libsymgnn_serve.a" && -f "$libs/generated/serve/page_html.h" ]]; then
-  default_targets="$default_targets serve_api"
-  torch_libs=(/usr/lib/x86_64-linux-gnu/libtorch.so /usr/lib/x86_64-linux-gnu/libtorch_cpu.so
-              /usr/lib/x86_64-linux-gnu/libc10.so)
-  bin="$build/fuzz_serve_api"
-  api=("$root"/src/serve/{api,api_request,new_user}.cpp "$root"/src/serve/routes_*.cpp)
-  if [[ ! -x "$bin" || "$root/fuzz/fuzz_serve_api.cpp" -nt "$bin" || "$libs/libsymgnn_serve.a" -nt "$bin" ||
-        -n "$(find "$root/src/serve" -newer "$bin" \( -name '*.cpp' -o -name '*.h' \) -print -quit)" ]]; then
-    echo "fuzz.sh: building $bin"
-    "${CXX:-clang++}" -std=c++17 -g -O1 -Wall -Wextra \
-      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-      -I"$root/include" -I"$root/src" -I"$libs/generated" $hdf5_cflags \
-      "$root/fuzz/fuzz_serve_api.cpp" "${api[@]}" -o "$bin" \
-      -Wl,--start-group "$libs"/libsymgnn_*.a -Wl,--end-group \
-      "${torch_libs[@]}" $hdf5_libs -lcrypto -lcpp-httplib -lpthread -ldl -Wl,-rpath,/usr/lib/x86_64-linux-gnu
-  fi
-else
-  echo "fuzz.sh: serve_api skipped: build/ has no libsymgnn_serve.a yet (scripts/build.sh builds it)"
-fi
 
 targets=(${SYMGNN_FUZZ_TARGETS:-$default_targets})
+fuzzer_flags=("$@")
+# run_target <name> <seconds> <seed folders...>: its log in build-fuzz/<name>.log, its exit
+# status in build-fuzz/<name>.status (read below, once every fuzzer has stopped).
+run_target() {
+  local t="$1" share="$2" status=0
+  shift 2
+  "$build/fuzz_$t" -max_total_time="$share" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "${fuzzer_flags[@]}" "$root/fuzz/corpus-run/$t" "$@" > "$build/$t.log" 2>&1 || status=$?
+  echo "$status" > "$build/$t.status"
+}
 cd "$build"
 for t in "${targets[@]}"; do
   case "$t" in
@@ -120,11 +139,17 @@ for t in "${targets[@]}"; do
   [[ ${#targets[@]} -eq 1 ]] && share=$seconds
   (( share < 1 )) && share=1
   mkdir -p "$root/fuzz/corpus-run/$t"
+  rm -f "$build/$t.status"
   echo "fuzz.sh: $t for ${share}s"
-  "$build/fuzz_$t" -max_total_time="$share" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "$@" "$root/fuzz/corpus-run/$t" "${seeds[@]}" > "$build/$t.log" 2>&1 || status=$?
+  spawn run_target "$t" "$share" "${seeds[@]}"
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+
+for t in "${targets[@]}"; do
+  echo "fuzz.sh: $t:"
   tail -n 12 "$build/$t.log"
-  if [[ ${status:-0} -ne 0 ]]; then
+  status=$(cat "$build/$t.status" 2>/dev/null || echo 1)
+  if [[ "$status" -ne 0 ]]; then
     # The report itself (sanitizer, abort or uncaught exception), not only the statistics.
     grep -m 20 -E "ERROR|Assertion|terminate|what\(\)|runtime error|SUMMARY" "$build/$t.log" >&2 || true
     echo "fuzz.sh: $t failed (exit $status); the whole log is $build/$t.log" >&2
