@@ -27,6 +27,7 @@ struct ExplainCliOptions {
   int64_t threads = -1;
   std::string device = "cpu";
   ExplainOptions explain;
+  NewNodeFiles new_nodes;
 };
 
 void print_text(std::ostream& os, const Explanation& e, const std::string& item_name) {
@@ -46,8 +47,10 @@ void print_text(std::ostream& os, const Explanation& e, const std::string& item_
 
 int run_explain(const ExplainCliOptions& o) {
   runtime::set_compute_threads(o.threads);
-  const TrainedModel model = TrainedModel::load(o.model_dir, o.device);
+  const TrainedModel model = TrainedModel::load(o.model_dir, o.device, o.new_nodes);
   if (!model.data_note().empty()) std::cerr << model.data_note() << "\n";
+  if (const std::string added = new_nodes_summary(model.new_ratings()); !added.empty())
+    std::cerr << "explain: " << o.model_dir << added << "\n";
   const Dataset& ds = model.dataset();
   const int64_t u = data::id_index(ds.users).find(o.user);
   if (u < 0) throw DataError("--user " + data::quote(o.user) + " is no user of the model");
@@ -99,6 +102,7 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "threads (default: one per core)")
       ->check(config_value_check("train.threads"));
   cmd->add_option("--device", o->device, "cpu (default), cuda or cuda:N");
+  add_new_node_options(cmd, o->new_nodes);
   cmd->callback([o] { with_memory_context("explaining", [&] { run_explain(*o); }); });
 }
 

@@ -15,8 +15,9 @@ void add_new_node_options(CLI::App* cmd, NewNodeFiles& nodes) {
       "--new-user-graph", nodes.user_graph_file,
       "edges 'a,b[,w]' (data.user_graph_file's format), for a model whose user graph came from a file: "
       "those of new users, and between trained users (a follow: set in both directions, every user's "
-      "representation computed on the edited graph, docs/graph_edits.md); a k-NN graph links new users by "
-      "itself");
+      "representation computed on the edited graph, docs/graph_edits.md); a user named here who is "
+      "neither trained nor in --new-ratings is a new user known by their links alone, listed by the people "
+      "they are linked to (as `graph edit --create` makes them); a k-NN graph links new users by itself");
   cmd->add_option("--new-item-graph", nodes.item_graph_file, "the same for new items");
   cmd->add_option("--new-user-features", nodes.user_features_file,
                   "'id,f1,...' rows of the new users (data.user_features_file's format; zeros without)");
@@ -24,7 +25,8 @@ void add_new_node_options(CLI::App* cmd, NewNodeFiles& nodes) {
 }
 
 std::string new_nodes_summary(const NewRatingsSummary& s) {
-  if (s.ratings == 0 && s.new_users == 0 && s.new_items == 0 && s.user_edits == 0 && s.item_edits == 0)
+  if (s.ratings == 0 && s.new_users == 0 && s.new_items == 0 && s.user_edits == 0 && s.item_edits == 0 &&
+      s.linked_users == 0)
     return "";
   std::ostringstream os;
   if (s.ratings > 0 || s.new_users > 0 || s.new_items > 0)
@@ -41,6 +43,9 @@ std::string new_nodes_summary(const NewRatingsSummary& s) {
   };
   side("user", s.new_users, s.user_features, s.user_edges, s.user_graph_how);
   side("item", s.new_items, s.item_features, s.item_edges, s.item_graph_how);
+  if (s.linked_users > 0)
+    os << "; " << s.linked_users << " new user(s) known by their links alone (" << s.linked_users_links
+       << " row(s) of " << s.linked_users_file << ", no rating)";
   return os.str();
 }
 

@@ -2,6 +2,7 @@
 // readers of their formats (data/parsers.h) at the edges that name them.
 #include "infer/new_node_files.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "data/parsers.h"
 #include "data/text_reader.h"
 #include "infer/new_ratings.h"
+#include "symgnn/error.h"
 
 namespace symgnn::infer {
 
@@ -47,17 +49,57 @@ Delta rating_rows(const std::string& file, const Dataset& ds, data::IdIndex& use
 /// A graph file of `side` as edge rows: read over `ids` (trained and new), then given back as
 /// rows that the edge-list rules turn into the same graph and direction: the file's one-way
 /// links where it has some, else every entry of the symmetric graph.
+/// Where `linked_alone` is given, an id neither trained nor new in the ratings that a row names
+/// first (a,b: a follows b) is a new node known by its links alone: the rows naming such nodes go
+/// there, each an edge that creates its unknown ends (a graph edit's `create`), instead of being
+/// refused. An unknown id that no row names first stays an error naming its line (a mistyped
+/// neighbour is not made a node).
 Delta edge_rows(const std::string& file, NodeSide which, const NodeSet& side, const data::IdIndex& ids,
-                const char* noun) {
+                const char* noun, std::vector<Delta::Edge>* linked_alone = nullptr) {
   check_file_graph(side, file, noun);
-  EdgeList directed;
-  const EdgeList g = data::parse_edge_list_text(data::read_text_file(file), file, ids, noun, &directed);
+  const std::string text = data::read_text_file(file);
+  EdgeList directed, g;
+  data::IdIndex grown;
+  if (linked_alone != nullptr) {
+    grown = ids;
+    data::LineReader in(std::string_view(text), file, true);
+    try {
+      g = data::read_edge_list_adding(in, grown, noun, nullptr, &directed);
+    } catch (const DataError&) {
+      // Reported as a file of known ids reports it (the adding reader's words are the training
+      // files'): read again over the ids seen up to the row at fault.
+      data::parse_edge_list_text(text, file, grown, noun);
+      throw;
+    }
+  } else {
+    g = data::parse_edge_list_text(text, file, ids, noun, &directed);
+  }
   const EdgeList& rows = directed.size() > 0 ? directed : g;
+  if (linked_alone != nullptr && grown.size() > ids.size()) {
+    std::vector<bool> named_first(static_cast<size_t>(grown.size() - ids.size()), false);
+    for (size_t e = 0; e < rows.size(); ++e)
+      if (rows.src[e] >= ids.size()) named_first[static_cast<size_t>(rows.src[e] - ids.size())] = true;
+    if (std::find(named_first.begin(), named_first.end(), false) != named_first.end()) {
+      // Read again over the ids a row names first, which refuses the others naming their line.
+      data::IdIndex allowed = ids;
+      for (size_t k = 0; k < named_first.size(); ++k)
+        if (named_first[k]) allowed.add(grown.ids()[ids.ids().size() + k]);
+      data::parse_edge_list_text(text, file, allowed, noun);
+    }
+  }
+  const data::IdIndex& names = linked_alone != nullptr ? grown : ids;
   Delta d;
   d.edges_name = file;
-  for (size_t e = 0; e < rows.size(); ++e)
-    d.edges.emplace_back(which, EdgeOp::add, ids.ids()[static_cast<size_t>(rows.src[e])],
-                         ids.ids()[static_cast<size_t>(rows.dst[e])], rows.weight[e]);
+  for (size_t e = 0; e < rows.size(); ++e) {
+    Delta::Edge edge(which, EdgeOp::add, names.ids()[static_cast<size_t>(rows.src[e])],
+                     names.ids()[static_cast<size_t>(rows.dst[e])], rows.weight[e]);
+    if (rows.src[e] >= ids.size() || rows.dst[e] >= ids.size()) {
+      edge.create = true;
+      linked_alone->push_back(std::move(edge));
+    } else {
+      d.edges.push_back(std::move(edge));
+    }
+  }
   return d;
 }
 
@@ -81,7 +123,8 @@ Delta feature_rows(const std::string& file, NodeSide which, const NodeSet& side,
 
 }  // namespace
 
-NewNodes read_new_node_files(const NewNodeFiles& files, const Dataset& ds) {
+NewNodes read_new_node_files(const NewNodeFiles& files, const Dataset& ds,
+                             std::vector<Delta::Edge>* users_linked_alone) {
   NewNodes out;
   data::IdIndex users = data::id_index(ds.users), items = data::id_index(ds.items);
   if (!files.ratings.empty()) out.files.push_back(rating_rows(files.ratings, ds, users, items));
@@ -94,7 +137,8 @@ NewNodes read_new_node_files(const NewNodeFiles& files, const Dataset& ds) {
     out.files.push_back(
         feature_rows(files.item_features_file, NodeSide::items, ds.items, items, ds.items.count, "item"));
   if (!files.user_graph_file.empty())
-    out.files.push_back(edge_rows(files.user_graph_file, NodeSide::users, ds.users, users, "user"));
+    out.files.push_back(
+        edge_rows(files.user_graph_file, NodeSide::users, ds.users, users, "user", users_linked_alone));
   if (!files.item_graph_file.empty())
     out.files.push_back(edge_rows(files.item_graph_file, NodeSide::items, ds.items, items, "item"));
   return out;

@@ -21,6 +21,13 @@ namespace symgnn::infer {
 /// - features files over the side's new ids (a row for each), after the side is found to have
 ///   features and the ratings to bring new nodes of it.
 /// Files that are not given are skipped; `files.ratings` is read first.
-NewNodes read_new_node_files(const NewNodeFiles& files, const Dataset& ds);
+///
+/// `users_linked_alone`: where given, the user graph file may name users that are neither
+/// trained nor in the ratings: new users known by their links alone (a person who follows
+/// people and has rated nothing). Their rows are returned there as edges that create them (a
+/// graph edit's `create`, symgnn/graph_edit.h), the rest as before; where not given such an id
+/// is an unknown user, an error naming the line.
+NewNodes read_new_node_files(const NewNodeFiles& files, const Dataset& ds,
+                             std::vector<Delta::Edge>* users_linked_alone = nullptr);
 
 }  // namespace symgnn::infer

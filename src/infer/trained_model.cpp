@@ -354,9 +354,34 @@ TrainedModel TrainedModel::load(const std::string& path, const std::string& devi
   for (const NewNodeFiles& refresh : l.refreshes)
     grown_by(infer::read_new_node_files(refresh, out.dataset()));
   if (given) {
-    NewNodes nodes = infer::read_new_node_files(files, out.dataset());
+    std::vector<Delta::Edge> linked_alone;
+    NewNodes nodes = infer::read_new_node_files(files, out.dataset(), &linked_alone);
     nodes.rows = rows;
-    grown_by(nodes);
+    if (!nodes.empty() || linked_alone.empty())
+      grown_by(nodes);
+    else
+      out.impl_->added = NewRatingsSummary{};
+    // Users known by their links alone join as a graph edit creating them makes them
+    // (`symgnn graph edit --create`): listed by the people they are linked to (infer/cold_lists.h).
+    if (!linked_alone.empty()) {
+      NewRatingsSummary added = out.impl_->added;
+      TrainedModel edited = [&] {
+        try {
+          return apply_graph_edits(out, linked_alone);
+        } catch (const ConfigError& e) {
+          throw ConfigError(files.user_graph_file +
+                            ": it names users absent from training and from the ratings, new users known by "
+                            "their links alone, who join as a graph edit creating them would make them; " +
+                            e.what());
+        }
+      }();
+      added.linked_users = edited.users() - out.users();
+      added.linked_users_links = static_cast<int64_t>(linked_alone.size());
+      added.linked_users_file = files.user_graph_file;
+      edited.impl_->data_note = out.impl_->data_note;
+      out = std::move(edited);
+      out.impl_->added = added;
+    }
   } else {
     out.impl_->added = NewRatingsSummary{};
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -249,6 +250,53 @@ TEST(RecommendCli, NewUsersFromTheirRatingsAndEdges) {
     EXPECT_NE(out.find(needle), std::string::npos) << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   }
+}
+
+TEST(RecommendCli, ANewUserKnownByLinksAloneIsTheUserAGraphEditCreates) {
+  // Issue 63, item 2, from the command line: a user named first in --new-user-graph rows, neither
+  // trained nor in --new-ratings, follows people and has rated nothing.
+  const std::string& d = model_dir();
+  write_file(d, "follows.csv", "lonely,5\nlonely,7\n");
+  std::string out;
+  ASSERT_EQ(run_symgnn("recommend --model " + d + "/run --user lonely --k 5 --new-user-graph " + d +
+                           "/follows.csv --out " + d + "/lonely_given.csv",
+                       &out),
+            0)
+      << out;
+  EXPECT_NE(
+      out.find("1 new user(s) known by their links alone (2 row(s) of " + d + "/follows.csv, no rating)"),
+      std::string::npos)
+      << out;
+  // The list is the one `graph edit --create` gives the same user in a copy of the directory.
+  std::filesystem::copy(d + "/run", d + "/edited", std::filesystem::copy_options::recursive);
+  ASSERT_EQ(run_symgnn("graph edit --model " + d +
+                           "/edited --create --add-user-edge lonely,5 --add-user-edge lonely,7",
+                       &out),
+            0)
+      << out;
+  ASSERT_EQ(
+      run_symgnn("recommend --model " + d + "/edited --user lonely --k 5 --out " + d + "/lonely_edited.csv",
+                 &out),
+      0)
+      << out;
+  const std::string given = symgnn::testing::read_file(d + "/lonely_given.csv");
+  EXPECT_EQ(lines_of(given).size(), 6u) << given;
+  EXPECT_EQ(given, symgnn::testing::read_file(d + "/lonely_edited.csv"));
+  // explain takes the same option, and its parts name the people followed.
+  ASSERT_EQ(run_symgnn(
+                "explain --model " + d + "/run --user lonely --item 3 --new-user-graph " + d + "/follows.csv",
+                &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("(whom you follow)"), std::string::npos) << out;
+  // An unknown id no row names first is a mistyped neighbour, not a node: one line naming it.
+  write_file(d, "typo.csv", "lonely,5\nlonely,nobody\n");
+  EXPECT_EQ(
+      run_symgnn("recommend --model " + d + "/run --user lonely --new-user-graph " + d + "/typo.csv", &out),
+      2)
+      << out;
+  EXPECT_NE(out.find("typo.csv:2: unknown user id 'nobody'"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
 
 TEST(RecommendCli, PredictReadsPairsAsTheLoaderReadsRatings) {
