@@ -85,7 +85,7 @@ void check_edits(const TrainedModel& model, const std::vector<Delta::Edge>& edit
     // The lists read the user graph where its term joins the ranker's (infer/ranker_graph_term.h),
     // also beside a kind that reads none.
     const bool kind_reads = kind_reads_graph(kind, side_name);
-    if (!kind_reads && !(user_side && model.ranker_graph_term()))
+    if (!kind_reads && !(user_side && (model.ranker_graph_term() || model.lists_cold())))
       throw ConfigError(at + "model = " + parts.cfg.model + " reads no " + side_name + " graph");
     if (side.graph_origin == GraphOrigin::Identity || side.graph_origin == GraphOrigin::None)
       throw ConfigError(at + "the model uses no " + side_name + " graph (graph." + side_name +

@@ -289,6 +289,15 @@ TEST(RecommendCli, ANewUserKnownByLinksAloneIsTheUserAGraphEditCreates) {
             0)
       << out;
   EXPECT_NE(out.find("(whom you follow)"), std::string::npos) << out;
+  // A kind that scores users from their rated items alone lists them as its users without
+  // ratings (infer/cold_lists.h).
+  ASSERT_EQ(run_symgnn("train --model ease --quiet --out " + d + "/ease_links", &out), 0) << out;
+  ASSERT_EQ(run_symgnn("recommend --model " + d + "/ease_links --user lonely --k 3 --new-user-graph " + d +
+                           "/follows.csv",
+                       &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("1 user(s) without ratings ranked by"), std::string::npos) << out;
   // An unknown id no row names first is a mistyped neighbour, not a node: one line naming it.
   write_file(d, "typo.csv", "lonely,5\nlonely,nobody\n");
   EXPECT_EQ(

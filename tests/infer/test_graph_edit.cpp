@@ -134,15 +134,31 @@ TEST(GraphEdit, BadEditsAreOneLineNamingTheEdit) {
       EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
     }
   }
-  // A kind that reads no user graph says so.
-  const TrainedModel ease = TrainedModel::load(symgnn::testing::fit_csv(
-      "infer_graph_edit_ease", symgnn::testing::two_taste_csv(20, 12, 0.4, 3), {"model=ease"}));
+  // A kind that reads no user graph says so: EASE under train.cold_lists = model (whose users
+  // without ratings are not listed by the people linked to them) ...
+  const TrainedModel ease = TrainedModel::load(
+      symgnn::testing::fit_csv("infer_graph_edit_ease", symgnn::testing::two_taste_csv(20, 12, 0.4, 3),
+                               {"model=ease", "train.cold_lists=model"}));
   EXPECT_THROW(
       {
         try {
           apply_graph_edits(ease, {graph_edit("user", "add", "u0", "u1", 1)});
         } catch (const ConfigError& e) {
           EXPECT_NE(std::string(e.what()).find("model = ease reads no user graph"), std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      ConfigError);
+  // ... while by default its cold lists read the user graph, and this data has none.
+  const TrainedModel ease_cold = TrainedModel::load(symgnn::testing::fit_csv(
+      "infer_graph_edit_ease_cold", symgnn::testing::two_taste_csv(20, 12, 0.4, 3), {"model=ease"}));
+  EXPECT_THROW(
+      {
+        try {
+          apply_graph_edits(ease_cold, {graph_edit("user", "add", "u0", "u1", 1)});
+        } catch (const ConfigError& e) {
+          EXPECT_NE(std::string(e.what()).find("the model uses no user graph"), std::string::npos)
               << e.what();
           throw;
         }
