@@ -274,3 +274,21 @@ def test_a_new_user_known_by_follows_alone_is_the_user_a_graph_edit_would_create
         model.recommend_new_user(None, k=5)
     with pytest.raises(symgnn.ConfigError, match="predict_new_user needs the new user's ratings"):
         model.predict_new_user(None, model.model_.item_ids[:2], edges=follows)
+
+
+def test_a_user_graph_file_names_a_new_user_known_by_follows_alone(tmp_path):
+    """symgnn.Model(path, new_user_graph=FILE): a user the file names first (a,b: a follows b),
+    neither trained nor in new_ratings, is a new user known by follows alone, as the command
+    line reads them (docs/recommend.md, "New users"): the list recommend_new_user gives."""
+    out = tmp_path / "model"
+    model = symgnn.SyMGNN(**FAST).fit("synthetic", out=out)
+    users = model.model_.user_ids
+    follows = [users[2], users[5], users[11]]
+    edges = tmp_path / "follows.csv"
+    edges.write_text("".join(f"newcomer,{v}\n" for v in follows))
+    loaded = symgnn.Model(out, new_user_graph=edges)
+    want = model.recommend_new_user(None, k=5, user="newcomer", edges=follows)
+    assert list(loaded.recommend("newcomer", k=5)["item"]) == list(want["item"])
+    edges.write_text(f"newcomer,{follows[0]}\nnewcomer,nobody\n")
+    with pytest.raises(symgnn.DataError, match="follows.csv:2: unknown user id 'nobody'"):
+        symgnn.Model(out, new_user_graph=edges)
