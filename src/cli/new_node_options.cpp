@@ -45,7 +45,7 @@ std::string new_nodes_summary(const NewRatingsSummary& s) {
   side("item", s.new_items, s.item_features, s.item_edges, s.item_graph_how);
   if (s.linked_users > 0)
     os << "; " << s.linked_users << " new user(s) known by their links alone (" << s.linked_users_links
-       << " row(s) of " << s.linked_users_file << ", no rating)";
+       << " graph entries from " << s.linked_users_file << ", no rating)";
   return os.str();
 }
 

@@ -263,9 +263,9 @@ TEST(RecommendCli, ANewUserKnownByLinksAloneIsTheUserAGraphEditCreates) {
                        &out),
             0)
       << out;
-  EXPECT_NE(
-      out.find("1 new user(s) known by their links alone (2 row(s) of " + d + "/follows.csv, no rating)"),
-      std::string::npos)
+  EXPECT_NE(out.find("1 new user(s) known by their links alone (2 graph entries from " + d +
+                     "/follows.csv, no rating)"),
+            std::string::npos)
       << out;
   // The list is the one `graph edit --create` gives the same user in a copy of the directory.
   std::filesystem::copy(d + "/run", d + "/edited", std::filesystem::copy_options::recursive);
