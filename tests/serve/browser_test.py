@@ -304,6 +304,20 @@ def main():
         refreshed = items_of(get(port, "/v1/recommend", {"user": user, "ratings": fresh, "k": 10}))
         until_list("#fresh", refreshed, "the list after fresh ratings")
         assert want[0] not in refreshed and want[1] not in refreshed, "a freshly rated item is listed"
+        # A new user known by whom they follow alone: no rating, the follows field (issue 63).
+        for row in driver.find_elements(By.CSS_SELECTOR, "#fresh-rows tr"):
+            row.find_element(By.CSS_SELECTOR, ".fresh-item").clear()
+            row.find_element(By.CSS_SELECTOR, ".fresh-rating").clear()
+        driver.find_element(By.ID, "fresh-new").click()
+        follows = ["u3", "u7"]
+        fill("fresh-follows", ", ".join(follows))
+        press("fresh-go")
+        by_follows = get(port, "/v1/recommend", {"ratings": [], "edges": follows, "k": 10})
+        until_list("#fresh", items_of(by_follows), "the list of a new user who follows %s" % follows)
+        until("the note names what ranked them",
+              lambda: by_follows["ranked_by"] in driver.find_element(By.ID, "fresh-note").text,
+              lambda: "%r, the API says %r" % (driver.find_element(By.ID, "fresh-note").text,
+                                              by_follows["ranked_by"]))
 
         # 6. The training curves: the RMSEs share one chart, its axes labelled and ticked.
         info = get(port, "/v1/models")["models"][0]
@@ -412,7 +426,8 @@ def main():
         assert get(port, "/v1/users?user=%s" % user)["linked"] == linked
 
         print("browser test: /?user=%s shows GET /v1/recommend's %d items on load; exclude, where and a "
-              "refused candidate set, GET /v1/rank, fresh ratings, similar items, the RMSE chart's axes "
+              "refused candidate set, GET /v1/rank, fresh ratings, a new user known by follows alone, similar "
+              "items, the RMSE chart's axes "
               "and the %d ranking and %d beyond-accuracy figures of metrics.json agree with the API; / shows %s's "
               "lists at once; %d linked people, who rated item %s, a follow and an unfollow of %s from the page"
               % (user, len(want), len(ranking), len(names_shown), first_user, len(linked), e["item"], other))
