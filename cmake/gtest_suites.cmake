@@ -9,8 +9,9 @@
 #
 # The list is read when CTest starts (as gtest_discover_tests' PRE_TEST mode), so that the
 # build does not run the executables; it is read again only when the executable changed.
-# A suite whose every test skipped (data absent) is reported as skipped: the executables print
-# kAllSkippedMarker (tests/common/test_support.cpp) in that case and only then.
+# A suite whose every test skipped (data absent) is reported as skipped: the executables print a
+# line for that case and only then (tests/common/test_support.cpp, AllSkippedMarker; its text is
+# cmake/gtest_suites_list.cmake's _SYMGNN_ALL_SKIPPED_MARKER).
 set(_SYMGNN_GTEST_SUITES_LIST_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/gtest_suites_list.cmake")
 
 # symgnn_gtest_suites(<target> <prefix> ENVIRONMENT <NAME=value>... [COSTS <Suite> <seconds>...])

@@ -10,7 +10,8 @@
 # model directory's dataset.bin, behind its seal), command_inputs (tune's space files, the
 # metrics.json blend and reproduce read, the torchrun variables). The seconds are shared:
 # half to text_parsers, a quarter to config, mat and serve_api each, an eighth to
-# dataset_snapshot and command_inputs (1.5 times the seconds in all, run as many at a time as there are cores);
+# dataset_snapshot and command_inputs (1.5 times the seconds in all, as many at a time as there
+# are cores);
 # SYMGNN_FUZZ_TARGETS="config mat" runs only those. Seeds come from fuzz/corpus/<target>/
 # (committed; the config target also reads configs/); new inputs go to fuzz/corpus-run/
 # (ignored). Exits non-zero when a fuzzer finds a crash, a leak or undefined behaviour; the
@@ -66,6 +67,11 @@ spawn() {
     pids=("${left[@]}")
   fi
 }
+# Waits for every job spawned so far; a failed one stops the script (set -e).
+wait_all() {
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  pids=()
+}
 # serve_api: the request handler of `symgnn serve` (src/serve/api.cpp and the routes' files,
 # the same as SYMGNN_SERVE_API_SOURCES in CMakeLists.txt, instrumented), linked
 # against the rest of the project as built in build/ (it answers from LibTorch models): only
@@ -110,8 +116,7 @@ spawn build command_inputs "$root/fuzz/fuzz_command_inputs.cpp" "$root/src/tune/
   "$root/src/util/run_metrics.cpp" \
   "$root/src/train/distributed_env.cpp" "$root/src/util/config_io.cpp" "$root/src/util/presets.cpp" "${util[@]}"
 
-for pid in "${pids[@]}"; do wait "$pid"; done
-pids=()
+wait_all
 
 
 targets=(${SYMGNN_FUZZ_TARGETS:-$default_targets})
@@ -143,7 +148,7 @@ for t in "${targets[@]}"; do
   echo "fuzz.sh: $t for ${share}s"
   spawn run_target "$t" "$share" "${seeds[@]}"
 done
-for pid in "${pids[@]}"; do wait "$pid"; done
+wait_all
 
 for t in "${targets[@]}"; do
   echo "fuzz.sh: $t:"

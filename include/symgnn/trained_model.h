@@ -81,10 +81,9 @@ struct NewRatingsSummary {
   int64_t item_features = 0;   // new items given feature rows
   std::string user_graph_how;  // "file", "k-NN of ...", or "" (no graph): how new users were linked
   std::string item_graph_how;
-  int64_t linked_users = 0;  // new users known by their user-graph links alone (no rating)
-  int64_t linked_users_links =
-      0;                          // the graph entries that name them (a symmetric file gives each link twice)
-  std::string linked_users_file;  // that file
+  int64_t linked_users = 0;        // new users known by their user-graph links alone (no rating)
+  int64_t linked_users_links = 0;  // graph entries naming them (a symmetric file gives a link twice)
+  std::string linked_users_file;   // that file
 };
 
 /// One neighbour of TrainedModel::similar: a node index and its cosine similarity.

@@ -83,7 +83,7 @@ Delta edge_rows(const std::string& file, NodeSide which, const NodeSet& side, co
       // Read again over the ids a row names first, which refuses the others naming their line.
       data::IdIndex allowed = ids;
       for (size_t k = 0; k < named_first.size(); ++k)
-        if (named_first[k]) allowed.add(grown.ids()[ids.ids().size() + k]);
+        if (named_first[k]) allowed.add(grown.ids()[static_cast<size_t>(ids.size()) + k]);
       data::parse_edge_list_text(text, file, allowed, noun);
     }
   }
