@@ -326,6 +326,7 @@ struct TrainConfig {
   int64_t threads = 0;
   std::string device = "cpu";
   int64_t log_every = 10;
+  int64_t eval_every = 1;
   double ema = 0.0;
   std::string protocol = "early_stop";
   std::string retrain_from = "scratch";
@@ -372,6 +373,7 @@ struct TrainConfig {
     v("threads", threads, "intra-op threads (0: one per core)", range(0, 1024));
     v("device", device, "cpu, cuda or cuda:N", any());
     v("log_every", log_every, "epochs between progress lines when not on a terminal", range(1, 1000000));
+    v("eval_every", eval_every, "with a validation split, the validation and test pairs are scored (a forward pass with the evaluation weights) every this many epochs, at the last epoch and wherever the epoch could end the run by train.patience; the epoch chosen is the best of those measured, patience and the learning-rate decay still count epochs (1: every epoch, the paper's reading; the recommended preset's 5 skips four measurements in five, each a forward pass of the model: its runs on the development sets took 3-17 % less time, docs/experiments.md)", range(1, 100000));
     v("ema", ema, "decay of an exponential moving average of the weights, min(ema, (1+t)/(10+t)) at step t; evaluation and the saved model use the averaged weights (0: off)", range(0.0, 0.99999));
     v("protocol", protocol, "early_stop: test at the best validation epoch; retrain (GC-MC/IGMC's): choose the epoch count on validation, then train a fresh model on all training ratings for that many epochs and score the test set once (without a validation split: one phase of `epochs` epochs on all ratings)", one_of("early_stop|retrain"));
     v("retrain_from", retrain_from, "protocol = retrain: the training on all ratings starts from fresh weights for the epoch count chosen on validation (scratch), or continues the selection phase's chosen weights for retrain_warm_fraction of that count (selected: a warm start, the retrain in a fraction of its time) (train/trainer.cpp)", one_of("scratch|selected"));

@@ -424,10 +424,14 @@ std::pair<double, double> RunTrainer::descend(const at::Tensor& positions, doubl
   return {figures[0], figures[1]};
 }
 
-/// Whether the epoch just completed needs a forward pass: always with a validation split;
-/// without one only the averaged checkpoints, the last epoch and the logged epochs do.
+/// Whether the epoch just completed needs a forward pass. With a validation split: every
+/// train.eval_every epochs, the last epoch, and an epoch after which patience would end the
+/// run (so that the run never stops on an epoch it did not measure). Without one: the
+/// averaged checkpoints, the last epoch and the logged epochs.
 bool RunTrainer::evaluates(bool averaged) const {
-  return has_val_ || averaged || st_.epoch >= tc_.epochs || st_.epoch % tc_.log_every == 0;
+  if (has_val_)
+    return st_.epoch % tc_.eval_every == 0 || st_.epoch >= tc_.epochs || st_.since_best + 1 >= tc_.patience;
+  return averaged || st_.epoch >= tc_.epochs || st_.epoch % tc_.log_every == 0;
 }
 
 /// One forward pass over the validation and test pairs, with the weights in place.
@@ -475,10 +479,11 @@ void RunTrainer::average_checkpoint(Scores& s) {
 
 /// Model selection and early stopping: keeps the epoch of the best validation score, the
 /// train.select metric (without a validation split, the last evaluated epoch); otherwise
-/// counts the epoch towards train.patience and the learning-rate decay.
+/// counts the epoch towards train.patience and the learning-rate decay, as an epoch that
+/// train.eval_every left unmeasured also counts.
 void RunTrainer::select(const Scores& s, bool evaluated) {
   const double score = has_val_ ? sign_ * s.metric(select_) : -static_cast<double>(st_.epoch);
-  if (score < st_.best_val && (has_val_ || evaluated)) {
+  if (score < st_.best_val && evaluated) {
     keep_best(score, s);
   } else if (has_val_) {
     ++st_.since_best;

@@ -47,6 +47,9 @@ weight_decay = 0
 patience = 100
 lr_patience = 1000000
 ema = 0.995
+# Validation measured every 5th epoch (and where patience could end the run): the moving
+# average's curve moves little in 5 epochs, and the measurement is a forward pass of its own.
+eval_every = 5
 # The epoch count is chosen on validation, then a fresh model learns from every training
 # rating for that many epochs; test predictions average its last 5 checkpoints.
 protocol = retrain

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "common/test_support.h"
 #include "symgnn/error.h"
@@ -156,6 +157,46 @@ TEST(Trainer, EarlyStoppingEndsTheRun) {
   auto r = f.run();
   EXPECT_LT(r.epochs_run, f.cfg.train.epochs);
   EXPECT_EQ(r.epochs_run - r.best_epoch, 3);
+}
+
+// train.eval_every = k: validation is measured at epochs k, 2k, ..., at the last epoch and
+// where patience could end the run; the training itself is the run measured every epoch (the
+// same losses), the epoch chosen is the best measured one, and patience still counts epochs.
+TEST(Trainer, ValidationEveryKEpochsTrainsTheSameAndChoosesAmongTheMeasuredEpochs) {
+  Fixture every;
+  const auto full = every.run();
+  Fixture f;
+  f.cfg.train.eval_every = 4;
+  const auto r = f.run();
+  ASSERT_EQ(r.history.size(), full.history.size());
+  double best = std::numeric_limits<double>::infinity();
+  int64_t best_epoch = 0;
+  for (size_t k = 0; k < r.history.size(); ++k) {
+    const auto& e = r.history[k];
+    EXPECT_DOUBLE_EQ(e.loss, full.history[k].loss) << "epoch " << e.epoch;
+    const bool measured = e.epoch % 4 == 0 || e.epoch == f.cfg.train.epochs;
+    EXPECT_EQ(std::isfinite(e.metric("val_rmse")), measured) << "epoch " << e.epoch;
+    EXPECT_EQ(std::isfinite(e.metric("test_rmse")), measured) << "epoch " << e.epoch;
+    if (measured) {
+      // The same weights as the run measured every epoch: the same figures.
+      EXPECT_NEAR(e.metric("val_rmse"), full.history[k].metric("val_rmse"), 1e-9) << "epoch " << e.epoch;
+      if (e.metric("val_rmse") < best) best = e.metric("val_rmse"), best_epoch = e.epoch;
+    }
+  }
+  EXPECT_EQ(r.best_epoch, best_epoch);
+  EXPECT_DOUBLE_EQ(r.selected.at("val_rmse"), best);
+  EXPECT_GE(r.selected.at("val_rmse"), full.selected.at("val_rmse"));
+
+  // Patience in epochs: the run stops `patience` epochs after its best measured one, on an
+  // epoch it measured although 3 is no multiple of 4.
+  Fixture p;
+  p.cfg.train.patience = 3;
+  p.cfg.train.lr = 0.5;
+  p.cfg.train.eval_every = 4;
+  const auto stopped = p.run();
+  EXPECT_LT(stopped.epochs_run, p.cfg.train.epochs);
+  EXPECT_EQ(stopped.epochs_run - stopped.best_epoch, 3);
+  EXPECT_TRUE(std::isfinite(stopped.history.back().metric("val_rmse")));
 }
 
 TEST(Trainer, ResumeEqualsUninterruptedRun) {
