@@ -19,6 +19,8 @@
 #include "train/checkpoint.h"
 #include "train/distributed.h"
 #include "train/epoch_metrics.h"
+#include "util/atomic_file.h"
+#include "util/checksum.h"
 #include "util/memory_check.h"
 #include "util/stats.h"
 #include "util/text.h"
@@ -105,13 +107,14 @@ void set_combination(infer::ModelParts& parts, size_t r, const fitting::Baseline
     states.push_back(train::module_state(*m));
   }
   if (o.out_dir.empty()) return;
-  std::vector<std::string> paths = {o.out_dir + (train::retrains(cfg, ds) ? "/final" : "") + "/run" +
-                                    std::to_string(r) + "/model.pt"};
-  if (r == 0) paths.push_back(o.out_dir + "/model.pt");
-  for (const std::string& path : paths)
-    if (fs::exists(path))
-      train::save_model(*parts.members.front(), train::read_model_config(path), path,
-                        states.size() > 1 ? states : std::vector<train::ModuleState>{});
+  const std::string run_path =
+      o.out_dir + (train::retrains(cfg, ds) ? "/final" : "") + "/run" + std::to_string(r) + "/model.pt";
+  if (!fs::exists(run_path)) return;
+  train::save_model(*parts.members.front(), train::read_model_config(run_path), run_path,
+                    states.size() > 1 ? states : std::vector<train::ModuleState>{});
+  // DIR/model.pt is run 0's file: linked to it again (train_sweep's copy), not written twice.
+  if (r == 0 && fs::exists(o.out_dir + "/model.pt"))
+    link_file_atomic(run_path, o.out_dir + "/model.pt", read_verified_file(run_path));
 }
 
 }  // namespace

@@ -764,8 +764,9 @@ SweepResult train_sweep(const RunConfig& cfg, const Dataset& ds, const TrainerOp
   if (!opts.out_dir.empty() && opts.writes_files()) {
     // protocol = retrain: the model to keep is the one trained on all training ratings.
     const std::string from = opts.out_dir + (retrains(cfg, ds) ? "/final" : "") + "/run0/model.pt";
-    // Verified as it is read, listed in this folder's manifest as it is written.
-    write_text_atomic(opts.out_dir + "/model.pt", read_verified_file(from), Integrity::listed);
+    // Verified as it is read, listed in this folder's manifest, and a hard link to the run's
+    // file where the file system allows (the bytes on disk once).
+    link_file_atomic(from, opts.out_dir + "/model.pt", read_verified_file(from));
   }
   // The epochs' temporaries stay in the heap for reuse while the runs train; a run's later
   // stages (the ranker candidates, the members' folds) allocate otherwise.

@@ -181,24 +181,57 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
   write_text_atomic(path, bytes, integrity);
 }
 
-void write_text_atomic(const std::string& path, const std::string& bytes, Integrity integrity) {
-  // The bytes as given, never copied: a checkpoint's are tens of megabytes, and a copy
-  // through a stream buffer was most of a small run's peak memory.
-  const std::string tmp = temporary_name(path);
-  if (integrity == Integrity::sealed) return write_and_rename(path, tmp, seal_header(bytes), bytes);
-  if (integrity == Integrity::none) return write_and_rename(path, tmp, "", bytes);
+namespace {
 
+/// Hard-links `from` as `tmp`, then renames it over `path` and syncs the folder, as
+/// sync_and_rename ends a write. False, with nothing changed, where the file system takes no
+/// hard link there (another device, links not supported or too many). An injected fault of
+/// `path` fails the link (create or write stage) or the step before the rename (sync stage).
+bool link_and_rename(const std::string& from, const std::string& path, const std::string& tmp) {
+  const fault::WriteFault injected = fault::write_fault(path);
+  InFlight registered(tmp);
+  ::unlink(tmp.c_str());  // a temporary of this process's earlier, failed write
+  if (injected.error != 0 && injected.stage != fault::WriteStage::sync)
+    fail(path, "cannot link " + from, injected.error);
+  if (::link(from.c_str(), tmp.c_str()) != 0) {
+    const int e = errno;
+    if (e == EXDEV || e == EPERM || e == EMLINK || e == ENOTSUP || e == EOPNOTSUPP) return false;
+    fail(path, "cannot link " + from, e);
+  }
+  if (injected.error != 0 && injected.stage == fault::WriteStage::sync) {
+    ::unlink(tmp.c_str());
+    fail(path, "flush to disk failed", injected.error);
+  }
+  fault::point();
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "cannot rename " + tmp + " into place", e);
+  }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  fault::point();
+  return true;
+}
+
+/// Puts a file with contents `bytes` at `path` by `place`, its SHA-256 listed in the folder's
+/// manifest (Integrity::listed) so that a crash at any point leaves a file that verifies.
+void place_listed(const std::string& path, const std::string& bytes, const std::function<void()>& place) {
   const std::filesystem::path p(path);
   const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   const std::string name = p.filename().string();
   // sha256sum escapes such names; they are not listed (the file is still written atomically).
-  if (name.find_first_of("\n\\") != std::string::npos) return write_and_rename(path, tmp, "", bytes);
+  if (name.find_first_of("\n\\") != std::string::npos) return place();
   const std::string hash = sha256_hex(bytes);
   // Old and new both listed while the rename happens: a crash at any point leaves a file
   // that verifies.
   manifest::add_pending(dir, name, hash);
   try {
-    write_and_rename(path, tmp, "", bytes);
+    place();
   } catch (...) {
     // The old file stayed; its hash is still listed. The new one (never renamed in) can go.
     try {
@@ -215,6 +248,24 @@ void write_text_atomic(const std::string& path, const std::string& bytes, Integr
     throw;
   }
   manifest::commit(dir, name, hash);
+}
+
+}  // namespace
+
+void write_text_atomic(const std::string& path, const std::string& bytes, Integrity integrity) {
+  // The bytes as given, never copied: a checkpoint's are tens of megabytes, and a copy
+  // through a stream buffer was most of a small run's peak memory.
+  const std::string tmp = temporary_name(path);
+  if (integrity == Integrity::sealed) return write_and_rename(path, tmp, seal_header(bytes), bytes);
+  if (integrity == Integrity::none) return write_and_rename(path, tmp, "", bytes);
+  place_listed(path, bytes, [&] { write_and_rename(path, tmp, "", bytes); });
+}
+
+void link_file_atomic(const std::string& from, const std::string& path, const std::string& bytes) {
+  const std::string tmp = temporary_name(path);
+  place_listed(path, bytes, [&] {
+    if (!link_and_rename(from, path, tmp)) write_and_rename(path, tmp, "", bytes);
+  });
 }
 
 struct StreamingFileWriter::State {
