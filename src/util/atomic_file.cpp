@@ -111,6 +111,26 @@ int create_temporary(const std::string& path, const std::string& tmp, const faul
   fail(path, what, error);
 }
 
+/// Renames the complete temporary `tmp` over `path` and fsyncs the folder, a fault point on
+/// each side: the end of every write and link.
+void rename_into_place(const std::string& path, const std::string& tmp) {
+  fault::point();
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "cannot rename " + tmp + " into place", e);
+  }
+  // The rename itself reaches the disk with the folder's own fsync (best effort: some file
+  // systems refuse it on a folder, and the file is already complete).
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  fault::point();
+}
+
 /// fsync, close, rename `tmp` over `path` and fsync the folder: the end of every write.
 void sync_and_rename(int fd, const std::string& path, const std::string& tmp,
                      const fault::WriteFault& injected) {
@@ -127,21 +147,7 @@ void sync_and_rename(int fd, const std::string& path, const std::string& tmp,
     ::unlink(tmp.c_str());
     fail(path, "close failed", e);
   }
-  fault::point();
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename " + tmp + " into place", e);
-  }
-  // The rename itself reaches the disk with the folder's own fsync (best effort: some file
-  // systems refuse it on a folder, and the file is already complete).
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
-  fault::point();
+  rename_into_place(path, tmp);
 }
 
 std::string temporary_name(const std::string& path) {
@@ -183,8 +189,8 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
 
 namespace {
 
-/// Hard-links `from` as `tmp`, then renames it over `path` and syncs the folder, as
-/// sync_and_rename ends a write. False, with nothing changed, where the file system takes no
+/// Hard-links `from` as `tmp`, then renames it over `path` and syncs the folder
+/// (rename_into_place). False, with nothing changed, where the file system takes no
 /// hard link there (another device, links not supported or too many). An injected fault of
 /// `path` fails the link (create or write stage) or the step before the rename (sync stage).
 bool link_and_rename(const std::string& from, const std::string& path, const std::string& tmp) {
@@ -202,19 +208,7 @@ bool link_and_rename(const std::string& from, const std::string& path, const std
     ::unlink(tmp.c_str());
     fail(path, "flush to disk failed", injected.error);
   }
-  fault::point();
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename " + tmp + " into place", e);
-  }
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
-  fault::point();
+  rename_into_place(path, tmp);
   return true;
 }
 
