@@ -5,8 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Only the binary it runs: the tests, benchmarks and the Python module are built by
 # scripts/test.sh.
-# A new build directory is built as one (SYMGNN_UNITY_BUILD, scripts/build.sh).
-if [ ! -f build/CMakeCache.txt ]; then export SYMGNN_UNITY_BUILD=${SYMGNN_UNITY_BUILD:-ON}; fi
 # The packages that binary needs, not the tests' (scripts/setup.sh).
 export SYMGNN_PACKAGES=${SYMGNN_PACKAGES:-build}
 SYMGNN_BUILD_TARGETS=symgnn bash scripts/build.sh
