@@ -353,6 +353,8 @@ struct TrainConfig {
   std::string ranker_quality = "auto";
   double ranker_quality_weight = 0.2;
   double ranker_quality_shrinkage = 10.0;
+  std::string ranker_network = "auto";
+  double ranker_network_weight = 0.5;
   std::string auto_choose = "off";
 
   template <class V>
@@ -400,6 +402,8 @@ struct TrainConfig {
     v("ranker_quality", ranker_quality, "the items' ratings on the lists of the ranker beside the model (train.ranker), after the user graph's term: item (score = the ranker's row scaled so that its largest entry is 1 [+ the user graph's term] + train.ranker_quality_weight x q(i), q(i) = the sum of (r_ui - the rater's mean rating) over i's raters / (raters + train.ranker_quality_shrinkage), as a share of the rating scale: the rankers learn from which items are rated, this from how well), none (the ranker's scores alone), or auto (item, and its weight and shrinkage, where they gain on validation NDCG@10 over the lists without it by more than the gain's standard error over the validation users judged, with the ranker refit on the training ratings alone; else none; interactions have no ratings to weigh: none; fit/ranker_quality_choice.h) (infer/ranker_quality_term.h)", one_of("auto|item|none"));
     v("ranker_quality_weight", ranker_quality_weight, "gamma of train.ranker_quality = item: the weight of the items' rating term beside the ranker's scaled row; train.ranker_quality = auto writes the weight it chose (infer/ranker_quality_term.h)", range(0.0, 1e6));
     v("ranker_quality_shrinkage", ranker_quality_shrinkage, "the items' rating term of train.ranker_quality = item divides each item's summed deviations by (its raters + this), so that an item few rated stays near 0; train.ranker_quality = auto writes the value it chose (infer/ranker_quality_term.h)", range(0.0, 1e6));
+    v("ranker_network", ranker_network, "the network trained for ranking on the lists of the ranker beside the model (train.ranker), after the items' ratings: on (score = the lists so far, the ranker's row scaled so that its largest entry is 1 with the terms above, + train.ranker_network_weight x the network's row less its mean, divided by its largest entry less its mean; the network is the low-rank SyMGNN on the run's data and graphs with objective ranking, early-stopped on validation, kept in DIR/ranker_network: fit/ranker_network_choice.h), none, or auto (on, and its weight, where it gains on validation NDCG@10 over the lists without it by more than the gain's standard error over the validation users judged, with the ranker refit on the training ratings alone; not tried where its training is expected to pass what is left of train.ranker_budget; else none) (infer/ranker_network_term.h)", one_of("auto|on|none"));
+    v("ranker_network_weight", ranker_network_weight, "the weight of the network's scaled row in train.ranker_network = on; train.ranker_network = auto writes the weight it chose (infer/ranker_network_term.h)", range(0.0, 1e6));
     v("auto", auto_choose, "on: symgnn::fit decides on the validation ratings what the data should decide, and says what it chose: a trained rating model's predictions become the bias baseline plus the members kept on cross-fitted validation folds (baseline.combination; fit/baseline_guard.h), the baseline exactly where none is kept; off: the model's predictions as trained", one_of("on|off"));
   }
 };

@@ -105,8 +105,8 @@ FitResult fit(const RunConfig& cfg_in, const FitOptions& o) {
   const auto fit_the_ranker = [&] {
     // train.ranker_graph = auto is resolved in cfg, which the saved models record (config.txt
     // keeps auto, as for the other choices: --resume makes it again, the same way).
-    if (rank0) ranker = fitting::fit_ranker(cfg, data.ds, o);
-    return ranker.model;
+    if (rank0) ranker = fitting::fit_ranker(cfg, cfg_in.graph, data.ds, o);
+    return ranker.member;
   };
   fitting::Fitted f =
       kind.fit == FitMethod::trained

@@ -74,8 +74,7 @@ Fitted fit_closed_form(RunConfig& cfg, const Dataset& ds, const models::ChosenSh
   auto model = models::make_model(cfg, parts.ctx);
   model->to(device);
   if (ranker)
-    if (std::shared_ptr<const TrainedModel> fitted = ranker())
-      parts.ranker = std::make_shared<const infer::RankerMember>(fitted);
+    if (std::shared_ptr<const infer::RankerMember> fitted = ranker()) parts.ranker = fitted;
   parts.cfg = cfg;  // as the ranker's fit resolved it (train.ranker_graph)
   // The kinds that run their own epochs (elsa) allocate the same n_items x d tensors every
   // step; mapped afresh each time, their page faults cost more than the arithmetic.

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "fit/fitted.h"
+#include "infer/ranker_member.h"
 #include "models/baseline/bias_fit.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
@@ -15,7 +16,7 @@
 namespace symgnn::fitting {
 
 /// The ranker beside the model, fitted when called (fit/ranker_fit.h); empty: none.
-using RankerSource = std::function<std::shared_ptr<const TrainedModel>()>;
+using RankerSource = std::function<std::shared_ptr<const infer::RankerMember>()>;
 
 /// `ranker` is called once the model is built, so that a kind that refuses the data's size
 /// (the dense Sylvester kinds) does so before the ranker's fit and evaluation (seconds to

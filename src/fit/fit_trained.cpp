@@ -121,11 +121,11 @@ void set_combination(infer::ModelParts& parts, size_t r, const fitting::Baseline
 
 Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const models::ChosenShrinkage& cv, const FitOptions& o,
                    train::TrainerOptions& topts, bool rank0,
-                   const std::shared_ptr<const TrainedModel>& ranker) {
+                   const std::shared_ptr<const infer::RankerMember>& ranker) {
   topts.bias_shrinkage = cv;
   // The ranker fitted beside the model holds the graphs' tensors of the same nodes: the
   // network's contexts share them (real/ciaodvd: 21 MB of its peak were the second copy).
-  if (ranker) topts.shared_graphs = {&ranker->parts().ds, &ranker->parts().ctx};
+  if (ranker) topts.shared_graphs = {&ranker->model().parts().ds, &ranker->model().parts().ctx};
   // train.auto's combination of one run, one process, fitted between the selection phase
   // and the retrain (train.protocol = retrain): where it gives the network weight 0, the
   // retrain on all ratings cannot change the predictions and is skipped
@@ -179,7 +179,7 @@ Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const models::ChosenShrink
     infer::ModelParts parts =
         infer::model_parts(saved_cfg, retrained ? data::with_validation_in_train(ds) : ds, s.runs[r].saved,
                            retrained ? s.retrain_bias_shrinkage : cv);
-    if (ranker) parts.ranker = std::make_shared<const infer::RankerMember>(ranker);
+    if (ranker) parts.ranker = ranker;
     if (combined) set_combination(parts, r, *guard, cfg, ds, o);
     models.push_back(std::make_shared<TrainedModel>(std::move(parts)));
     if (o.out_dir.empty() && !combined) break;

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "fit/fitted.h"
+#include "infer/ranker_member.h"
 #include "models/baseline/bias_fit.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
@@ -22,6 +23,6 @@ namespace symgnn::fitting {
 /// saved models' contexts carry it.
 Fitted fit_trained(RunConfig& cfg, const Dataset& ds, const models::ChosenShrinkage& cv, const FitOptions& o,
                    train::TrainerOptions& topts, bool rank0,
-                   const std::shared_ptr<const TrainedModel>& ranker);
+                   const std::shared_ptr<const infer::RankerMember>& ranker);
 
 }  // namespace symgnn::fitting

@@ -9,6 +9,7 @@
 #include "fit/fit_closed_form.h"
 #include "fit/ranker.h"
 #include "fit/ranker_graph_choice.h"
+#include "fit/ranker_network_choice.h"
 #include "fit/ranker_on_training.h"
 #include "fit/ranker_quality_choice.h"
 #include "infer/model_parts.h"
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace symgnn::fitting {
 
-RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
+RankerFit fit_ranker(RunConfig& cfg, const GraphConfig& given, const Dataset& ds, const FitOptions& o) {
   RankerFit out;
   nlohmann::json& record = out.record;
   std::vector<std::string>& summary = out.summary;
@@ -157,6 +158,24 @@ RankerFit fit_ranker(RunConfig& cfg, const Dataset& ds, const FitOptions& o) {
       record["quality"] = ranker_quality_choice_json(q);
       summary.push_back(describe(q));
     }
+    // The network trained for ranking on the lists (train.ranker_network = auto), last.
+    const double left = budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const RankerNetworkChoice n =
+        with_memory_context("choosing the network trained for ranking on the lists", [&] {
+          return choose_ranker_network(
+              cfg, given, ds, o, left, threads,
+              [&](const std::vector<int64_t>& users) {
+                if (!on_training) on_training = ranker_on_training(rcfg, ds, m.figures, won.training_state);
+                return ranker_rows(*on_training, users, ds.items.count, rcfg.train.device);
+              },
+              test_rows);
+        });
+    if (!n.chosen.empty()) {
+      record["network"] = ranker_network_choice_json(n);
+      summary.push_back(describe(n));
+    }
+    out.member =
+        std::make_shared<const infer::RankerMember>(won.result.model, std::vector<int64_t>{}, n.network);
   }
   out.model = won.result.model;
   return out;

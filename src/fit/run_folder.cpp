@@ -133,7 +133,9 @@ void write_run_folder(Fitted& f, const Dataset& ds, const RunConfig& cfg, const 
     if (kind.fit == FitMethod::trained && !cfg.train.keep_checkpoints) prune_checkpoints(o.out_dir);
     f.result.summary.push_back("wrote " + o.out_dir + "/{model.pt,dataset.bin,metrics.json,config.txt," +
                                (kind.fit == FitMethod::trained ? "run*/history.csv," : "") +
-                               (has_ranker ? "ranker/," : "") + "predictions/{val,test}.csv}");
+                               (has_ranker ? "ranker/," : "") +
+                               (has_ranker && cfg.train.ranker_network == "on" ? "ranker_network/," : "") +
+                               "predictions/{val,test}.csv}");
   }
   if (!o.metrics_out.empty()) f.result.metrics.write(o.metrics_out);
 }

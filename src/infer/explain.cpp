@@ -17,6 +17,7 @@
 #include "infer/explain_occlusion.h"
 #include "infer/model_parts.h"
 #include "infer/ranker_graph_term.h"
+#include "infer/ranker_network_term.h"
 #include "models/score_terms.h"
 #include "symgnn/error.h"
 #include "symgnn/model_kinds.h"
@@ -337,7 +338,11 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
     const bool graph_term = by_ranker && model.ranker_graph_term();
     // The items' ratings on the ranker's list (infer/ranker_quality_term.h): one part.
     const bool quality_term = by_ranker && model.ranker_quality_term();
-    if (graph_term || quality_term) {
+    // The network trained for ranking on the ranker's list (infer/ranker_network_term.h): one part.
+    const std::shared_ptr<const TrainedModel> network =
+        by_ranker && model.config().train.ranker_network == "on" ? model.parts().ranker->network() : nullptr;
+    const bool network_term = network && user < network->users();
+    if (graph_term || quality_term || network_term) {
       const std::vector<float> row = model.ranker_scores({user});
       const double scale = infer::ranker_row_scale(row.data(), model.items());
       for (auto& t : terms.terms) t.value /= scale;
@@ -381,6 +386,22 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
       out.score += p.value;
       out.method += ", plus " + std::to_string(model.config().train.ranker_quality_weight) +
                     " x how well the item is rated (infer/ranker_quality_term.h)";
+      all.push_back(p);
+    }
+    if (network_term && item < network->items()) {
+      const std::vector<float> row = network->score_all_items({user});
+      std::vector<float> scaled(row.size());
+      infer::scaled_network_row(row.data(), network->items(), scaled.data());
+      ExplanationPart p;
+      p.source = "constant";
+      p.value =
+          model.config().train.ranker_network_weight * static_cast<double>(scaled[static_cast<size_t>(item)]);
+      p.text =
+          "the network trained for ranking: its score of the item for this user, against its mean and top "
+          "score (infer/ranker_network_term.h)";
+      out.score += p.value;
+      out.method += ", plus " + std::to_string(model.config().train.ranker_network_weight) +
+                    " x the network trained for ranking's scaled score (infer/ranker_network_term.h)";
       all.push_back(p);
     }
     out.sentence = in_a_sentence(all, words);

@@ -259,14 +259,18 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
     out.ranks_by_rating = p.members.front()->ranks_by_rating();
     return true;
   }
+  // The network trained for ranking (infer/ranker_network_term.h): its row of a user it was
+  // fitted on joins last; a new user has none.
+  const bool network_term = p.ranker->network() && p.cfg.train.ranker_network == "on";
   // The ranker's row from the user's rated items (TrainedModel::with_new_nodes keeps the
   // ranker so); the members' ratings where asked: a list shows a few.
   if (known >= 0 && !before.empty() && p.ranker->linear_in_rated_items()) {
     // EASE's x W is linear in the rated items: a trained user's row as served (held where the
     // server cached its scores) plus the new items' rows, rather than the sum over every item a
     // heavy user rated. (A user who rated nothing before is served the model's own row.)
-    out.scores = model.ranker_graph_term() || model.ranker_quality_term() ? model.ranker_scores({known})
-                                                                          : model.score_all_items({known});
+    out.scores = model.ranker_graph_term() || model.ranker_quality_term() || network_term
+                     ? model.ranker_scores({known})
+                     : model.score_all_items({known});
     const std::vector<float> added = p.ranker->rated_rows({fresh});
     for (int64_t j = 0; j < n2; ++j) out.scores[static_cast<size_t>(j)] += added[static_cast<size_t>(j)];
   } else {
@@ -296,6 +300,14 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
     infer::add_item_quality_term(out.scores.data(), model.item_quality().data(), n2,
                                  p.cfg.train.ranker_quality_weight, model.ranker_graph_term());
     out.ranked_by += std::string(out.ranked_by == p.ranker->name() ? "" : ",") + " and the items' ratings";
+  }
+  if (network_term && known >= 0 && known < p.ranker->network()->users()) {
+    std::vector<float> row = std::move(out.scores);
+    p.ranker->mix_network(row, {known}, n2, p.cfg.train.ranker_network_weight,
+                          model.ranker_graph_term() || model.ranker_quality_term());
+    out.scores = std::move(row);
+    out.ranked_by +=
+        std::string(out.ranked_by == p.ranker->name() ? "" : ",") + " and the network trained for ranking";
   }
   out.ranks_by_rating = false;
   return true;

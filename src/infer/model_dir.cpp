@@ -155,6 +155,10 @@ void write_model_files(const TrainedModel& model, const std::string& dir, const 
     ModelDirFiles ranker_files;
     ranker_files.metrics_json = files.ranker_metrics_json;
     write_model_files(p.ranker->model(), infer::ranker_dir(dir), data, ranker_files, false, root, written);
+    // The network trained for ranking beside it (train.ranker_network = on), as fitted.
+    if (p.ranker->network() && p.cfg.train.ranker_network == "on")
+      write_model_files(*p.ranker->network(), infer::ranker_network_dir(dir), data, ModelDirFiles{}, false,
+                        root, written);
   }
   if (top)
     for (size_t k = 0; k < files.refreshes.size(); ++k) {

@@ -29,6 +29,9 @@ struct ModelParts {
   /// role is to order the lists (infer/ranker_member.h); null when the model ranks by its own
   /// scores: score_all_items() are the ranker's.
   std::shared_ptr<const RankerMember> ranker;
+  /// The network trained for ranking whose scores join the ranker's lists (train.ranker_network
+  /// = on, infer/ranker_network_term.h), a model directory of its own; null: none.
+  std::shared_ptr<const TrainedModel> ranker_network;
 };
 
 /// The members' node representations of `side` (RatingModel::node_representations) side by
@@ -39,6 +42,11 @@ at::Tensor member_representations(const ModelParts& parts, int side);
 /// Where a model directory keeps its ranker: a model directory of its own.
 inline std::string ranker_dir(const std::string& model_dir) {
   return model_dir + "/" + train::kRankerFolder;
+}
+
+/// Where a model directory keeps the network trained for ranking (train.ranker_network).
+inline std::string ranker_network_dir(const std::string& model_dir) {
+  return model_dir + "/" + train::kRankerNetworkFolder;
 }
 
 /// ModelParts of `cfg` over `ds` (graphs resolved) with a context on `cfg.train.device`,

@@ -11,6 +11,7 @@
 #include "data/parsers.h"
 #include "infer/model_parts.h"
 #include "infer/new_ratings.h"
+#include "infer/ranker_network_term.h"
 #include "infer/split_rows.h"
 #include "symgnn/error.h"
 #include "symgnn/model.h"
@@ -32,8 +33,28 @@ std::vector<int64_t> users_rated_from(const Dataset& ds, size_t from) {
 
 }  // namespace
 
-RankerMember::RankerMember(std::shared_ptr<const TrainedModel> model, std::vector<int64_t> fresh)
-    : model_(std::move(model)), fresh_(std::move(fresh)) {}
+RankerMember::RankerMember(std::shared_ptr<const TrainedModel> model, std::vector<int64_t> fresh,
+                           std::shared_ptr<const TrainedModel> network)
+    : model_(std::move(model)), fresh_(std::move(fresh)), network_(std::move(network)) {}
+
+void RankerMember::mix_network(std::vector<float>& rows, const std::vector<int64_t>& users, int64_t n2,
+                               double weight, bool scaled) const {
+  if (!network_ || users.empty()) return;
+  // The users the network was fitted on, scored in one block.
+  std::vector<int64_t> known;
+  for (const int64_t u : users)
+    if (u < network_->users()) known.push_back(u);
+  if (known.empty()) return;
+  const std::vector<float> net = network_->score_all_items(known);
+  const int64_t width = network_->items();
+  size_t k = 0;
+  for (size_t r = 0; r < users.size(); ++r) {
+    if (users[r] >= network_->users()) continue;
+    add_network_term(rows.data() + r * static_cast<size_t>(n2), n2,
+                     net.data() + k * static_cast<size_t>(width), width, weight, scaled);
+    ++k;
+  }
+}
 
 std::string RankerMember::name() const {
   return model_->name();
@@ -79,13 +100,14 @@ std::shared_ptr<const RankerMember> grown(const std::shared_ptr<const RankerMemb
     std::vector<int64_t> all;
     std::set_union(ranker->fresh_users().begin(), ranker->fresh_users().end(), now.begin(), now.end(),
                    std::back_inserter(all));
-    return std::make_shared<const RankerMember>(ranker->model_ptr(), std::move(all));
+    return std::make_shared<const RankerMember>(ranker->model_ptr(), std::move(all), ranker->network());
   }
   // Grown by these nodes alone, it would not know the users made fresh before.
   if (!ranker->fresh_users().empty() || !model_kind(ranker->model().config().model).new_nodes) return nullptr;
   try {
     return std::make_shared<const RankerMember>(
-        std::make_shared<const TrainedModel>(ranker->model().with_new_nodes(nodes)));
+        std::make_shared<const TrainedModel>(ranker->model().with_new_nodes(nodes)), std::vector<int64_t>{},
+        ranker->network());
   } catch (const ConfigError&) {  // a directory written before the kind kept what that needs
     return nullptr;
   }
@@ -100,7 +122,8 @@ std::shared_ptr<const RankerMember> with_created_nodes(const std::shared_ptr<con
   grow_side(rds.users, data::id_index(ds.users));
   grow_side(rds.items, data::id_index(ds.items));
   return std::make_shared<const RankerMember>(
-      std::make_shared<const TrainedModel>(rebuilt_parts(parts, std::move(rds))), ranker->fresh_users());
+      std::make_shared<const TrainedModel>(rebuilt_parts(parts, std::move(rds))), ranker->fresh_users(),
+      ranker->network());
 }
 
 }  // namespace symgnn::infer

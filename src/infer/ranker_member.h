@@ -25,13 +25,25 @@ namespace symgnn::infer {
 
 class RankerMember {
  public:
-  /// `model`: the ranker; `fresh`: the users (ascending) whose rows come from their rated items.
-  explicit RankerMember(std::shared_ptr<const TrainedModel> model, std::vector<int64_t> fresh = {});
+  /// `model`: the ranker; `fresh`: the users (ascending) whose rows come from their rated items;
+  /// `network`: the network trained for ranking whose scores join the lists (train.ranker_network
+  /// = on, infer/ranker_network_term.h), or null.
+  explicit RankerMember(std::shared_ptr<const TrainedModel> model, std::vector<int64_t> fresh = {},
+                        std::shared_ptr<const TrainedModel> network = nullptr);
 
   /// The ranker's model (its config, data and members): what export, explain and saving read.
   const TrainedModel& model() const { return *model_; }
   const std::shared_ptr<const TrainedModel>& model_ptr() const { return model_; }
   std::string name() const;
+  /// The network trained for ranking beside the ranker (null: none), as fitted: it keeps its
+  /// nodes when the model grows, and a node it was not fitted on gets no term.
+  const std::shared_ptr<const TrainedModel>& network() const { return network_; }
+  /// Mixes the network's term into `rows` (one row of n2 list scores per user, in place;
+  /// infer/ranker_network_term.h) with `weight`: rows / their largest entry unless `scaled`, plus
+  /// weight x the network's scaled row, for the users the network was fitted on (the others'
+  /// rows are left as they are).
+  void mix_network(std::vector<float>& rows, const std::vector<int64_t>& users, int64_t n2, double weight,
+                   bool scaled) const;
   /// The users whose rows come from their rated items, ascending (none: the fitted state answers all).
   const std::vector<int64_t>& fresh_users() const { return fresh_; }
 
@@ -51,6 +63,7 @@ class RankerMember {
  private:
   std::shared_ptr<const TrainedModel> model_;
   std::vector<int64_t> fresh_;
+  std::shared_ptr<const TrainedModel> network_;
 };
 
 /// `ranker` after its model grew by `nodes` (`grown`: the model's grown data, its ratings from

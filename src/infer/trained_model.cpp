@@ -59,6 +59,12 @@ struct TrainedModel::Impl {
   /// ranker's rows, after the user graph's term; q(i) from the ratings the model was fitted on
   /// (with_new_nodes hands them on).
   bool ranker_quality_term() const { return parts.ranker && parts.cfg.train.ranker_quality == "item"; }
+  /// train.ranker_network = on (infer/ranker_network_term.h): the network trained for ranking
+  /// joins the ranker's rows last, for the users and items it was fitted on.
+  bool ranker_network_term(int64_t user = -1) const {
+    return parts.ranker && parts.ranker->network() && parts.cfg.train.ranker_network == "on" &&
+           (user < 0 || user < parts.ranker->network()->users());
+  }
   std::once_flag quality_once;
   std::vector<float> quality;
   const std::vector<float>& item_quality() {
@@ -330,9 +336,20 @@ Loaded load_saved(const std::string& path, const std::string& device, bool as_fi
   // training users and items.
   const fs::path dir = fs::path(model_path).parent_path();
   const std::string ranker = infer::ranker_dir(dir.empty() ? "." : dir.string());
-  if (fs::is_regular_file(ranker + "/model.pt"))
+  if (fs::is_regular_file(ranker + "/model.pt")) {
+    // The network trained for ranking beside it (train.ranker_network = on): a model directory
+    // of its own too, fitted to the same users and items.
+    std::shared_ptr<const TrainedModel> network;
+    if (cfg.train.ranker_network == "on") {
+      const std::string folder = infer::ranker_network_dir(dir.empty() ? "." : dir.string());
+      if (!fs::is_regular_file(folder + "/model.pt"))
+        throw CheckpointError(folder + "/model.pt: missing: the config has train.ranker_network = on");
+      network = std::make_shared<const TrainedModel>(TrainedModel::load(folder, device));
+    }
     parts.ranker = std::make_shared<const infer::RankerMember>(
-        std::make_shared<const TrainedModel>(TrainedModel::load(ranker, device)));
+        std::make_shared<const TrainedModel>(TrainedModel::load(ranker, device)), std::vector<int64_t>{},
+        std::move(network));
+  }
   return out;
 }
 
@@ -553,6 +570,9 @@ std::vector<float> TrainedModel::Impl::ranker_rows(const std::vector<int64_t>& u
         infer::add_item_quality_term(rows.data() + r * n2, q.data(), parts.ctx.n2,
                                      parts.cfg.train.ranker_quality_weight, ranker_graph_term());
     }
+    if (ranker_network_term())
+      parts.ranker->mix_network(rows, u, parts.ctx.n2, parts.cfg.train.ranker_network_weight,
+                                ranker_graph_term() || ranker_quality_term());
     return rows;
   };
   if (lists_cold) return with_cold_rows(users, of_ranker);
@@ -607,17 +627,22 @@ const infer::ColdLists& TrainedModel::cold_lists() const {
 
 std::string TrainedModel::ranked_by(int64_t user) const {
   if (cold_listed(user)) return impl_->cold_lists().ranked_by(user);
+  if (ranker().empty()) return name();
+  // The terms that join this user's list, in the order they join it.
+  std::vector<std::string> terms;
   if (impl_->ranker_graph_term()) {
     const size_t linked = impl_->cold_lists()
                               .linked_raters(user, link_direction_of(config().train.ranker_graph_direction))
                               .size();
     if (linked > 0)
-      return ranker() + " and the " + std::to_string(linked) + (linked == 1 ? " person" : " people") +
-             " linked in the user graph who rated" +
-             (impl_->ranker_quality_term() ? ", and the items' ratings" : "");
+      terms.push_back("the " + std::to_string(linked) + (linked == 1 ? " person" : " people") +
+                      " linked in the user graph who rated");
   }
-  if (impl_->ranker_quality_term()) return ranker() + " and the items' ratings";
-  return ranker().empty() ? name() : ranker();
+  if (impl_->ranker_quality_term()) terms.push_back("the items' ratings");
+  if (impl_->ranker_network_term(user)) terms.push_back("the network trained for ranking");
+  std::string out = ranker();
+  for (size_t k = 0; k < terms.size(); ++k) out += (k == 0 ? " and " : ", and ") + terms[k];
+  return out;
 }
 
 std::vector<float> TrainedModel::rating_all_items(const std::vector<int64_t>& users) const {

@@ -15,6 +15,9 @@ namespace symgnn::train {
 
 /// The folder of the ranker fitted beside a model (fit/ranker.h), inside the model's folder.
 inline constexpr const char* kRankerFolder = "ranker";
+/// The folder of the network trained for ranking whose scores join the ranker's lists
+/// (train.ranker_network, fit/ranker_network_choice.h), inside the model's folder.
+inline constexpr const char* kRankerNetworkFolder = "ranker_network";
 /// The folder of the ratings folded into a model after its fit (infer/refresh.h), inside the
 /// model's folder: refresh/1/, refresh/2/, ... applied in turn on every load.
 inline constexpr const char* kRefreshFolder = "refresh";
