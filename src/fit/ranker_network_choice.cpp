@@ -14,8 +14,10 @@
 #include "infer/ranker_graph_term.h"
 #include "infer/ranker_network_term.h"
 #include "infer/ranker_quality_term.h"
+#include "symgnn/model_dir.h"
 #include "symgnn/ranking.h"
 #include "symgnn/trained_model.h"
+#include "util/json_text.h"
 #include "util/text.h"
 
 namespace fs = std::filesystem;
@@ -162,25 +164,23 @@ RankerNetworkChoice choose_ranker_network(RunConfig& cfg, const GraphConfig& giv
   }
   // The network, fitted as a run of its own on the same data, split and seed.
   const RunConfig ncfg = ranking_network_config(cfg, given, ds);
+  // Trained in memory: written to DIR/ranker_network only where it is kept, so that a run
+  // writes no checkpoint of it and leaves no folder of a network it did not keep.
   FitOptions no;
   no.data = o.data;
   no.edit_data = o.edit_data;
-  no.overwrite = true;
   no.on_epoch = o.on_epoch;
   no.log = o.log;
-  if (!o.out_dir.empty()) no.out_dir = infer::ranker_network_dir(o.out_dir);
+  const std::string folder = o.out_dir.empty() ? std::string() : infer::ranker_network_dir(o.out_dir);
+  if (!folder.empty()) fs::remove_all(folder);  // an earlier run's, in a folder run again
   say(o, "fitting the network trained for ranking whose scores may join the lists (train.ranker_network = " +
              asked + ")");
   FitResult r = symgnn::fit(ncfg, no);
   c.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   c.network_summary = r.summary;
   const std::shared_ptr<const TrainedModel> network = std::move(r.model);
-  const auto drop = [&] {
-    if (!no.out_dir.empty()) fs::remove_all(no.out_dir);
-  };
   if (!network || network->users() != ds.users.count || network->items() != n2) {
     c.why = "the network's data differ from the run's (its nodes)";
-    drop();
     return c;
   }
   c.tried = true;
@@ -228,8 +228,11 @@ RankerNetworkChoice choose_ranker_network(RunConfig& cfg, const GraphConfig& giv
     cfg.train.ranker_network = c.chosen;
     cfg.train.ranker_network_weight = c.weight;
     c.network = network;
-  } else {
-    drop();
+    if (!folder.empty()) {
+      ModelDirFiles files;
+      files.metrics_json = json_text(r.metrics.to_json(), 2);
+      save_model_dir(*network, folder, files);
+    }
   }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;

@@ -9,14 +9,15 @@
 /// seed, with the graphs the user gave (a file's graph as given, else a co-occurrence k-NN
 /// graph of the training interactions), early-stopped on validation: its weights learned from
 /// the training ratings alone, so that its validation rows judge it fairly. It is fitted by
-/// symgnn::fit into DIR/ranker_network, a model directory of its own.
+/// symgnn::fit in memory (no checkpoint of it is written) and, where it is kept, written to
+/// DIR/ranker_network, a model directory of its own (save_model_dir).
 ///
 /// Each judged validation user's unrated items are ranked as the lists are so far (the ranker
 /// refit on the training ratings alone, with the terms kept) and with the network's term at each
 /// weight of kRankerNetworkWeights. Judged: validation users with a relevant validation item.
 /// The best weight is kept where its mean gain in NDCG@10 over those users exceeds the gain's
 /// standard error (the rule of fit/judged_users.h); otherwise train.ranker_network = none and
-/// the folder goes. Not tried where the network's training is expected to take longer than what
+/// nothing is written. Not tried where the network's training is expected to take longer than what
 /// is left of train.ranker_budget (estimated_network_seconds). The choice is written into the
 /// config (train.ranker_network, _weight).
 #pragma once

@@ -19,17 +19,18 @@
 #include "symgnn/explain.h"
 #include "symgnn/fit.h"
 #include "symgnn/trained_model.h"
+#include "symgnn/update.h"
 
 namespace fs = std::filesystem;
 namespace st = symgnn::testing;
 
 namespace {
 
-/// The default preset's ranker beside the bias baseline on a small synthetic set (its user and
+/// The default preset's ranker beside the bias baseline (or `model`) on a small synthetic set (its user and
 /// item graphs given), the network's term as `network` says, no other term on the lists.
-symgnn::RunConfig small_config(const std::string& network) {
+symgnn::RunConfig small_config(const std::string& network, const std::string& model = "baseline") {
   symgnn::RunConfig cfg = symgnn::preset_config("recommended");
-  cfg.model = "baseline";
+  cfg.model = model;
   cfg.data.synthetic_users = 120;
   cfg.data.synthetic_items = 60;
   cfg.data.synthetic_density = 0.2;
@@ -164,4 +165,60 @@ TEST(RankerNetwork, AutoKeepsItOnlyWhereValidationGainsAndLeavesNoFolderOtherwis
   const auto& why = t.metrics.figures.at("ranker").at("network");
   EXPECT_EQ(why.at("chosen"), "none");
   EXPECT_NE(why.at("why").get<std::string>().find("train.ranker_budget"), std::string::npos);
+}
+
+TEST(RankerNetwork, AKnownUsersFoldInTakesItsTermAndANewUserGetsTheListsWithoutIt) {
+  const std::string dir = st::scratch_dir("ranker_network_fold_in");
+  symgnn::FitOptions fo;
+  fo.out_dir = dir;
+  // Beside a network of ratings trained briefly, a kind that places new users (the bias
+  // baseline does not).
+  symgnn::RunConfig cfg = small_config("on", "lowrank");
+  cfg.train.epochs = 3;
+  cfg.train.auto_choose = "off";
+  symgnn::fit(cfg, fo);
+  const symgnn::TrainedModel m = symgnn::TrainedModel::load(dir);
+  const symgnn::TrainedModel& network = *m.parts().ranker->network();
+  const symgnn::Dataset& ds = m.dataset();
+  const int64_t n2 = m.items();
+  // A trained user with ratings, and an item they did not rate.
+  int64_t user = -1, fresh = -1;
+  for (int64_t u = 0; u < m.users() && user < 0; ++u) {
+    const std::vector<int64_t>& seen = m.seen_items()[static_cast<size_t>(u)];
+    if (seen.size() < 3) continue;
+    for (int64_t i = 0; i < n2; ++i)
+      if (!std::binary_search(seen.begin(), seen.end(), i)) {
+        user = u, fresh = i;
+        break;
+      }
+  }
+  ASSERT_GE(user, 0);
+  // Their fresh rating: EASE's row is linear in the rated items, so the list is the known row
+  // plus the fresh item's, scaled, plus the network's term of the user as fitted.
+  symgnn::NewNodes known;
+  known.rows.ratings.push_back({ds.users.id_of(user), ds.items.id_of(fresh), 5.0});
+  const symgnn::Applied a = symgnn::apply(m, known, symgnn::Keep::user);
+  ASSERT_TRUE(a.user);
+  EXPECT_NE(a.user->ranked_by.find("the network trained for ranking"), std::string::npos)
+      << a.user->ranked_by;
+  std::vector<float> row = m.ranker_scores({user});
+  const std::vector<float> added = m.parts().ranker->rated_rows({{fresh}});
+  for (int64_t i = 0; i < n2; ++i) row[static_cast<size_t>(i)] += added[static_cast<size_t>(i)];
+  const std::vector<float> net = network.score_all_items({user});
+  symgnn::infer::add_network_term(row.data(), n2, net.data(), network.items(), 0.7, false);
+  for (int64_t i = 0; i < n2; ++i)
+    ASSERT_NEAR(a.user->scores[static_cast<size_t>(i)], row[static_cast<size_t>(i)], 1e-5) << i;
+  // A newcomer with the same ratings: the ranker's row from them, no network term.
+  symgnn::NewNodes newcomer;
+  for (const int64_t i : m.seen_items()[static_cast<size_t>(user)])
+    newcomer.rows.ratings.push_back({"newcomer", ds.items.id_of(i), 4.0});
+  newcomer.rows.ratings.push_back({"newcomer", ds.items.id_of(fresh), 5.0});
+  const symgnn::Applied b = symgnn::apply(m, newcomer, symgnn::Keep::user);
+  ASSERT_TRUE(b.user);
+  EXPECT_EQ(b.user->ranked_by.find("network"), std::string::npos) << b.user->ranked_by;
+  std::vector<int64_t> items = m.seen_items()[static_cast<size_t>(user)];
+  items.push_back(fresh);
+  const std::vector<float> alone = m.parts().ranker->rated_rows({items});
+  for (int64_t i = 0; i < n2; ++i)
+    ASSERT_NEAR(b.user->scores[static_cast<size_t>(i)], alone[static_cast<size_t>(i)], 1e-5) << i;
 }
