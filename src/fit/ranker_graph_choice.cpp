@@ -41,19 +41,6 @@ std::vector<RankerGraphChoice::Slice> slices_of(const std::vector<int64_t>& user
   return out;
 }
 
-/// The judged users with at least `least` neighbours in the user graph (follows either way),
-/// with their mean NDCG@10 without and with the term.
-RankerGraphChoice::Slice follows_slice(const std::vector<int64_t>& users, const infer::ColdLists& linked,
-                                       const std::vector<double>& without, const std::vector<double>& with,
-                                       size_t least) {
-  RankerGraphChoice::Slice out{std::to_string(least) + "+ follows", 0, 0, 0};
-  for (size_t k = 0; k < users.size(); ++k)
-    if (linked.neighbours(users[k]).size() >= least)
-      ++out.users, out.without += without[k], out.with += with[k];
-  if (out.users > 0) out.without /= double(out.users), out.with /= double(out.users);
-  return out;
-}
-
 /// ndcg[p][k] of judged user k: p = 0 the rows alone (rows_of: the ranker's scores of a block
 /// of users, row-major), then each point (direction, shrinkage, weight) in that order; each
 /// user's judged.trained items left out of their list.
@@ -98,6 +85,17 @@ std::vector<std::vector<double>> measure_points(
 }
 
 }  // namespace
+
+RankerGraphChoice::Slice follows_slice(const std::vector<int64_t>& users, const infer::ColdLists& linked,
+                                       const std::vector<double>& without, const std::vector<double>& with,
+                                       size_t least) {
+  RankerGraphChoice::Slice out{std::to_string(least) + "+ follows", 0, 0, 0};
+  for (size_t k = 0; k < users.size(); ++k)
+    if (linked.neighbours(users[k]).size() >= least)
+      ++out.users, out.without += without[k], out.with += with[k];
+  if (out.users > 0) out.without /= double(out.users), out.with /= double(out.users);
+  return out;
+}
 
 std::vector<std::vector<int64_t>> tops_with_term(const float* row, const float* term, int64_t n2,
                                                  const std::vector<double>& weights,

@@ -28,6 +28,10 @@
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 
+namespace symgnn::infer {
+class ColdLists;
+}  // namespace symgnn::infer
+
 namespace symgnn::models {
 class RatingModel;
 }
@@ -110,6 +114,13 @@ RankerGraphChoice choose_ranker_graph(
 /// "train.auto: the ranker's lists take the user graph's term: validation NDCG@10 0.1101 at its
 /// best point (weight 0.05, shrinkage 0) against 0.1086 by the ranker alone (gain 0.0015 +-
 /// 0.0009), 791 validation users with a linked rater judged, 3.8 s"
+/// The judged `users` with at least `least` neighbours in the user graph (follows either way),
+/// with their mean NDCG@10 `without` and `with` a term (by position in `users`): the slice the
+/// list choices report apart (fit/ranker_network_choice.h too).
+RankerGraphChoice::Slice follows_slice(const std::vector<int64_t>& users, const infer::ColdLists& linked,
+                                       const std::vector<double>& without, const std::vector<double>& with,
+                                       size_t least);
+
 std::string describe(const RankerGraphChoice& c);
 nlohmann::json ranker_graph_choice_json(const RankerGraphChoice& c);
 

@@ -203,6 +203,7 @@ RankerNetworkChoice choose_ranker_network(RunConfig& cfg, const GraphConfig& giv
   const ListGain gain = list_gain(ndcg[best], ndcg[0]);
   c.gain = gain.mean, c.gain_se = gain.se;
   c.weight = asked == "on" ? cfg.train.ranker_network_weight : c.points[best - 2].weight;
+  c.follows5 = follows_slice(judged.users, linked, ndcg[0], ndcg[best], 5);
   // On test, by the final ranker, its terms from training + validation, and the same network:
   // reported, never chosen on.
   if (test_rows) {
@@ -221,6 +222,7 @@ RankerNetworkChoice choose_ranker_network(RunConfig& cfg, const GraphConfig& giv
           measure_points(cfg, on_test, linked_all, quality_all, n2, test_rows, *network, {c.weight});
       c.test_without = mean_of(t[0]);
       c.test_with = mean_of(t[2]);
+      c.test_follows5 = follows_slice(on_test.users, linked_all, t[0], t[2], 5);
     }
   }
   if (asked == "on" || gain.kept()) {
@@ -249,12 +251,17 @@ std::string describe(const RankerNetworkChoice& c) {
   return "train.auto: the ranker's lists " + what + ": validation " + ranking_label() + " " + fixed(best, 4) +
          " at its best weight (" + fixed(c.weight, 2) + ") against " + fixed(c.without, 4) +
          " without (gain " + fixed(c.gain, 4) + " +- " + fixed(c.gain_se, 4) + "; the network alone " +
-         fixed(c.alone, 4) + "), " + std::to_string(c.users) + " validation users judged, " +
-         fixed(c.seconds, 1) + " s (its training " + fixed(c.train_seconds, 1) + " s)" +
-         (c.test_users > 0 ? "; on test (not chosen on) " + fixed(c.test_without, 4) + " without, " +
-                                 fixed(c.test_with, 4) + " with the network at that weight, " +
-                                 std::to_string(c.test_users) + " test users"
-                           : std::string()) +
+         fixed(c.alone, 4) + "), " + std::to_string(c.users) + " validation users judged (" +
+         std::to_string(c.follows5.users) + " who follow 5 or more: " + fixed(c.follows5.without, 4) +
+         " without, " + fixed(c.follows5.with, 4) + " with it), " + fixed(c.seconds, 1) +
+         " s (its training " + fixed(c.train_seconds, 1) + " s)" +
+         (c.test_users > 0
+              ? "; on test (not chosen on) " + fixed(c.test_without, 4) + " without, " +
+                    fixed(c.test_with, 4) + " with the network at that weight, " +
+                    std::to_string(c.test_users) + " test users (" + std::to_string(c.test_follows5.users) +
+                    " who follow 5 or more: " + fixed(c.test_follows5.without, 4) + " without, " +
+                    fixed(c.test_follows5.with, 4) + " with it)"
+              : std::string()) +
          " (fit/ranker_network_choice.h)";
 }
 
@@ -275,10 +282,17 @@ nlohmann::json ranker_network_choice_json(const RankerNetworkChoice& c) {
   out["training_seconds"] = c.train_seconds;
   out["seconds"] = c.seconds;
   out["dir"] = c.chosen == "on" ? "ranker_network" : "";
+  out["with_5_or_more_follows"] = {{"users", c.follows5.users},
+                                   {ranking_figure("val") + "_without", c.follows5.without},
+                                   {ranking_figure("val") + "_with_network", c.follows5.with}};
   if (c.test_users > 0)
     out["test"] = {{"users", c.test_users},
                    {ranking_figure("test") + "_without", c.test_without},
-                   {ranking_figure("test") + "_with_network", c.test_with}};
+                   {ranking_figure("test") + "_with_network", c.test_with},
+                   {"with_5_or_more_follows",
+                    {{"users", c.test_follows5.users},
+                     {ranking_figure("test") + "_without", c.test_follows5.without},
+                     {ranking_figure("test") + "_with_network", c.test_follows5.with}}}};
   return out;
 }
 

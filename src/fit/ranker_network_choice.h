@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "fit/ranker_graph_choice.h"
 #include "symgnn/config.h"
 #include "symgnn/dataset.h"
 #include "symgnn/fit.h"
@@ -65,6 +66,9 @@ struct RankerNetworkChoice {
   };
   std::vector<Point> points;
   double gain = 0, gain_se = 0;
+  /// The judged users who follow 5 or more people in the user graph, reported apart
+  /// (fit/ranker_graph_choice.h follows_slice): without and with the network at the best weight.
+  RankerGraphChoice::Slice follows5, test_follows5;
   int64_t test_users = 0;
   double test_without = -1, test_with = -1;
   std::string chosen;  // "on" or "none"

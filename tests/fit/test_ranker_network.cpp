@@ -155,6 +155,9 @@ TEST(RankerNetwork, AutoKeepsItOnlyWhereValidationGainsAndLeavesNoFolderOtherwis
   EXPECT_EQ(record.at("chosen"), kept ? "on" : "none");
   EXPECT_EQ(fs::exists(dir + "/ranker_network/model.pt"), kept);
   EXPECT_EQ(r.model->config().train.ranker_network, kept ? "on" : "none");
+  // The users who follow 5 or more, reported apart: a subset of the judged.
+  const auto& five = record.at("with_5_or_more_follows");
+  EXPECT_LE(five.at("users").get<int64_t>(), record.at("validation_users").get<int64_t>());
   // The folder loads either way, and lists as it was fitted.
   const symgnn::TrainedModel loaded = symgnn::TrainedModel::load(dir);
   EXPECT_EQ(loaded.parts().ranker->network() != nullptr, kept);
