@@ -34,6 +34,13 @@ JudgedUsers judged_users(const Dataset& ds, const RatingList& judged_on,
   return j;
 }
 
+JudgedUsers judged_test_users(const Dataset& ds, int64_t most, const std::function<bool(int64_t)>& eligible) {
+  const std::vector<char> rated = users_with_ratings(ds);
+  return judged_users(ds, ds.test, {&ds.train, &ds.validation}, most, [&](int64_t u) {
+    return rated[static_cast<size_t>(u)] != 0 && (!eligible || eligible(u));
+  });
+}
+
 int64_t judged_user_cap(double scores, int64_t per_user, int64_t least, int64_t most) {
   return std::max<int64_t>(
       least, std::min<int64_t>(

@@ -27,6 +27,13 @@ JudgedUsers judged_users(const Dataset& ds, const RatingList& judged_on,
                          const std::vector<const RatingList*>& seen, int64_t most,
                          const std::function<bool(int64_t)>& eligible);
 
+/// The test users a list choice reports on (never chooses on): those with a relevant test item
+/// and ratings of their own (users_with_ratings: a user without is listed by infer/cold_lists.h,
+/// not by the ranker a term joins) that `eligible` also admits (null: all), at most `most`; their
+/// training and validation items left out of their lists.
+JudgedUsers judged_test_users(const Dataset& ds, int64_t most,
+                              const std::function<bool(int64_t)>& eligible = nullptr);
+
 /// How many users a choice judges when each costs `per_user` scores and all of them at most
 /// `scores`: within [least, most], so that a wide catalogue judges fewer users rather than
 /// taking minutes (and still enough to judge on).

@@ -208,13 +208,9 @@ RankerGraphChoice choose_ranker_graph(
   // whether kept or not: reported, never chosen on.
   if (test_rows) {
     const infer::ColdLists linked_all(ds, 1.0, false, /*validation=*/true);
-    // Users with ratings of their own: a user without is listed by infer/cold_lists.h, not
-    // by the ranker the term joins.
-    const std::vector<char> rated = users_with_ratings(ds);
-    const JudgedUsers on_test = judged_users(
-        ds, ds.test, {&ds.train, &ds.validation},
-        judged_user_cap(kRankerGraphScores, n2, kMinRankerGraphUsers, kMaxRankerGraphUsers),
-        [&](int64_t u) { return rated[static_cast<size_t>(u)] && !linked_all.linked_raters(u).empty(); });
+    const JudgedUsers on_test = judged_test_users(
+        ds, judged_user_cap(kRankerGraphScores, n2, kMinRankerGraphUsers, kMaxRankerGraphUsers),
+        [&](int64_t u) { return !linked_all.linked_raters(u).empty(); });
     c.test_users = static_cast<int64_t>(on_test.users.size());
     if (c.test_users > 0) {
       const std::vector<std::vector<double>> t =

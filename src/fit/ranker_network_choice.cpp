@@ -207,11 +207,8 @@ RankerNetworkChoice choose_ranker_network(RunConfig& cfg, const GraphConfig& giv
   // On test, by the final ranker, its terms from training + validation, and the same network:
   // reported, never chosen on.
   if (test_rows) {
-    const std::vector<char> rated = users_with_ratings(ds);
-    const JudgedUsers on_test = judged_users(
-        ds, ds.test, {&ds.train, &ds.validation},
-        judged_user_cap(kRankerNetworkScores, n2, kMinRankerNetworkUsers, kMaxRankerNetworkUsers),
-        [&](int64_t u) { return rated[static_cast<size_t>(u)] != 0; });
+    const JudgedUsers on_test = judged_test_users(
+        ds, judged_user_cap(kRankerNetworkScores, n2, kMinRankerNetworkUsers, kMaxRankerNetworkUsers));
     c.test_users = static_cast<int64_t>(on_test.users.size());
     if (c.test_users > 0) {
       const infer::ColdLists linked_all(ds, 1.0, false, /*validation=*/true);

@@ -111,11 +111,8 @@ RankerQualityChoice choose_ranker_quality(
   c.weight = c.points[best - 1].weight, c.shrinkage = c.points[best - 1].shrinkage;
   // On test, by the final ranker and q of training + validation: reported, never chosen on.
   if (test_rows) {
-    const std::vector<char> rated = users_with_ratings(ds);
-    const JudgedUsers on_test = judged_users(
-        ds, ds.test, {&ds.train, &ds.validation},
-        judged_user_cap(kRankerQualityScores, n2, kMinRankerQualityUsers, kMaxRankerQualityUsers),
-        [&](int64_t u) { return rated[static_cast<size_t>(u)] != 0; });
+    const JudgedUsers on_test = judged_test_users(
+        ds, judged_user_cap(kRankerQualityScores, n2, kMinRankerQualityUsers, kMaxRankerQualityUsers));
     c.test_users = static_cast<int64_t>(on_test.users.size());
     if (c.test_users > 0) {
       const infer::ColdLists linked_all(ds, 1.0, false, /*validation=*/true);
