@@ -339,8 +339,7 @@ Explanation explain(const TrainedModel& model, int64_t user, int64_t item, const
     // The items' ratings on the ranker's list (infer/ranker_quality_term.h): one part.
     const bool quality_term = by_ranker && model.ranker_quality_term();
     // The network trained for ranking on the ranker's list (infer/ranker_network_term.h): one part.
-    const std::shared_ptr<const TrainedModel> network =
-        by_ranker && model.config().train.ranker_network == "on" ? model.parts().ranker->network() : nullptr;
+    const std::shared_ptr<const TrainedModel> network = by_ranker ? model.parts().ranker->network() : nullptr;
     const bool network_term = network && user < network->users();
     if (graph_term || quality_term || network_term) {
       const std::vector<float> row = model.ranker_scores({user});

@@ -261,7 +261,7 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
   }
   // The network trained for ranking (infer/ranker_network_term.h): its row of a user it was
   // fitted on joins last; a new user has none.
-  const bool network_term = p.ranker->network() && p.cfg.train.ranker_network == "on";
+  const bool network_term = p.ranker->network() != nullptr;
   // The ranker's row from the user's rated items (TrainedModel::with_new_nodes keeps the
   // ranker so); the members' ratings where asked: a list shows a few.
   if (known >= 0 && !before.empty() && p.ranker->linear_in_rated_items()) {
@@ -302,10 +302,8 @@ bool fold_user(const TrainedModel& model, const Delta& rows, UserUpdate& out) {
     out.ranked_by += std::string(out.ranked_by == p.ranker->name() ? "" : ",") + " and the items' ratings";
   }
   if (network_term && known >= 0 && known < p.ranker->network()->users()) {
-    std::vector<float> row = std::move(out.scores);
-    p.ranker->mix_network(row, {known}, n2, p.cfg.train.ranker_network_weight,
+    p.ranker->mix_network(out.scores, {known}, n2, p.cfg.train.ranker_network_weight,
                           model.ranker_graph_term() || model.ranker_quality_term());
-    out.scores = std::move(row);
     out.ranked_by +=
         std::string(out.ranked_by == p.ranker->name() ? "" : ",") + " and the network trained for ranking";
   }

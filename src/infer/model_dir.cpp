@@ -156,7 +156,7 @@ void write_model_files(const TrainedModel& model, const std::string& dir, const 
     ranker_files.metrics_json = files.ranker_metrics_json;
     write_model_files(p.ranker->model(), infer::ranker_dir(dir), data, ranker_files, false, root, written);
     // The network trained for ranking beside it (train.ranker_network = on), as fitted.
-    if (p.ranker->network() && p.cfg.train.ranker_network == "on")
+    if (p.ranker->network())
       write_model_files(*p.ranker->network(), infer::ranker_network_dir(dir), data, ModelDirFiles{}, false,
                         root, written);
   }

@@ -35,7 +35,8 @@ class RankerMember {
   const TrainedModel& model() const { return *model_; }
   const std::shared_ptr<const TrainedModel>& model_ptr() const { return model_; }
   std::string name() const;
-  /// The network trained for ranking beside the ranker (null: none), as fitted: it keeps its
+  /// The network trained for ranking beside the ranker (null: none; held only where
+  /// train.ranker_network = on, by the fit and by TrainedModel::load), as fitted: it keeps its
   /// nodes when the model grows, and a node it was not fitted on gets no term.
   const std::shared_ptr<const TrainedModel>& network() const { return network_; }
   /// Mixes the network's term into `rows` (one row of n2 list scores per user, in place;

@@ -62,8 +62,7 @@ struct TrainedModel::Impl {
   /// train.ranker_network = on (infer/ranker_network_term.h): the network trained for ranking
   /// joins the ranker's rows last, for the users and items it was fitted on.
   bool ranker_network_term(int64_t user = -1) const {
-    return parts.ranker && parts.ranker->network() && parts.cfg.train.ranker_network == "on" &&
-           (user < 0 || user < parts.ranker->network()->users());
+    return parts.ranker && parts.ranker->network() && (user < 0 || user < parts.ranker->network()->users());
   }
   std::once_flag quality_once;
   std::vector<float> quality;
